@@ -136,10 +136,11 @@ func BenchmarkGenerateProcess(b *testing.B) {
 	root := b.TempDir()
 	// The repository's configuration, with its outputs under root.
 	args := []string{"generate", "--config", filepath.Join(repo, "acpgen.json"), "--root", root, "-q"}
-	for _, ch := range []string{"stable", "unstable"} {
-		args = append(args, "--import-path", ch+"=example.com/"+ch)
+	// Every configured channel (the pinned release is then in the cache);
+	// root has no go.mod to derive import paths from.
+	for _, ch := range repoConfig(b).Channels {
+		args = append(args, "--import-path", ch.Name+"=example.com/"+ch.Name)
 	}
-	repoConfig(b) // the pinned release is in the cache
 	var maxRSS int64
 	var floor time.Duration
 	for b.Loop() {

@@ -1,26 +1,50 @@
 #!/usr/bin/env bash
-# Runs the benchmarks and writes their tables into docs/benchmarks.md.
+# Runs the benchmarks, commits-ready: the raw `go test -bench` output goes to
+# bench/results, and bench/benchtable renders the tables of
+# docs/benchmarks.md from those files (TestDocTable checks the two agree).
+#
+#   bench/run.sh        every benchmark, then the tables
+#   bench/run.sh ab     only the A/B of the old and new generated code
+#                       (OLD, default 92c6e95; NEW, default HEAD), then the tables
+#
 # Generation runs in the root module's bench package; the bench/peer module
-# compiles gen/acp and the leading Go peer in turn (compile time, compiler RSS),
-# builds the minimal agent on each (binary size), and runs every message and
-# ping-pong benchmark (acpgen, the peer, the baselines) in ONE run, so each
-# group's figures compare as ratios.
+# compiles gen/acp and the leading Go peer in turn (compile time, compiler RSS,
+# archive size), builds the minimal agent on each (binary size), and runs
+# every message and ping-pong benchmark (acpgen, the peer, the baselines) in
+# ONE run, so each group's figures compare as ratios. bench/peer/ab is the A/B.
 # Reads the pinned schema from acpgen's schema cache (fetched when missing).
-# COUNT (default 5) runs per benchmark; the tables show medians.
+# COUNT (default 5) runs per benchmark; COMPILE_COUNT (default 3) compiles of
+# each package; AB_COUNT (default 10) rounds of the A/B's codec benchmarks.
+# Results replace bench/results only when every run succeeded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${COUNT:-5}"
+results=bench/results
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
+mkdir -p "$results"
 go version
-# The process benchmark runs alone first: a child inherits the peak RSS of
-# the process that starts it, so the test binary must still be small then.
-go test ./bench -run '^$' -bench 'GenerateProcess' -benchmem -benchtime 2x -count "$count" | tee "$out/generate.txt"
-go test ./bench -run '^$' -bench 'Generate$|FormatFloor|Scale|Typecheck' -benchmem -benchtime 2x -count "$count" | tee -a "$out/generate.txt"
-# The compile benchmark measures the compiler's peak RSS, so it too runs in a
-# test binary of its own. COMPILE_COUNT (default 3) compiles of each package.
-(cd bench/peer && go test -run '^$' -bench 'Compile' -benchtime 1x -count "${COMPILE_COUNT:-3}") | tee "$out/build.txt"
-(cd bench/peer && go test -run '^$' -bench 'Binary' -benchtime 1x -count 1) | tee -a "$out/build.txt"
-(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
-go run ./bench/benchtable -w docs/benchmarks.md "$out/generate.txt" "$out/messages.txt" "$out/build.txt"
-echo "bench: tables written into docs/benchmarks.md" >&2
+start=$SECONDS
+
+ab() {
+	(cd bench/peer && go run ./ab -old "${OLD:-92c6e95}" -new "${NEW:-HEAD}" -count "${AB_COUNT:-10}" -o "$out")
+}
+
+if [ "${1:-all}" = ab ]; then
+	ab
+else
+	# The process benchmark runs alone first: a child inherits the peak RSS of
+	# the process that starts it, so the test binary must still be small then.
+	go test ./bench -run '^$' -bench 'GenerateProcess' -benchmem -benchtime 2x -count "$count" | tee "$out/generate.txt"
+	go test ./bench -run '^$' -bench 'Generate$|FormatFloor|Scale|Typecheck' -benchmem -benchtime 2x -count "$count" | tee -a "$out/generate.txt"
+	# The compile benchmark measures the compiler's peak RSS, so it too runs in
+	# a test binary of its own.
+	(cd bench/peer && go test -run '^$' -bench 'Compile' -benchtime 1x -count "${COMPILE_COUNT:-3}") | tee "$out/build.txt"
+	(cd bench/peer && go test -run '^$' -bench 'Binary' -benchtime 1x -count 1) | tee -a "$out/build.txt"
+	(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
+	ab
+fi
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)" >&2
+cp "$out"/* "$results"/
+go run ./bench/benchtable -w docs/benchmarks.md "$results"
+echo "bench: results in $results, tables written into docs/benchmarks.md ($((SECONDS - start)) s)" >&2

@@ -6,11 +6,13 @@ require (
 	github.com/acpgen/acpgen v0.0.0
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/xeipuuv/gojsonschema v1.2.0
+	golang.org/x/mod v0.42.0
 )
 
 require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/google/renameio/v2 v2.0.2 // indirect
-	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
 	golang.org/x/tools v0.52.0 // indirect
 )
 
@@ -22,3 +24,5 @@ require (
 )
 
 replace github.com/acpgen/acpgen => ../..
+
+tool golang.org/x/perf/cmd/benchstat

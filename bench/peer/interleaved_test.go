@@ -12,7 +12,7 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// BenchmarkInterleaved measures the decode implementations of
+// BenchmarkInterleaved measures the decode and encode implementations of
 // BenchmarkMessages again, taking turns of about 10 ms each within every
 // round, so a change in machine load (other processes on a shared 2-core
 // machine) hits all of them alike and their ratios hold. Each turn starts on
@@ -23,6 +23,8 @@ func BenchmarkInterleaved(b *testing.B) {
 	for _, m := range messages {
 		b.Run(m.name, func(b *testing.B) {
 			s := compiledDef(b, m.def)
+			acpgenEnc, peerEnc := m.encoders(b)
+			var buf []byte
 			impls := []struct {
 				name string
 				op   func() error
@@ -41,6 +43,8 @@ func BenchmarkInterleaved(b *testing.B) {
 					}
 					return v.Validate()
 				}},
+				{"acpgen-encode", func() error { buf = acpgenEnc(buf[:0]); return nil }},
+				{"peer-encode", func() error { _, err := peerEnc(); return err }},
 				{"json-v2", func() error { return jsonv2.Unmarshal(m.params, m.plain()) }},
 				{"encoding-json", func() error { return stdjson.Unmarshal(m.params, m.plain()) }},
 				{"gojsonschema", func() error {

@@ -17,6 +17,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/xeipuuv/gojsonschema"
 
+	"github.com/acpgen/acpgen/bench/peer/internal/benchmsg"
 	"github.com/acpgen/acpgen/gen/acp"
 	"github.com/acpgen/acpgen/generator/config"
 	"github.com/acpgen/acpgen/generator/overlay"
@@ -40,24 +41,24 @@ type validatable interface {
 
 var messages = []message{
 	{
-		name: "session_new", method: acp.MethodSessionNew, def: "NewSessionRequest",
-		params: []byte(`{"cwd":"/home/user/project","mcpServers":[{"name":"fs","command":"/usr/bin/mcp-fs","args":["--root","/home/user/project"],"env":[{"name":"LOG","value":"debug"}]}],"additionalDirectories":["/home/user/lib","/opt/shared"]}`),
+		name: benchmsg.SessionNew.Name, method: acp.MethodSessionNew, def: "NewSessionRequest",
+		params: benchmsg.SessionNew.Params,
 		acpgen: func() validatable { return new(acp.NewSessionRequest) },
 		peer:   func() validatable { return new(peeracp.NewSessionRequest) },
 		plain:  func() any { return new(plainNew) },
 		result: &acp.NewSessionResponse{SessionID: "sess_01HZX"},
 	},
 	{
-		name: "prompt", method: acp.MethodSessionPrompt, def: "PromptRequest",
-		params: []byte(`{"sessionId":"sess_01HZX","prompt":[{"type":"text","text":"Explain the build failure in main.go"},{"type":"text","text":"Here is the log output from the last run of the tests"},{"type":"text","text":"Please keep the answer short."}]}`),
+		name: benchmsg.Prompt.Name, method: acp.MethodSessionPrompt, def: "PromptRequest",
+		params: benchmsg.Prompt.Params,
 		acpgen: func() validatable { return new(acp.PromptRequest) },
 		peer:   func() validatable { return new(peeracp.PromptRequest) },
 		plain:  func() any { return new(plainPrompt) },
 		result: &acp.PromptResponse{StopReason: acp.StopReasonEndTurn},
 	},
 	{
-		name: "update", method: acp.MethodSessionUpdate, def: "SessionNotification",
-		params: []byte(`{"sessionId":"sess_01HZX","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"The build fails because the import path is wrong."}}}`),
+		name: benchmsg.Update.Name, method: acp.MethodSessionUpdate, def: "SessionNotification",
+		params: benchmsg.Update.Params,
 		acpgen: func() validatable { return new(acp.SessionNotification) },
 		peer:   func() validatable { return new(peeracp.SessionNotification) },
 		plain:  func() any { return new(plainUpdate) },
@@ -155,6 +156,23 @@ func BenchmarkMessages(b *testing.B) {
 				}
 			}
 		})
+		b.Run(m.name+"/acpgen-encode", func(b *testing.B) {
+			enc, _ := m.encoders(b)
+			var buf []byte
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = enc(buf[:0])
+			}
+		})
+		b.Run(m.name+"/peer-encode", func(b *testing.B) {
+			_, enc := m.encoders(b)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := enc(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(m.name+"/gojsonschema", func(b *testing.B) {
 			s := compiledDef(b, m.def)
 			b.ReportAllocs()
@@ -185,6 +203,20 @@ func BenchmarkMessages(b *testing.B) {
 			}
 		})
 	}
+}
+
+// encoders decodes the params once into acpgen's and the peer's types and
+// returns their encoders: acpgen's AppendJSON into the caller's buffer, the
+// peer's encoding/json Marshal (what its connection sends with).
+func (m message) encoders(tb testing.TB) (acpgen func([]byte) []byte, peer func() ([]byte, error)) {
+	a, p := m.acpgen(), m.peer()
+	if err := wire.Decode(m.params, a.(wire.Decodable), wire.Lenient); err != nil {
+		tb.Fatal(err)
+	}
+	if err := stdjson.Unmarshal(m.params, p); err != nil {
+		tb.Fatal(err)
+	}
+	return a.(wire.Appender).AppendJSON, func() ([]byte, error) { return stdjson.Marshal(p) }
 }
 
 // compiledDef compiles one def of the stable schema as gen/acp is generated

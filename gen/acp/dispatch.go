@@ -25,7 +25,7 @@ type ExtHandler = dispatch.ExtHandler
 type ConnOptions = dispatch.Options
 
 var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
-	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
 	Params: dispatch.Codec[*InitializeRequest]{
 		New:      dispatch.New[InitializeRequest],
 		Validate: (*InitializeRequest).validate,
@@ -47,7 +47,7 @@ var agentAuthenticateDesc = dispatch.Request[*AuthenticateRequest, *Authenticate
 	},
 }
 var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{
-	Method: dispatch.Method{Wire: MethodLogout, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodLogout, Side: "agent", Gates: &agentLogoutGates},
 	Params: dispatch.Codec[*LogoutRequest]{
 		New:      dispatch.New[LogoutRequest],
 		Validate: (*LogoutRequest).validate,
@@ -58,7 +58,7 @@ var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{
 	},
 }
 var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
 	Params: dispatch.Codec[*NewSessionRequest]{
 		New:      dispatch.New[NewSessionRequest],
 		Validate: (*NewSessionRequest).validate,
@@ -69,7 +69,7 @@ var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionRespon
 	},
 }
 var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates},
 	Params: dispatch.Codec[*LoadSessionRequest]{
 		New:      dispatch.New[LoadSessionRequest],
 		Validate: (*LoadSessionRequest).validate,
@@ -80,7 +80,7 @@ var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionRes
 	},
 }
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
-	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
 	Params: dispatch.Codec[*ListSessionsRequest]{
 		New:      dispatch.New[ListSessionsRequest],
 		Validate: (*ListSessionsRequest).validate,
@@ -91,7 +91,7 @@ var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsR
 	},
 }
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
 	Params: dispatch.Codec[*DeleteSessionRequest]{
 		New:      dispatch.New[DeleteSessionRequest],
 		Validate: (*DeleteSessionRequest).validate,
@@ -102,7 +102,7 @@ var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSess
 	},
 }
 var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
 	Params: dispatch.Codec[*ResumeSessionRequest]{
 		New:      dispatch.New[ResumeSessionRequest],
 		Validate: (*ResumeSessionRequest).validate,
@@ -113,7 +113,7 @@ var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSess
 	},
 }
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
 	Params: dispatch.Codec[*CloseSessionRequest]{
 		New:      dispatch.New[CloseSessionRequest],
 		Validate: (*CloseSessionRequest).validate,
@@ -135,7 +135,7 @@ var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessi
 	},
 }
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Gates: &agentSessionSetConfigOptionGates},
 	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
 		New:      dispatch.New[SetSessionConfigOptionRequest],
 		Validate: (*SetSessionConfigOptionRequest).validate,
@@ -146,7 +146,7 @@ var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRe
 	},
 }
 var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
-	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
 	Params: dispatch.Codec[*PromptRequest]{
 		New:      dispatch.New[PromptRequest],
 		Validate: (*PromptRequest).validate,
@@ -214,7 +214,7 @@ var AgentMethods = AgentMethodTable{
 }
 
 var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]{
-	Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true, Gates: &clientFsWriteTextFileGates},
 	Params: dispatch.Codec[*WriteTextFileRequest]{
 		New:      dispatch.New[WriteTextFileRequest],
 		Validate: (*WriteTextFileRequest).validate,
@@ -225,7 +225,7 @@ var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTe
 	},
 }
 var clientFsReadTextFileDesc = dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]{
-	Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true, Gates: &clientFsReadTextFileGates},
 	Params: dispatch.Codec[*ReadTextFileRequest]{
 		New:      dispatch.New[ReadTextFileRequest],
 		Validate: (*ReadTextFileRequest).validate,
@@ -247,7 +247,7 @@ var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequ
 	},
 }
 var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true, Gates: &clientTerminalCreateGates},
 	Params: dispatch.Codec[*CreateTerminalRequest]{
 		New:      dispatch.New[CreateTerminalRequest],
 		Validate: (*CreateTerminalRequest).validate,
@@ -258,7 +258,7 @@ var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateT
 	},
 }
 var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *TerminalOutputResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true, Gates: &clientTerminalOutputGates},
 	Params: dispatch.Codec[*TerminalOutputRequest]{
 		New:      dispatch.New[TerminalOutputRequest],
 		Validate: (*TerminalOutputRequest).validate,
@@ -269,7 +269,7 @@ var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *Termina
 	},
 }
 var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *ReleaseTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true, Gates: &clientTerminalReleaseGates},
 	Params: dispatch.Codec[*ReleaseTerminalRequest]{
 		New:      dispatch.New[ReleaseTerminalRequest],
 		Validate: (*ReleaseTerminalRequest).validate,
@@ -280,7 +280,7 @@ var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *Relea
 	},
 }
 var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true, Gates: &clientTerminalWaitForExitGates},
 	Params: dispatch.Codec[*WaitForTerminalExitRequest]{
 		New:      dispatch.New[WaitForTerminalExitRequest],
 		Validate: (*WaitForTerminalExitRequest).validate,
@@ -291,7 +291,7 @@ var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest
 	},
 }
 var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true, Gates: &clientTerminalKillGates},
 	Params: dispatch.Codec[*KillTerminalRequest]{
 		New:      dispatch.New[KillTerminalRequest],
 		Validate: (*KillTerminalRequest).validate,
@@ -302,7 +302,7 @@ var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTermina
 	},
 }
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
-	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
 	Params: dispatch.Codec[*CreateElicitationRequest]{
 		New:      dispatch.New[CreateElicitationRequest],
 		Validate: (*CreateElicitationRequest).validate,
@@ -313,7 +313,7 @@ var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *C
 	},
 }
 var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{
-	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates},
 	Params: dispatch.Codec[*SessionNotification]{
 		New:      dispatch.New[SessionNotification],
 		Validate: (*SessionNotification).validate,
@@ -630,10 +630,8 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 	if res.ProtocolVersion == 0 {
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
-	return res, s.c.end.Negotiate(MethodInitialize, &Negotiated{
-		Request:  p,
-		Response: res,
-	}, res)
+	n := newNegotiated(p, res)
+	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // SessionPrompt runs h's as a turn that session/cancel can end.
@@ -857,10 +855,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if res.ProtocolVersion != CurrentProtocolVersion {
 		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
 	}
-	c.end.SetNegotiated(&Negotiated{
-		Request:  params,
-		Response: res,
-	})
+	n := newNegotiated(params, res)
+	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 

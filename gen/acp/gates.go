@@ -4,7 +4,6 @@
 package acp
 
 import (
-	"fmt"
 	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -16,732 +15,229 @@ type Negotiated struct {
 	Request *InitializeRequest
 	// Response is the agent's initialize result (its agentCapabilities).
 	Response *InitializeResponse
+	// granted is what they grant, evaluated once by newNegotiated; nil in a Negotiated
+	// built otherwise, which is evaluated at each call.
+	granted *dispatch.Grants
 }
 
-// gates is this package's gate table: each capability with how to read it, and each gated
-// method, member, variant or value with where a message uses it (see runtime/dispatch).
-var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{{
-	Path: "agentCapabilities.loadSession",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		return x1.LoadSession != nil && *x1.LoadSession
+// newNegotiated records what initialize settled, with the capabilities it grants.
+func newNegotiated(req *InitializeRequest, res *InitializeResponse) *Negotiated {
+	g := dispatch.Grant(&gates, req, res)
+	return &Negotiated{
+		Request:  req,
+		Response: res,
+		granted:  &g,
+	}
+}
+
+// grants returns what n grants; a nil n grants nothing.
+func (n *Negotiated) grants() dispatch.Grants {
+	switch {
+	case n == nil:
+		return dispatch.Grants{}
+	case n.granted != nil:
+		return *n.granted
+	}
+	return dispatch.Grant(&gates, n.Request, n.Response)
+}
+
+var agentSessionLoadGates = dispatch.MethodGates{
+	Method: MethodSessionLoad,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[LoadSessionRequest], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.loadSession"},
+		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
+		{Capability: "agentCapabilities.mcpCapabilities.http", Use: "MCPServers.*.HTTP", Variant: "http"},
+		{Capability: "agentCapabilities.mcpCapabilities.sse", Use: "MCPServers.*.SSE", Variant: "sse"},
+	}},
+	Result: dispatch.GateRows{Type: dispatch.TypeOf[LoadSessionResponse], Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "ConfigOptions.*.Type.Boolean", Variant: "boolean"},
+	}},
+}
+var agentSessionListGates = dispatch.MethodGates{
+	Method: MethodSessionList,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[ListSessionsRequest], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.list"},
+		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
+	}},
+	Result: dispatch.GateRows{Type: dispatch.TypeOf[ListSessionsResponse], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "Sessions.*.AdditionalDirectories", Required: true},
+	}},
+}
+var agentSessionDeleteGates = dispatch.MethodGates{
+	Method: MethodSessionDelete,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.delete"},
+	}},
+}
+var agentSessionResumeGates = dispatch.MethodGates{
+	Method: MethodSessionResume,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[ResumeSessionRequest], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.resume"},
+		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
+		{Capability: "agentCapabilities.mcpCapabilities.http", Use: "MCPServers.*.HTTP", Variant: "http"},
+		{Capability: "agentCapabilities.mcpCapabilities.sse", Use: "MCPServers.*.SSE", Variant: "sse"},
+	}},
+	Result: dispatch.GateRows{Type: dispatch.TypeOf[ResumeSessionResponse], Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "ConfigOptions.*.Type.Boolean", Variant: "boolean"},
+	}},
+}
+var agentSessionCloseGates = dispatch.MethodGates{
+	Method: MethodSessionClose,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.close"},
+	}},
+}
+var agentLogoutGates = dispatch.MethodGates{
+	Method: MethodLogout,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.auth.logout"},
+	}},
+}
+var clientFsReadTextFileGates = dispatch.MethodGates{
+	Method: MethodFsReadTextFile,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.fs.readTextFile"},
+	}},
+}
+var clientFsWriteTextFileGates = dispatch.MethodGates{
+	Method: MethodFsWriteTextFile,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.fs.writeTextFile"},
+	}},
+}
+var clientTerminalCreateGates = dispatch.MethodGates{
+	Method: MethodTerminalCreate,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.terminal"},
+	}},
+}
+var clientTerminalOutputGates = dispatch.MethodGates{
+	Method: MethodTerminalOutput,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.terminal"},
+	}},
+}
+var clientTerminalReleaseGates = dispatch.MethodGates{
+	Method: MethodTerminalRelease,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.terminal"},
+	}},
+}
+var clientTerminalWaitForExitGates = dispatch.MethodGates{
+	Method: MethodTerminalWaitForExit,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.terminal"},
+	}},
+}
+var clientTerminalKillGates = dispatch.MethodGates{
+	Method: MethodTerminalKill,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.terminal"},
+	}},
+}
+var clientElicitationCreateGates = dispatch.MethodGates{
+	Method: MethodElicitationCreate,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[CreateElicitationRequest], Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.elicitation.form", Use: "Mode.Form", Variant: "form"},
+		{Capability: "clientCapabilities.elicitation.url", Use: "Mode.URL", Variant: "url"},
+	}},
+}
+var agentSessionPromptGates = dispatch.MethodGates{
+	Method: MethodSessionPrompt,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[PromptRequest], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.promptCapabilities.image", Use: "Prompt.*.Image", Variant: "image"},
+		{Capability: "agentCapabilities.promptCapabilities.audio", Use: "Prompt.*.Audio", Variant: "audio"},
+		{Capability: "agentCapabilities.promptCapabilities.embeddedContext", Use: "Prompt.*.Resource", Variant: "resource"},
+		{Capability: "agentCapabilities.sessionCapabilities.runtimeContext", Use: "RuntimeContext"},
+	}},
+}
+var agentInitializeGates = dispatch.MethodGates{
+	Method: MethodInitialize,
+	Result: dispatch.GateRows{Type: dispatch.TypeOf[InitializeResponse], Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.auth.terminal", Use: "AuthMethods.*.Terminal", Variant: "terminal"},
+	}},
+}
+var clientSessionUpdateGates = dispatch.MethodGates{
+	Method: MethodSessionUpdate,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[SessionNotification], Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.session.notices", Use: "Update.Notice", Variant: "notice"},
+		{Capability: "clientCapabilities.session.compaction", Use: "Update.CompactionUpdate", Variant: "compaction_update"},
+		{Capability: "clientCapabilities.session.compaction", Use: "Update.CompactionSummaryChunk", Variant: "compaction_summary_chunk"},
+		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "Update.ConfigOptionUpdate.ConfigOptions.*.Type.Boolean", Variant: "boolean"},
+	}},
+}
+var agentSessionSetConfigOptionGates = dispatch.MethodGates{
+	Method: MethodSessionSetConfigOption,
+	Result: dispatch.GateRows{Type: dispatch.TypeOf[SetSessionConfigOptionResponse], Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "ConfigOptions.*.Type.Boolean", Variant: "boolean"},
+	}},
+}
+var agentSessionNewGates = dispatch.MethodGates{
+	Method: MethodSessionNew,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[NewSessionRequest], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
+		{Capability: "agentCapabilities.mcpCapabilities.http", Use: "MCPServers.*.HTTP", Variant: "http"},
+		{Capability: "agentCapabilities.mcpCapabilities.sse", Use: "MCPServers.*.SSE", Variant: "sse"},
+	}},
+	Result: dispatch.GateRows{Type: dispatch.TypeOf[NewSessionResponse], Gates: []dispatch.Gate{
+		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "ConfigOptions.*.Type.Boolean", Variant: "boolean"},
+	}},
+}
+
+// gates is this package's gate table: each capability's path, and each gated method's
+// rows with where a message uses the gated thing (see runtime/dispatch).
+var gates = dispatch.GateTable{
+	Capabilities: []dispatch.Capability{
+		{Path: "agentCapabilities.loadSession", InResult: true},
+		{Path: "agentCapabilities.sessionCapabilities.list", InResult: true},
+		{Path: "agentCapabilities.sessionCapabilities.delete", InResult: true},
+		{Path: "agentCapabilities.sessionCapabilities.resume", InResult: true},
+		{Path: "agentCapabilities.sessionCapabilities.close", InResult: true},
+		{Path: "agentCapabilities.auth.logout", InResult: true},
+		{Path: "clientCapabilities.fs.readTextFile"},
+		{Path: "clientCapabilities.fs.writeTextFile"},
+		{Path: "clientCapabilities.terminal"},
+		{Path: "clientCapabilities.elicitation.form"},
+		{Path: "clientCapabilities.elicitation.url"},
+		{Path: "agentCapabilities.promptCapabilities.image", InResult: true},
+		{Path: "agentCapabilities.promptCapabilities.audio", InResult: true},
+		{Path: "agentCapabilities.promptCapabilities.embeddedContext", InResult: true},
+		{Path: "clientCapabilities.auth.terminal"},
+		{Path: "clientCapabilities.session.notices"},
+		{Path: "clientCapabilities.session.compaction"},
+		{Path: "clientCapabilities.session.configOptions.boolean"},
+		{Path: "agentCapabilities.sessionCapabilities.additionalDirectories", InResult: true},
+		{Path: "agentCapabilities.mcpCapabilities.http", InResult: true},
+		{Path: "agentCapabilities.mcpCapabilities.sse", InResult: true},
+		{Path: "agentCapabilities.sessionCapabilities.runtimeContext", InResult: true},
 	},
-}, {
-	Path: "agentCapabilities.sessionCapabilities.list",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.SessionCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.List != nil
+	Methods: []*dispatch.MethodGates{
+		&agentSessionLoadGates,
+		&agentSessionListGates,
+		&agentSessionDeleteGates,
+		&agentSessionResumeGates,
+		&agentSessionCloseGates,
+		&agentLogoutGates,
+		&clientFsReadTextFileGates,
+		&clientFsWriteTextFileGates,
+		&clientTerminalCreateGates,
+		&clientTerminalOutputGates,
+		&clientTerminalReleaseGates,
+		&clientTerminalWaitForExitGates,
+		&clientTerminalKillGates,
+		&clientElicitationCreateGates,
+		&agentSessionPromptGates,
+		&agentInitializeGates,
+		&clientSessionUpdateGates,
+		&agentSessionSetConfigOptionGates,
+		&agentSessionNewGates,
 	},
-}, {
-	Path: "agentCapabilities.sessionCapabilities.delete",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.SessionCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.Delete != nil
-	},
-}, {
-	Path: "agentCapabilities.sessionCapabilities.resume",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.SessionCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.Resume != nil
-	},
-}, {
-	Path: "agentCapabilities.sessionCapabilities.close",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.SessionCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.Close != nil
-	},
-}, {
-	Path: "agentCapabilities.auth.logout",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Auth
-		if x2 == nil {
-			return false
-		}
-		return x2.Logout != nil
-	},
-}, {
-	Path: "clientCapabilities.fs.readTextFile",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Fs
-		if x2 == nil {
-			return false
-		}
-		return x2.ReadTextFile != nil && *x2.ReadTextFile
-	},
-}, {
-	Path: "clientCapabilities.fs.writeTextFile",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Fs
-		if x2 == nil {
-			return false
-		}
-		return x2.WriteTextFile != nil && *x2.WriteTextFile
-	},
-}, {
-	Path: "clientCapabilities.terminal",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		return x1.Terminal != nil && *x1.Terminal
-	},
-}, {
-	Path: "clientCapabilities.elicitation.form",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Elicitation
-		if x2 == nil {
-			return false
-		}
-		return x2.Form != nil
-	},
-}, {
-	Path: "clientCapabilities.elicitation.url",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Elicitation
-		if x2 == nil {
-			return false
-		}
-		return x2.URL != nil
-	},
-}, {
-	Path: "agentCapabilities.promptCapabilities.image",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.PromptCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.Image != nil && *x2.Image
-	},
-}, {
-	Path: "agentCapabilities.promptCapabilities.audio",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.PromptCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.Audio != nil && *x2.Audio
-	},
-}, {
-	Path: "agentCapabilities.promptCapabilities.embeddedContext",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.PromptCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.EmbeddedContext != nil && *x2.EmbeddedContext
-	},
-}, {
-	Path: "clientCapabilities.auth.terminal",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Auth
-		if x2 == nil {
-			return false
-		}
-		return x2.Terminal != nil && *x2.Terminal
-	},
-}, {
-	Path: "clientCapabilities.session.notices",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		return x2.Notices != nil
-	},
-}, {
-	Path: "clientCapabilities.session.compaction",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		return x2.Compaction != nil
-	},
-}, {
-	Path: "clientCapabilities.session.configOptions.boolean",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.ClientCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		x3 := x2.ConfigOptions
-		if x3 == nil {
-			return false
-		}
-		return x3.Boolean != nil
-	},
-}, {
-	Path: "agentCapabilities.sessionCapabilities.additionalDirectories",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.SessionCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.AdditionalDirectories != nil
-	},
-}, {
-	Path: "agentCapabilities.mcpCapabilities.http",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.MCPCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.HTTP != nil && *x2.HTTP
-	},
-}, {
-	Path: "agentCapabilities.mcpCapabilities.sse",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.MCPCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.SSE != nil && *x2.SSE
-	},
-}, {
-	Path: "agentCapabilities.sessionCapabilities.runtimeContext",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.AgentCapabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.SessionCapabilities
-		if x2 == nil {
-			return false
-		}
-		return x2.RuntimeContext != nil
-	},
-}}, []dispatch.Gate{{
-	Method:     "session/load",
-	Capability: "agentCapabilities.loadSession",
-}, {
-	Method:     "session/list",
-	Capability: "agentCapabilities.sessionCapabilities.list",
-}, {
-	Method:     "session/delete",
-	Capability: "agentCapabilities.sessionCapabilities.delete",
-}, {
-	Method:     "session/resume",
-	Capability: "agentCapabilities.sessionCapabilities.resume",
-}, {
-	Method:     "session/close",
-	Capability: "agentCapabilities.sessionCapabilities.close",
-}, {
-	Method:     "logout",
-	Capability: "agentCapabilities.auth.logout",
-}, {
-	Method:     "fs/read_text_file",
-	Capability: "clientCapabilities.fs.readTextFile",
-}, {
-	Method:     "fs/write_text_file",
-	Capability: "clientCapabilities.fs.writeTextFile",
-}, {
-	Method:     "terminal/create",
-	Capability: "clientCapabilities.terminal",
-}, {
-	Method:     "terminal/output",
-	Capability: "clientCapabilities.terminal",
-}, {
-	Method:     "terminal/release",
-	Capability: "clientCapabilities.terminal",
-}, {
-	Method:     "terminal/wait_for_exit",
-	Capability: "clientCapabilities.terminal",
-}, {
-	Method:     "terminal/kill",
-	Capability: "clientCapabilities.terminal",
-}, {
-	Method:     "elicitation/create",
-	Capability: "clientCapabilities.elicitation.form",
-	Variant:    "form",
-	Uses: dispatch.Walk(func(p *CreateElicitationRequest, at []string) []string {
-		if p.Mode.Form != nil {
-			at = append(at, "")
-		}
-		return at
-	}),
-}, {
-	Method:     "elicitation/create",
-	Capability: "clientCapabilities.elicitation.url",
-	Variant:    "url",
-	Uses: dispatch.Walk(func(p *CreateElicitationRequest, at []string) []string {
-		if p.Mode.URL != nil {
-			at = append(at, "")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/prompt",
-	Capability: "agentCapabilities.promptCapabilities.image",
-	Variant:    "image",
-	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Image != nil {
-				at = append(at, fmt.Sprintf("/prompt/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/prompt",
-	Capability: "agentCapabilities.promptCapabilities.audio",
-	Variant:    "audio",
-	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Audio != nil {
-				at = append(at, fmt.Sprintf("/prompt/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/prompt",
-	Capability: "agentCapabilities.promptCapabilities.embeddedContext",
-	Variant:    "resource",
-	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Resource != nil {
-				at = append(at, fmt.Sprintf("/prompt/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "initialize",
-	Capability: "clientCapabilities.auth.terminal",
-	Result:     true,
-	Variant:    "terminal",
-	Uses: dispatch.Walk(func(p *InitializeResponse, at []string) []string {
-		if p.AuthMethods != nil {
-			for i1 := range p.AuthMethods {
-				if p.AuthMethods[i1].Terminal != nil {
-					at = append(at, fmt.Sprintf("/authMethods/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/update",
-	Capability: "clientCapabilities.session.notices",
-	Variant:    "notice",
-	Uses: dispatch.Walk(func(p *SessionNotification, at []string) []string {
-		if p.Update.Notice != nil {
-			at = append(at, "/update")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/update",
-	Capability: "clientCapabilities.session.compaction",
-	Variant:    "compaction_update",
-	Uses: dispatch.Walk(func(p *SessionNotification, at []string) []string {
-		if p.Update.CompactionUpdate != nil {
-			at = append(at, "/update")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/update",
-	Capability: "clientCapabilities.session.compaction",
-	Variant:    "compaction_summary_chunk",
-	Uses: dispatch.Walk(func(p *SessionNotification, at []string) []string {
-		if p.Update.CompactionSummaryChunk != nil {
-			at = append(at, "/update")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/update",
-	Capability: "clientCapabilities.session.configOptions.boolean",
-	Variant:    "boolean",
-	Uses: dispatch.Walk(func(p *SessionNotification, at []string) []string {
-		if p.Update.ConfigOptionUpdate != nil {
-			for i2 := range p.Update.ConfigOptionUpdate.ConfigOptions {
-				if p.Update.ConfigOptionUpdate.ConfigOptions[i2].Type.Boolean != nil {
-					at = append(at, fmt.Sprintf("/update/configOptions/%d", i2))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/set_config_option",
-	Capability: "clientCapabilities.session.configOptions.boolean",
-	Result:     true,
-	Variant:    "boolean",
-	Uses: dispatch.Walk(func(p *SetSessionConfigOptionResponse, at []string) []string {
-		for i1 := range p.ConfigOptions {
-			if p.ConfigOptions[i1].Type.Boolean != nil {
-				at = append(at, fmt.Sprintf("/configOptions/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/new",
-	Capability: "clientCapabilities.session.configOptions.boolean",
-	Result:     true,
-	Variant:    "boolean",
-	Uses: dispatch.Walk(func(p *NewSessionResponse, at []string) []string {
-		if p.ConfigOptions != nil {
-			for i1 := range p.ConfigOptions {
-				if p.ConfigOptions[i1].Type.Boolean != nil {
-					at = append(at, fmt.Sprintf("/configOptions/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/load",
-	Capability: "clientCapabilities.session.configOptions.boolean",
-	Result:     true,
-	Variant:    "boolean",
-	Uses: dispatch.Walk(func(p *LoadSessionResponse, at []string) []string {
-		if p.ConfigOptions != nil {
-			for i1 := range p.ConfigOptions {
-				if p.ConfigOptions[i1].Type.Boolean != nil {
-					at = append(at, fmt.Sprintf("/configOptions/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/resume",
-	Capability: "clientCapabilities.session.configOptions.boolean",
-	Result:     true,
-	Variant:    "boolean",
-	Uses: dispatch.Walk(func(p *ResumeSessionResponse, at []string) []string {
-		if p.ConfigOptions != nil {
-			for i1 := range p.ConfigOptions {
-				if p.ConfigOptions[i1].Type.Boolean != nil {
-					at = append(at, fmt.Sprintf("/configOptions/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/new",
-	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
-		if p.AdditionalDirectories != nil {
-			at = append(at, "/additionalDirectories")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/new",
-	Capability: "agentCapabilities.mcpCapabilities.http",
-	Variant:    "http",
-	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
-		for i1 := range p.MCPServers {
-			if p.MCPServers[i1].HTTP != nil {
-				at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/new",
-	Capability: "agentCapabilities.mcpCapabilities.sse",
-	Variant:    "sse",
-	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
-		for i1 := range p.MCPServers {
-			if p.MCPServers[i1].SSE != nil {
-				at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/load",
-	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-	Uses: dispatch.Walk(func(p *LoadSessionRequest, at []string) []string {
-		if p.AdditionalDirectories != nil {
-			at = append(at, "/additionalDirectories")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/load",
-	Capability: "agentCapabilities.mcpCapabilities.http",
-	Variant:    "http",
-	Uses: dispatch.Walk(func(p *LoadSessionRequest, at []string) []string {
-		for i1 := range p.MCPServers {
-			if p.MCPServers[i1].HTTP != nil {
-				at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/load",
-	Capability: "agentCapabilities.mcpCapabilities.sse",
-	Variant:    "sse",
-	Uses: dispatch.Walk(func(p *LoadSessionRequest, at []string) []string {
-		for i1 := range p.MCPServers {
-			if p.MCPServers[i1].SSE != nil {
-				at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/resume",
-	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
-		if p.AdditionalDirectories != nil {
-			at = append(at, "/additionalDirectories")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/resume",
-	Capability: "agentCapabilities.mcpCapabilities.http",
-	Variant:    "http",
-	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil {
-					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/resume",
-	Capability: "agentCapabilities.mcpCapabilities.sse",
-	Variant:    "sse",
-	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].SSE != nil {
-					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/list",
-	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-	Result:     true,
-	Required:   true,
-	Uses: dispatch.Walk(func(p *ListSessionsResponse, at []string) []string {
-		for i1 := range p.Sessions {
-			if p.Sessions[i1].AdditionalDirectories == nil {
-				at = append(at, fmt.Sprintf("/sessions/%d/additionalDirectories", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/list",
-	Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-	Uses: dispatch.Walk(func(p *ListSessionsRequest, at []string) []string {
-		if p.AdditionalDirectories != nil {
-			at = append(at, "/additionalDirectories")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/prompt",
-	Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
-		if p.RuntimeContext != nil {
-			at = append(at, "/runtimeContext")
-		}
-		return at
-	}),
-}})
+}
 
 // Allows reports whether the capability at the path was advertised. The path is dotted
 // ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
 func (n *Negotiated) Allows(capability string) bool {
-	return gates.Allows(n, capability)
+	return gates.Allows(n.grants(), capability)
 }
 
 // MethodCapability returns the capability a peer must have advertised before it may be sent method.
@@ -751,17 +247,17 @@ func MethodCapability(method string) (string, bool) {
 
 // AllowsMethod reports whether method may be sent, and the capability it needs when it may not.
 func (n *Negotiated) AllowsMethod(method string) (bool, string) {
-	return gates.AllowsMethod(n, method)
+	return gates.AllowsMethod(n.grants(), method)
 }
 
 // CheckParams returns every gated method, member or variant that the params of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckParams(method string, v any) []wire.GateViolation {
-	return gates.CheckParams(n, method, v)
+	return gates.CheckParams(n.grants(), method, v)
 }
 
 // CheckResult returns every gated method, member or variant that the result of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckResult(method string, v any) []wire.GateViolation {
-	return gates.CheckResult(n, method, v)
+	return gates.CheckResult(n.grants(), method, v)
 }

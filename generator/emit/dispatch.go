@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/dave/jennifer/jen"
@@ -118,6 +119,7 @@ func codec(name string) jen.Code {
 // runtime/dispatch descriptor each, typed with the params and result.
 func (e *emitter) methodTable(f *jen.File, sd *side) {
 	var fields, values []jen.Code
+	gated := e.gatedMethods()
 	for _, m := range sd.handles {
 		kv := func(k string, v jen.Code) jen.Code { return jen.Id(k).Op(":").Add(v) }
 		info := []jen.Code{kv("Wire", jen.Id(MethodConst(m.Wire))), kv("Side", jen.Lit(m.Side))}
@@ -126,6 +128,9 @@ func (e *emitter) methodTable(f *jen.File, sd *side) {
 		}
 		if m.SessionScoped() {
 			info = append(info, kv("SessionScoped", jen.True()))
+		}
+		if e.hasGates() && slices.Contains(gated, m) {
+			info = append(info, kv("Gates", jen.Op("&").Id(gatesVar(m))))
 		}
 		method := jen.Qual(DispatchPath, "Method").Values(info...)
 		var typ *jen.Statement
@@ -327,7 +332,9 @@ func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Tur
 			jen.Comment("Version negotiation: an agent that does not say answers with the version this package speaks."),
 			jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
 	}
-	body = append(body, jen.Return(jen.Id("res"), jen.Id("s").Dot("c").Dot("end").Dot("Negotiate").Call(jen.Id(MethodConst(init.Wire)), jen.Op("&").Id("Negotiated").Values(jen.Dict{jen.Id("Request"): jen.Id("p"), jen.Id("Response"): jen.Id("res")}), jen.Id("res"))))
+	body = append(body,
+		jen.Id("n").Op(":=").Id("newNegotiated").Call(jen.Id("p"), jen.Id("res")),
+		jen.Return(jen.Id("res"), jen.Id("s").Dot("c").Dot("end").Dot("Negotiate").Call(jen.Op("&").Add(jen.Id(descriptorVar(init))).Dot("Method"), jen.Id("n"), jen.Op("*").Id("n").Dot("granted"), jen.Id("res"))))
 	f.Comment(fmt.Sprintf("%s calls h's, then records what both sides advertised.", methodGo(init)))
 	f.Func().Params(recv.Clone()).Id(methodGo(init)).Params(ctxParam(), jen.Id("p").Op("*").Id(init.Params.Name)).Params(jen.Op("*").Id(init.Result.Name), jen.Error()).Block(body...)
 	if turns == nil {
@@ -446,6 +453,7 @@ func (e *emitter) openCall(m *ir.Method, args []jen.Code) []jen.Code {
 			jen.Return(jen.Id("res"), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Wire+": the agent speaks protocol version %d, this package %d"), got.Clone(), jen.Id("CurrentProtocolVersion")))))
 	}
 	return append(body,
-		jen.Id("c").Dot("end").Dot("SetNegotiated").Call(jen.Op("&").Id("Negotiated").Values(jen.Dict{jen.Id("Request"): jen.Id("params"), jen.Id("Response"): jen.Id("res")})),
+		jen.Id("n").Op(":=").Id("newNegotiated").Call(jen.Id("params"), jen.Id("res")),
+		jen.Id("c").Dot("end").Dot("SetNegotiated").Call(jen.Id("n"), jen.Op("*").Id("n").Dot("granted")),
 		jen.Return(jen.Id("res"), jen.Nil()))
 }

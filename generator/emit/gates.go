@@ -3,6 +3,8 @@ package emit
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -33,8 +35,10 @@ func methodGate(g *ir.Gate) bool { return len(g.Steps) == 0 && g.Variant == nil 
 
 // gates emits the negotiated-capabilities API: Negotiated, and Allows,
 // MethodCapability, AllowsMethod, CheckParams and CheckResult over one
-// table of the resolved gates, which runtime/dispatch evaluates. Each
-// capability's accessor and each member gate's walk sit in their row.
+// table of the resolved gates, which runtime/dispatch evaluates. The table
+// is data: each capability's path, and each gated method's rows with the
+// pattern of Go fields where a message uses the gated thing; the method
+// descriptors point to their method's rows (gatesVar).
 func (e *emitter) gates(f *jen.File) {
 	init, initResult := e.m.Initialize().Params, e.m.Initialize().Result
 	f.Comment("Negotiated holds what both sides advertised in initialize. Gates consult it: a")
@@ -44,235 +48,195 @@ func (e *emitter) gates(f *jen.File) {
 		jen.Id("Request").Op("*").Id(init.Name),
 		jen.Comment("Response is the agent's initialize result (its agentCapabilities)."),
 		jen.Id("Response").Op("*").Id(initResult.Name),
+		jen.Comment("granted is what they grant, evaluated once by newNegotiated; nil in a Negotiated"),
+		jen.Comment("built otherwise, which is evaluated at each call."),
+		jen.Id("granted").Op("*").Qual(DispatchPath, "Grants"),
+	)
+	req, res := jen.Op("*").Id(init.Name), jen.Op("*").Id(initResult.Name)
+	f.Comment("newNegotiated records what initialize settled, with the capabilities it grants.")
+	f.Func().Id("newNegotiated").Params(jen.Id("req").Add(req), jen.Id("res").Add(res)).Op("*").Id("Negotiated").Block(
+		jen.Id("g").Op(":=").Qual(DispatchPath, "Grant").Call(jen.Op("&").Id("gates"), jen.Id("req"), jen.Id("res")),
+		jen.Return(jen.Op("&").Id("Negotiated").Values(jen.Dict{jen.Id("Request"): jen.Id("req"), jen.Id("Response"): jen.Id("res"), jen.Id("granted"): jen.Op("&").Id("g")})),
+	)
+	f.Comment("grants returns what n grants; a nil n grants nothing.")
+	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id("grants").Params().Qual(DispatchPath, "Grants").Block(
+		jen.Switch().Block(
+			jen.Case(jen.Id("n").Op("==").Nil()).Block(jen.Return(jen.Qual(DispatchPath, "Grants").Values())),
+			jen.Case(jen.Id("n").Dot("granted").Op("!=").Nil()).Block(jen.Return(jen.Op("*").Id("n").Dot("granted"))),
+		),
+		jen.Return(jen.Qual(DispatchPath, "Grant").Call(jen.Op("&").Id("gates"), jen.Id("n").Dot("Request"), jen.Id("n").Dot("Response"))),
 	)
 	var caps []jen.Code
 	for _, c := range e.capabilities() {
-		caps = append(caps, jen.Values(
-			jen.Line().Id("Path").Op(":").Lit(c.Path),
-			jen.Line().Id("Allowed").Op(":").Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Bool().Block(e.capBody(c)...),
-			jen.Line()))
+		caps = append(caps, capabilityRow(c))
 	}
-	var rows []jen.Code
-	for _, g := range e.o.Gates {
-		field := func(name string, v jen.Code) jen.Code { return jen.Line().Id(name).Op(":").Add(v) }
-		d := []jen.Code{field("Method", jen.Lit(g.Method.Wire)), field("Capability", jen.Lit(g.Cap.Path))}
-		if g.Row.Result {
-			d = append(d, field("Result", jen.True()))
-		}
-		if g.Row.Variant != "" {
-			d = append(d, field("Variant", jen.Lit(g.Row.Variant)))
-		}
-		if g.Row.Require {
-			d = append(d, field("Required", jen.True()))
-		}
-		if !methodGate(g) {
-			walk := append(e.gateWalk(g, jen.Id("p"), namedRef(g.Root), 0, "", nil), jen.Return(jen.Id("at")))
-			d = append(d, field("Uses", jen.Qual(DispatchPath, "Walk").Call(jen.Func().Params(jen.Id("p").Op("*").Id(g.Root.Name), jen.Id("at").Index().String()).Index().String().Block(walk...))))
-		}
-		rows = append(rows, jen.Values(append(d, jen.Line())...))
+	var methods []jen.Code
+	for _, m := range e.gatedMethods() {
+		f.Var().Id(gatesVar(m)).Op("=").Add(e.methodGates(m))
+		methods = append(methods, jen.Op("&").Id(gatesVar(m)))
 	}
-	f.Comment("gates is this package's gate table: each capability with how to read it, and each gated")
-	f.Comment("method, member, variant or value with where a message uses it (see runtime/dispatch).")
-	f.Var().Id("gates").Op("=").Qual(DispatchPath, "NewGates").Call(
-		jen.Index().Qual(DispatchPath, "Capability").Types(jen.Op("*").Id("Negotiated")).Values(caps...),
-		jen.Index().Qual(DispatchPath, "Gate").Values(rows...),
-	)
+	f.Comment("gates is this package's gate table: each capability's path, and each gated method's")
+	f.Comment("rows with where a message uses the gated thing (see runtime/dispatch).")
+	f.Var().Id("gates").Op("=").Qual(DispatchPath, "GateTable").Values(lines([]jen.Code{
+		field("Capabilities", jen.Index().Qual(DispatchPath, "Capability").Values(lines(caps)...)),
+		field("Methods", jen.Index().Op("*").Qual(DispatchPath, "MethodGates").Values(lines(methods)...)),
+	})...)
 	n := func() *jen.Statement { return jen.Id("n").Op("*").Id("Negotiated") }
+	grants := func() *jen.Statement { return jen.Id("n").Dot("grants").Call() }
 	f.Comment("Allows reports whether the capability at the path was advertised. The path is dotted")
 	f.Comment("(\"agentCapabilities.loadSession\"), or the JSON pointer when a member name holds a dot.")
 	f.Func().Params(n()).Id("Allows").Params(jen.Id("capability").String()).Bool().Block(
-		jen.Return(jen.Id("gates").Dot("Allows").Call(jen.Id("n"), jen.Id("capability"))))
+		jen.Return(jen.Id("gates").Dot("Allows").Call(grants(), jen.Id("capability"))))
 	f.Comment("MethodCapability returns the capability a peer must have advertised before it may be sent method.")
 	f.Func().Id("MethodCapability").Params(jen.Id("method").String()).Params(jen.String(), jen.Bool()).Block(
 		jen.Return(jen.Id("gates").Dot("MethodCapability").Call(jen.Id("method"))))
 	f.Comment("AllowsMethod reports whether method may be sent, and the capability it needs when it may not.")
 	f.Func().Params(n()).Id("AllowsMethod").Params(jen.Id("method").String()).Params(jen.Bool(), jen.String()).Block(
-		jen.Return(jen.Id("gates").Dot("AllowsMethod").Call(jen.Id("n"), jen.Id("method"))))
+		jen.Return(jen.Id("gates").Dot("AllowsMethod").Call(grants(), jen.Id("method"))))
 	for _, what := range []string{"params", "result"} {
 		name := "Check" + ir.GoName(what)
 		f.Comment(fmt.Sprintf("%s returns every gated method, member or variant that the %s of method (a pointer to", name, what))
 		f.Comment("its generated type) uses without the capability that allows it; nil when all are allowed.")
 		f.Func().Params(n()).Id(name).Params(jen.Id("method").String(), jen.Id("v").Any()).Index().Qual(WirePath, "GateViolation").Block(
-			jen.Return(jen.Id("gates").Dot(name).Call(jen.Id("n"), jen.Id("method"), jen.Id("v"))))
+			jen.Return(jen.Id("gates").Dot(name).Call(grants(), jen.Id("method"), jen.Id("v"))))
 	}
 }
 
-// capBody walks the initialize message to the capability, nil-safe (n is
-// not nil: runtime/dispatch asks only with a Negotiated); a
-// typed _meta namespace is decoded with its generated getter, and one that
-// is absent or does not decode grants nothing.
-func (e *emitter) capBody(c *ir.CapabilityPath) []jen.Code {
-	root := "Request"
+// capabilityRow is c's row of the table: its path and the message holding
+// it; a typed _meta namespace on the way is decoded to tell whether it
+// grants (runtime/dispatch.Decodes).
+func capabilityRow(c *ir.CapabilityPath) jen.Code {
+	row := []jen.Code{field("Path", jen.Lit(c.Path))}
 	if c.InResult {
-		root = "Response"
+		row = append(row, field("InResult", jen.True()))
 	}
-	out := []jen.Code{
-		jen.If(jen.Id("n").Dot(root).Op("==").Nil()).Block(jen.Return(jen.False())),
-		jen.Id("x0").Op(":=").Id("n").Dot(root),
-	}
-	for i, st := range c.Steps {
-		cur, next := fmt.Sprintf("x%d", i), fmt.Sprintf("x%d", i+1)
-		last := i == len(c.Steps)-1
-		fl := st.Field
-		if st.Namespace != nil {
-			ok, err := fmt.Sprintf("ok%d", i), fmt.Sprintf("err%d", i)
-			out = append(out, jen.List(jen.Id(next), jen.Id(ok), jen.Id(err)).Op(":=").Id(cur).Dot(st.Namespace.Ref.Type.Name).Call())
-			if last {
-				return append(out, jen.Return(jen.Id(ok).Op("&&").Id(err).Op("==").Nil()))
-			}
-			out = append(out, jen.If(jen.Op("!").Id(ok).Op("||").Id(err).Op("!=").Nil()).Block(jen.Return(jen.False())))
+	toks := 0
+	for _, st := range c.Steps {
+		if st.Namespace == nil {
+			toks++
 			continue
 		}
-		if last {
-			switch {
-			case c.Bool && fieldPtr(fl):
-				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name).Op("!=").Nil().Op("&&").Op("*").Id(cur).Dot(fl.Name)))
-			case c.Bool:
-				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name)))
-			case c.List:
-				out = append(out, jen.Return(jen.Len(jen.Id(cur).Dot(fl.Name)).Op(">").Lit(0)))
-			case fieldPtr(fl):
-				out = append(out, jen.Return(jen.Id(cur).Dot(fl.Name).Op("!=").Nil()))
-			default:
-				out = append(out, jen.Return(jen.True()))
-			}
-			break
-		}
-		if fieldPtr(fl) {
-			out = append(out, jen.Id(next).Op(":=").Id(cur).Dot(fl.Name), jen.If(jen.Id(next).Op("==").Nil()).Block(jen.Return(jen.False())))
-		} else {
-			out = append(out, jen.Id(next).Op(":=").Op("&").Id(cur).Dot(fl.Name))
+		toks += 2 // _meta and the namespace's key
+		row = append(row, field("NamespaceAt", jen.Lit(toks)),
+			field("Namespace", jen.Qual(DispatchPath, "Decodes").Types(jen.Id(st.Namespace.Ref.Type.Name))))
+		break // past the namespace, the JSON decides
+	}
+	return jen.Values(row...)
+}
+
+// field is the key: value element of a composite literal.
+func field(name string, v jen.Code) jen.Code { return jen.Id(name).Op(":").Add(v) }
+
+// lines puts each element of a composite literal on a line of its own.
+func lines(elems []jen.Code) []jen.Code {
+	var out []jen.Code
+	for _, e := range elems {
+		out = append(out, jen.Line().Add(e))
+	}
+	return append(out, jen.Line())
+}
+
+// gatedMethods lists the methods with gates, in first-row order.
+func (e *emitter) gatedMethods() []*ir.Method {
+	var ms []*ir.Method
+	for _, g := range e.o.Gates {
+		if !slices.Contains(ms, g.Method) {
+			ms = append(ms, g.Method)
 		}
 	}
-	return out
+	return ms
+}
+
+// gatesVar is the package-level variable holding m's gate rows.
+func gatesVar(m *ir.Method) string {
+	return strings.TrimSuffix(descriptorVar(m), "Desc") + "Gates"
+}
+
+// methodGates is the runtime/dispatch.MethodGates literal of m's rows, on
+// its params and its result, in table order.
+func (e *emitter) methodGates(m *ir.Method) jen.Code {
+	d := []jen.Code{field("Method", jen.Id(MethodConst(m.Wire)))}
+	for _, result := range []bool{false, true} {
+		var rows []jen.Code
+		var side []jen.Code
+		for _, g := range e.o.Gates {
+			if g.Method != m || g.Row.Result != result {
+				continue
+			}
+			rows = append(rows, gateRow(g))
+			if !methodGate(g) && side == nil {
+				side = []jen.Code{field("Type", jen.Qual(DispatchPath, "TypeOf").Types(jen.Id(g.Root.Name)))}
+			}
+		}
+		if rows == nil {
+			continue
+		}
+		side = append(side, field("Gates", jen.Index().Qual(DispatchPath, "Gate").Values(lines(rows)...)))
+		name := "Params"
+		if result {
+			name = "Result"
+		}
+		d = append(d, field(name, jen.Qual(DispatchPath, "GateRows").Values(side...)))
+	}
+	return jen.Qual(DispatchPath, "MethodGates").Values(lines(d)...)
+}
+
+// gateRow is g's runtime/dispatch.Gate: its capability and, unless it
+// gates the method itself, the Go field pattern of its use.
+func gateRow(g *ir.Gate) jen.Code {
+	row := []jen.Code{field("Capability", jen.Lit(g.Cap.Path))}
+	if !methodGate(g) {
+		row = append(row, field("Use", jen.Lit(gateUse(g))))
+	}
+	if g.Row.Variant != "" {
+		row = append(row, field("Variant", jen.Lit(g.Row.Variant)))
+	}
+	if g.EnumValue != nil {
+		row = append(row, field("Enum", jen.True()))
+	}
+	if g.Row.Require {
+		row = append(row, field("Required", jen.True()))
+	}
+	return jen.Values(row...)
+}
+
+// gateUse is g's pattern: the Go field names from its root to the gated
+// thing, "*" into every item or map value, "A|B" through whichever of a
+// union's variants declaring the next member is set; a variant at the end
+// is its field (set: used). The pointer's tokens come from the fields'
+// JSON tags at run time.
+func gateUse(g *ir.Gate) string {
+	var segs []string
+	cur := namedRef(g.Root)
+	inline := func(u *ir.Union) {
+		if t := cur.NamedType(); t != nil && t.Kind == ir.Struct {
+			segs = append(segs, u.FieldName()) // the union inline in its object
+		}
+	}
+	for _, st := range g.Steps {
+		switch {
+		case st.Kind == ir.StepItems || st.Kind == ir.StepValues:
+			segs = append(segs, "*")
+		case st.Union != nil:
+			inline(st.Union)
+			var via []string
+			for _, v := range st.Via {
+				via = append(via, v.Name)
+			}
+			segs = append(segs, strings.Join(via, "|"), st.Field.Name)
+		default:
+			segs = append(segs, st.Field.Name)
+		}
+		cur = st.Ref
+	}
+	if g.Variant != nil {
+		inline(g.Union)
+		segs = append(segs, g.Variant.Name)
+	}
+	return strings.Join(segs, ".")
 }
 
 func namedRef(t *ir.Type) *ir.Ref { return &ir.Ref{Kind: ir.Named, Type: t} }
-
-// gateWalk emits the nested code that reaches step i of g from expr (a value,
-// or a pointer to a struct) of shape cur, and records in at each JSON
-// pointer where the gated thing is used; ptr and args build that pointer.
-func (e *emitter) gateWalk(g *ir.Gate, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
-	if i == len(g.Steps) {
-		return gateEnd(g, expr, cur, ptr, args)
-	}
-	switch g.Steps[i].Kind {
-	case ir.StepItems, ir.StepValues:
-		return e.gateWalkElems(g, expr, cur, i, ptr, args)
-	}
-	return e.gateWalkMember(g, expr, cur, i, ptr, args)
-}
-
-// gateUse appends the JSON pointer ptr (a format string when args are
-// given) to at.
-func gateUse(ptr string, args []jen.Code) jen.Code {
-	var p jen.Code = jen.Lit(ptr)
-	if len(args) > 0 {
-		p = jen.Qual("fmt", "Sprintf").Call(append([]jen.Code{jen.Lit(ptr)}, args...)...)
-	}
-	return jen.Id("at").Op("=").Append(jen.Id("at"), p)
-}
-
-// gateEnd checks the gated thing at the end of g's path, reached as expr of
-// shape cur: a variant set, an enum value, or (neither) its presence.
-func gateEnd(g *ir.Gate, expr *jen.Statement, cur *ir.Ref, ptr string, args []jen.Code) []jen.Code {
-	t := cur.NamedType()
-	switch {
-	case g.Variant != nil:
-		holder := expr.Clone()
-		if t != nil && t.Kind == ir.Struct {
-			holder = holder.Dot(t.Union.FieldName())
-		}
-		return []jen.Code{jen.If(holder.Dot(g.Variant.Name).Op("!=").Nil()).Block(gateUse(ptr, args))}
-	case g.EnumValue != nil:
-		return []jen.Code{jen.If(expr.Clone().Op("==").Id(g.EnumValue.Name)).Block(gateUse(ptr, args))}
-	}
-	return []jen.Code{gateUse(ptr, args)}
-}
-
-// gateWalkElems loops over every array item or map value of expr (step i)
-// and walks on inside each; the pointer gains the index or the escaped key.
-func (e *emitter) gateWalkElems(g *ir.Gate, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
-	st := g.Steps[i]
-	elemPtr := cur.ElemNullable && pointerable(cur.Elem)
-	if t := cur.NamedType(); t != nil && t.Kind == ir.Alias {
-		elemPtr = t.Target.ElemNullable && pointerable(t.Target.Elem)
-	}
-	iv := jen.Id(fmt.Sprintf("i%d", i))
-	var elem *jen.Statement
-	var loop *jen.Statement
-	var nptr string
-	var nargs []jen.Code
-	if st.Kind == ir.StepItems {
-		elem = expr.Clone().Index(iv.Clone())
-		loop = jen.For(iv.Clone().Op(":=").Range().Add(expr.Clone()))
-		nptr, nargs = ptr+"/%d", append(append([]jen.Code{}, args...), iv.Clone())
-	} else {
-		kv := jen.Id(fmt.Sprintf("k%d", i))
-		elem = jen.Id(fmt.Sprintf("v%d", i))
-		loop = jen.For(jen.List(kv.Clone(), elem.Clone()).Op(":=").Range().Add(expr.Clone()))
-		nptr, nargs = ptr+"/%s", append(append([]jen.Code{}, args...), jen.Qual(WirePath, "PointerToken").Call(kv.Clone()))
-	}
-	inner := e.gateWalk(g, elem.Clone(), st.Ref, i+1, nptr, nargs)
-	if elemPtr {
-		inner = []jen.Code{jen.If(elem.Clone().Op("!=").Nil()).Block(inner...)}
-	}
-	return []jen.Code{loop.Block(inner...)}
-}
-
-// gateWalkMember moves into the member of step i, maybe reached through
-// union variants (one guarded branch each), and walks on when it is set; at
-// the last step of a require gate it checks the member is present instead.
-func (e *emitter) gateWalkMember(g *ir.Gate, expr *jen.Statement, cur *ir.Ref, i int, ptr string, args []jen.Code) []jen.Code {
-	st := g.Steps[i]
-	bases := []*jen.Statement{expr.Clone()}
-	var guards []*jen.Statement
-	if st.Union != nil {
-		bases, guards = nil, nil
-		holder := expr.Clone()
-		if t := cur.NamedType(); t != nil && t.Kind == ir.Struct {
-			holder = holder.Dot(st.Union.FieldName())
-		}
-		for _, v := range st.Via {
-			bases = append(bases, holder.Clone().Dot(v.Name))
-			guards = append(guards, holder.Clone().Dot(v.Name).Op("!=").Nil())
-		}
-	}
-	var out []jen.Code
-	for bi, base := range bases {
-		val := base.Clone().Dot(st.Field.Name)
-		nptr := ptr + "/" + jsonpointer.Escape(st.JSON)
-		next := val.Clone()
-		var guard *jen.Statement
-		switch {
-		case fieldPtr(st.Field):
-			guard = val.Clone().Op("!=").Nil()
-			if st.Field.Ref.NamedType() == nil || (g.EnumValue != nil && i == len(g.Steps)-1) {
-				next = jen.Op("*").Add(val.Clone())
-			}
-		case nilable(st.Field.Ref) && !st.Field.Required:
-			guard = val.Clone().Op("!=").Nil()
-		}
-		var inner []jen.Code
-		if g.Row.Require && i == len(g.Steps)-1 {
-			// Inverse rule: advertised capability, absent member.
-			if guard == nil {
-				continue // a value member is always present
-			}
-			inner = []jen.Code{jen.If(val.Clone().Op("==").Nil()).Block(gateUse(nptr, args))}
-		} else {
-			inner = e.gateWalk(g, next, st.Ref, i+1, nptr, args)
-			if guard != nil {
-				inner = []jen.Code{jen.If(guard).Block(inner...)}
-			}
-		}
-		if guards != nil {
-			inner = []jen.Code{jen.If(guards[bi]).Block(inner...)}
-		}
-		out = append(out, inner...)
-	}
-	return out
-}
 
 // gatesTest emits one positive and one negative test per resolved gate: a
 // typed message that uses the gated thing, built along the gate's path.

@@ -15,7 +15,7 @@ func BenchmarkCall(b *testing.B) {
 	if _, err := dispatch.Open(ctx, c, openM, &msg{}); err != nil {
 		b.Fatal(err)
 	}
-	c.SetNegotiated(negotiated{testGates(new(int)), &caps{"a": true, "b": true}})
+	c.SetNegotiated(nil, grants(`{"a":true,"b":true}`))
 	p := &msg{S: "s1", X: "echo"}
 	b.ReportAllocs()
 	for b.Loop() {

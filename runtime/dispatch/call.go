@@ -12,23 +12,23 @@ import (
 // result is decoded, validated and checked against what this side
 // advertised. It needs initialize to have completed.
 func Call[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R, error) {
-	g, err := e.ready(m.Wire)
+	neg, err := e.ready(m.Wire)
 	if err == nil {
-		err = e.outbound(g, m.Wire, msg(params))
+		err = e.outbound(neg, &m.Method, msg(params))
 	}
 	if err != nil {
 		var zero R
 		return zero, err
 	}
 	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
-	return result(e, g, m, raw, err)
+	return result(e, neg, m, raw, err)
 }
 
 // Open is Call for the request that opens the connection (initialize): it
 // may be sent before the connection is ready and is not gated. The caller
 // records the negotiation (SetNegotiated).
 func Open[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R, error) {
-	if err := e.outbound(nil, m.Wire, msg(params)); err != nil {
+	if err := e.outbound(nil, &m.Method, msg(params)); err != nil {
 		var zero R
 		return zero, err
 	}
@@ -43,9 +43,9 @@ func Open[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R,
 // before sends nothing.
 func CallTurn[P, R any](ctx context.Context, e *End, m *Request[P, R], params P, cancel string, cancelParams wire.Appender) (R, error) {
 	var zero R
-	g, err := e.ready(m.Wire)
+	neg, err := e.ready(m.Wire)
 	if err == nil {
-		err = e.outbound(g, m.Wire, msg(params))
+		err = e.outbound(neg, &m.Method, msg(params))
 	}
 	if err == nil {
 		err = ctx.Err()
@@ -58,16 +58,16 @@ func CallTurn[P, R any](ctx context.Context, e *End, m *Request[P, R], params P,
 		// A failed write is logged by the runtime and fails every later call.
 		_ = e.notify(context.WithoutCancel(ctx), cancel, cancelParams.AppendJSON(nil))
 	}
-	return result(e, g, m, raw, err)
+	return result(e, neg, m, raw, err)
 }
 
 // Notify sends m's notification to the peer, checked as Call checks params.
 // It returns once the frame is written, so notifications precede a later
 // response.
 func Notify[P any](ctx context.Context, e *End, m *Notification[P], params P) error {
-	g, err := e.ready(m.Wire)
+	neg, err := e.ready(m.Wire)
 	if err == nil {
-		err = e.outbound(g, m.Wire, msg(params))
+		err = e.outbound(neg, &m.Method, msg(params))
 	}
 	if err != nil {
 		return err
@@ -75,19 +75,19 @@ func Notify[P any](ctx context.Context, e *End, m *Notification[P], params P) er
 	return e.notify(ctx, m.Wire, msg(params).AppendJSON(nil))
 }
 
-// ready returns the negotiated gates, or an error when initialize has not
+// ready returns the negotiation, or an error when initialize has not
 // completed.
-func (e *End) ready(method string) (Gates, error) {
-	g := e.Negotiated()
-	if g == nil {
+func (e *End) ready(method string) (*negotiation, error) {
+	neg := e.neg.Load()
+	if neg == nil {
 		return nil, errors.New(method + ": initialize first")
 	}
-	return g, nil
+	return neg, nil
 }
 
 // result decodes and checks the result of a call that returned raw, err;
-// g nil skips the gate check.
-func result[P, R any](e *End, g Gates, m *Request[P, R], raw wire.Raw, err error) (R, error) {
+// neg nil skips the gate check.
+func result[P, R any](e *End, neg *negotiation, m *Request[P, R], raw wire.Raw, err error) (R, error) {
 	var zero R
 	if err != nil {
 		return zero, err
@@ -96,10 +96,8 @@ func result[P, R any](e *End, g Gates, m *Request[P, R], raw wire.Raw, err error
 	if err != nil {
 		return zero, err
 	}
-	if g != nil {
-		if vs := g.CheckResult(m.Wire, msg(res)); len(vs) > 0 {
-			return zero, &wire.GateError{Violations: vs}
-		}
+	if vs := neg.checkResult(&m.Method, msg(res)); len(vs) > 0 {
+		return zero, &wire.GateError{Violations: vs}
 	}
 	return res, nil
 }

@@ -12,14 +12,6 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// Gates is what both sides advertised in initialize, as a generated
-// package's *Negotiated checks messages against it.
-type Gates interface {
-	AllowsMethod(method string) (bool, string)
-	CheckParams(method string, v any) []wire.GateViolation
-	CheckResult(method string, v any) []wire.GateViolation
-}
-
 // ExtHandler receives "_"-prefixed extension methods that the schema does
 // not describe. A handler that also implements it gets them; otherwise
 // requests are answered method-not-found and notifications are dropped.
@@ -54,12 +46,17 @@ type End struct {
 	onDrop func(method string, err error)
 	ext    ExtHandler
 	obs    Observer
-	gates  atomic.Pointer[negotiation]
+	neg    atomic.Pointer[negotiation]
 	drops  peerlog.Limiter // the default OnDrop's warning
 }
 
-// negotiation boxes the Gates initialize settled, so it is read without a lock.
-type negotiation struct{ g Gates }
+// negotiation is what initialize settled, read without a lock: the
+// generated package's *Negotiated, and what it granted, which every
+// message's gates are checked against.
+type negotiation struct {
+	n any
+	g Grants
+}
 
 // Connect sets e up as an end over r (the peer's output) and w (its input):
 // inbound messages go to h through routes. h's ExtHandler, if it has one,
@@ -88,46 +85,42 @@ func Connect[H any](e *End, routes *Routes[H], h H, ext any, r io.Reader, w io.W
 // Mode is how received messages are decoded.
 func (e *End) Mode() wire.Mode { return e.mode }
 
-// Negotiated returns what initialize negotiated, nil before it completed.
-func (e *End) Negotiated() Gates {
-	if n := e.gates.Load(); n != nil {
-		return n.g
+// Negotiated returns what initialize negotiated (the generated package's
+// *Negotiated), nil before it completed.
+func (e *End) Negotiated() any {
+	if n := e.neg.Load(); n != nil {
+		return n.n
 	}
 	return nil
 }
 
-// SetNegotiated records what initialize negotiated: the connection is ready.
-func (e *End) SetNegotiated(g Gates) { e.gates.Store(&negotiation{g}) }
+// SetNegotiated records what initialize negotiated, n, and the capabilities
+// it granted, evaluated once (Grant): the connection is ready.
+func (e *End) SetNegotiated(n any, g Grants) { e.neg.Store(&negotiation{n, g}) }
 
-// Negotiate records g, the outcome of the initialize this side answers with
-// res, after checking res is valid, and checks res against g: a failure is
-// this side's bug, logged and returned as a *wire.LocalError.
-func (e *End) Negotiate(method string, g Gates, res interface{ Validate() error }) error {
+// Negotiate records n and g, the outcome of the initialize (m) this side
+// answers with res, after checking res is valid, and checks res against g:
+// a failure is this side's bug, logged and returned as a *wire.LocalError.
+func (e *End) Negotiate(m *Method, n any, g Grants, res interface{ Validate() error }) error {
 	if err := res.Validate(); err != nil {
-		return refused(e.log, local(method, "result", err))
+		return refused(e.log, local(m.Wire, "result", err))
 	}
-	e.SetNegotiated(g)
-	if vs := g.CheckResult(method, res); len(vs) > 0 {
-		return refused(e.log, local(method, "result", &wire.GateError{Violations: vs}))
+	e.SetNegotiated(n, g)
+	if vs := g.check(m.Gates, true, res); len(vs) > 0 {
+		return refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
 	}
 	return nil
 }
 
 // outbound checks params this side is about to send: valid, and within
-// what the peer advertised (g nil: not yet negotiated, nothing to check).
+// what the peer advertised (neg nil: not yet negotiated, nothing to check).
 // A failure is this side's bug: a *wire.LocalError, logged.
-func (e *End) outbound(g Gates, method string, params interface{ Validate() error }) error {
+func (e *End) outbound(neg *negotiation, m *Method, params interface{ Validate() error }) error {
 	if err := params.Validate(); err != nil {
-		return refused(e.log, local(method, "params", err))
+		return refused(e.log, local(m.Wire, "params", err))
 	}
-	if g == nil {
-		return nil
-	}
-	if ok, need := g.AllowsMethod(method); !ok {
-		return refused(e.log, local(method, "params", methodGate(method, need)))
-	}
-	if vs := g.CheckParams(method, params); len(vs) > 0 {
-		return refused(e.log, local(method, "params", &wire.GateError{Violations: vs}))
+	if err := neg.checkParams(m, params); err != nil {
+		return refused(e.log, local(m.Wire, "params", err))
 	}
 	return nil
 }

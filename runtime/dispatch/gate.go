@@ -2,166 +2,248 @@ package dispatch
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
+	"sync"
 
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// Capability is one capability that gates something: its path in the
-// initialize messages (dotted, or a JSON pointer when a member name holds a
-// dot) and how to read it from N, a generated package's *Negotiated.
-type Capability[N any] struct {
+// GateTable is a generated package's capability gates, as data: the
+// capabilities (a Grants holds one bit for each, in this order) and the
+// gated methods. The generated Negotiated's Allows, AllowsMethod,
+// CheckParams and CheckResult call it; a connection checks a message
+// through its method's descriptor (Method.Gates) instead, with no lookup.
+type GateTable struct {
+	Capabilities []Capability
+	Methods      []*MethodGates
+}
+
+// Capability is one capability that gates something. Grant reads it from
+// the initialize message that holds it.
+type Capability struct {
+	// Path is where it is in that message: dotted, or a JSON pointer when
+	// a member name holds a dot. Gate rows and violations name it so.
 	Path string
-	// Allowed reports whether the capability was advertised; n is never nil.
-	Allowed func(n N) bool
+	// InResult is true when initialize's result holds it, false for its
+	// params.
+	InResult bool
+	// Namespace, when set, decodes the typed _meta namespace the path
+	// enters after its first NamespaceAt tokens (see Decodes): a namespace
+	// that does not decode grants nothing.
+	NamespaceAt int
+	Namespace   func(wire.Raw) error
 }
 
-// Gate is one gated method, member, variant or enum value: a row of a
-// generated package's gate table.
+// MethodGates are one method's gates: the rows on its params and on its
+// result. A generated method descriptor points to them (Method.Gates).
+type MethodGates struct {
+	Method         string
+	Params, Result GateRows
+}
+
+// GateRows are the gates on one message of a method.
+type GateRows struct {
+	// Type is the message's type, a pointer to the generated type whose
+	// fields the rows' Use patterns name (TypeOf); nil when no row has one.
+	Type  func() reflect.Type
+	Gates []Gate
+
+	once sync.Once
+	rows []gateRow
+	tree node // the rows' Use patterns, merged
+	typ  reflect.Type
+}
+
+// Gate is one gated method, member, variant or enum value.
 type Gate struct {
-	Method string
-	// Result is true for a gate on the result, false on the params.
-	Result bool
-	// Capability is the path of the capability (see Capability) it needs.
+	// Capability is the path of the capability it needs, one of the
+	// table's.
 	Capability string
-	// Variant is the gated variant or enum value, if any.
+	// Use is where a message uses the gated thing: the path of Go field
+	// names from the message's type to it, "*" for every array item or map
+	// value, "A|B" for whichever of a union's variants A and B is set
+	// ("Prompt.*.Image": any item of prompt holding the Image variant). A
+	// member's JSON name, for the violation's pointer, is its field's tag.
+	// Empty gates the method itself.
+	Use string
+	// Variant is the gated variant or enum value, if any, for the
+	// violation.
 	Variant string
+	// Enum marks a gated enum value: a use is the member at Use holding
+	// Variant.
+	Enum bool
 	// Required marks the inverse rule: once the capability is advertised,
-	// the member must be present.
+	// the member at Use must be present.
 	Required bool
-	// Uses appends to at the JSON pointer of each place in v (the params or
-	// result, a pointer to its generated type) where the gated member,
-	// variant or value is used, or, for a Required gate, where the member is
-	// absent. Nil gates the method itself. See Walk.
-	Uses func(v any, at []string) []string
 }
 
-// Walk adapts a walk over the generated type T to Gate.Uses: a v of
-// another type, or a nil *T, uses nothing.
-func Walk[T any](walk func(p *T, at []string) []string) func(any, []string) []string {
-	return func(v any, at []string) []string {
-		p, ok := v.(*T)
-		if !ok || p == nil {
-			return at
-		}
-		return walk(p, at)
-	}
-}
-
-// GateTable evaluates a generated package's gates against N, its
-// *Negotiated. The generated Negotiated's Allows, AllowsMethod, CheckParams
-// and CheckResult call it.
-type GateTable[N comparable] struct {
-	caps    []Capability[N]
-	byPath  map[string]int
-	methods map[string]*methodGates
-}
-
-// methodGates are one method's gates: the capability the method itself
-// needs (-1 for none) and the rows on its params and result.
-type methodGates struct {
-	cap  int
-	rows [2][]gateRow
-}
-
+// gateRow is a Gate resolved against its table and message type.
 type gateRow struct {
 	*Gate
-	cap int
+	i      int  // its index in its GateRows
+	cap    int  // its capability's index in the table
+	walked bool // it has a Use pattern (else it gates the method)
 }
 
-// NewGates builds the table. It panics when a gate names a capability that
-// is not in caps: generated code is wrong.
-func NewGates[N comparable](caps []Capability[N], gates []Gate) *GateTable[N] {
-	t := &GateTable[N]{caps: caps, byPath: map[string]int{}, methods: map[string]*methodGates{}}
-	for i, c := range caps {
-		t.byPath[c.Path] = i
+// TypeOf returns the type of *T: GateRows.Type of a message of type T.
+func TypeOf[T any]() reflect.Type { return reflect.TypeFor[*T]() }
+
+// resolve binds r's rows to t's capabilities and their patterns to the
+// message type, once. It panics when a row names what is not there: the
+// generated table is wrong.
+func (r *GateRows) resolve(t *GateTable) []gateRow {
+	r.once.Do(func() {
+		if r.Type != nil {
+			r.typ = r.Type()
+		}
+		if len(r.Gates) > maxRows {
+			panic(fmt.Sprintf("dispatch: %d gates on one message, more than %d", len(r.Gates), maxRows))
+		}
+		r.rows = make([]gateRow, len(r.Gates))
+		for i := range r.Gates {
+			g := &r.Gates[i]
+			r.rows[i] = gateRow{Gate: g, i: i, cap: t.capability(g.Capability), walked: g.Use != ""}
+			if g.Use == "" {
+				continue
+			}
+			if r.typ == nil {
+				panic(fmt.Sprintf("dispatch: gate %q on a message of no type", g.Use))
+			}
+			if err := r.tree.add(r.typ.Elem(), g.Use, i, g.Required); err != nil {
+				panic(fmt.Sprintf("dispatch: gate %q on %s: %v", g.Use, r.typ, err))
+			}
+		}
+	})
+	return r.rows
+}
+
+// capability returns the index of the capability at path; it panics when
+// there is none.
+func (t *GateTable) capability(path string) int {
+	for i := range t.Capabilities {
+		if t.Capabilities[i].Path == path {
+			return i
+		}
 	}
-	for i := range gates {
-		g := &gates[i]
-		c, ok := t.byPath[g.Capability]
-		if !ok {
-			panic(fmt.Sprintf("dispatch: gate on %s names the unknown capability %q", g.Method, g.Capability))
+	panic(fmt.Sprintf("dispatch: a gate names the unknown capability %q", path))
+}
+
+// method returns the gates of the method named m, nil when it has none.
+func (t *GateTable) method(m string) *MethodGates {
+	for _, g := range t.Methods {
+		if g.Method == m {
+			return g
 		}
-		m := t.methods[g.Method]
-		if m == nil {
-			m = &methodGates{cap: -1}
-			t.methods[g.Method] = m
-		}
-		if g.Uses == nil && m.cap < 0 {
-			m.cap = c
-		}
-		side := 0
-		if g.Result {
-			side = 1
-		}
-		m.rows[side] = append(m.rows[side], gateRow{g, c})
 	}
-	return t
+	return nil
 }
 
-func (t *GateTable[N]) allowed(n N, i int) bool {
-	var zero N
-	return n != zero && t.caps[i].Allowed(n)
-}
-
-// Allows reports whether the capability at path was advertised in n; an
-// unknown path is not.
-func (t *GateTable[N]) Allows(n N, path string) bool {
-	i, ok := t.byPath[path]
-	return ok && t.allowed(n, i)
+// Allows reports whether g grants the capability at path; an unknown path
+// is not granted.
+func (t *GateTable) Allows(g Grants, path string) bool {
+	for i := range t.Capabilities {
+		if t.Capabilities[i].Path == path {
+			return g.has(i)
+		}
+	}
+	return false
 }
 
 // MethodCapability returns the capability a peer must have advertised
 // before it may be sent method.
-func (t *GateTable[N]) MethodCapability(method string) (string, bool) {
-	if m := t.methods[method]; m != nil && m.cap >= 0 {
-		return t.caps[m.cap].Path, true
+func (t *GateTable) MethodCapability(method string) (string, bool) {
+	if m := t.method(method); m != nil {
+		for _, r := range m.Params.resolve(t) {
+			if !r.walked {
+				return r.Capability, true
+			}
+		}
 	}
 	return "", false
 }
 
-// AllowsMethod reports whether method may be sent under n, and the
+// AllowsMethod reports whether method may be sent under g, and the
 // capability it needs when it may not.
-func (t *GateTable[N]) AllowsMethod(n N, method string) (bool, string) {
-	m := t.methods[method]
-	if m == nil || m.cap < 0 || t.allowed(n, m.cap) {
-		return true, ""
-	}
-	return false, t.caps[m.cap].Path
+func (t *GateTable) AllowsMethod(g Grants, method string) (bool, string) {
+	return allowsMethod(t, g, t.method(method))
 }
 
 // CheckParams returns every gated method, member or variant that v, the
-// params of method, uses without the capability that allows it under n.
-func (t *GateTable[N]) CheckParams(n N, method string, v any) []wire.GateViolation {
-	return t.check(n, method, 0, v)
+// params of method (a pointer to its generated type), uses without the
+// capability that allows it under g; a v of another type uses nothing.
+func (t *GateTable) CheckParams(g Grants, method string, v any) []wire.GateViolation {
+	return check(t, g, t.method(method), false, v)
 }
 
 // CheckResult is CheckParams for the result of method.
-func (t *GateTable[N]) CheckResult(n N, method string, v any) []wire.GateViolation {
-	return t.check(n, method, 1, v)
+func (t *GateTable) CheckResult(g Grants, method string, v any) []wire.GateViolation {
+	return check(t, g, t.method(method), true, v)
 }
 
-// check evaluates method's rows on one side. A row's walk runs only when
-// the capability's state makes what it finds a violation: a use without the
-// capability, or (Required) an absence with it.
-func (t *GateTable[N]) check(n N, method string, side int, v any) (out []wire.GateViolation) {
-	m := t.methods[method]
+// allowsMethod is AllowsMethod for m's gates (nil: none): the first method
+// gate decides.
+func allowsMethod(t *GateTable, g Grants, m *MethodGates) (bool, string) {
+	if m == nil {
+		return true, ""
+	}
+	for _, r := range m.Params.resolve(t) {
+		if !r.walked {
+			if g.has(r.cap) {
+				return true, ""
+			}
+			return false, r.Capability
+		}
+	}
+	return true, ""
+}
+
+// check evaluates m's rows on its params or result v. The patterns are
+// walked only for the rows whose capability's state makes what they find a
+// violation: a use without the capability, or (Required) an absence with
+// it. Violations come in row order.
+func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.GateViolation {
 	if m == nil {
 		return nil
 	}
-	for _, r := range m.rows[side] {
-		ok := t.allowed(n, r.cap)
-		if r.Uses == nil {
-			if !ok {
-				out = append(out, wire.GateViolation{Method: method, Capability: r.Capability})
-			}
-			continue
-		}
-		if ok != r.Required {
-			continue
-		}
-		for _, p := range r.Uses(v, nil) {
-			out = append(out, wire.GateViolation{Method: method, Pointer: p, Variant: r.Variant, Capability: r.Capability, Required: r.Required})
+	rs := &m.Params
+	if result {
+		rs = &m.Result
+	}
+	w := walker{rows: rs.resolve(t)}
+	for i := range w.rows {
+		r := &w.rows[i]
+		ok := g.has(r.cap)
+		switch {
+		case !r.walked && !ok:
+			w.hits = append(w.hits, hit{i, wire.GateViolation{Capability: r.Capability}})
+		case r.walked && ok == r.Required:
+			w.active |= 1 << i
 		}
 	}
+	if w.active != 0 {
+		if root := pointee(rs.typ, v); root.IsValid() {
+			w.visit(root, &rs.tree)
+		}
+	}
+	if len(w.hits) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(w.hits, func(a, b hit) int { return a.row - b.row })
+	out := make([]wire.GateViolation, len(w.hits))
+	for i, h := range w.hits {
+		out[i] = h.v
+		out[i].Method = m.Method
+	}
 	return out
+}
+
+// pointee returns the value v points to when v is a non-nil pointer of
+// type typ; the zero Value otherwise.
+func pointee(typ reflect.Type, v any) reflect.Value {
+	p := reflect.ValueOf(v)
+	if !p.IsValid() || p.Type() != typ || p.IsNil() {
+		return reflect.Value{}
+	}
+	return p.Elem()
 }

@@ -8,91 +8,261 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// caps is a Negotiated reduced to a set of advertised capabilities.
-type caps map[string]bool
+// adv is an initialize message reduced to its JSON: what it advertises.
+type adv struct{ json string }
 
-func capability(path string) dispatch.Capability[*caps] {
-	return dispatch.Capability[*caps]{Path: path, Allowed: func(n *caps) bool { return (*n)[path] }}
+func (a *adv) AppendJSON(b []byte) []byte { return append(b, a.json...) }
+
+// table gates the method "m" on "a", its params' x "v" (an enum value) on
+// "b", and requires the result's l once "c" is advertised; the params of
+// "tell" use "b" as m's do. The capabilities are in initialize's params.
+var table = dispatch.GateTable{
+	Capabilities: []dispatch.Capability{{Path: "a"}, {Path: "b"}, {Path: "c"}},
+	Methods:      []*dispatch.MethodGates{&mGates, &tellGates},
 }
 
-// testGates gates the method "m" on "a", its params' x "v" (a variant) on
-// "b", and requires the result's s once "c" is advertised; the params of
-// "tell" use "b" as m's do. walks counts the walks run.
-func testGates(walks *int) *dispatch.GateTable[*caps] {
-	variant := dispatch.Walk(func(p *msg, at []string) []string {
-		*walks++
-		if p.X == "v" {
-			at = append(at, "/x")
-		}
-		return at
-	})
-	return dispatch.NewGates([]dispatch.Capability[*caps]{capability("a"), capability("b"), capability("c")}, []dispatch.Gate{
-		{Method: "m", Capability: "a"},
-		{Method: "m", Capability: "b", Variant: "v", Uses: variant},
-		{Method: "tell", Capability: "b", Variant: "v", Uses: variant},
-		{Method: "m", Capability: "c", Result: true, Required: true, Uses: dispatch.Walk(func(p *msg, at []string) []string {
-			*walks++
-			if p.S == "" {
-				at = append(at, "/s")
-			}
-			return at
-		})},
-	})
+var (
+	mGates = dispatch.MethodGates{
+		Method: "m",
+		Params: dispatch.GateRows{Type: dispatch.TypeOf[msg], Gates: []dispatch.Gate{
+			{Capability: "a"},
+			{Capability: "b", Use: "X", Variant: "v", Enum: true},
+		}},
+		Result: dispatch.GateRows{Type: dispatch.TypeOf[msg], Gates: []dispatch.Gate{
+			{Capability: "c", Use: "L", Required: true},
+		}},
+	}
+	tellGates = dispatch.MethodGates{Method: "tell", Params: dispatch.GateRows{Type: dispatch.TypeOf[msg], Gates: []dispatch.Gate{
+		{Capability: "b", Use: "X", Variant: "v", Enum: true},
+	}}}
+)
+
+// grants evaluates table over initialize params advertising json.
+func grants(json string) dispatch.Grants {
+	return dispatch.Grant(&table, &adv{json}, (*adv)(nil))
 }
 
 func TestGateTable(t *testing.T) {
-	var walks int
-	g := testGates(&walks)
-	none, all := &caps{}, &caps{"a": true, "b": true, "c": true}
+	none, all := grants(`{}`), grants(`{"a":true,"b":true,"c":true}`)
 	uses := &msg{X: "v"}
 	cases := []struct {
-		name   string
-		got    []wire.GateViolation
-		want   []wire.GateViolation
-		walked int
+		name string
+		got  []wire.GateViolation
+		want []wire.GateViolation
 	}{
-		{"nothing advertised", g.CheckParams(none, "m", uses), []wire.GateViolation{
+		{"nothing advertised", table.CheckParams(none, "m", uses), []wire.GateViolation{
 			{Method: "m", Capability: "a"},
 			{Method: "m", Capability: "b", Pointer: "/x", Variant: "v"},
-		}, 1},
-		{"everything advertised: no walk", g.CheckParams(all, "m", uses), nil, 0},
-		{"a message of another type uses nothing", g.CheckParams(&caps{"a": true}, "m", &struct{}{}), nil, 0},
-		{"required once advertised", g.CheckResult(all, "m", &msg{}), []wire.GateViolation{
-			{Method: "m", Capability: "c", Pointer: "/s", Required: true},
-		}, 1},
-		{"not required when not advertised: no walk", g.CheckResult(none, "m", &msg{}), nil, 0},
-		{"an ungated method", g.CheckParams(none, "other", uses), nil, 0},
-		{"a nil Negotiated grants nothing", g.CheckParams(nil, "m", &msg{}), []wire.GateViolation{{Method: "m", Capability: "a"}}, 1},
+		}},
+		{"another enum value is no use", table.CheckParams(grants(`{"a":true}`), "m", &msg{X: "w"}), nil},
+		{"everything advertised", table.CheckParams(all, "m", uses), nil},
+		{"a message of another type uses nothing", table.CheckParams(grants(`{"a":true}`), "m", &struct{ X string }{"v"}), nil},
+		{"a nil message uses nothing", table.CheckParams(grants(`{"a":true}`), "m", (*msg)(nil)), nil},
+		{"required once advertised", table.CheckResult(all, "m", &msg{}), []wire.GateViolation{
+			{Method: "m", Capability: "c", Pointer: "/l", Required: true},
+		}},
+		{"present when required", table.CheckResult(all, "m", &msg{L: []string{}}), nil},
+		{"not required when not advertised", table.CheckResult(none, "m", &msg{}), nil},
+		{"an ungated method", table.CheckParams(none, "other", uses), nil},
+		{"the zero Grants grants nothing", table.CheckParams(dispatch.Grants{}, "m", &msg{}), []wire.GateViolation{{Method: "m", Capability: "a"}}},
 	}
-	total := 0
 	for _, c := range cases {
-		total += c.walked
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s: got %+v, want %+v", c.name, c.got, c.want)
 		}
 	}
-	if walks != total {
-		t.Errorf("the walks ran %d times, want %d (only when what they find is a violation)", walks, total)
-	}
-	if ok, need := g.AllowsMethod(none, "m"); ok || need != "a" {
+	if ok, need := table.AllowsMethod(none, "m"); ok || need != "a" {
 		t.Errorf("AllowsMethod(none, m) = %v, %q; want false, a", ok, need)
 	}
-	if ok, _ := g.AllowsMethod(none, "other"); !ok {
+	if ok, _ := table.AllowsMethod(none, "other"); !ok {
 		t.Error("an ungated method is not allowed")
 	}
-	if c, ok := g.MethodCapability("m"); !ok || c != "a" {
+	if c, ok := table.MethodCapability("m"); !ok || c != "a" {
 		t.Errorf("MethodCapability(m) = %q, %v", c, ok)
 	}
-	if !g.Allows(all, "b") || g.Allows(all, "unknown") || g.Allows(nil, "b") {
-		t.Error("Allows: want b granted, an unknown path and a nil Negotiated not")
+	if _, ok := table.MethodCapability("tell"); ok {
+		t.Error("tell has a method capability")
+	}
+	if !table.Allows(all, "b") || table.Allows(all, "unknown") || table.Allows(dispatch.Grants{}, "b") {
+		t.Error("Allows: want b granted, an unknown path and the zero Grants not")
 	}
 }
 
 func TestGateTableRejectsAnUnknownCapability(t *testing.T) {
+	bad := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Gates: []dispatch.Gate{{Capability: "z"}}}}
+	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&bad}}
 	defer func() {
 		if recover() == nil {
 			t.Error("a gate naming no listed capability was accepted")
 		}
 	}()
-	dispatch.NewGates([]dispatch.Capability[*caps]{capability("a")}, []dispatch.Gate{{Method: "m", Capability: "z"}})
+	tb.AllowsMethod(dispatch.Grants{}, "m")
+}
+
+func TestGateTableRejectsAnUnknownField(t *testing.T) {
+	bad := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[msg], Gates: []dispatch.Gate{{Capability: "a", Use: "Nope"}}}}
+	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&bad}}
+	defer func() {
+		if recover() == nil {
+			t.Error("a pattern naming no field of the message was accepted")
+		}
+	}()
+	tb.CheckParams(dispatch.Grants{}, "m", &msg{})
+}
+
+// ns is a typed _meta namespace: it does not decode when it has "bad".
+type ns struct{}
+
+func (*ns) DecodeJSON(d *wire.Decoder) error {
+	if err := d.BeginObject(); err != nil {
+		return err
+	}
+	for {
+		key, ok, err := d.NextKey()
+		if err != nil || !ok {
+			return err
+		}
+		if string(key) == "bad" {
+			return d.Errorf("bad")
+		}
+		if err := d.Skip(); err != nil {
+			return err
+		}
+	}
+}
+
+// TestGrantReadsTheJSON: a capability is granted by true, a present object
+// or a list holding an item, found by its dotted or pointer path in the
+// message that holds it; a typed _meta namespace that does not decode
+// grants nothing.
+func TestGrantReadsTheJSON(t *testing.T) {
+	caps := []dispatch.Capability{
+		{Path: "t.on"}, {Path: "t.off"}, {Path: "t.obj"}, {Path: "t.null"}, {Path: "t.empty"},
+		{Path: "t.list"}, {Path: "t.str"}, {Path: "t.absent"}, {Path: "nothing.here"},
+		{Path: "/t/d.e/f"}, {Path: "t.res", InResult: true}, {Path: "r.on", InResult: true},
+		{Path: "/t/_meta/good.ns/on", NamespaceAt: 3, Namespace: dispatch.Decodes[ns]},
+		{Path: "/t/_meta/bad.ns/on", NamespaceAt: 3, Namespace: dispatch.Decodes[ns]},
+	}
+	want := map[string]bool{"t.on": true, "t.obj": true, "t.list": true, "/t/d.e/f": true, "r.on": true, "/t/_meta/good.ns/on": true}
+	tb := dispatch.GateTable{Capabilities: caps}
+	g := dispatch.Grant(&tb,
+		&adv{`{"t":{"on":true,"off":false,"obj":{},"null":null,"empty":[],"list":[{}],"str":"true","d.e":{"f":true},
+			"_meta":{"good.ns":{"on":true},"bad.ns":{"on":true,"bad":1}}}}`},
+		&adv{`{"r":{"on":true}}`})
+	for _, c := range caps {
+		if got := tb.Allows(g, c.Path); got != want[c.Path] {
+			t.Errorf("Allows(%s) = %v, want %v", c.Path, got, want[c.Path])
+		}
+	}
+	if g := dispatch.Grant(&tb, (*adv)(nil), (*adv)(nil)); tb.Allows(g, "t.on") || !g.Evaluated() {
+		t.Error("nil initialize messages: want evaluated, granting nothing")
+	}
+	if (dispatch.Grants{}).Evaluated() {
+		t.Error("the zero Grants is evaluated")
+	}
+}
+
+// tree is a message shaped to exercise every move of a pattern.
+type tree struct {
+	Items []item           `json:"items"`
+	Opt   []string         `json:"opt,omitempty"`
+	ByKey map[string]*item `json:"byKey,omitempty"`
+	Ptr   *item            `json:"p/tr,omitempty"`
+	U     union            `json:"-"`
+}
+
+type item struct {
+	Kind string  `json:"kind"`
+	V    union   `json:"-"`
+	Need *string `json:"need,omitempty"`
+}
+
+type union struct {
+	A *payload `json:"-"`
+	B *payload `json:"-"`
+}
+
+type payload struct {
+	Deep []string `json:"deep"`
+}
+
+func TestGatePatterns(t *testing.T) {
+	s := "s"
+	v := &tree{
+		Items: []item{{V: union{A: &payload{}}}, {Kind: "x"}, {V: union{A: &payload{}}}},
+		ByKey: map[string]*item{"b": {Kind: "x"}, "a~/": {Kind: "x"}, "c": nil, "d": {Kind: "y"}},
+		Ptr:   &item{},
+		U:     union{B: &payload{}},
+	}
+	cases := []struct {
+		gate dispatch.Gate
+		v    *tree
+		want []string
+	}{
+		{dispatch.Gate{Use: "Items.*.V.A"}, v, []string{"/items/0", "/items/2"}},
+		{dispatch.Gate{Use: "Items.*.Kind", Variant: "x", Enum: true}, v, []string{"/items/1/kind"}},
+		{dispatch.Gate{Use: "ByKey.*.Kind", Variant: "x", Enum: true}, v, []string{"/byKey/a~0~1/kind", "/byKey/b/kind"}},
+		{dispatch.Gate{Use: "U.A|B.Deep"}, v, []string{"/deep"}}, // a required member is present, even nil
+		{dispatch.Gate{Use: "U.A|B.Deep"}, &tree{}, nil},
+		{dispatch.Gate{Use: "Opt"}, v, nil},
+		{dispatch.Gate{Use: "Opt"}, &tree{Opt: []string{}}, []string{"/opt"}},
+		{dispatch.Gate{Use: "Ptr.Need", Required: true}, v, []string{"/p~1tr/need"}},
+		{dispatch.Gate{Use: "Ptr.Need", Required: true}, &tree{Ptr: &item{Need: &s}}, nil},
+		{dispatch.Gate{Use: "Ptr.Need", Required: true}, &tree{}, nil},
+		{dispatch.Gate{Use: "Items", Required: true}, &tree{}, nil}, // a required member is never absent
+	}
+	for _, c := range cases {
+		c.gate.Capability = "a"
+		granted := `{}`
+		if c.gate.Required {
+			granted = `{"a":true}`
+		}
+		mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[tree], Gates: []dispatch.Gate{c.gate}}}
+		tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
+		var got []string
+		for _, x := range tb.CheckParams(dispatch.Grant(&tb, &adv{granted}, (*adv)(nil)), "m", c.v) {
+			got = append(got, x.Pointer)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: got %q, want %q", c.gate, got, c.want)
+		}
+	}
+}
+
+// TestGateCheckDoesNotAllocate: a walk that finds no use allocates nothing,
+// so the per-message check costs no garbage.
+func TestGateCheckDoesNotAllocate(t *testing.T) {
+	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[tree], Gates: []dispatch.Gate{
+		{Capability: "a", Use: "Items.*.V.A"},
+		{Capability: "a", Use: "ByKey.*.Kind", Variant: "x", Enum: true},
+	}}}
+	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
+	g := dispatch.Grant(&tb, &adv{`{}`}, (*adv)(nil))
+	v := &tree{Items: []item{{}, {V: union{B: &payload{}}}, {}}}
+	if n := testing.AllocsPerRun(100, func() {
+		if vs := tb.CheckParams(g, "m", v); vs != nil {
+			t.Fatal(vs)
+		}
+	}); n != 0 {
+		t.Errorf("a check that finds nothing allocates %v times", n)
+	}
+}
+
+// TestGateViolationsInRowOrder: one walk serves every row of a message, and
+// the violations still come row by row, each row's in message order.
+func TestGateViolationsInRowOrder(t *testing.T) {
+	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[tree], Gates: []dispatch.Gate{
+		{Capability: "a", Use: "Items.*.V.A", Variant: "A"},
+		{Capability: "a"},
+		{Capability: "a", Use: "Items.*.V.B", Variant: "B"},
+	}}}
+	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
+	v := &tree{Items: []item{{V: union{B: &payload{}}}, {V: union{A: &payload{}}}, {V: union{B: &payload{}}}}}
+	var got []string
+	for _, x := range tb.CheckParams(dispatch.Grants{}, "m", v) {
+		got = append(got, x.Variant+x.Pointer)
+	}
+	if want := []string{"A/items/1", "", "B/items/0", "B/items/2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

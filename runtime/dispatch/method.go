@@ -62,6 +62,9 @@ type Method struct {
 	// SessionScoped is true when the params carry the session the
 	// message belongs to (a sessionId member).
 	SessionScoped bool
+	// Gates are the method's capability gates, nil when it has none: a
+	// message is checked against them with no lookup by name.
+	Gates *MethodGates
 }
 
 // Info returns m; it makes *Request and *Notification a Descriptor.

@@ -8,10 +8,12 @@ import (
 // tests need: an object with the string members "sessionId" and "x", and
 // "_meta" kept as JSON.
 // x "bad" fails validation; x "new" is a variant this version does not
-// know, accepted only leniently.
+// know, accepted only leniently. L is only for the gate tests (not encoded).
 type msg struct {
-	S, X string
-	Meta wire.Raw
+	S    string   `json:"sessionId"`
+	X    string   `json:"x"`
+	Meta wire.Raw `json:"_meta,omitempty"`
+	L    []string `json:"l,omitempty"`
 }
 
 func (m *msg) DecodeJSON(d *wire.Decoder) error {

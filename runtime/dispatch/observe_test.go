@@ -64,7 +64,7 @@ func TestObserverSeesAndPropagates(t *testing.T) {
 	}
 	co.expect(t, `begin outbound request open session="" meta=`, `end outbound open code=0 err=false`)
 	so.expect(t, `begin inbound request open session="" meta={"baggage":"b=1","traceparent":"00-t"}`, `end inbound open code=0 err=false`)
-	c.SetNegotiated(negotiated{testGates(new(int)), &caps{"a": true, "b": true}})
+	c.SetNegotiated(nil, grants(`{"a":true,"b":true}`))
 
 	// The caller's _meta keeps its members; the injected ones replace theirs.
 	res, err := dispatch.Call(ctx, c, doM, &msg{S: "s1", X: "ctx", Meta: wire.Raw(`{"k":[1],"traceparent":"old"}`)})

@@ -13,8 +13,8 @@ import (
 type Route[H any] struct {
 	// Method is the method routed.
 	Method  Descriptor
-	request func(ctx context.Context, e *End, g Gates, h H, params wire.Raw) (wire.Raw, error)
-	notify  func(ctx context.Context, e *End, g Gates, h H, params wire.Raw)
+	request func(ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw) (wire.Raw, error)
+	notify  func(ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw)
 }
 
 // Serve routes m's requests to handle, a method expression of the handler
@@ -23,17 +23,17 @@ type Route[H any] struct {
 // bug, answered -32603) and encoded.
 func Serve[H, P, R any](m *Request[P, R], handle func(H, context.Context, P) (R, error)) Route[H] {
 	// The closure only binds m and handle: serve's one body serves every method.
-	return Route[H]{Method: m, request: func(ctx context.Context, e *End, g Gates, h H, params wire.Raw) (wire.Raw, error) {
-		return serve(ctx, e, g, h, params, m, handle)
+	return Route[H]{Method: m, request: func(ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw) (wire.Raw, error) {
+		return serve(ctx, e, neg, h, params, m, handle)
 	}}
 }
 
-func serve[H, P, R any](ctx context.Context, e *End, g Gates, h H, params wire.Raw, m *Request[P, R], handle func(H, context.Context, P) (R, error)) (wire.Raw, error) {
+func serve[H, P, R any](ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw, m *Request[P, R], handle func(H, context.Context, P) (R, error)) (wire.Raw, error) {
 	p, err := m.DecodeParams(params, e.mode)
 	if err != nil {
 		return nil, err
 	}
-	if err := inbound(g, m.Wire, msg(p)); err != nil {
+	if err := neg.checkParams(&m.Method, msg(p)); err != nil {
 		return nil, err
 	}
 	res, err := handle(h, ctx, p)
@@ -47,10 +47,8 @@ func serve[H, P, R any](ctx context.Context, e *End, g Gates, h H, params wire.R
 	if err := rm.Validate(); err != nil {
 		return nil, refused(e.log, local(m.Wire, "result", err))
 	}
-	if g != nil {
-		if vs := g.CheckResult(m.Wire, rm); len(vs) > 0 {
-			return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
-		}
+	if vs := neg.checkResult(&m.Method, rm); len(vs) > 0 {
+		return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
 	}
 	return rm.AppendJSON(nil), nil
 }
@@ -59,37 +57,47 @@ func serve[H, P, R any](ctx context.Context, e *End, g Gates, h H, params wire.R
 // and gate-checking them; one that fails goes to the connection's OnDrop (a
 // notification cannot be answered).
 func Receive[H, P any](m *Notification[P], handle func(H, context.Context, P)) Route[H] {
-	return Route[H]{Method: m, notify: func(ctx context.Context, e *End, g Gates, h H, params wire.Raw) {
-		receive(ctx, e, g, h, params, m, handle)
+	return Route[H]{Method: m, notify: func(ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw) {
+		receive(ctx, e, neg, h, params, m, handle)
 	}}
 }
 
-func receive[H, P any](ctx context.Context, e *End, g Gates, h H, params wire.Raw, m *Notification[P], handle func(H, context.Context, P)) {
+func receive[H, P any](ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw, m *Notification[P], handle func(H, context.Context, P)) {
 	p, err := m.DecodeParams(params, e.mode)
 	if err != nil {
 		e.onDrop(m.Wire, err)
 		return
 	}
-	if vs := g.CheckParams(m.Wire, msg(p)); len(vs) > 0 {
-		e.onDrop(m.Wire, &wire.GateError{Violations: vs})
+	if err := neg.checkParams(&m.Method, msg(p)); err != nil {
+		e.onDrop(m.Wire, err)
 		return
 	}
 	handle(h, ctx, p)
 }
 
-// inbound gate-checks received params: the method, then what they use. g
-// nil (the request that opens the connection) checks nothing.
-func inbound(g Gates, method string, p any) error {
-	if g == nil {
+// checkParams gate-checks params p of m, received or about to be sent: the
+// method, then what the params use. A nil n (the request that opens the
+// connection) checks nothing.
+func (n *negotiation) checkParams(m *Method, p any) error {
+	if n == nil || m.Gates == nil {
 		return nil
 	}
-	if ok, need := g.AllowsMethod(method); !ok {
-		return methodGate(method, need)
+	if ok, need := allowsMethod(n.g.table(), n.g, m.Gates); !ok {
+		return methodGate(m.Wire, need)
 	}
-	if vs := g.CheckParams(method, p); len(vs) > 0 {
+	if vs := n.g.check(m.Gates, false, p); len(vs) > 0 {
 		return &wire.GateError{Violations: vs}
 	}
 	return nil
+}
+
+// checkResult returns what result r of m uses without its capability; a
+// nil n checks nothing.
+func (n *negotiation) checkResult(m *Method, r any) []wire.GateViolation {
+	if n == nil {
+		return nil
+	}
+	return n.g.check(m.Gates, true, r)
 }
 
 // Routes is one side's inbound routing table, by wire name.
@@ -131,15 +139,15 @@ func (r router[H]) HandleRequest(ctx context.Context, method string, params wire
 }
 
 func (r router[H]) request(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	g := r.e.Negotiated()
+	neg := r.e.neg.Load()
 	switch {
 	case method == r.routes.open:
-		g = nil // the handler negotiates (End.Negotiate) and checks its result
-	case g == nil:
+		neg = nil // the handler negotiates (End.Negotiate) and checks its result
+	case neg == nil:
 		return nil, errNotInitialized
 	}
 	if rt, ok := r.routes.byWire[method]; ok && rt.request != nil {
-		return rt.request(ctx, r.e, g, r.h, params)
+		return rt.request(ctx, r.e, neg, r.h, params)
 	}
 	if strings.HasPrefix(method, "_") && r.e.ext != nil {
 		return r.e.ext.ExtRequest(ctx, method, params)
@@ -158,13 +166,13 @@ func (r router[H]) HandleNotification(ctx context.Context, method string, params
 }
 
 func (r router[H]) notification(ctx context.Context, method string, params wire.Raw) {
-	g := r.e.Negotiated()
-	if g == nil {
+	neg := r.e.neg.Load()
+	if neg == nil {
 		r.e.onDrop(method, errors.New("received before initialize"))
 		return
 	}
 	if rt, ok := r.routes.byWire[method]; ok && rt.notify != nil {
-		rt.notify(ctx, r.e, g, r.h, params)
+		rt.notify(ctx, r.e, neg, r.h, params)
 		return
 	}
 	if strings.HasPrefix(method, "_") && r.e.ext != nil {

@@ -19,12 +19,17 @@ func method(wire string, notification bool) dispatch.Method {
 	return dispatch.Method{Wire: wire, Side: "agent", Notification: notification}
 }
 
+func gated(m dispatch.Method, g *dispatch.MethodGates) dispatch.Method {
+	m.Gates = g
+	return m
+}
+
 var (
 	openM   = dispatch.NewRequest(method("open", false), (*msg).validate, (*msg).validate)
 	doM     = dispatch.NewRequest(method("do", false), (*msg).validate, (*msg).validate)
-	gatedM  = dispatch.NewRequest(method("m", false), (*msg).validate, (*msg).validate)
+	gatedM  = dispatch.NewRequest(gated(method("m", false), &mGates), (*msg).validate, (*msg).validate)
 	turnM   = dispatch.NewRequest(method("turn", false), (*msg).validate, (*msg).validate)
-	tellM   = dispatch.NewNotification(method("tell", true), (*msg).validate)
+	tellM   = dispatch.NewNotification(gated(method("tell", true), &tellGates), (*msg).validate)
 	cancelM = dispatch.NewNotification(method("cancel", true), (*msg).validate)
 )
 
@@ -47,20 +52,6 @@ var routes = dispatch.NewRoutes(openM.Wire,
 	dispatch.Receive(cancelM, handler.Cancel),
 )
 
-// negotiated is the Gates of the tests: testGates over what was advertised.
-type negotiated struct {
-	t *dispatch.GateTable[*caps]
-	c *caps
-}
-
-func (n negotiated) AllowsMethod(m string) (bool, string) { return n.t.AllowsMethod(n.c, m) }
-func (n negotiated) CheckParams(m string, v any) []wire.GateViolation {
-	return n.t.CheckParams(n.c, m, v)
-}
-func (n negotiated) CheckResult(m string, v any) []wire.GateViolation {
-	return n.t.CheckResult(n.c, m, v)
-}
-
 // server answers do with x "ok:" and the params' x (x "nil": no result), records what
 // it is told, and holds turn until its context ends.
 type server struct {
@@ -70,8 +61,7 @@ type server struct {
 }
 
 func (s *server) Open(_ context.Context, p *msg) (*msg, error) {
-	var walks int
-	return p, s.end.Negotiate(openM.Wire, negotiated{testGates(&walks), &caps{}}, p)
+	return p, s.end.Negotiate(&openM.Method, nil, grants(`{}`), p)
 }
 
 func (s *server) Do(ctx context.Context, p *msg) (*msg, error) {
@@ -163,7 +153,7 @@ func TestRouting(t *testing.T) {
 	if _, err := dispatch.Open(ctx, c, openM, &msg{X: "hello"}); err != nil {
 		t.Fatal(err)
 	}
-	c.SetNegotiated(negotiated{testGates(new(int)), &caps{"a": true, "b": true}})
+	c.SetNegotiated(nil, grants(`{"a":true,"b":true}`))
 
 	if res, err := dispatch.Call(ctx, c, doM, &msg{X: "echo"}); err != nil || res.X != "ok:echo" {
 		t.Errorf("do: %v, %v", res, err)
@@ -214,7 +204,7 @@ func TestCallTurnSendsItsCancel(t *testing.T) {
 	if _, err := dispatch.Open(ctx, c, openM, &msg{}); err != nil {
 		t.Fatal(err)
 	}
-	c.SetNegotiated(negotiated{testGates(new(int)), &caps{"a": true}})
+	c.SetNegotiated(nil, grants(`{"a":true}`))
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := dispatch.CallTurn(ended, c, turnM, &msg{S: "s1"}, cancelM.Wire, &msg{S: "s1"}); !errors.Is(err, context.Canceled) {

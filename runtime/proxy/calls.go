@@ -10,6 +10,7 @@ import (
 // call is one of the proxy's own requests waiting for its answer.
 type call struct {
 	ch chan reply // buffered: whoever answers never waits
+	to side       // the side it went to, the only one whose answer counts
 	x  *exchange  // the interception whose next sent it; nil for Call
 }
 
@@ -28,12 +29,15 @@ func (c *chain) call(ctx context.Context, to side, method string, params wire.Ra
 		defer x.release()
 	}
 	id, key := c.ids.next()
-	cl := &call{ch: make(chan reply, 1), x: x}
+	cl := &call{ch: make(chan reply, 1), to: to, x: x}
 	if err := c.register(key, cl); err != nil {
 		return nil, err
 	}
 	ctx, params, finish := c.observeOut(ctx, method, false, params)
-	if err := c.write(to, appendMessage(nil, id, method, params)); err != nil {
+	cancel := append(append([]byte(`{"requestId":`), id...), '}')
+	cancel = appendMessage(nil, nil, "$/cancel_request", cancel)
+	if err := c.writeBefore(ctx, to, appendMessage(nil, id, method, params), cancel); err != nil {
+		c.drop(key)
 		finish(0, err)
 		return nil, err
 	}
@@ -42,16 +46,46 @@ func (c *chain) call(ctx context.Context, to side, method string, params wire.Ra
 	}
 	select {
 	case r := <-cl.ch:
-		return r.result, finished(finish, r.err)
+		return r.result, finished(finish, x.got(r))
 	case <-ctx.Done():
 	}
 	if !c.drop(key) { // the answer won the race
 		r := <-cl.ch
-		return r.result, finished(finish, r.err)
+		return r.result, finished(finish, x.got(r))
 	}
-	cancel := append(append([]byte(`{"requestId":`), id...), '}')
-	_ = c.write(to, appendMessage(nil, nil, "$/cancel_request", cancel))
+	go func() { _ = c.write(to, cancel) }() // a side that does not read does not hold the caller
 	return nil, finished(finish, ctx.Err())
+}
+
+// writeBefore writes frame to side to, or returns ctx's error when ctx
+// ends first (a side that does not read does not hold the caller): the
+// write goes on, and cancel follows it once it is done.
+func (c *chain) writeBefore(ctx context.Context, to side, frame, cancel []byte) error {
+	if ctx.Done() == nil {
+		return c.write(to, frame)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.write(to, frame) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		go func() {
+			if <-done == nil {
+				_ = c.write(to, cancel)
+			}
+		}()
+		return ctx.Err()
+	}
+}
+
+// got records a successful answer to the interception x passed on, and
+// returns the answer's error.
+func (x *exchange) got(r reply) error {
+	if x != nil && r.err == nil {
+		x.passed.Store(&r.result)
+	}
+	return r.err
 }
 
 // finished ends an observation with err and returns err.
@@ -89,24 +123,31 @@ func (c *chain) drop(key string) bool {
 	return ok
 }
 
-// passedOn reports whether the proxy's call key passed on an
-// interception: its answer then waits its turn behind the messages read
-// before it, so they reach the interception's sender before its answer.
-// Other answers are delivered at once, as the caller may be holding the
-// relay they would wait in.
-func (c *chain) passedOn(key string) bool {
+// pending returns the proxy's call key when it went to side s and still
+// waits for its answer, else nil.
+func (c *chain) pending(s side, key string) *call {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cl := c.calls[key]
-	return cl != nil && cl.x != nil
+	if cl := c.calls[key]; cl != nil && cl.to == s {
+		return cl
+	}
+	return nil
 }
 
-// answered delivers a response to the proxy's call key and returns the
-// call, nil when nobody waits for it any more.
-func (c *chain) answered(key string, it *item) *call {
+// answered delivers a response from side s to the proxy's call key and
+// returns the call, nil when nobody waits for it from s any more. An
+// answer that passed on an interception waits its turn behind the
+// messages read before it, so they reach the interception's sender before
+// its answer; others are delivered at once, as the caller may be holding
+// the relay they would wait in.
+func (c *chain) answered(s side, key string, it *item) *call {
 	c.mu.Lock()
 	cl := c.calls[key]
-	delete(c.calls, key)
+	if cl != nil && cl.to == s {
+		delete(c.calls, key)
+	} else {
+		cl = nil
+	}
 	c.mu.Unlock()
 	if cl == nil {
 		c.log.Debug("proxy: late answer to a request of the proxy's own dropped", "id", string(it.env.ID))
@@ -123,8 +164,8 @@ func (c *chain) answered(key string, it *item) *call {
 // answerInOrder delivers the answer to a call that passed on an
 // interception, and relays nothing more from the side it came from until
 // the interceptor has answered: messages keep their order across it.
-func (c *chain) answerInOrder(key string, it *item) {
-	if cl := c.answered(key, it); cl != nil {
+func (c *chain) answerInOrder(s side, key string, it *item) {
+	if cl := c.answered(s, key, it); cl != nil {
 		c.wait(cl.x.answered)
 	}
 }

@@ -21,10 +21,11 @@ type chain struct {
 	ids   *idSpace
 
 	mu         sync.Mutex
-	calls      map[string]*call         // the proxy's own requests, by key
-	fwd        [2]map[string]*forwarded // relayed requests from a side, unanswered
-	held       [2]map[string]*exchange  // intercepted requests from a side, unanswered
-	dead       [2]bool                  // the side's link failed: not written to
+	calls      map[string]*call           // the proxy's own requests, by key
+	fwd        [2]map[string][]*forwarded // relayed requests from a side, unanswered
+	held       [2]map[string]*exchange    // intercepted requests from a side, unanswered
+	inflight   [2]int                     // requests from a side relayed or intercepted, unanswered
+	dead       [2]bool                    // the side's link failed: not written to
 	ended      bool
 	predClosed bool // the predecessor ended its input before the chain ended
 	cause      error
@@ -45,7 +46,7 @@ func newChain(ctx context.Context, p *Proxy, pred, succ Link) *chain {
 	c.calls = map[string]*call{}
 	for s := range 2 {
 		c.queue[s] = newQueue(p.o.MaxQueued)
-		c.fwd[s] = map[string]*forwarded{}
+		c.fwd[s] = map[string][]*forwarded{}
 		c.held[s] = map[string]*exchange{}
 	}
 	return c

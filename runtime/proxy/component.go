@@ -34,7 +34,10 @@ const (
 //     successor's;
 //   - $/cancel_request is per hop, never wrapped: one from the conductor
 //     goes to the link whose request it names, and the proxy's cancel of
-//     a request it wrapped names that request.
+//     a request it wrapped names that request;
+//   - a batch is refused with one -32600 (id null): Proxy Chains runs on
+//     ACP v1, which has none, and one array could not carry the answers
+//     of both links.
 func Component(conn Link) (predecessor, successor Link) {
 	c := &component{conn: conn, sent: map[string]bool{}, got: map[string]bool{}, closed: make(chan struct{})}
 	for s := range c.in {
@@ -123,6 +126,10 @@ func (c *component) demux() {
 // or renaming it; a nil frame was answered here.
 func (c *component) route(frame []byte) ([]byte, side) {
 	env, err := jsonrpc.PeekEnvelope(frame)
+	if err != nil && isBatch(frame) {
+		c.answer(nil, &wire.RPCError{Code: wire.CodeInvalidRequest, Message: "Invalid request: a Proxy Chains connection carries no batches"})
+		return nil, predecessor
+	}
 	if err != nil {
 		return frame, predecessor
 	}
@@ -143,6 +150,25 @@ func (c *component) route(frame []byte) ([]byte, side) {
 	return frame, predecessor
 }
 
+// answer writes an error response to the conductor.
+func (c *component) answer(id wire.Raw, e *wire.RPCError) {
+	b, _ := jsonrpc.AppendError(nil, id, e)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.conn.Write(b[:len(b)-1])
+}
+
+// add records key in set; an id JSON-RPC does not allow (key "") is
+// never recorded, so nothing is routed by it.
+func (c *component) add(set map[string]bool, key string) {
+	if key == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	set[key] = true
+}
+
 // has reports whether set holds key, deleting it when del is set.
 func (c *component) has(set map[string]bool, key string, del bool) bool {
 	c.mu.Lock()
@@ -161,17 +187,12 @@ func (c *component) unwrap(frame []byte, env jsonrpc.Envelope) []byte {
 	method, params, ok := envelope(env.Params)
 	if !ok {
 		if env.ID != nil {
-			b, _ := jsonrpc.AppendError(nil, env.ID, &wire.RPCError{Code: wire.CodeInvalidParams, Message: "Invalid params: proxy/successor needs a method"})
-			c.wmu.Lock()
-			_ = c.conn.Write(b[:len(b)-1])
-			c.wmu.Unlock()
+			c.answer(env.ID, &wire.RPCError{Code: wire.CodeInvalidParams, Message: "Invalid params: proxy/successor needs a method"})
 		}
 		return nil
 	}
 	if env.ID != nil {
-		c.mu.Lock()
-		c.got[idKey(env.ID)] = true
-		c.mu.Unlock()
+		c.add(c.got, idKey(env.ID))
 	}
 	return appendMessage(nil, env.ID, method, params)
 }
@@ -226,9 +247,7 @@ func (c *component) wrap(msg []byte) []byte {
 		return msg
 	}
 	if env.ID != nil {
-		c.mu.Lock()
-		c.sent[idKey(env.ID)] = true
-		c.mu.Unlock()
+		c.add(c.sent, idKey(env.ID))
 	}
 	b := wire.AppendString(append([]byte(nil), `{"method":`...), env.Name)
 	if env.Params != nil && env.Params.Kind() != wire.KindNull {

@@ -14,10 +14,13 @@
 //	err = p.Run(ctx, proxy.Stream(os.Stdin, os.Stdout), agent)
 //
 // A message no interceptor claims is relayed as the same bytes with the
-// same id, without being decoded. The proxy's own requests (an
-// interceptor's next, Call) carry string ids under a random 128-bit prefix
-// of the chain's, which no peer's id can equal; their answers are never
-// relayed. Messages keep their order in each direction, an intercepted one
+// same id, without being decoded; an answer only to a request relayed the
+// other way. The proxy's own requests (an interceptor's next, Call) carry
+// string ids under a random 128-bit prefix of the chain's: a peer's
+// request under it is refused, and an answer under it counts only from the
+// side the request went to and is never relayed. A batch is split into
+// its entries and its answers returned as one array. Options.MaxInFlight
+// bounds the requests in flight from each side. Messages keep their order in each direction, an intercepted one
 // included; each side is read only as fast as the other is written, with
 // at most Options.MaxQueued bytes between them. When a side ends, the
 // chain ends: every request still waiting is answered with a JSON-RPC

@@ -3,6 +3,8 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -17,7 +19,9 @@ type exchange struct {
 	from   side
 	id     wire.Raw // nil for a notification
 	key    string
+	origin origin // where a request's answer goes
 	params wire.Raw
+	passed atomic.Pointer[wire.Raw] // the last result next got: what initialize's answer keeps
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -29,7 +33,7 @@ type exchange struct {
 // claim makes an intercepted message an exchange as it is read, so a
 // $/cancel_request read after it finds it even before it runs.
 func (c *chain) claim(s side, r *route, it *item) *exchange {
-	x := &exchange{c: c, r: r, from: s, params: it.env.Params, answered: make(chan struct{})}
+	x := &exchange{c: c, r: r, from: s, params: it.env.Params, origin: it.origin, answered: make(chan struct{})}
 	x.ctx, x.cancel = context.WithCancel(c.base)
 	if it.isRequest() {
 		x.id = append(wire.Raw(nil), it.env.ID...)
@@ -43,15 +47,22 @@ func (c *chain) claim(s side, r *route, it *item) *exchange {
 
 // cancelHeld handles $/cancel_request from side s: a request the proxy
 // intercepted has its interceptor's context cancelled (its next cancels
-// the request it sent, under the proxy's id); true when it was one.
-// Any other is relayed, the id being the same on both sides.
+// the request it sent, under the proxy's id); true when it was one. One
+// naming an id under the proxy's prefix is dropped: s sent no request
+// under it (those are refused), and relayed it would cancel one of the
+// proxy's own. Any other is relayed, the id being the same on both sides.
 func (c *chain) cancelHeld(s side, params wire.Raw) bool {
 	id, ok := requestID(params)
 	if !ok {
 		return false
 	}
+	key, own := c.ids.owns(id)
+	if own {
+		c.log.Debug("proxy: cancel of a request of the proxy's own dropped", "from", s.String(), "id", string(id))
+		return true
+	}
 	c.mu.Lock()
-	x := c.held[s][idKey(id)]
+	x := c.held[s][key]
 	c.mu.Unlock()
 	if x == nil {
 		return false
@@ -64,12 +75,41 @@ func (c *chain) cancelHeld(s side, params wire.Raw) bool {
 // intercept runs x's interceptor and waits until the direction it came
 // from may go on: a request's once it has been passed on (next wrote it)
 // or answered, a notification's once its interceptor returned. So the
-// messages read after it are relayed after it.
+// messages read after it are relayed after it. A request past the
+// in-flight bound is answered -32001 and its interceptor does not run.
 func (c *chain) intercept(x *exchange) {
+	if x.id != nil && !c.admitHeld(x) {
+		c.replyError(x.from, x.origin, x.id, overloaded)
+		return
+	}
 	rel := make(chan struct{})
 	x.release = sync.OnceFunc(func() { close(rel) })
 	c.work.Go(func() { c.serve(x) })
 	c.wait(rel)
+}
+
+// admitHeld counts x in flight, or forgets it when its side is at the
+// bound.
+func (c *chain) admitHeld(x *exchange) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.admit(x.from) {
+		return true
+	}
+	if c.held[x.from][x.key] == x {
+		delete(c.held[x.from], x.key)
+	}
+	return false
+}
+
+// unhold forgets x once answered.
+func (c *chain) unhold(x *exchange) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[x.from][x.key] == x {
+		delete(c.held[x.from], x.key)
+	}
+	c.inflight[x.from]--
 }
 
 // serve calls x's interceptor and answers a request with what it returns.
@@ -79,25 +119,53 @@ func (c *chain) serve(x *exchange) {
 	defer x.cancel()
 	ctx, finish := c.observeIn(x)
 	if x.id == nil {
-		err := x.r.notify(ctx, x)
+		err := c.runNotify(ctx, x)
 		if err != nil {
 			c.log.Warn("proxy: notification not passed on", "method", x.r.method.Wire, "error", err)
 		}
 		finish(codeOf(err), err)
 		return
 	}
-	res, err := x.r.request(ctx, x)
-	c.mu.Lock()
-	delete(c.held[x.from], x.key)
-	c.mu.Unlock()
+	res, err := c.runRequest(ctx, x)
+	c.unhold(x)
 	if err != nil {
 		e := c.rpcError(x, err)
 		finish(e.Code, err)
-		c.answerError(x.from, x.id, e)
+		c.replyError(x.from, x.origin, x.id, e)
 		return
 	}
 	finish(0, nil)
-	_ = c.write(x.from, appendResult(nil, x.id, res))
+	c.reply(x.from, x.origin, appendResult(nil, x.id, res))
+}
+
+// errPanic is what an interceptor that panicked is answered with.
+var errPanic = &wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error"}
+
+// runNotify calls x's notification interceptor; a panic is logged with its stack
+// and returned as an error, so a message that makes an interceptor panic
+// does not end the proxy.
+func (c *chain) runNotify(ctx context.Context, x *exchange) (err error) {
+	defer c.recovered(x, &err)
+	return x.r.notify(ctx, x)
+}
+
+// runRequest calls x's request interceptor as runNotify does, and holds
+// initialize's answer to what the successor answered (checkInitialize).
+func (c *chain) runRequest(ctx context.Context, x *exchange) (res wire.Raw, err error) {
+	defer c.recovered(x, &err)
+	res, err = x.r.request(ctx, x)
+	if err == nil && x.r.method.Wire == methodInitialize {
+		res, err = c.checkInitialize(x, res)
+	}
+	return res, err
+}
+
+// recovered turns a panic of x's interceptor into *err.
+func (c *chain) recovered(x *exchange, err *error) {
+	if v := recover(); v != nil {
+		c.log.Error("proxy: interceptor panicked", "method", x.r.method.Wire, "id", string(x.id), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		*err = errPanic
+	}
 }
 
 // rpcError is what an interceptor's error is answered with: -32800 once
@@ -134,9 +202,12 @@ func (c *chain) rpcError(x *exchange, err error) *wire.RPCError {
 // result, answer without calling next, or refuse with an error (a
 // *wire.RPCError, or any error with an RPCError method, is answered as
 // is; another error is -32603). Params that fail to decode are answered
-// -32602 without calling f. ctx is cancelled when the sender cancels the
-// request ($/cancel_request); next then cancels its own. It panics for a
-// method intercepted twice or after Run.
+// -32602 without calling f; a panic in f is logged and answered -32603.
+// ctx is cancelled when the sender cancels the request ($/cancel_request);
+// next then cancels its own. f's answer to initialize keeps the
+// successor's protocolVersion, and is refused unless next succeeded (a
+// proxy must not change the version, nor answer before its successor is
+// initialized). It panics for a method intercepted twice or after Run.
 func Request[P, R any](p *Proxy, m *dispatch.Request[P, R], f func(ctx context.Context, params P, next func(context.Context, P) (R, error)) (R, error)) {
 	p.add(&route{method: &m.Method, request: func(ctx context.Context, x *exchange) (wire.Raw, error) {
 		return interceptRequest(ctx, x, m, f)

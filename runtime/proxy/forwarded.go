@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"github.com/acpgen/acpgen/runtime/dispatch"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -9,45 +10,87 @@ import (
 // end answers it.
 type forwarded struct {
 	id     wire.Raw // as its sender wrote it
+	origin origin
 	finish dispatch.Finish
 }
 
-// relayRequest relays a request from side s, tracked until its answer.
+// overloaded is the answer to a request past Options.MaxInFlight.
+var overloaded = &wire.RPCError{Code: jsonrpc.CodeOverloaded, Message: "Overloaded: too many requests in flight through the proxy"}
+
+// admit counts a request from side s in flight, or reports that s has
+// Options.MaxInFlight of them already; the caller holds c.mu.
+func (c *chain) admit(s side) bool {
+	if c.inflight[s] >= c.p.o.MaxInFlight {
+		return false
+	}
+	c.inflight[s]++
+	return true
+}
+
+// relayRequest relays a request from side s, tracked until its answer;
+// past the in-flight bound it is answered -32001 instead.
 func (c *chain) relayRequest(s side, it *item) {
 	frame, finish := c.observeRelay(it)
-	f := &forwarded{id: append(wire.Raw(nil), it.env.ID...), finish: finish}
+	f := &forwarded{id: append(wire.Raw(nil), it.env.ID...), origin: it.origin, finish: finish}
 	key := idKey(f.id)
 	c.mu.Lock()
 	ended := c.ended
-	if !ended {
-		c.fwd[s][key] = f
+	admitted := !ended && c.admit(s)
+	if admitted {
+		c.fwd[s][key] = append(c.fwd[s][key], f) // ids in flight twice answer in order
 	}
 	c.mu.Unlock()
-	if ended {
+	switch {
+	case ended:
 		c.refuse(s, it)
 		finish(wire.CodeInternalError, nil)
-		return
+	case !admitted:
+		finish(overloaded.Code, overloaded)
+		c.replyError(s, it.origin, it.env.ID, overloaded)
+	default:
+		_ = c.write(s.other(), frame)
 	}
-	_ = c.write(s.other(), frame)
 }
 
-// relayResponse relays a response from side s to a request of the other
-// side's: the request is no longer tracked.
+// unforward takes the oldest request from side s relayed under key and
+// still unanswered, nil when there is none.
+func (c *chain) unforward(s side, key string) *forwarded {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q := c.fwd[s][key]
+	if len(q) == 0 {
+		return nil
+	}
+	if len(q) == 1 {
+		delete(c.fwd[s], key)
+	} else {
+		c.fwd[s][key] = q[1:]
+	}
+	c.inflight[s]--
+	return q[0]
+}
+
+// relayResponse relays a response from side s to the request of the
+// other side's it answers. One that answers no request relayed to s (a
+// forged answer to a request with an interceptor, a second answer) is
+// dropped; one with id null, which answers nothing, passes.
 func (c *chain) relayResponse(s side, it *item) {
 	o := s.other()
-	c.mu.Lock()
-	key := idKey(it.env.ID)
-	f := c.fwd[o][key]
-	delete(c.fwd[o], key)
-	c.mu.Unlock()
-	if f != nil {
-		var err error
-		if it.env.Error != nil {
-			err = rpcErrorOf(it.env.Error)
+	f := c.unforward(o, idKey(it.env.ID))
+	if f == nil {
+		if it.env.ID.Kind() == wire.KindNull {
+			_ = c.write(o, it.frame)
+			return
 		}
-		f.finish(codeOf(err), err)
+		c.log.Debug("proxy: answer to no request relayed dropped", "from", s.String(), "id", string(it.env.ID))
+		return
 	}
-	_ = c.write(o, it.frame)
+	var err error
+	if it.env.Error != nil {
+		err = rpcErrorOf(it.env.Error)
+	}
+	f.finish(codeOf(err), err)
+	c.reply(o, f.origin, it.frame)
 }
 
 // answerForwarded answers every relayed request still unanswered when the
@@ -57,17 +100,18 @@ func (c *chain) answerForwarded() {
 	cause := c.cause
 	var todo [2][]*forwarded
 	for _, s := range sides {
-		for _, f := range c.fwd[s] {
-			todo[s] = append(todo[s], f)
+		for _, q := range c.fwd[s] {
+			todo[s] = append(todo[s], q...)
 		}
-		c.fwd[s] = map[string]*forwarded{}
+		c.fwd[s] = map[string][]*forwarded{}
+		c.inflight[s] -= len(todo[s])
 	}
 	c.mu.Unlock()
 	e := endError(cause)
 	for _, s := range sides {
 		for _, f := range todo[s] {
 			f.finish(e.Code, e)
-			c.answerError(s, f.id, e)
+			c.replyError(s, f.origin, f.id, e)
 		}
 	}
 }

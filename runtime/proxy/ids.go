@@ -12,9 +12,11 @@ import (
 
 // idSpace is where the proxy's own request ids come from: JSON strings
 // "<prefix>.<n>", the prefix 32 hex digits from crypto/rand (128 bits) per
-// chain. A peer's ids are relayed unchanged, and no peer can mint an id with
-// a prefix it has not seen, so a response whose id carries the prefix
-// answers one of the proxy's own requests (next, Call) and is never relayed.
+// chain. A peer's ids are relayed unchanged; a peer that has seen the
+// prefix could mint an id under it, so a peer's request under it is
+// refused rather than relayed, and a response under it answers one of the
+// proxy's own requests (next, Call) only when it comes from the side that
+// request went to; it is never relayed.
 type idSpace struct {
 	prefix string
 	last   atomic.Uint64
@@ -39,7 +41,9 @@ func (s *idSpace) owns(id wire.Raw) (string, bool) {
 }
 
 // idKey maps a JSON-RPC id to a key equal ids share: a string by its
-// unescaped value, a number by its text, anything else (null) "z".
+// unescaped value ("a" and "\u0061" are one id), a number by its text,
+// null "z"; "" for what JSON-RPC does not allow as an id (an object, an
+// array, a boolean), which no bookkeeping of the proxy's holds.
 func idKey(raw wire.Raw) string {
 	switch raw.Kind() {
 	case wire.KindString:
@@ -49,8 +53,10 @@ func idKey(raw wire.Raw) string {
 		}
 	case wire.KindNumber:
 		return "n" + string(raw)
+	case wire.KindNull:
+		return "z"
 	}
-	return "z"
+	return ""
 }
 
 // requestID reads the requestId member of $/cancel_request params.

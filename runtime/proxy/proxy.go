@@ -29,10 +29,21 @@ type Options struct {
 	// the other (each message counted as its length plus
 	// jsonrpc.FrameOverhead). Default DefaultMaxQueued.
 	MaxQueued int
+	// MaxInFlight bounds the requests from one side that are relayed or
+	// with an interceptor and not answered yet (an interceptor runs on a
+	// goroutine of its own); one past it is answered
+	// jsonrpc.CodeOverloaded (-32001) and goes no further, as pausing the
+	// side's reading could wait forever for an answer read after it. A
+	// batch of more requests is refused whole. Default
+	// DefaultMaxInFlight.
+	MaxInFlight int
 }
 
-// DefaultMaxQueued is Options.MaxQueued's default.
-const DefaultMaxQueued = 1 << 20
+// Defaults of Options.
+const (
+	DefaultMaxQueued   = 1 << 20
+	DefaultMaxInFlight = 1024
+)
 
 // Proxy relays one chain link between a predecessor (the editor's side) and
 // a successor (the agent's side): to its predecessor it is an agent, to its
@@ -53,6 +64,9 @@ func New(o Options) *Proxy {
 	}
 	if o.MaxQueued <= 0 {
 		o.MaxQueued = DefaultMaxQueued
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
 	}
 	return &Proxy{o: o, routes: [2]map[string]*route{{}, {}}}
 }

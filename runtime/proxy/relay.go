@@ -12,11 +12,15 @@ type item struct {
 	frame   []byte
 	env     jsonrpc.Envelope
 	valid   bool      // env holds a JSON-RPC object (not a batch, not garbage)
+	origin  origin    // where a request's answer goes
 	x       *exchange // set when an interceptor claims the message
 	answers string    // the key of the proxy's call it answers, when it waits its turn
 	eof     bool      // the side's input ended after the messages before
 	err     error     // how it ended
 }
+
+// isMessage reports a JSON-RPC object with a method or an id.
+func (it *item) isMessage() bool { return it.valid && (it.env.Method != nil || it.env.ID != nil) }
 
 func (it *item) isRequest() bool { return it.valid && it.env.Method != nil && it.env.ID != nil }
 
@@ -24,9 +28,10 @@ func (it *item) isNotification() bool { return it.valid && it.env.Method != nil 
 
 func (it *item) isResponse() bool { return it.valid && it.env.Method == nil && it.env.ID != nil }
 
-// read reads side s until it ends: answers to the proxy's own requests and
-// cancellations of intercepted ones are handled at once; everything else
-// is queued for the other side, in order.
+// read reads side s until it ends: answers to the proxy's own requests,
+// cancellations of intercepted ones and what the proxy refuses are
+// handled at once; everything else is queued for the other side, in
+// order. A batch is read as its entries, one after the other.
 func (c *chain) read(s side) {
 	for {
 		frame, err := c.links[s].Read()
@@ -38,16 +43,26 @@ func (c *chain) read(s side) {
 			c.readEnded(s, err)
 			return
 		}
-		it := &item{frame: frame}
 		env, perr := jsonrpc.PeekEnvelope(frame)
-		it.env, it.valid = env, perr == nil
-		if c.control(s, it) {
+		if perr != nil && isBatch(frame) {
+			if !c.readBatch(s, frame) {
+				return
+			}
 			continue
 		}
-		if !c.queue[s].push(it) {
+		if !c.take(s, &item{frame: frame, env: env, valid: perr == nil}) {
 			return
 		}
 	}
+}
+
+// take handles a message read from side s, or queues it for the other
+// side; false once the chain has ended.
+func (c *chain) take(s side, it *item) bool {
+	if c.control(s, it) {
+		return true
+	}
+	return c.queue[s].push(it)
 }
 
 // refuseTooBig answers a message too long to hold: -32600, id null.
@@ -56,27 +71,71 @@ func (c *chain) refuseTooBig(s side) {
 	_ = c.write(s, b[:len(b)-1])
 }
 
-// control handles what must not wait behind queued messages, and claims
-// intercepted messages; true when it is done with it.
+// control handles what must not wait behind queued messages, refuses
+// requests whose id the proxy cannot relay, and claims intercepted
+// messages; true when it is done with it.
 func (c *chain) control(s side, it *item) bool {
 	switch {
 	case it.isResponse():
 		if key, own := c.ids.owns(it.env.ID); own {
-			if c.passedOn(key) {
-				it.answers = key
-				return false
-			}
-			c.answered(key, it)
+			return c.ownResponse(s, key, it)
+		}
+	case it.isRequest():
+		if reason := c.badID(it.env.ID); reason != "" {
+			c.reply(s, it.origin, refusal(it.env.ID, reason))
 			return true
 		}
 	case it.isNotification() && it.env.Name == jsonrpc.CancelRequestMethod:
 		return c.cancelHeld(s, it.env.Params)
-	case it.valid && it.env.Method != nil:
+	}
+	if it.valid && it.env.Method != nil {
 		if r := c.p.routes[s][it.env.Name]; r != nil {
 			it.x = c.claim(s, r, it)
 		}
 	}
 	return false
+}
+
+// badID says why a peer's request id is refused: one JSON-RPC does not
+// allow, or one under the proxy's own prefix, whose answer would be taken
+// for the answer to the proxy's request; "" when it is relayed.
+func (c *chain) badID(id wire.Raw) string {
+	key, own := c.ids.owns(id)
+	switch {
+	case key == "":
+		return "Invalid request: id must be a string, a number or null"
+	case own:
+		return "Invalid request: id under the proxy's own prefix"
+	}
+	return ""
+}
+
+// refusal is the -32600 answer to a request refused for its id: the id
+// as sent when JSON-RPC allows it, else null.
+func refusal(id wire.Raw, reason string) []byte {
+	if idKey(id) == "" {
+		id = nil
+	}
+	b, _ := jsonrpc.AppendError(nil, id, &wire.RPCError{Code: wire.CodeInvalidRequest, Message: reason})
+	return b[:len(b)-1]
+}
+
+// ownResponse handles a response from side s under the proxy's prefix: it
+// answers the proxy's request only when that request went to s (another
+// side could forge it); one passed on for an interception waits its turn.
+// It is never relayed.
+func (c *chain) ownResponse(s side, key string, it *item) bool {
+	cl := c.pending(s, key)
+	switch {
+	case cl == nil:
+		c.log.Debug("proxy: answer to no request of the proxy's own dropped", "from", s.String(), "id", string(it.env.ID))
+		return true
+	case cl.x != nil:
+		it.answers = key
+		return false
+	}
+	c.answered(s, key, it)
+	return true
 }
 
 // forward relays the messages read from side s to the other side, in
@@ -93,7 +152,7 @@ func (c *chain) forward(s side) {
 		case c.isDone():
 			c.refuse(s, it)
 		case it.answers != "":
-			c.answerInOrder(it.answers, it)
+			c.answerInOrder(s, it.answers, it)
 		case it.eof:
 			c.inputEnded(s, it.err)
 		case it.x != nil:
@@ -134,17 +193,31 @@ func (c *chain) refuse(s side, it *item) {
 	cause := c.cause
 	c.mu.Unlock()
 	if it.isRequest() && cause != nil {
-		c.answerError(s, it.env.ID, endError(cause))
+		c.replyError(s, it.origin, it.env.ID, endError(cause))
 	}
 }
 
 // answerError writes an error response to side s.
 func (c *chain) answerError(s side, id wire.Raw, e *wire.RPCError) {
+	c.replyError(s, origin{}, id, e)
+}
+
+// replyError answers a request from side s with an error, on its own or
+// in its batch.
+func (c *chain) replyError(s side, o origin, id wire.Raw, e *wire.RPCError) {
 	b, err := jsonrpc.AppendError(nil, id, e)
 	if err != nil {
 		c.log.Warn("proxy: error data not encodable, dropped", "code", e.Code, "error", err)
 	}
-	_ = c.write(s, b[:len(b)-1])
+	c.reply(s, o, b[:len(b)-1])
+}
+
+// skipSpaceAt returns the index of the first non-space byte of b from i.
+func skipSpaceAt(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // closeInput passes on a half-close: the side's input ends (an agent

@@ -2,8 +2,6 @@ package wire
 
 import (
 	"strings"
-
-	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
 // GateViolation is a gated method, member or variant used without the
@@ -45,10 +43,6 @@ func (e *GateError) Error() string {
 	}
 	return b.String()
 }
-
-// PointerToken escapes one reference token of a JSON pointer. Generated
-// gates call it for map keys; they cannot import acpgen's internal packages.
-func PointerToken(s string) string { return jsonpointer.Escape(s) }
 
 // ErrorCode is a JSON-RPC 2.0 error code. The generated packages define
 // ACP's codes, with a constructor for each.

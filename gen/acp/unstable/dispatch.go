@@ -25,7 +25,7 @@ type ExtHandler = dispatch.ExtHandler
 type ConnOptions = dispatch.Options
 
 var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
-	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
 	Params: dispatch.Codec[*InitializeRequest]{
 		New:      dispatch.New[InitializeRequest],
 		Validate: (*InitializeRequest).validate,
@@ -47,7 +47,7 @@ var agentAuthenticateDesc = dispatch.Request[*AuthenticateRequest, *Authenticate
 	},
 }
 var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvidersResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent", Gates: &agentProvidersListGates},
 	Params: dispatch.Codec[*ListProvidersRequest]{
 		New:      dispatch.New[ListProvidersRequest],
 		Validate: (*ListProvidersRequest).validate,
@@ -58,7 +58,7 @@ var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvid
 	},
 }
 var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent", Gates: &agentProvidersSetGates},
 	Params: dispatch.Codec[*SetProviderRequest]{
 		New:      dispatch.New[SetProviderRequest],
 		Validate: (*SetProviderRequest).validate,
@@ -69,7 +69,7 @@ var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderRe
 	},
 }
 var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent", Gates: &agentProvidersDisableGates},
 	Params: dispatch.Codec[*DisableProviderRequest]{
 		New:      dispatch.New[DisableProviderRequest],
 		Validate: (*DisableProviderRequest).validate,
@@ -80,7 +80,7 @@ var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *Disab
 	},
 }
 var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{
-	Method: dispatch.Method{Wire: MethodLogout, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodLogout, Side: "agent", Gates: &agentLogoutGates},
 	Params: dispatch.Codec[*LogoutRequest]{
 		New:      dispatch.New[LogoutRequest],
 		Validate: (*LogoutRequest).validate,
@@ -91,7 +91,7 @@ var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{
 	},
 }
 var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{
-	Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent", Gates: &agentAuthStatusGates},
 	Params: dispatch.Codec[*AuthStatusRequest]{
 		New:      dispatch.New[AuthStatusRequest],
 		Validate: (*AuthStatusRequest).validate,
@@ -102,7 +102,7 @@ var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusRespon
 	},
 }
 var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
 	Params: dispatch.Codec[*NewSessionRequest]{
 		New:      dispatch.New[NewSessionRequest],
 		Validate: (*NewSessionRequest).validate,
@@ -113,7 +113,7 @@ var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionRespon
 	},
 }
 var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates},
 	Params: dispatch.Codec[*LoadSessionRequest]{
 		New:      dispatch.New[LoadSessionRequest],
 		Validate: (*LoadSessionRequest).validate,
@@ -124,7 +124,7 @@ var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionRes
 	},
 }
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
-	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
 	Params: dispatch.Codec[*ListSessionsRequest]{
 		New:      dispatch.New[ListSessionsRequest],
 		Validate: (*ListSessionsRequest).validate,
@@ -135,7 +135,7 @@ var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsR
 	},
 }
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
 	Params: dispatch.Codec[*DeleteSessionRequest]{
 		New:      dispatch.New[DeleteSessionRequest],
 		Validate: (*DeleteSessionRequest).validate,
@@ -146,7 +146,7 @@ var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSess
 	},
 }
 var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true, Gates: &agentSessionForkGates},
 	Params: dispatch.Codec[*ForkSessionRequest]{
 		New:      dispatch.New[ForkSessionRequest],
 		Validate: (*ForkSessionRequest).validate,
@@ -157,7 +157,7 @@ var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionRes
 	},
 }
 var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true, Gates: &agentSessionArchiveGates},
 	Params: dispatch.Codec[*ArchiveSessionRequest]{
 		New:      dispatch.New[ArchiveSessionRequest],
 		Validate: (*ArchiveSessionRequest).validate,
@@ -168,7 +168,7 @@ var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveS
 	},
 }
 var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *UnarchiveSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true, Gates: &agentSessionUnarchiveGates},
 	Params: dispatch.Codec[*UnarchiveSessionRequest]{
 		New:      dispatch.New[UnarchiveSessionRequest],
 		Validate: (*UnarchiveSessionRequest).validate,
@@ -179,7 +179,7 @@ var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *Unar
 	},
 }
 var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionStatusResponse]{
-	Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true, Gates: &agentSessionStatusGates},
 	Params: dispatch.Codec[*SessionStatusRequest]{
 		New:      dispatch.New[SessionStatusRequest],
 		Validate: (*SessionStatusRequest).validate,
@@ -190,7 +190,7 @@ var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionSta
 	},
 }
 var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSessionTitleResponse]{
-	Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true, Gates: &agentSessionSetTitleGates},
 	Params: dispatch.Codec[*SetSessionTitleRequest]{
 		New:      dispatch.New[SetSessionTitleRequest],
 		Validate: (*SetSessionTitleRequest).validate,
@@ -201,7 +201,7 @@ var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSes
 	},
 }
 var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
 	Params: dispatch.Codec[*ResumeSessionRequest]{
 		New:      dispatch.New[ResumeSessionRequest],
 		Validate: (*ResumeSessionRequest).validate,
@@ -212,7 +212,7 @@ var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSess
 	},
 }
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
 	Params: dispatch.Codec[*CloseSessionRequest]{
 		New:      dispatch.New[CloseSessionRequest],
 		Validate: (*CloseSessionRequest).validate,
@@ -234,7 +234,7 @@ var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessi
 	},
 }
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Gates: &agentSessionSetConfigOptionGates},
 	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
 		New:      dispatch.New[SetSessionConfigOptionRequest],
 		Validate: (*SetSessionConfigOptionRequest).validate,
@@ -245,7 +245,7 @@ var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRe
 	},
 }
 var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
-	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
 	Params: dispatch.Codec[*PromptRequest]{
 		New:      dispatch.New[PromptRequest],
 		Validate: (*PromptRequest).validate,
@@ -350,7 +350,7 @@ var AgentMethods = AgentMethodTable{
 }
 
 var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]{
-	Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true, Gates: &clientFsWriteTextFileGates},
 	Params: dispatch.Codec[*WriteTextFileRequest]{
 		New:      dispatch.New[WriteTextFileRequest],
 		Validate: (*WriteTextFileRequest).validate,
@@ -361,7 +361,7 @@ var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTe
 	},
 }
 var clientFsReadTextFileDesc = dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]{
-	Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true, Gates: &clientFsReadTextFileGates},
 	Params: dispatch.Codec[*ReadTextFileRequest]{
 		New:      dispatch.New[ReadTextFileRequest],
 		Validate: (*ReadTextFileRequest).validate,
@@ -383,7 +383,7 @@ var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequ
 	},
 }
 var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true, Gates: &clientTerminalCreateGates},
 	Params: dispatch.Codec[*CreateTerminalRequest]{
 		New:      dispatch.New[CreateTerminalRequest],
 		Validate: (*CreateTerminalRequest).validate,
@@ -394,7 +394,7 @@ var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateT
 	},
 }
 var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *TerminalOutputResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true, Gates: &clientTerminalOutputGates},
 	Params: dispatch.Codec[*TerminalOutputRequest]{
 		New:      dispatch.New[TerminalOutputRequest],
 		Validate: (*TerminalOutputRequest).validate,
@@ -405,7 +405,7 @@ var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *Termina
 	},
 }
 var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *ReleaseTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true, Gates: &clientTerminalReleaseGates},
 	Params: dispatch.Codec[*ReleaseTerminalRequest]{
 		New:      dispatch.New[ReleaseTerminalRequest],
 		Validate: (*ReleaseTerminalRequest).validate,
@@ -416,7 +416,7 @@ var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *Relea
 	},
 }
 var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true, Gates: &clientTerminalWaitForExitGates},
 	Params: dispatch.Codec[*WaitForTerminalExitRequest]{
 		New:      dispatch.New[WaitForTerminalExitRequest],
 		Validate: (*WaitForTerminalExitRequest).validate,
@@ -427,7 +427,7 @@ var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest
 	},
 }
 var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true, Gates: &clientTerminalKillGates},
 	Params: dispatch.Codec[*KillTerminalRequest]{
 		New:      dispatch.New[KillTerminalRequest],
 		Validate: (*KillTerminalRequest).validate,
@@ -438,7 +438,7 @@ var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTermina
 	},
 }
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
-	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
 	Params: dispatch.Codec[*CreateElicitationRequest]{
 		New:      dispatch.New[CreateElicitationRequest],
 		Validate: (*CreateElicitationRequest).validate,
@@ -460,7 +460,7 @@ var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPRespo
 	},
 }
 var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{
-	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates},
 	Params: dispatch.Codec[*SessionNotification]{
 		New:      dispatch.New[SessionNotification],
 		Validate: (*SessionNotification).validate,
@@ -880,10 +880,8 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 	if res.ProtocolVersion == 0 {
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
-	return res, s.c.end.Negotiate(MethodInitialize, &Negotiated{
-		Request:  p,
-		Response: res,
-	}, res)
+	n := newNegotiated(p, res)
+	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // SessionPrompt runs h's as a turn that session/cancel can end.
@@ -1119,10 +1117,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if res.ProtocolVersion != CurrentProtocolVersion {
 		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
 	}
-	c.end.SetNegotiated(&Negotiated{
-		Request:  params,
-		Response: res,
-	})
+	n := newNegotiated(params, res)
+	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 

@@ -22,7 +22,7 @@ type ExtHandler = dispatch.ExtHandler
 type ConnOptions = dispatch.Options
 
 var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
-	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
 	Params: dispatch.Codec[*InitializeRequest]{
 		New:      dispatch.New[InitializeRequest],
 		Validate: (*InitializeRequest).validate,
@@ -33,7 +33,7 @@ var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeRespon
 	},
 }
 var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{
-	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent", Gates: &agentAuthLoginGates},
 	Params: dispatch.Codec[*LoginAuthRequest]{
 		New:      dispatch.New[LoginAuthRequest],
 		Validate: (*LoginAuthRequest).validate,
@@ -44,7 +44,7 @@ var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]
 	},
 }
 var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{
-	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent", Gates: &agentAuthLogoutGates},
 	Params: dispatch.Codec[*LogoutAuthRequest]{
 		New:      dispatch.New[LogoutAuthRequest],
 		Validate: (*LogoutAuthRequest).validate,
@@ -55,7 +55,7 @@ var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthRespon
 	},
 }
 var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
 	Params: dispatch.Codec[*NewSessionRequest]{
 		New:      dispatch.New[NewSessionRequest],
 		Validate: (*NewSessionRequest).validate,
@@ -66,7 +66,7 @@ var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionRespon
 	},
 }
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
-	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
 	Params: dispatch.Codec[*ListSessionsRequest]{
 		New:      dispatch.New[ListSessionsRequest],
 		Validate: (*ListSessionsRequest).validate,
@@ -77,7 +77,7 @@ var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsR
 	},
 }
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
 	Params: dispatch.Codec[*DeleteSessionRequest]{
 		New:      dispatch.New[DeleteSessionRequest],
 		Validate: (*DeleteSessionRequest).validate,
@@ -88,7 +88,7 @@ var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSess
 	},
 }
 var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
 	Params: dispatch.Codec[*ResumeSessionRequest]{
 		New:      dispatch.New[ResumeSessionRequest],
 		Validate: (*ResumeSessionRequest).validate,
@@ -99,7 +99,7 @@ var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSess
 	},
 }
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
 	Params: dispatch.Codec[*CloseSessionRequest]{
 		New:      dispatch.New[CloseSessionRequest],
 		Validate: (*CloseSessionRequest).validate,
@@ -143,7 +143,7 @@ var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRe
 	},
 }
 var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
-	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
 	Params: dispatch.Codec[*PromptRequest]{
 		New:      dispatch.New[PromptRequest],
 		Validate: (*PromptRequest).validate,
@@ -154,7 +154,7 @@ var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
 	},
 }
 var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
-	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Gates: &agentSessionCancelGates},
 	Params: dispatch.Codec[*CancelSessionNotification]{
 		New:      dispatch.New[CancelSessionNotification],
 		Validate: (*CancelSessionNotification).validate,
@@ -222,7 +222,7 @@ var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequ
 	},
 }
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
-	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
 	Params: dispatch.Codec[*CreateElicitationRequest]{
 		New:      dispatch.New[CreateElicitationRequest],
 		Validate: (*CreateElicitationRequest).validate,
@@ -484,10 +484,8 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 	if res.ProtocolVersion == 0 {
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
-	return res, s.c.end.Negotiate(MethodInitialize, &Negotiated{
-		Request:  p,
-		Response: res,
-	}, res)
+	n := newNegotiated(p, res)
+	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -592,10 +590,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if res.ProtocolVersion != CurrentProtocolVersion {
 		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
 	}
-	c.end.SetNegotiated(&Negotiated{
-		Request:  params,
-		Response: res,
-	})
+	n := newNegotiated(params, res)
+	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 

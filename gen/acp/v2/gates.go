@@ -4,7 +4,6 @@
 package acp
 
 import (
-	"fmt"
 	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -16,400 +15,145 @@ type Negotiated struct {
 	Request *InitializeRequest
 	// Response is the agent's initialize result (its agentCapabilities).
 	Response *InitializeResponse
+	// granted is what they grant, evaluated once by newNegotiated; nil in a Negotiated
+	// built otherwise, which is evaluated at each call.
+	granted *dispatch.Grants
 }
 
-// gates is this package's gate table: each capability with how to read it, and each gated
-// method, member, variant or value with where a message uses it (see runtime/dispatch).
-var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{{
-	Path: "capabilities.session",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		return x1.Session != nil
+// newNegotiated records what initialize settled, with the capabilities it grants.
+func newNegotiated(req *InitializeRequest, res *InitializeResponse) *Negotiated {
+	g := dispatch.Grant(&gates, req, res)
+	return &Negotiated{
+		Request:  req,
+		Response: res,
+		granted:  &g,
+	}
+}
+
+// grants returns what n grants; a nil n grants nothing.
+func (n *Negotiated) grants() dispatch.Grants {
+	switch {
+	case n == nil:
+		return dispatch.Grants{}
+	case n.granted != nil:
+		return *n.granted
+	}
+	return dispatch.Grant(&gates, n.Request, n.Response)
+}
+
+var agentSessionNewGates = dispatch.MethodGates{
+	Method: MethodSessionNew,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[NewSessionRequest], Gates: []dispatch.Gate{
+		{Capability: "capabilities.session"},
+		{Capability: "capabilities.session.additionalDirectories", Use: "AdditionalDirectories"},
+		{Capability: "capabilities.session.mcp.stdio", Use: "MCPServers.*.Stdio", Variant: "stdio"},
+		{Capability: "capabilities.session.mcp.http", Use: "MCPServers.*.HTTP", Variant: "http"},
+	}},
+}
+var agentSessionListGates = dispatch.MethodGates{
+	Method: MethodSessionList,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "capabilities.session"},
+	}},
+}
+var agentSessionResumeGates = dispatch.MethodGates{
+	Method: MethodSessionResume,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[ResumeSessionRequest], Gates: []dispatch.Gate{
+		{Capability: "capabilities.session"},
+		{Capability: "capabilities.session.additionalDirectories", Use: "AdditionalDirectories"},
+		{Capability: "capabilities.session.mcp.stdio", Use: "MCPServers.*.Stdio", Variant: "stdio"},
+		{Capability: "capabilities.session.mcp.http", Use: "MCPServers.*.HTTP", Variant: "http"},
+	}},
+}
+var agentSessionCloseGates = dispatch.MethodGates{
+	Method: MethodSessionClose,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "capabilities.session"},
+	}},
+}
+var agentSessionPromptGates = dispatch.MethodGates{
+	Method: MethodSessionPrompt,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[PromptRequest], Gates: []dispatch.Gate{
+		{Capability: "capabilities.session"},
+		{Capability: "capabilities.session.prompt.image", Use: "Prompt.*.Image", Variant: "image"},
+		{Capability: "capabilities.session.prompt.audio", Use: "Prompt.*.Audio", Variant: "audio"},
+		{Capability: "capabilities.session.prompt.embeddedContext", Use: "Prompt.*.Resource", Variant: "resource"},
+	}},
+}
+var agentSessionCancelGates = dispatch.MethodGates{
+	Method: MethodSessionCancel,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "capabilities.session"},
+	}},
+}
+var agentSessionDeleteGates = dispatch.MethodGates{
+	Method: MethodSessionDelete,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "capabilities.session.delete"},
+	}},
+}
+var agentAuthLoginGates = dispatch.MethodGates{
+	Method: MethodAuthLogin,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "authMethods"},
+	}},
+}
+var agentAuthLogoutGates = dispatch.MethodGates{
+	Method: MethodAuthLogout,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "authMethods"},
+	}},
+}
+var clientElicitationCreateGates = dispatch.MethodGates{
+	Method: MethodElicitationCreate,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[CreateElicitationRequest], Gates: []dispatch.Gate{
+		{Capability: "capabilities.elicitation.form", Use: "Mode.Form", Variant: "form"},
+		{Capability: "capabilities.elicitation.url", Use: "Mode.URL", Variant: "url"},
+	}},
+}
+var agentInitializeGates = dispatch.MethodGates{
+	Method: MethodInitialize,
+	Result: dispatch.GateRows{Type: dispatch.TypeOf[InitializeResponse], Gates: []dispatch.Gate{
+		{Capability: "capabilities.auth.terminal", Use: "AuthMethods.*.Terminal", Variant: "terminal"},
+	}},
+}
+
+// gates is this package's gate table: each capability's path, and each gated method's
+// rows with where a message uses the gated thing (see runtime/dispatch).
+var gates = dispatch.GateTable{
+	Capabilities: []dispatch.Capability{
+		{Path: "capabilities.session", InResult: true},
+		{Path: "capabilities.session.delete", InResult: true},
+		{Path: "authMethods", InResult: true},
+		{Path: "capabilities.elicitation.form"},
+		{Path: "capabilities.elicitation.url"},
+		{Path: "capabilities.session.prompt.image", InResult: true},
+		{Path: "capabilities.session.prompt.audio", InResult: true},
+		{Path: "capabilities.session.prompt.embeddedContext", InResult: true},
+		{Path: "capabilities.auth.terminal"},
+		{Path: "capabilities.session.additionalDirectories", InResult: true},
+		{Path: "capabilities.session.mcp.stdio", InResult: true},
+		{Path: "capabilities.session.mcp.http", InResult: true},
 	},
-}, {
-	Path: "capabilities.session.delete",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		return x2.Delete != nil
+	Methods: []*dispatch.MethodGates{
+		&agentSessionNewGates,
+		&agentSessionListGates,
+		&agentSessionResumeGates,
+		&agentSessionCloseGates,
+		&agentSessionPromptGates,
+		&agentSessionCancelGates,
+		&agentSessionDeleteGates,
+		&agentAuthLoginGates,
+		&agentAuthLogoutGates,
+		&clientElicitationCreateGates,
+		&agentInitializeGates,
 	},
-}, {
-	Path: "authMethods",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		return len(x0.AuthMethods) > 0
-	},
-}, {
-	Path: "capabilities.elicitation.form",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Elicitation
-		if x2 == nil {
-			return false
-		}
-		return x2.Form != nil
-	},
-}, {
-	Path: "capabilities.elicitation.url",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Elicitation
-		if x2 == nil {
-			return false
-		}
-		return x2.URL != nil
-	},
-}, {
-	Path: "capabilities.session.prompt.image",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		x3 := x2.Prompt
-		if x3 == nil {
-			return false
-		}
-		return x3.Image != nil
-	},
-}, {
-	Path: "capabilities.session.prompt.audio",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		x3 := x2.Prompt
-		if x3 == nil {
-			return false
-		}
-		return x3.Audio != nil
-	},
-}, {
-	Path: "capabilities.session.prompt.embeddedContext",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		x3 := x2.Prompt
-		if x3 == nil {
-			return false
-		}
-		return x3.EmbeddedContext != nil
-	},
-}, {
-	Path: "capabilities.auth.terminal",
-	Allowed: func(n *Negotiated) bool {
-		if n.Request == nil {
-			return false
-		}
-		x0 := n.Request
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Auth
-		if x2 == nil {
-			return false
-		}
-		return x2.Terminal != nil
-	},
-}, {
-	Path: "capabilities.session.additionalDirectories",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		return x2.AdditionalDirectories != nil
-	},
-}, {
-	Path: "capabilities.session.mcp.stdio",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		x3 := x2.MCP
-		if x3 == nil {
-			return false
-		}
-		return x3.Stdio != nil
-	},
-}, {
-	Path: "capabilities.session.mcp.http",
-	Allowed: func(n *Negotiated) bool {
-		if n.Response == nil {
-			return false
-		}
-		x0 := n.Response
-		x1 := x0.Capabilities
-		if x1 == nil {
-			return false
-		}
-		x2 := x1.Session
-		if x2 == nil {
-			return false
-		}
-		x3 := x2.MCP
-		if x3 == nil {
-			return false
-		}
-		return x3.HTTP != nil
-	},
-}}, []dispatch.Gate{{
-	Method:     "session/new",
-	Capability: "capabilities.session",
-}, {
-	Method:     "session/list",
-	Capability: "capabilities.session",
-}, {
-	Method:     "session/resume",
-	Capability: "capabilities.session",
-}, {
-	Method:     "session/close",
-	Capability: "capabilities.session",
-}, {
-	Method:     "session/prompt",
-	Capability: "capabilities.session",
-}, {
-	Method:     "session/cancel",
-	Capability: "capabilities.session",
-}, {
-	Method:     "session/delete",
-	Capability: "capabilities.session.delete",
-}, {
-	Method:     "auth/login",
-	Capability: "authMethods",
-}, {
-	Method:     "auth/logout",
-	Capability: "authMethods",
-}, {
-	Method:     "elicitation/create",
-	Capability: "capabilities.elicitation.form",
-	Variant:    "form",
-	Uses: dispatch.Walk(func(p *CreateElicitationRequest, at []string) []string {
-		if p.Mode.Form != nil {
-			at = append(at, "")
-		}
-		return at
-	}),
-}, {
-	Method:     "elicitation/create",
-	Capability: "capabilities.elicitation.url",
-	Variant:    "url",
-	Uses: dispatch.Walk(func(p *CreateElicitationRequest, at []string) []string {
-		if p.Mode.URL != nil {
-			at = append(at, "")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/prompt",
-	Capability: "capabilities.session.prompt.image",
-	Variant:    "image",
-	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Image != nil {
-				at = append(at, fmt.Sprintf("/prompt/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/prompt",
-	Capability: "capabilities.session.prompt.audio",
-	Variant:    "audio",
-	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Audio != nil {
-				at = append(at, fmt.Sprintf("/prompt/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/prompt",
-	Capability: "capabilities.session.prompt.embeddedContext",
-	Variant:    "resource",
-	Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
-		for i1 := range p.Prompt {
-			if p.Prompt[i1].Resource != nil {
-				at = append(at, fmt.Sprintf("/prompt/%d", i1))
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "initialize",
-	Capability: "capabilities.auth.terminal",
-	Result:     true,
-	Variant:    "terminal",
-	Uses: dispatch.Walk(func(p *InitializeResponse, at []string) []string {
-		if p.AuthMethods != nil {
-			for i1 := range p.AuthMethods {
-				if p.AuthMethods[i1].Terminal != nil {
-					at = append(at, fmt.Sprintf("/authMethods/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/new",
-	Capability: "capabilities.session.additionalDirectories",
-	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
-		if p.AdditionalDirectories != nil {
-			at = append(at, "/additionalDirectories")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/new",
-	Capability: "capabilities.session.mcp.stdio",
-	Variant:    "stdio",
-	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil {
-					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/new",
-	Capability: "capabilities.session.mcp.http",
-	Variant:    "http",
-	Uses: dispatch.Walk(func(p *NewSessionRequest, at []string) []string {
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil {
-					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/resume",
-	Capability: "capabilities.session.additionalDirectories",
-	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
-		if p.AdditionalDirectories != nil {
-			at = append(at, "/additionalDirectories")
-		}
-		return at
-	}),
-}, {
-	Method:     "session/resume",
-	Capability: "capabilities.session.mcp.stdio",
-	Variant:    "stdio",
-	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].Stdio != nil {
-					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}, {
-	Method:     "session/resume",
-	Capability: "capabilities.session.mcp.http",
-	Variant:    "http",
-	Uses: dispatch.Walk(func(p *ResumeSessionRequest, at []string) []string {
-		if p.MCPServers != nil {
-			for i1 := range p.MCPServers {
-				if p.MCPServers[i1].HTTP != nil {
-					at = append(at, fmt.Sprintf("/mcpServers/%d", i1))
-				}
-			}
-		}
-		return at
-	}),
-}})
+}
 
 // Allows reports whether the capability at the path was advertised. The path is dotted
 // ("agentCapabilities.loadSession"), or the JSON pointer when a member name holds a dot.
 func (n *Negotiated) Allows(capability string) bool {
-	return gates.Allows(n, capability)
+	return gates.Allows(n.grants(), capability)
 }
 
 // MethodCapability returns the capability a peer must have advertised before it may be sent method.
@@ -419,17 +163,17 @@ func MethodCapability(method string) (string, bool) {
 
 // AllowsMethod reports whether method may be sent, and the capability it needs when it may not.
 func (n *Negotiated) AllowsMethod(method string) (bool, string) {
-	return gates.AllowsMethod(n, method)
+	return gates.AllowsMethod(n.grants(), method)
 }
 
 // CheckParams returns every gated method, member or variant that the params of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckParams(method string, v any) []wire.GateViolation {
-	return gates.CheckParams(n, method, v)
+	return gates.CheckParams(n.grants(), method, v)
 }
 
 // CheckResult returns every gated method, member or variant that the result of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckResult(method string, v any) []wire.GateViolation {
-	return gates.CheckResult(n, method, v)
+	return gates.CheckResult(n.grants(), method, v)
 }

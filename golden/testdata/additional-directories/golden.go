@@ -218,46 +218,26 @@ func (v *ListSessionsRequest) Matches(item *SessionInfo) bool {
 
 // ==== gates.go ====
 //
-// changed: gates
+// changed: agentSessionListGates, agentSessionForkGates
 
-// gates is this package's gate table: each capability with how to read it, and each gated
-// method, member, variant or value with where a message uses it (see runtime/dispatch).
-var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
-	// ... 4 unchanged elements
-}, []dispatch.Gate{
-	// ... 6 unchanged elements
-	{
-		Method:     "session/fork",
-		Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-		Uses: dispatch.Walk(func(p *ForkSessionRequest, at []string) []string {
-			if p.AdditionalDirectories != nil {
-				at = append(at, "/additionalDirectories")
-			}
-			return at
-		}),
-	}, {
-		Method:     "session/list",
-		Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-		Result:     true,
-		Required:   true,
-		Uses: dispatch.Walk(func(p *ListSessionsResponse, at []string) []string {
-			for i1 := range p.Sessions {
-				if p.Sessions[i1].AdditionalDirectories == nil {
-					at = append(at, fmt.Sprintf("/sessions/%d/additionalDirectories", i1))
-				}
-			}
-			return at
-		}),
-	}, {
-		Method:     "session/list",
-		Capability: "agentCapabilities.sessionCapabilities.additionalDirectories",
-		Uses: dispatch.Walk(func(p *ListSessionsRequest, at []string) []string {
-			if p.AdditionalDirectories != nil {
-				at = append(at, "/additionalDirectories")
-			}
-			return at
-		}),
-	}})
+var agentSessionListGates = dispatch.MethodGates{
+	Method: MethodSessionList,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[ListSessionsRequest], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.list"},
+		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
+	}},
+	Result: dispatch.GateRows{Type: dispatch.TypeOf[ListSessionsResponse], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "Sessions.*.AdditionalDirectories", Required: true},
+	}},
+}
+
+var agentSessionForkGates = dispatch.MethodGates{
+	Method: MethodSessionFork,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[ForkSessionRequest], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.fork"},
+		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
+	}},
+}
 
 // ==== gates_test.go ====
 //

@@ -124,6 +124,15 @@ var schema = acpgentest.Schema{
 	SHA256:  "e9c5c55f458e8ebce6b4c4dbaeed5d4d45155954af2825a35b4869fbbd8676ba",
 }
 
+// ==== dispatch.go ====
+//
+// changed: agentSessionPromptDesc
+
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
+	// ... 2 unchanged elements
+}
+
 // ==== extras.go ====
 //
 // added: PromptRequest.ForHistory
@@ -146,41 +155,28 @@ func (v *PromptRequest) ForHistory() PromptRequest {
 
 // ==== gates.go ====
 //
+// added: agentSessionPromptGates
 // changed: gates
 
-// gates is this package's gate table: each capability with how to read it, and each gated
-// method, member, variant or value with where a message uses it (see runtime/dispatch).
-var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
-	// ... 4 unchanged elements
-	{
-		Path: "agentCapabilities.sessionCapabilities.runtimeContext",
-		Allowed: func(n *Negotiated) bool {
-			if n.Response == nil {
-				return false
-			}
-			x0 := n.Response
-			x1 := x0.AgentCapabilities
-			if x1 == nil {
-				return false
-			}
-			x2 := x1.SessionCapabilities
-			if x2 == nil {
-				return false
-			}
-			return x2.RuntimeContext != nil
-		},
-	}}, []dispatch.Gate{
-	// ... 6 unchanged elements
-	{
-		Method:     "session/prompt",
-		Capability: "agentCapabilities.sessionCapabilities.runtimeContext",
-		Uses: dispatch.Walk(func(p *PromptRequest, at []string) []string {
-			if p.RuntimeContext != nil {
-				at = append(at, "/runtimeContext")
-			}
-			return at
-		}),
-	}})
+var agentSessionPromptGates = dispatch.MethodGates{
+	Method: MethodSessionPrompt,
+	Params: dispatch.GateRows{Type: dispatch.TypeOf[PromptRequest], Gates: []dispatch.Gate{
+		{Capability: "agentCapabilities.sessionCapabilities.runtimeContext", Use: "RuntimeContext"},
+	}},
+}
+
+// gates is this package's gate table: each capability's path, and each gated method's
+// rows with where a message uses the gated thing (see runtime/dispatch).
+var gates = dispatch.GateTable{
+	Capabilities: []dispatch.Capability{
+		// ... 4 unchanged elements
+		{Path: "agentCapabilities.sessionCapabilities.runtimeContext", InResult: true},
+	},
+	Methods: []*dispatch.MethodGates{
+		// ... 5 unchanged elements
+		&agentSessionPromptGates,
+	},
+}
 
 // ==== gates_test.go ====
 //

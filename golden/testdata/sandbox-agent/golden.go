@@ -329,7 +329,7 @@ var schema = acpgentest.Schema{
 //     agentRoutes, ClientHandler, clientRoutes
 
 var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{
-	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true, Gates: &agentSandboxagentSessionSetMetadataGates},
 	Params: dispatch.Codec[*SandboxAgentSetMetadataRequest]{
 		New:      dispatch.New[SandboxAgentSetMetadataRequest],
 		Validate: (*SandboxAgentSetMetadataRequest).validate,
@@ -546,43 +546,30 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 
 // ==== gates.go ====
 //
+// added: agentSandboxagentSessionSetMetadataGates
 // changed: gates
 
-// gates is this package's gate table: each capability with how to read it, and each gated
-// method, member, variant or value with where a message uses it (see runtime/dispatch).
-var gates = dispatch.NewGates([]dispatch.Capability[*Negotiated]{
-	// ... 4 unchanged elements
-	{
-		Path: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
-		Allowed: func(n *Negotiated) bool {
-			if n.Response == nil {
-				return false
-			}
-			x0 := n.Response
-			x1 := x0.AgentCapabilities
-			if x1 == nil {
-				return false
-			}
-			x2, ok1, err1 := x1.SandboxAgentCapabilities()
-			if !ok1 || err1 != nil {
-				return false
-			}
-			x3 := x2.Extensions
-			if x3 == nil {
-				return false
-			}
-			return x3.SessionMetadata != nil && *x3.SessionMetadata
-		},
+var agentSandboxagentSessionSetMetadataGates = dispatch.MethodGates{
+	Method: MethodSandboxagentSessionSetMetadata,
+	Params: dispatch.GateRows{Gates: []dispatch.Gate{
+		{Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata"},
+	}},
+}
+
+// gates is this package's gate table: each capability's path, and each gated method's
+// rows with where a message uses the gated thing (see runtime/dispatch).
+var gates = dispatch.GateTable{
+	Capabilities: []dispatch.Capability{
+		// ... 4 unchanged elements
+		{Path: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata", InResult: true, NamespaceAt: 3, Namespace: dispatch.Decodes[SandboxAgentCapabilities]},
+		{Path: "agentCapabilities.sessionCapabilities.runtimeContext", InResult: true},
 	},
-	// ... 1 unchanged element
-}, []dispatch.Gate{
-	// ... 7 unchanged elements
-	{
-		Method:     "_sandboxagent/session/set_metadata",
-		Capability: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata",
+	Methods: []*dispatch.MethodGates{
+		// ... 5 unchanged elements
+		&agentSandboxagentSessionSetMetadataGates,
+		&agentSessionPromptGates,
 	},
-	// ... 3 unchanged elements
-})
+}
 
 // ==== gates_test.go ====
 //

@@ -22,7 +22,7 @@ type ExtHandler = dispatch.ExtHandler
 type ConnOptions = dispatch.Options
 
 var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
-	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
 	Params: dispatch.Codec[*InitializeRequest]{
 		New:      dispatch.New[InitializeRequest],
 		Validate: (*InitializeRequest).validate,
@@ -33,7 +33,7 @@ var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeRespon
 	},
 }
 var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{
-	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent", Gates: &agentAuthLoginGates},
 	Params: dispatch.Codec[*LoginAuthRequest]{
 		New:      dispatch.New[LoginAuthRequest],
 		Validate: (*LoginAuthRequest).validate,
@@ -44,7 +44,7 @@ var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]
 	},
 }
 var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvidersResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent", Gates: &agentProvidersListGates},
 	Params: dispatch.Codec[*ListProvidersRequest]{
 		New:      dispatch.New[ListProvidersRequest],
 		Validate: (*ListProvidersRequest).validate,
@@ -55,7 +55,7 @@ var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvid
 	},
 }
 var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent", Gates: &agentProvidersSetGates},
 	Params: dispatch.Codec[*SetProviderRequest]{
 		New:      dispatch.New[SetProviderRequest],
 		Validate: (*SetProviderRequest).validate,
@@ -66,7 +66,7 @@ var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderRe
 	},
 }
 var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent", Gates: &agentProvidersDisableGates},
 	Params: dispatch.Codec[*DisableProviderRequest]{
 		New:      dispatch.New[DisableProviderRequest],
 		Validate: (*DisableProviderRequest).validate,
@@ -77,7 +77,7 @@ var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *Disab
 	},
 }
 var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{
-	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent", Gates: &agentAuthLogoutGates},
 	Params: dispatch.Codec[*LogoutAuthRequest]{
 		New:      dispatch.New[LogoutAuthRequest],
 		Validate: (*LogoutAuthRequest).validate,
@@ -88,7 +88,7 @@ var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthRespon
 	},
 }
 var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{
-	Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent", Gates: &agentAuthStatusGates},
 	Params: dispatch.Codec[*AuthStatusRequest]{
 		New:      dispatch.New[AuthStatusRequest],
 		Validate: (*AuthStatusRequest).validate,
@@ -99,7 +99,7 @@ var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusRespon
 	},
 }
 var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
 	Params: dispatch.Codec[*NewSessionRequest]{
 		New:      dispatch.New[NewSessionRequest],
 		Validate: (*NewSessionRequest).validate,
@@ -110,7 +110,7 @@ var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionRespon
 	},
 }
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
-	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent"},
+	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
 	Params: dispatch.Codec[*ListSessionsRequest]{
 		New:      dispatch.New[ListSessionsRequest],
 		Validate: (*ListSessionsRequest).validate,
@@ -121,7 +121,7 @@ var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsR
 	},
 }
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
 	Params: dispatch.Codec[*DeleteSessionRequest]{
 		New:      dispatch.New[DeleteSessionRequest],
 		Validate: (*DeleteSessionRequest).validate,
@@ -132,7 +132,7 @@ var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSess
 	},
 }
 var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true, Gates: &agentSessionForkGates},
 	Params: dispatch.Codec[*ForkSessionRequest]{
 		New:      dispatch.New[ForkSessionRequest],
 		Validate: (*ForkSessionRequest).validate,
@@ -143,7 +143,7 @@ var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionRes
 	},
 }
 var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true, Gates: &agentSessionArchiveGates},
 	Params: dispatch.Codec[*ArchiveSessionRequest]{
 		New:      dispatch.New[ArchiveSessionRequest],
 		Validate: (*ArchiveSessionRequest).validate,
@@ -154,7 +154,7 @@ var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveS
 	},
 }
 var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *UnarchiveSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true, Gates: &agentSessionUnarchiveGates},
 	Params: dispatch.Codec[*UnarchiveSessionRequest]{
 		New:      dispatch.New[UnarchiveSessionRequest],
 		Validate: (*UnarchiveSessionRequest).validate,
@@ -165,7 +165,7 @@ var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *Unar
 	},
 }
 var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionStatusResponse]{
-	Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true, Gates: &agentSessionStatusGates},
 	Params: dispatch.Codec[*SessionStatusRequest]{
 		New:      dispatch.New[SessionStatusRequest],
 		Validate: (*SessionStatusRequest).validate,
@@ -176,7 +176,7 @@ var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionSta
 	},
 }
 var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSessionTitleResponse]{
-	Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true, Gates: &agentSessionSetTitleGates},
 	Params: dispatch.Codec[*SetSessionTitleRequest]{
 		New:      dispatch.New[SetSessionTitleRequest],
 		Validate: (*SetSessionTitleRequest).validate,
@@ -187,7 +187,7 @@ var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSes
 	},
 }
 var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
 	Params: dispatch.Codec[*ResumeSessionRequest]{
 		New:      dispatch.New[ResumeSessionRequest],
 		Validate: (*ResumeSessionRequest).validate,
@@ -198,7 +198,7 @@ var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSess
 	},
 }
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
 	Params: dispatch.Codec[*CloseSessionRequest]{
 		New:      dispatch.New[CloseSessionRequest],
 		Validate: (*CloseSessionRequest).validate,
@@ -242,7 +242,7 @@ var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRe
 	},
 }
 var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
-	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
 	Params: dispatch.Codec[*PromptRequest]{
 		New:      dispatch.New[PromptRequest],
 		Validate: (*PromptRequest).validate,
@@ -253,7 +253,7 @@ var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
 	},
 }
 var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
-	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
+	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Gates: &agentSessionCancelGates},
 	Params: dispatch.Codec[*CancelSessionNotification]{
 		New:      dispatch.New[CancelSessionNotification],
 		Validate: (*CancelSessionNotification).validate,
@@ -358,7 +358,7 @@ var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequ
 	},
 }
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
-	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client"},
+	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
 	Params: dispatch.Codec[*CreateElicitationRequest]{
 		New:      dispatch.New[CreateElicitationRequest],
 		Validate: (*CreateElicitationRequest).validate,
@@ -734,10 +734,8 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 	if res.ProtocolVersion == 0 {
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
-	return res, s.c.end.Negotiate(MethodInitialize, &Negotiated{
-		Request:  p,
-		Response: res,
-	}, res)
+	n := newNegotiated(p, res)
+	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -854,10 +852,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if res.ProtocolVersion != CurrentProtocolVersion {
 		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
 	}
-	c.end.SetNegotiated(&Negotiated{
-		Request:  params,
-		Response: res,
-	})
+	n := newNegotiated(params, res)
+	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 
