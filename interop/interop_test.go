@@ -35,7 +35,12 @@ var (
 	binErr  error
 )
 
+// TestMain also runs the test binary as a Proxy Chains component when its
+// first argument is -component=ROLE:FILE (componentMain).
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "-component=") {
+		os.Exit(componentMain(strings.TrimPrefix(os.Args[1], "-component=")))
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -3,7 +3,13 @@
 // behaves like examples/agent as far as the TypeScript SDK allows: prompt
 // words are streamed back as agent_message_chunk updates, "wait" blocks the
 // turn until session/cancel, session roots are echoed in session/new's _meta,
-// and "_acpgen/history" returns the recorded turns. It does not advertise
+// and "_acpgen/history" returns the recorded turns. Two words call back the
+// client: "permission" asks session/request_permission (options allow_once,
+// allow_always, reject_once) and streams "permission:OPTION_ID" (or
+// "permission:cancelled"); "read" asks fs/read_text_file for notes.txt in
+// the session's cwd and streams "read:CONTENT". A turn waiting on "wait" also
+// ends, stopReason cancelled, when the client cancels the request itself
+// ($/cancel_request). It does not advertise
 // runtimeContext: the SDK's schema has no such member and strips it from
 // session/prompt params, so advertising it would be a false promise.
 //
@@ -35,6 +41,29 @@ function session(id) {
   return s;
 }
 
+// callBack runs the client call a prompt word asks for and returns the text
+// to stream for it: the word itself when it asks for none.
+async function callBack(client, s, sessionId, word) {
+  if (word === "permission") {
+    const res = await client.request(acp.methods.client.session.requestPermission, {
+      sessionId,
+      toolCall: { toolCallId: "call-1", title: "read notes.txt", kind: "read", status: "pending" },
+      options: [
+        { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
+        { optionId: "allow-always", name: "Always allow", kind: "allow_always" },
+        { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+      ],
+    });
+    const outcome = res.outcome;
+    return `permission:${outcome.outcome === "selected" ? outcome.optionId : outcome.outcome}`;
+  }
+  if (word === "read") {
+    const res = await client.request(acp.methods.client.fs.readTextFile, { sessionId, path: `${s.roots[0]}/notes.txt` });
+    return `read:${res.content}`;
+  }
+  return word;
+}
+
 const app = acp
   .agent({ name: "acpgen-interop-ts-agent" })
   .onRequest(acp.methods.agent.initialize, () => ({
@@ -48,7 +77,7 @@ const app = acp
     sessions.set(sessionId, { roots, history: [], cancel: null });
     return { sessionId, _meta: { "acpgen/roots": roots } };
   })
-  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client, signal }) => {
     const s = session(params.sessionId);
     s.history.push(params);
     let cancelled = false;
@@ -58,6 +87,7 @@ const app = acp
         resolve();
       };
     });
+    signal.addEventListener("abort", () => s.cancel?.(), { once: true });
     try {
       let sep = "";
       for (const block of params.prompt) {
@@ -71,11 +101,12 @@ const app = acp
           if (cancelled) {
             return { stopReason: "cancelled" };
           }
+          const text = await callBack(client, s, params.sessionId, word);
           await client.notify(acp.methods.client.session.update, {
             sessionId: params.sessionId,
             update: {
               sessionUpdate: "agent_message_chunk",
-              content: { type: "text", text: sep + word },
+              content: { type: "text", text: sep + text },
             },
           });
           sep = " ";

@@ -1,30 +1,36 @@
 // The official TypeScript SDK's experimental ACP v2 client driving acpgen's
 // Go example agent (examples/agent), over stdio or, with the SDK's network
 // clients (experimental/ws-client and experimental/http-client), over the
-// endpoint of `agent -listen`. The agent serves v1 and v2 behind
+// endpoint of `agent -listen`, or, with fd, over two pipes its parent hands
+// it (it reads file descriptor 3 and writes 4: a chain of Go proxies in the
+// interop test's process). The agent serves v1 and v2 behind
 // runtime/router; this client requests protocol version 2. Every step
 // checks its result, prints "ok STEP: details" on stdout, and the first
 // failure prints "FAIL STEP: reason" on stderr and exits with status 1.
 //
 // Usage: node ts-v2-client.mjs AGENT_BINARY CWD ADDITIONAL_DIR...
 //        node ts-v2-client.mjs ws|http URL TOKEN CWD ADDITIONAL_DIR...
+//        node ts-v2-client.mjs fd CWD ADDITIONAL_DIR...
 // (every directory absolute)
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { spawn } from "node:child_process";
+import { Socket } from "node:net";
 import { Readable, Writable } from "node:stream";
 import { isDeepStrictEqual } from "node:util";
 import { WebSocket } from "ws";
 import { StepFailure, ok, check, expectError, next } from "./steps.mjs";
 
 const args = process.argv.slice(2);
-const profile = ["ws", "http"].includes(args[0]) ? args.shift() : null;
-const [url, token] = profile ? args.splice(0, 2) : [];
+const profile = ["ws", "http", "fd"].includes(args[0]) ? args.shift() : null;
+const network = profile === "ws" || profile === "http";
+const [url, token] = network ? args.splice(0, 2) : [];
 const [agentPath, cwd, ...additionalDirectories] = profile ? [null, ...args] : args;
-if ((profile ? !url : !agentPath) || !cwd || additionalDirectories.length === 0) {
+if ((network ? !url : !profile && !agentPath) || !cwd || additionalDirectories.length === 0) {
   console.error("usage: node ts-v2-client.mjs AGENT_BINARY CWD ADDITIONAL_DIR...");
   console.error("       node ts-v2-client.mjs ws|http URL TOKEN CWD ADDITIONAL_DIR...");
+  console.error("       node ts-v2-client.mjs fd CWD ADDITIONAL_DIR...");
   process.exit(2);
 }
 
@@ -60,8 +66,15 @@ async function turn(step, session) {
 }
 
 // connect opens the stream to the agent: a child process's stdio, or a
-// network connection. exited resolves with the child's exit status.
+// network connection, or file descriptors 3 and 4. exited resolves with the
+// child's exit status.
 function connect() {
+  if (profile === "fd") {
+    const output = new Socket({ fd: 4, readable: false, writable: true });
+    const input = new Socket({ fd: 3, readable: true, writable: false });
+    const stream = acp.ndJsonStream(Writable.toWeb(output), Readable.toWeb(input));
+    return { stream, close: () => {}, kill: () => {} };
+  }
   if (profile) {
     const headers = { Authorization: `Bearer ${token}` };
     const stream = profile === "ws" ? createWebSocketStream(url, { WebSocket, headers }) : createHttpStream(url, { headers });
@@ -95,7 +108,7 @@ async function flow(ctx) {
   const session = await ctx.buildSession(cwd).withAdditionalDirectories(additionalDirectories).start();
   const roots = [cwd, ...additionalDirectories];
   check("session/new", isDeepStrictEqual(session.meta?.["acpgen/roots"], roots), `roots ${JSON.stringify(session.meta)}, want ${JSON.stringify(roots)}`);
-  ok("session/new", `sessionId=${session.sessionId} roots=${roots.join(",")}`);
+  ok("session/new", `sessionId=${session.sessionId} roots=${roots.join(",")} meta=${Object.keys(session.meta ?? {}).sort().join(",")}`);
   const sessionId = session.sessionId;
 
   // The response acknowledges insertion; the turn is reported by updates.
