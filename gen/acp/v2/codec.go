@@ -259,14 +259,14 @@ func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key)
+		return wire.DecodeMember(d, v.ToolCall, &objectToolCallPermissionSubject, key)
 	case v.Command != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Command.decodeField(d, key)
+		return wire.DecodeMember(d, v.Command, &objectCommandPermissionSubject, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectRequestPermissionSubjectOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -275,11 +275,11 @@ func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int
 func (v *RequestPermissionSubject) required(w int) []string {
 	switch {
 	case v.ToolCall != nil:
-		return wire.Level(w, membersToolCallPermissionSubject.Required)
+		return wire.Level(w, objectToolCallPermissionSubject.RequiredNames())
 	case v.Command != nil:
-		return wire.Level(w, membersCommandPermissionSubject.Required)
+		return wire.Level(w, objectCommandPermissionSubject.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersRequestPermissionSubjectOther.Required)
+		return wire.Level(w, objectRequestPermissionSubjectOther.RequiredNames())
 	}
 	return nil
 }
@@ -289,12 +289,12 @@ func (v *RequestPermissionSubject) appendFields(b []byte, comma bool) ([]byte, b
 	switch {
 	case v.ToolCall != nil:
 		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return v.ToolCall.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ToolCall, &objectToolCallPermissionSubject, comma)
 	case v.Command != nil:
 		b = wire.Key(b, &comma, "\"type\":\"command\"")
-		return v.Command.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Command, &objectCommandPermissionSubject, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectRequestPermissionSubjectOther, comma)
 	}
 	return b, comma
 }
@@ -339,41 +339,33 @@ func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionSubjectOther = wire.Members{Required: []string{"type"}}
+var objectRequestPermissionSubjectOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.RequestPermissionSubjectOther",
+	Type: (*RequestPermissionSubjectOther)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
 func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionSubjectOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionSubjectOther, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionSubjectOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionSubjectOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionSubjectOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionSubjectOther")
+	return wire.MarshalTable(&v, &objectRequestPermissionSubjectOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2820,47 +2812,45 @@ func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallPermissionSubject = wire.Members{Required: []string{"toolCall"}}
+var objectToolCallPermissionSubject = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ToolCall",
+			Flags: wire.Required,
+			Name:  "toolCall",
+			Value: &wire.Value{
+				Coded: (*ToolCallUpdate)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ToolCallPermissionSubject",
+	Type: (*ToolCallPermissionSubject)(nil),
+}
 
 // DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
 func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallPermissionSubject{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallPermissionSubject, nil)
+	return wire.DecodeTable(d, v, &objectToolCallPermissionSubject)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallPermissionSubject)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "toolCall":
-		return 0, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"toolCall\":")
-	b = v.ToolCall.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallPermissionSubject")
+	return wire.MarshalTable(&v, &objectToolCallPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2868,83 +2858,69 @@ func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCommandPermissionSubject = wire.Members{Required: []string{"command", "cwd"}}
+var objectCommandPermissionSubject = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Coded: (*AbsolutePath)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "toolCallId",
+			Value: &wire.Value{
+				Coded: (*ToolCallID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "terminalId",
+			Value: &wire.Value{
+				Coded: (*TerminalID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CommandPermissionSubject",
+	Type: (*CommandPermissionSubject)(nil),
+}
 
 // DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
 func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	*v = CommandPermissionSubject{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommandPermissionSubject, nil)
+	return wire.DecodeTable(d, v, &objectCommandPermissionSubject)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCommandPermissionSubject)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "command":
-		return 0, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "toolCallId":
-		if d.TryNull() {
-			v.ToolCallID = nil
-			return wire.Optional, nil
-		}
-		v.ToolCallID = new(ToolCallID)
-		m := d.Mark()
-		if err := v.ToolCallID.DecodeJSON(d); err != nil {
-			v.ToolCallID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
-		}
-		return wire.Optional, nil
-	case "terminalId":
-		if d.TryNull() {
-			v.TerminalID = nil
-			return wire.Optional, nil
-		}
-		v.TerminalID = new(TerminalID)
-		m := d.Mark()
-		if err := v.TerminalID.DecodeJSON(d); err != nil {
-			v.TerminalID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminalId")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CommandPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"command\":")
-	b = wire.AppendString(b, v.Command)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.ToolCallID != nil {
-		b = wire.Key(b, &comma, "\"toolCallId\":")
-		b = v.ToolCallID.AppendJSON(b)
-	}
-	if v.TerminalID != nil {
-		b = wire.Key(b, &comma, "\"terminalId\":")
-		b = v.TerminalID.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CommandPermissionSubject")
+	return wire.MarshalTable(&v, &objectCommandPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2952,55 +2928,60 @@ func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+var objectPermissionOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: &wire.Value{
+				Coded: (*PermissionOptionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Kind",
+			Flags: wire.Required,
+			Name:  "kind",
+			Value: &wire.Value{
+				Coded: (*PermissionOptionKind)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PermissionOption",
+	Type: (*PermissionOption)(nil),
+}
 
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	*v = PermissionOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
+	return wire.DecodeTable(d, v, &objectPermissionOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "kind":
-		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"kind\":")
-	b = v.Kind.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PermissionOption")
+	return wire.MarshalTable(&v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3286,9 +3267,9 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3297,9 +3278,9 @@ func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, 
 func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -3308,9 +3289,9 @@ func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -3326,57 +3307,45 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+var objectElicitationSessionScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "toolCallId",
+			Value: &wire.Value{
+				Coded: (*ToolCallID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.ElicitationSessionScope",
+	Type: (*ElicitationSessionScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCallId":
-		if d.TryNull() {
-			v.ToolCallID = nil
-			return wire.Optional, nil
-		}
-		v.ToolCallID = new(ToolCallID)
-		m := d.Mark()
-		if err := v.ToolCallID.DecodeJSON(d); err != nil {
-			v.ToolCallID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ToolCallID != nil {
-		b = wire.Key(b, &comma, "\"toolCallId\":")
-		b = v.ToolCallID.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationSessionScope")
+	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3384,41 +3353,36 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+var objectElicitationRequestScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.ElicitationRequestScope",
+	Type: (*ElicitationRequestScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationRequestScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationRequestScope")
+	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3426,93 +3390,78 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationSchema = wire.Members{Required: []string{"type", "properties"}}
+var objectElicitationSchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: &wire.Value{
+				Coded: (*ElicitationSchemaType)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Properties",
+			Flags: wire.Required,
+			Name:  "properties",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationPropertySchema)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Required",
+			Flags: wire.Nullable,
+			Name:  "required",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationSchema",
+	Type: (*ElicitationSchema)(nil),
+}
 
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSchema, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(v.Type.DecodeJSON(d), "type")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "properties":
-		return 1, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
-	case "required":
-		if d.TryNull() {
-			v.Required = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = v.Type.AppendJSON(b)
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"properties\":")
-	b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
-	if v.Required != nil {
-		b = wire.Key(b, &comma, "\"required\":")
-		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationSchema")
+	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3597,24 +3546,24 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key)
+		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key)
+		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
 	case v.Array != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
 		return v.Array.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3625,15 +3574,15 @@ func (v *ElicitationPropertySchema) required(w int) []string {
 	case v.String != nil:
 		return wire.Level(w, nil)
 	case v.Number != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
 	case v.Integer != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
 	case v.Boolean != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
 	case v.Array != nil:
 		return wire.Level(w, membersMultiSelectPropertySchema.Required)
 	case v.Other != nil:
-		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
+		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
 	}
 	return nil
 }
@@ -3646,18 +3595,18 @@ func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 		return v.String.appendFields(b, comma)
 	case v.Number != nil:
 		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return v.Number.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
 	case v.Integer != nil:
 		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return v.Integer.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
 	case v.Array != nil:
 		b = wire.Key(b, &comma, "\"type\":\"array\"")
 		return v.Array.appendFields(b, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
 	}
 	return b, comma
 }
@@ -3708,41 +3657,33 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+var objectElicitationPropertySchemaOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.ElicitationPropertySchemaOther",
+	Type: (*ElicitationPropertySchemaOther)(nil),
+}
 
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationPropertySchemaOther")
+	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3787,67 +3728,54 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+var objectEnumOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Const",
+			Flags: wire.Required,
+			Name:  "const",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.EnumOption",
+	Type: (*EnumOption)(nil),
+}
 
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	*v = EnumOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
+	return wire.DecodeTable(d, v, &objectEnumOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *EnumOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "const":
-		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"const\":")
-	b = wire.AppendString(b, v.Const)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.EnumOption")
+	return wire.MarshalTable(&v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4009,111 +3937,66 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectNumberPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.NumberPropertySchema",
+	Type: (*NumberPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendFloat(b, *v.Minimum)
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendFloat(b, *v.Maximum)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendFloat(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.NumberPropertySchema")
+	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4121,111 +4004,66 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIntegerPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.IntegerPropertySchema",
+	Type: (*IntegerPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(int64)
-		m := d.Mark()
-		if err := wire.DecodeInt64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendInt(b, int64(*v.Minimum))
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendInt(b, int64(*v.Maximum))
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendInt(b, int64(*v.Default))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IntegerPropertySchema")
+	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4233,89 +4071,54 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectBooleanPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.BooleanPropertySchema",
+	Type: (*BooleanPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendBool(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BooleanPropertySchema")
+	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4356,7 +4159,7 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		return v.String.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
 	case v.Titled != nil:
 		return v.Titled.decodeField(d, key)
 	}
@@ -4369,7 +4172,7 @@ func (v *MultiSelectItems) required(w int) []string {
 	case v.String != nil:
 		return wire.Level(w, membersStringMultiSelectItems.Required)
 	case v.Other != nil:
-		return wire.Level(w, membersMultiSelectItemsOther.Required)
+		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
 	case v.Titled != nil:
 		return wire.Level(w, membersTitledMultiSelectItems.Required)
 	}
@@ -4383,7 +4186,7 @@ func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
 	case v.Titled != nil:
 		return v.Titled.appendFields(b, comma)
 	}
@@ -4446,41 +4249,33 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+var objectMultiSelectItemsOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.MultiSelectItemsOther",
+	Type: (*MultiSelectItemsOther)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectItemsOther")
+	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4778,9 +4573,9 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4789,9 +4584,9 @@ func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (i
 func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4800,9 +4595,9 @@ func (v *ElicitationFormModeVariant) required(w int) []string {
 func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -4926,9 +4721,9 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4937,9 +4732,9 @@ func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (in
 func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4948,9 +4743,9 @@ func (v *ElicitationURLModeVariant) required(w int) []string {
 func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -5024,7 +4819,7 @@ func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectAgentResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -5035,7 +4830,7 @@ func (v *AgentResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersAgentResponseError.Required)
+		return wire.Level(w, objectAgentResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -5046,7 +4841,7 @@ func (v *AgentResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectAgentResponseError, comma)
 	}
 	return b, comma
 }
@@ -5135,45 +4930,45 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectAgentResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*AgentResponseErrorID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Coded: (*Error)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.AgentResponseError",
+	Type: (*AgentResponseError)(nil),
+}
 
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeTable(d, v, &objectAgentResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponseError")
+	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5239,74 +5034,76 @@ func (v *AgentResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion", "info"}}
+var objectInitializeResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: &wire.Value{
+				Coded: (*ProtocolVersion)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Info",
+			Flags: wire.Required,
+			Name:  "info",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Capabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "capabilities",
+			Value: &wire.Value{
+				Object: &objectAgentCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AuthMethods",
+			Flags: wire.DefaultOnError,
+			Name:  "authMethods",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AuthMethod)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.InitializeResponse",
+	Type: (*InitializeResponse)(nil),
+}
 
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeTable(d, v, &objectInitializeResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "info":
-		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
-	case "capabilities":
-		v.Capabilities = new(AgentCapabilities)
-		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
-			v.Capabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
-		}
-		return wire.Optional, nil
-	case "authMethods":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
-			v.AuthMethods = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"info\":")
-	b = v.Info.AppendJSON(b)
-	if v.Capabilities != nil {
-		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
-	}
-	if v.AuthMethods != nil {
-		b = wire.Key(b, &comma, "\"authMethods\":")
-		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.InitializeResponse")
+	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5341,67 +5138,54 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+var objectImplementation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Version",
+			Flags: wire.Required,
+			Name:  "version",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Implementation",
+	Type: (*Implementation)(nil),
+}
 
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	*v = Implementation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
+	return wire.DecodeTable(d, v, &objectImplementation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Implementation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectImplementation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "version":
-		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"version\":")
-	b = wire.AppendString(b, v.Version)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Implementation")
+	return wire.MarshalTable(&v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5409,73 +5193,54 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Session",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "session",
+			Value: &wire.Value{
+				Object: &objectSessionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Auth",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectAgentAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AgentCapabilities",
+	Type: (*AgentCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "session":
-		if d.TryNull() {
-			v.Session = nil
-			return wire.Optional, nil
-		}
-		v.Session = new(SessionCapabilities)
-		m := d.Mark()
-		if err := v.Session.DecodeJSON(d); err != nil {
-			v.Session = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
-		}
-		return wire.Optional, nil
-	case "auth":
-		if d.TryNull() {
-			v.Auth = nil
-			return wire.Optional, nil
-		}
-		v.Auth = new(AgentAuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Session != nil {
-		b = wire.Key(b, &comma, "\"session\":")
-		b = v.Session.AppendJSON(b)
-	}
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentCapabilities")
+	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5483,105 +5248,72 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Prompt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "prompt",
+			Value: &wire.Value{
+				Object: &objectPromptCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "MCP",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "mcp",
+			Value: &wire.Value{
+				Object: &objectMCPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Delete",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "delete",
+			Value: &wire.Value{
+				Object: &objectSessionDeleteCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Object: &objectSessionAdditionalDirectoriesCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionCapabilities",
+	Type: (*SessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "prompt":
-		if d.TryNull() {
-			v.Prompt = nil
-			return wire.Optional, nil
-		}
-		v.Prompt = new(PromptCapabilities)
-		m := d.Mark()
-		if err := v.Prompt.DecodeJSON(d); err != nil {
-			v.Prompt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "prompt")
-		}
-		return wire.Optional, nil
-	case "mcp":
-		if d.TryNull() {
-			v.MCP = nil
-			return wire.Optional, nil
-		}
-		v.MCP = new(MCPCapabilities)
-		m := d.Mark()
-		if err := v.MCP.DecodeJSON(d); err != nil {
-			v.MCP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcp")
-		}
-		return wire.Optional, nil
-	case "delete":
-		if d.TryNull() {
-			v.Delete = nil
-			return wire.Optional, nil
-		}
-		v.Delete = new(SessionDeleteCapabilities)
-		m := d.Mark()
-		if err := v.Delete.DecodeJSON(d); err != nil {
-			v.Delete = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
-		}
-		return wire.Optional, nil
-	case "additionalDirectories":
-		if d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
-		m := d.Mark()
-		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
-			v.AdditionalDirectories = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Prompt != nil {
-		b = wire.Key(b, &comma, "\"prompt\":")
-		b = v.Prompt.AppendJSON(b)
-	}
-	if v.MCP != nil {
-		b = wire.Key(b, &comma, "\"mcp\":")
-		b = v.MCP.AppendJSON(b)
-	}
-	if v.Delete != nil {
-		b = wire.Key(b, &comma, "\"delete\":")
-		b = v.Delete.AppendJSON(b)
-	}
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = v.AdditionalDirectories.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5589,89 +5321,63 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Image",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "image",
+			Value: &wire.Value{
+				Object: &objectPromptImageCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Audio",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "audio",
+			Value: &wire.Value{
+				Object: &objectPromptAudioCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "EmbeddedContext",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "embeddedContext",
+			Value: &wire.Value{
+				Object: &objectPromptEmbeddedContextCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptCapabilities",
+	Type: (*PromptCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "image":
-		if d.TryNull() {
-			v.Image = nil
-			return wire.Optional, nil
-		}
-		v.Image = new(PromptImageCapabilities)
-		m := d.Mark()
-		if err := v.Image.DecodeJSON(d); err != nil {
-			v.Image = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
-		}
-		return wire.Optional, nil
-	case "audio":
-		if d.TryNull() {
-			v.Audio = nil
-			return wire.Optional, nil
-		}
-		v.Audio = new(PromptAudioCapabilities)
-		m := d.Mark()
-		if err := v.Audio.DecodeJSON(d); err != nil {
-			v.Audio = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
-		}
-		return wire.Optional, nil
-	case "embeddedContext":
-		if d.TryNull() {
-			v.EmbeddedContext = nil
-			return wire.Optional, nil
-		}
-		v.EmbeddedContext = new(PromptEmbeddedContextCapabilities)
-		m := d.Mark()
-		if err := v.EmbeddedContext.DecodeJSON(d); err != nil {
-			v.EmbeddedContext = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Image != nil {
-		b = wire.Key(b, &comma, "\"image\":")
-		b = v.Image.AppendJSON(b)
-	}
-	if v.Audio != nil {
-		b = wire.Key(b, &comma, "\"audio\":")
-		b = v.Audio.AppendJSON(b)
-	}
-	if v.EmbeddedContext != nil {
-		b = wire.Key(b, &comma, "\"embeddedContext\":")
-		b = v.EmbeddedContext.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptCapabilities")
+	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5679,41 +5385,36 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptImageCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptImageCapabilities",
+	Type: (*PromptImageCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
 func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptImageCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptImageCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptImageCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptImageCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptImageCapabilities")
+	return wire.MarshalTable(&v, &objectPromptImageCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5721,41 +5422,36 @@ func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptAudioCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptAudioCapabilities",
+	Type: (*PromptAudioCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
 func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptAudioCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptAudioCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptAudioCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptAudioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptAudioCapabilities")
+	return wire.MarshalTable(&v, &objectPromptAudioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5763,41 +5459,36 @@ func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptEmbeddedContextCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptEmbeddedContextCapabilities",
+	Type: (*PromptEmbeddedContextCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
 func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptEmbeddedContextCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptEmbeddedContextCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptEmbeddedContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptEmbeddedContextCapabilities")
+	return wire.MarshalTable(&v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5805,73 +5496,54 @@ func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Stdio",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "stdio",
+			Value: &wire.Value{
+				Object: &objectMCPStdioCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "HTTP",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "http",
+			Value: &wire.Value{
+				Object: &objectMCPHTTPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPCapabilities",
+	Type: (*MCPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "stdio":
-		if d.TryNull() {
-			v.Stdio = nil
-			return wire.Optional, nil
-		}
-		v.Stdio = new(MCPStdioCapabilities)
-		m := d.Mark()
-		if err := v.Stdio.DecodeJSON(d); err != nil {
-			v.Stdio = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "stdio")
-		}
-		return wire.Optional, nil
-	case "http":
-		if d.TryNull() {
-			v.HTTP = nil
-			return wire.Optional, nil
-		}
-		v.HTTP = new(MCPHTTPCapabilities)
-		m := d.Mark()
-		if err := v.HTTP.DecodeJSON(d); err != nil {
-			v.HTTP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Stdio != nil {
-		b = wire.Key(b, &comma, "\"stdio\":")
-		b = v.Stdio.AppendJSON(b)
-	}
-	if v.HTTP != nil {
-		b = wire.Key(b, &comma, "\"http\":")
-		b = v.HTTP.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5879,41 +5551,36 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPStdioCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPStdioCapabilities",
+	Type: (*MCPStdioCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
 func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPStdioCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPStdioCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPStdioCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPStdioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPStdioCapabilities")
+	return wire.MarshalTable(&v, &objectMCPStdioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5921,41 +5588,36 @@ func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPHTTPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPHTTPCapabilities",
+	Type: (*MCPHTTPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
 func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPHTTPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPHTTPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPHTTPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPHTTPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPHTTPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPHTTPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5963,41 +5625,36 @@ func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionDeleteCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionDeleteCapabilities",
+	Type: (*SessionDeleteCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionDeleteCapabilities")
+	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6005,41 +5662,36 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionAdditionalDirectoriesCapabilities",
+	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionAdditionalDirectoriesCapabilities")
+	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6047,41 +5699,36 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AgentAuthCapabilities",
+	Type: (*AgentAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentAuthCapabilities")
+	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6121,14 +5768,14 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
 	case v.Agent != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Agent.decodeField(d, key)
+		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectAuthMethodOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -6137,11 +5784,11 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return wire.Level(w, membersAuthMethodTerminal.Required)
+		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
 	case v.Agent != nil:
-		return wire.Level(w, membersAuthMethodAgent.Required)
+		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersAuthMethodOther.Required)
+		return wire.Level(w, objectAuthMethodOther.RequiredNames())
 	}
 	return nil
 }
@@ -6151,12 +5798,12 @@ func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
 	case v.Agent != nil:
 		b = wire.Key(b, &comma, "\"type\":\"agent\"")
-		return v.Agent.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectAuthMethodOther, comma)
 	}
 	return b, comma
 }
@@ -6201,49 +5848,48 @@ func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodOther = wire.Members{Required: []string{"type", "methodId", "name"}}
+var objectAuthMethodOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: &wire.Value{
+				Coded: (*AuthMethodID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.AuthMethodOther",
+	Type: (*AuthMethodOther)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
 func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodOther, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	case "methodId":
-		return 1, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 2, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethodOther")
+	return wire.MarshalTable(&v, &objectAuthMethodOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6330,87 +5976,78 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodTerminal = wire.Members{Required: []string{"methodId", "name"}}
+var objectAuthMethodTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: &wire.Value{
+				Coded: (*AuthMethodID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*EnvVariable)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthMethodTerminal",
+	Type: (*AuthMethodTerminal)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethodTerminal")
+	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6418,67 +6055,57 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodAgent = wire.Members{Required: []string{"methodId", "name"}}
+var objectAuthMethodAgent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: &wire.Value{
+				Coded: (*AuthMethodID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthMethodAgent",
+	Type: (*AuthMethodAgent)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethodAgent")
+	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6486,41 +6113,36 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLoginAuthResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LoginAuthResponse",
+	Type: (*LoginAuthResponse)(nil),
+}
+
 // DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
 func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LoginAuthResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLoginAuthResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoginAuthResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoginAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LoginAuthResponse")
+	return wire.MarshalTable(&v, &objectLoginAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6528,41 +6150,36 @@ func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutAuthResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LogoutAuthResponse",
+	Type: (*LogoutAuthResponse)(nil),
+}
+
 // DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
 func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutAuthResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutAuthResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutAuthResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LogoutAuthResponse")
+	return wire.MarshalTable(&v, &objectLogoutAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6570,69 +6187,71 @@ func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+var objectNewSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AvailableCommands",
+			Flags: wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AvailableCommand)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.NewSessionResponse",
+	Type: (*NewSessionResponse)(nil),
+}
 
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeTable(d, v, &objectNewSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.AvailableCommands != nil {
-		b = wire.Key(b, &comma, "\"availableCommands\":")
-		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.NewSessionResponse")
+	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7648,63 +7267,58 @@ func (v *Command) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+var objectListSessionsResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Sessions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "sessions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionInfo,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "NextCursor",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "nextCursor",
+			Value: &wire.Value{
+				Coded: (*SessionListCursor)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ListSessionsResponse",
+	Type: (*ListSessionsResponse)(nil),
+}
 
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
-			v.Sessions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "sessions")
-		}
-		return 0, nil
-	case "nextCursor":
-		if d.TryNull() {
-			v.NextCursor = nil
-			return wire.Optional, nil
-		}
-		v.NextCursor = new(SessionListCursor)
-		return wire.Optional, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessions\":")
-	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
-	if v.NextCursor != nil {
-		b = wire.Key(b, &comma, "\"nextCursor\":")
-		b = v.NextCursor.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ListSessionsResponse")
+	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7712,93 +7326,81 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectSessionInfo = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Coded: (*AbsolutePath)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.DefaultOnNull,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AbsolutePath)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "UpdatedAt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "updatedAt",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionInfo",
+	Type: (*SessionInfo)(nil),
+}
 
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionInfo{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
+	return wire.DecodeTable(d, v, &objectSessionInfo)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "updatedAt":
-		if d.TryNull() {
-			v.UpdatedAt = nil
-			return wire.Optional, nil
-		}
-		v.UpdatedAt = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
-			v.UpdatedAt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.UpdatedAt != nil {
-		b = wire.Key(b, &comma, "\"updatedAt\":")
-		b = wire.AppendString(b, *v.UpdatedAt)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionInfo")
+	return wire.MarshalTable(&v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7833,41 +7435,36 @@ func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectDeleteSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.DeleteSessionResponse",
+	Type: (*DeleteSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.DeleteSessionResponse")
+	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7875,63 +7472,62 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectResumeSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AvailableCommands",
+			Flags: wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AvailableCommand)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ResumeSessionResponse",
+	Type: (*ResumeSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.AvailableCommands != nil {
-		b = wire.Key(b, &comma, "\"availableCommands\":")
-		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ResumeSessionResponse")
+	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7939,41 +7535,36 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCloseSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CloseSessionResponse",
+	Type: (*CloseSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CloseSessionResponse")
+	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7981,41 +7572,36 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelToolCallResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelToolCallResponse",
+	Type: (*CancelToolCallResponse)(nil),
+}
+
 // DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
 func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelToolCallResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelToolCallResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelToolCallResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelToolCallResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelToolCallResponse")
+	return wire.MarshalTable(&v, &objectCancelToolCallResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8023,41 +7609,36 @@ func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelTerminalResponse",
+	Type: (*CancelTerminalResponse)(nil),
+}
+
 // DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
 func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelTerminalResponse")
+	return wire.MarshalTable(&v, &objectCancelTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8065,47 +7646,49 @@ func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+var objectSetSessionConfigOptionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Required,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SetSessionConfigOptionResponse",
+	Type: (*SetSessionConfigOptionResponse)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configOptions\":")
-	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionResponse")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8314,7 +7897,7 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 			var x UnsupportedProtocolVersionErrorData
 			err := x.DecodeJSON(d)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.validate(v)
+				x.ValidateWith(v)
 			}) {
 				v.UnsupportedProtocolVersion = &x
 				return nil
@@ -8329,7 +7912,7 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 			var x SessionNotFoundErrorData
 			err := x.DecodeJSON(d)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.validate(v)
+				x.ValidateWith(v)
 			}) {
 				v.SessionNotFound = &x
 				return nil
@@ -11783,47 +11366,45 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+var objectCompleteElicitationNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ElicitationID",
+			Flags: wire.Required,
+			Name:  "elicitationId",
+			Value: &wire.Value{
+				Coded: (*ElicitationID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CompleteElicitationNotification",
+	Type: (*CompleteElicitationNotification)(nil),
+}
 
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CompleteElicitationNotification")
+	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11914,63 +11495,63 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion", "info"}}
+var objectInitializeRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: &wire.Value{
+				Coded: (*ProtocolVersion)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Info",
+			Flags: wire.Required,
+			Name:  "info",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Capabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "capabilities",
+			Value: &wire.Value{
+				Object: &objectClientCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.InitializeRequest",
+	Type: (*InitializeRequest)(nil),
+}
 
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeTable(d, v, &objectInitializeRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "info":
-		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
-	case "capabilities":
-		v.Capabilities = new(ClientCapabilities)
-		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
-			v.Capabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"info\":")
-	b = v.Info.AppendJSON(b)
-	if v.Capabilities != nil {
-		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.InitializeRequest")
+	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11978,73 +11559,54 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Auth",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectClientAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Elicitation",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "elicitation",
+			Value: &wire.Value{
+				Object: &objectElicitationCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ClientCapabilities",
+	Type: (*ClientCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "auth":
-		if d.TryNull() {
-			v.Auth = nil
-			return wire.Optional, nil
-		}
-		v.Auth = new(ClientAuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "elicitation":
-		if d.TryNull() {
-			v.Elicitation = nil
-			return wire.Optional, nil
-		}
-		v.Elicitation = new(ElicitationCapabilities)
-		m := d.Mark()
-		if err := v.Elicitation.DecodeJSON(d); err != nil {
-			v.Elicitation = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Elicitation != nil {
-		b = wire.Key(b, &comma, "\"elicitation\":")
-		b = v.Elicitation.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientCapabilities")
+	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12052,57 +11614,45 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Terminal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "terminal",
+			Value: &wire.Value{
+				Object: &objectTerminalAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ClientAuthCapabilities",
+	Type: (*ClientAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
 func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminal":
-		if d.TryNull() {
-			v.Terminal = nil
-			return wire.Optional, nil
-		}
-		v.Terminal = new(TerminalAuthCapabilities)
-		m := d.Mark()
-		if err := v.Terminal.DecodeJSON(d); err != nil {
-			v.Terminal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Terminal != nil {
-		b = wire.Key(b, &comma, "\"terminal\":")
-		b = v.Terminal.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientAuthCapabilities")
+	return wire.MarshalTable(&v, &objectClientAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12110,41 +11660,36 @@ func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalAuthCapabilities",
+	Type: (*TerminalAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
 func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalAuthCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12152,73 +11697,54 @@ func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Form",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "form",
+			Value: &wire.Value{
+				Object: &objectElicitationFormCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "URL",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "url",
+			Value: &wire.Value{
+				Object: &objectElicitationURLCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationCapabilities",
+	Type: (*ElicitationCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "form":
-		if d.TryNull() {
-			v.Form = nil
-			return wire.Optional, nil
-		}
-		v.Form = new(ElicitationFormCapabilities)
-		m := d.Mark()
-		if err := v.Form.DecodeJSON(d); err != nil {
-			v.Form = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
-		}
-		return wire.Optional, nil
-	case "url":
-		if d.TryNull() {
-			v.URL = nil
-			return wire.Optional, nil
-		}
-		v.URL = new(ElicitationURLCapabilities)
-		m := d.Mark()
-		if err := v.URL.DecodeJSON(d); err != nil {
-			v.URL = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Form != nil {
-		b = wire.Key(b, &comma, "\"form\":")
-		b = v.Form.AppendJSON(b)
-	}
-	if v.URL != nil {
-		b = wire.Key(b, &comma, "\"url\":")
-		b = v.URL.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12226,41 +11752,36 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationFormCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationFormCapabilities",
+	Type: (*ElicitationFormCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationFormCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12268,41 +11789,36 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationURLCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationURLCapabilities",
+	Type: (*ElicitationURLCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationURLCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12310,47 +11826,45 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersLoginAuthRequest = wire.Members{Required: []string{"methodId"}}
+var objectLoginAuthRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: &wire.Value{
+				Coded: (*AuthMethodID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LoginAuthRequest",
+	Type: (*LoginAuthRequest)(nil),
+}
 
 // DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
 func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LoginAuthRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoginAuthRequest, nil)
+	return wire.DecodeTable(d, v, &objectLoginAuthRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoginAuthRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoginAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LoginAuthRequest")
+	return wire.MarshalTable(&v, &objectLoginAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12358,41 +11872,36 @@ func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutAuthRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LogoutAuthRequest",
+	Type: (*LogoutAuthRequest)(nil),
+}
+
 // DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
 func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutAuthRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutAuthRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutAuthRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LogoutAuthRequest")
+	return wire.MarshalTable(&v, &objectLogoutAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12808,63 +12317,54 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectListSessionsRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Coded: (*AbsolutePath)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Cursor",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cursor",
+			Value: &wire.Value{
+				Coded: (*SessionListCursor)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ListSessionsRequest",
+	Type: (*ListSessionsRequest)(nil),
+}
+
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(AbsolutePath)
-		return wire.Optional, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "cursor":
-		if d.TryNull() {
-			v.Cursor = nil
-			return wire.Optional, nil
-		}
-		v.Cursor = new(SessionListCursor)
-		return wire.Optional, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = v.Cwd.AppendJSON(b)
-	}
-	if v.Cursor != nil {
-		b = wire.Key(b, &comma, "\"cursor\":")
-		b = v.Cursor.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ListSessionsRequest")
+	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12872,47 +12372,45 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectDeleteSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.DeleteSessionRequest",
+	Type: (*DeleteSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.DeleteSessionRequest")
+	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12920,82 +12418,87 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectResumeSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Coded: (*AbsolutePath)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.DefaultOnNull,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AbsolutePath)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "MCPServers",
+			Flags: wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "ReplayFrom",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "replayFrom",
+			Value: &wire.Value{
+				Coded: (*ReplayFrom)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ResumeSessionRequest",
+	Type: (*ResumeSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "replayFrom":
-		if d.TryNull() {
-			v.ReplayFrom = nil
-			return wire.Optional, nil
-		}
-		v.ReplayFrom = new(ReplayFrom)
-		return wire.Optional, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
-	}
-	if v.MCPServers != nil {
-		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	}
-	if v.ReplayFrom != nil {
-		b = wire.Key(b, &comma, "\"replayFrom\":")
-		b = v.ReplayFrom.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ResumeSessionRequest")
+	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13032,9 +12535,9 @@ func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Start.decodeField(d, key)
+		return wire.DecodeMember(d, v.Start, &objectReplayFromStart, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectReplayFromOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -13043,9 +12546,9 @@ func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ReplayFrom) required(w int) []string {
 	switch {
 	case v.Start != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectReplayFromStart.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersReplayFromOther.Required)
+		return wire.Level(w, objectReplayFromOther.RequiredNames())
 	}
 	return nil
 }
@@ -13055,9 +12558,9 @@ func (v *ReplayFrom) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Start != nil:
 		b = wire.Key(b, &comma, "\"type\":\"start\"")
-		return v.Start.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Start, &objectReplayFromStart, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectReplayFromOther, comma)
 	}
 	return b, comma
 }
@@ -13100,41 +12603,33 @@ func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReplayFromOther = wire.Members{Required: []string{"type"}}
+var objectReplayFromOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.ReplayFromOther",
+	Type: (*ReplayFromOther)(nil),
+}
 
 // DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
 func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
-	*v = ReplayFromOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReplayFromOther, nil)
+	return wire.DecodeTable(d, v, &objectReplayFromOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReplayFromOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReplayFromOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReplayFromOther")
+	return wire.MarshalTable(&v, &objectReplayFromOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13142,41 +12637,36 @@ func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectReplayFromStart = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ReplayFromStart",
+	Type: (*ReplayFromStart)(nil),
+}
+
 // DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
 func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
-	*v = ReplayFromStart{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectReplayFromStart)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReplayFromStart)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReplayFromStart) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReplayFromStart")
+	return wire.MarshalTable(&v, &objectReplayFromStart)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13184,47 +12674,45 @@ func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectCloseSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CloseSessionRequest",
+	Type: (*CloseSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CloseSessionRequest")
+	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13232,51 +12720,54 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelToolCallRequest = wire.Members{Required: []string{"sessionId", "toolCallId"}}
+var objectCancelToolCallRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Required,
+			Name:  "toolCallId",
+			Value: &wire.Value{
+				Coded: (*ToolCallID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelToolCallRequest",
+	Type: (*CancelToolCallRequest)(nil),
+}
 
 // DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
 func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelToolCallRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelToolCallRequest, nil)
+	return wire.DecodeTable(d, v, &objectCancelToolCallRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelToolCallRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCallId":
-		return 1, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelToolCallRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelToolCallRequest")
+	return wire.MarshalTable(&v, &objectCancelToolCallRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13284,51 +12775,54 @@ func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectCancelTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: &wire.Value{
+				Coded: (*TerminalID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelTerminalRequest",
+	Type: (*CancelTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
 func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectCancelTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelTerminalRequest")
+	return wire.MarshalTable(&v, &objectCancelTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13426,14 +12920,14 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ID.decodeField(d, key)
+		return wire.DecodeMember(d, v.ID, &objectSetSessionConfigOptionRequestTypeID, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectSetSessionConfigOptionRequestTypeOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -13442,11 +12936,11 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.ID != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeID.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeID.RequiredNames())
 	case v.Boolean != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeBoolean.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeOther.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeOther.RequiredNames())
 	}
 	return nil
 }
@@ -13456,12 +12950,12 @@ func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) (
 	switch {
 	case v.ID != nil:
 		b = wire.Key(b, &comma, "\"type\":\"id\"")
-		return v.ID.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ID, &objectSetSessionConfigOptionRequestTypeID, comma)
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectSetSessionConfigOptionRequestTypeOther, comma)
 	}
 	return b, comma
 }
@@ -13477,41 +12971,36 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeID = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeID = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: &wire.Value{
+				Coded: (*SessionConfigValueID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.SetSessionConfigOptionRequestTypeID",
+	Type: (*SetSessionConfigOptionRequestTypeID)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeID{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeID")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13519,41 +13008,33 @@ func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.Bool,
+		},
+	},
+	Name: "acp.SetSessionConfigOptionRequestTypeBoolean",
+	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendBool(b, v.Value)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeBoolean")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13561,54 +13042,39 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeOther = wire.Members{Required: []string{"type", "value"}}
+var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required | wire.Nullable,
+			Name:  "value",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.SetSessionConfigOptionRequestTypeOther",
+	Type: (*SetSessionConfigOptionRequestTypeOther)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	case "value":
-		if d.TryNull() {
-			v.Value = nil
-			return 1, nil
-		}
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	if v.Value == nil {
-		b = wire.Key(b, &comma, "\"value\":")
-		b = append(b, "null"...)
-	} else {
-		b = wire.Key(b, &comma, "\"value\":")
-		b = wire.AppendRaw(b, v.Value)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeOther")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13699,7 +13165,7 @@ func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectClientResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -13710,7 +13176,7 @@ func (v *ClientResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersClientResponseError.Required)
+		return wire.Level(w, objectClientResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -13721,7 +13187,7 @@ func (v *ClientResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectClientResponseError, comma)
 	}
 	return b, comma
 }
@@ -13810,45 +13276,45 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectClientResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*ClientResponseErrorID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Coded: (*Error)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.ClientResponseError",
+	Type: (*ClientResponseError)(nil),
+}
 
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
+	return wire.DecodeTable(d, v, &objectClientResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponseError")
+	return wire.MarshalTable(&v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13914,47 +13380,45 @@ func (v *ClientResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+var objectRequestPermissionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: &wire.Value{
+				Coded: (*RequestPermissionOutcome)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.RequestPermissionResponse",
+	Type: (*RequestPermissionResponse)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = v.Outcome.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionResponse")
+	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13994,14 +13458,14 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancelled, &objectCancelledPermissionOutcome, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key)
+		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectRequestPermissionOutcomeOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -14010,11 +13474,11 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCancelledPermissionOutcome.RequiredNames())
 	case v.Selected != nil:
-		return wire.Level(w, membersSelectedPermissionOutcome.Required)
+		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersRequestPermissionOutcomeOther.Required)
+		return wire.Level(w, objectRequestPermissionOutcomeOther.RequiredNames())
 	}
 	return nil
 }
@@ -14024,12 +13488,12 @@ func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, b
 	switch {
 	case v.Cancelled != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return v.Cancelled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancelled, &objectCancelledPermissionOutcome, comma)
 	case v.Selected != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return v.Selected.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectRequestPermissionOutcomeOther, comma)
 	}
 	return b, comma
 }
@@ -14074,41 +13538,33 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionOutcomeOther = wire.Members{Required: []string{"outcome"}}
+var objectRequestPermissionOutcomeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.RequestPermissionOutcomeOther",
+	Type: (*RequestPermissionOutcomeOther)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
 func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcomeOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionOutcomeOther, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionOutcomeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = wire.AppendString(b, v.Outcome)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionOutcomeOther")
+	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14116,41 +13572,36 @@ func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelledPermissionOutcome = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelledPermissionOutcome",
+	Type: (*CancelledPermissionOutcome)(nil),
+}
+
 // DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
 func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelledPermissionOutcome{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelledPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelledPermissionOutcome)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelledPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelledPermissionOutcome")
+	return wire.MarshalTable(&v, &objectCancelledPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14158,47 +13609,45 @@ func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+var objectSelectedPermissionOutcome = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: &wire.Value{
+				Coded: (*PermissionOptionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SelectedPermissionOutcome",
+	Type: (*SelectedPermissionOutcome)(nil),
+}
 
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SelectedPermissionOutcome")
+	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14289,19 +13738,19 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key)
+		return wire.DecodeMember(d, v.Accept, &objectElicitationAcceptAction, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key)
+		return wire.DecodeMember(d, v.Decline, &objectCreateElicitationResponseActionDecline, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancel, &objectCreateElicitationResponseActionCancel, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectCreateElicitationResponseActionOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -14310,13 +13759,13 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectElicitationAcceptAction.RequiredNames())
 	case v.Decline != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionDecline.RequiredNames())
 	case v.Cancel != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionCancel.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
+		return wire.Level(w, objectCreateElicitationResponseActionOther.RequiredNames())
 	}
 	return nil
 }
@@ -14326,15 +13775,15 @@ func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]
 	switch {
 	case v.Accept != nil:
 		b = wire.Key(b, &comma, "\"action\":\"accept\"")
-		return v.Accept.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Accept, &objectElicitationAcceptAction, comma)
 	case v.Decline != nil:
 		b = wire.Key(b, &comma, "\"action\":\"decline\"")
-		return v.Decline.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Decline, &objectCreateElicitationResponseActionDecline, comma)
 	case v.Cancel != nil:
 		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
-		return v.Cancel.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancel, &objectCreateElicitationResponseActionCancel, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectCreateElicitationResponseActionOther, comma)
 	}
 	return b, comma
 }
@@ -14350,33 +13799,25 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionDecline = wire.Object{
+	Name: "acp.CreateElicitationResponseActionDecline",
+	Type: (*CreateElicitationResponseActionDecline)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionDecline) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionDecline")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14384,33 +13825,25 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionCancel = wire.Object{
+	Name: "acp.CreateElicitationResponseActionCancel",
+	Type: (*CreateElicitationResponseActionCancel)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionCancel) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionCancel")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14418,41 +13851,33 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+var objectCreateElicitationResponseActionOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Action",
+			Flags: wire.Required,
+			Name:  "action",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.CreateElicitationResponseActionOther",
+	Type: (*CreateElicitationResponseActionOther)(nil),
+}
 
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "action":
-		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"action\":")
-	b = wire.AppendString(b, v.Action)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionOther")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14586,45 +14011,39 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationAcceptAction = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Nullable,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationContentValue)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationAcceptAction",
+	Type: (*ElicitationAcceptAction)(nil),
+}
+
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationAcceptAction")
+	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14684,47 +14103,45 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelSessionNotification = wire.Members{Required: []string{"sessionId"}}
+var objectCancelSessionNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelSessionNotification",
+	Type: (*CancelSessionNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
 func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelSessionNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelSessionNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelSessionNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelSessionNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelSessionNotification")
+	return wire.MarshalTable(&v, &objectCancelSessionNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14732,47 +14149,45 @@ func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+var objectCancelRequestNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelRequestNotification",
+	Type: (*CancelRequestNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelRequestNotification")
+	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14784,10 +14199,10 @@ func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 // one variant set: AppendJSON would write an empty object or only the first variant.
 func marshal(x interface {
 	wire.Appender
-	validate(*wire.Validator)
+	ValidateWith(*wire.Validator)
 }, typ string) ([]byte, error) {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	if err := v.EncodeErr(typ); err != nil {
 		return nil, err
 	}

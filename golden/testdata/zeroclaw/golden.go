@@ -14,25 +14,28 @@ package zeroclaw
 
 // ==== codec.go ====
 //
-// added: aliasesNewSessionRequest, aliasesLoadSessionRequest, aliasesCancelNotification,
-//     ZeroClawInitializeMeta.decodeField, ZeroClawInitializeMeta.appendFields,
-//     membersZeroClawStopSessionRequest, ZeroClawStopSessionRequest.decodeField,
-//     ZeroClawStopSessionRequest.appendFields, membersZeroClawStopSessionResponse,
-//     ZeroClawStopSessionResponse.decodeField, ZeroClawStopSessionResponse.appendFields
+// added: aliasesNewSessionRequest, aliasesLoadSessionRequest, membersLoadSessionRequest,
+//     LoadSessionRequest.decodeField, LoadSessionRequest.appendFields, aliasesCancelNotification,
+//     membersCancelNotification, CancelNotification.decodeField, CancelNotification.appendFields,
+//     ZeroClawInitializeMeta.DecodeJSON, ZeroClawInitializeMeta.decodeField,
+//     ZeroClawInitializeMeta.appendFields, objectZeroClawStopSessionRequest,
+//     objectZeroClawStopSessionResponse
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of ZeroClawInitializeMeta (as ClientCapabilities.DecodeJSON)
-//   AppendJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as Error.AppendJSON)
-//   MarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as RequestID.MarshalJSON)
+//   AppendJSON of ZeroClawInitializeMeta (as TextContent.AppendJSON)
+//   MarshalJSON of ZeroClawInitializeMeta (as RequestID.MarshalJSON)
 //   UnmarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse, ZeroClawErrorCode (as SessionID.UnmarshalJSON)
 //   DecodeJSON of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.DecodeJSON)
+//   AppendJSON of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.AppendJSON)
+//   MarshalJSON of ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as ClientCapabilities.MarshalJSON)
 //   DecodeJSON of ZeroClawErrorCode (as ErrorCode.DecodeJSON)
 //   AppendJSON of ZeroClawErrorCode (as ErrorCode.AppendJSON)
 //   MarshalJSON of ZeroClawErrorCode (as SessionID.MarshalJSON)
 // changed: membersNewSessionRequest, NewSessionRequest.decodeField, NewSessionRequest.appendFields,
-//     membersLoadSessionRequest, membersCancelNotification
+//     LoadSessionRequest.DecodeJSON, LoadSessionRequest.AppendJSON, LoadSessionRequest.MarshalJSON,
+//     CancelNotification.DecodeJSON, CancelNotification.AppendJSON, CancelNotification.MarshalJSON
+// removed: objectLoadSessionRequest, objectCancelNotification
 
 // aliasesNewSessionRequest lists the other names of NewSessionRequest's members, in precedence order: lenient decoding
 // reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
@@ -80,6 +83,69 @@ var membersLoadSessionRequest = wire.Members{
 	Required: []string{"sessionId", "cwd", "mcpServers"},
 }
 
+// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
+func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
+	*v = LoadSessionRequest{}
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
+}
+
+// AppendJSON appends the JSON encoding of v to b.
+func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b, _ = v.appendFields(b, false)
+	return append(b, '}')
+}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	switch string(key) {
+	case "sessionId":
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+	case "cwd":
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+	case "additionalDirectories":
+		if d.Lenient() && d.TryNull() {
+			v.AdditionalDirectories = nil
+			return wire.Optional, nil
+		}
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+	case "mcpServers":
+		if d.Lenient() && d.TryNull() {
+			v.MCPServers = nil
+			return 2, nil
+		}
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServerStdio).DecodeJSON), "mcpServers")
+	case "_meta":
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+	}
+	return wire.NotMember, nil
+}
+
+// appendFields appends v's members, comma-separated; comma says whether one was written before.
+func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
+	if v.AdditionalDirectories != nil {
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
+	}
+	b = wire.Key(b, &comma, "\"mcpServers\":")
+	b = wire.AppendSlice(b, v.MCPServers, (*MCPServerStdio).AppendJSON)
+	if v.Meta != nil {
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
+	}
+	return v.Unknown.AppendMembers(b, comma)
+}
+
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
+func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
+	return marshal(&v, "zeroclaw.LoadSessionRequest")
+}
+
 // aliasesCancelNotification lists the other names of CancelNotification's members, in precedence order: lenient decoding
 // reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
 var aliasesCancelNotification = wire.NewAliases(
@@ -89,6 +155,53 @@ var aliasesCancelNotification = wire.NewAliases(
 var membersCancelNotification = wire.Members{
 	Aliases:  aliasesCancelNotification,
 	Required: []string{"sessionId"},
+}
+
+// DecodeJSON decodes one CancelNotification object, keeping unknown members.
+func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
+	*v = CancelNotification{}
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
+}
+
+// AppendJSON appends the JSON encoding of v to b.
+func (v *CancelNotification) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b, _ = v.appendFields(b, false)
+	return append(b, '}')
+}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	switch string(key) {
+	case "sessionId":
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+	case "_meta":
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+	}
+	return wire.NotMember, nil
+}
+
+// appendFields appends v's members, comma-separated; comma says whether one was written before.
+func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	if v.Meta != nil {
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
+	}
+	return v.Unknown.AppendMembers(b, comma)
+}
+
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
+func (v CancelNotification) MarshalJSON() ([]byte, error) {
+	return marshal(&v, "zeroclaw.CancelNotification")
+}
+
+// DecodeJSON decodes one ZeroClawInitializeMeta object, keeping unknown members.
+func (v *ZeroClawInitializeMeta) DecodeJSON(d *wire.Decoder) error {
+	*v = ZeroClawInitializeMeta{}
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
 }
 
 // decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
@@ -124,44 +237,42 @@ func (v *ZeroClawInitializeMeta) appendFields(b []byte, comma bool) ([]byte, boo
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-var membersZeroClawStopSessionRequest = wire.Members{Required: []string{"sessionId"}}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ZeroClawStopSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	}
-	return wire.NotMember, nil
+var objectZeroClawStopSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "zeroclaw.ZeroClawStopSessionRequest",
+	Type: (*ZeroClawStopSessionRequest)(nil),
 }
 
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ZeroClawStopSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-var membersZeroClawStopSessionResponse = wire.Members{Required: []string{"sessionId", "stopped"}}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ZeroClawStopSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "stopped":
-		return 1, wire.AtKey(wire.DecodeBool(&v.Stopped, d), "stopped")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ZeroClawStopSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"stopped\":")
-	b = wire.AppendBool(b, v.Stopped)
-	return v.Unknown.AppendMembers(b, comma)
+var objectZeroClawStopSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.Value{
+				Coded: (*SessionID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Stopped",
+			Flags: wire.Required,
+			Name:  "stopped",
+			Value: wire.Bool,
+		},
+	},
+	Name: "zeroclaw.ZeroClawStopSessionResponse",
+	Type: (*ZeroClawStopSessionResponse)(nil),
 }
 
 // ==== defs_test.go ====
@@ -194,11 +305,11 @@ var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroCl
 	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*ZeroClawStopSessionRequest]{
 		New:      dispatch.New[ZeroClawStopSessionRequest],
-		Validate: (*ZeroClawStopSessionRequest).validate,
+		Validate: (*ZeroClawStopSessionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*ZeroClawStopSessionResponse]{
 		New:      dispatch.New[ZeroClawStopSessionResponse],
-		Validate: (*ZeroClawStopSessionResponse).validate,
+		Validate: (*ZeroClawStopSessionResponse).ValidateWith,
 	},
 }
 
@@ -472,15 +583,17 @@ const ZeroClawErrorCodeSessionBusy ZeroClawErrorCode = -32002
 
 // ==== validate.go ====
 //
-// added: ZeroClawInitializeMeta.validate, ZeroClawStopSessionRequest.validate,
-//     ZeroClawStopSessionResponse.validate, stringRule0
+// added: ZeroClawInitializeMeta.ValidateWith, stringRule0
 // added, not shown: the same as another type's, with the type's name replaced:
-//   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest, ZeroClawStopSessionResponse,
-//     ZeroClawErrorCode (as SessionID.Validate)
-//   validate of ZeroClawErrorCode (as SessionID.validate)
-// changed: NewSessionRequest.validate
+//   Validate of ZeroClawInitializeMeta, ZeroClawErrorCode (as SessionID.Validate)
+//   Validate of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.Validate)
+//   ValidateWith of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.ValidateWith)
+//   ValidateWith of ZeroClawErrorCode (as SessionID.ValidateWith)
+// changed: NewSessionRequest.ValidateWith, LoadSessionRequest.Validate,
+//     LoadSessionRequest.ValidateWith, CancelNotification.Validate, CancelNotification.ValidateWith
 
-func (x *NewSessionRequest) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.
+func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	// ... 4 unchanged statements
 	if x.AgentAlias != nil {
 		v.Push("agentAlias")
@@ -492,21 +605,63 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	}
 }
 
-func (x *ZeroClawInitializeMeta) validate(v *wire.Validator) {
+// Validate reports every way x breaks the schema of LoadSessionRequest, each with the JSON pointer of the offending value.
+func (x *LoadSessionRequest) Validate() error {
+	var v wire.Validator
+	// removed:
+	//	wire.ValidateTable(&v, x, &objectLoadSessionRequest)
+	x.ValidateWith(&v)
+	return v.Err()
+}
+
+// ValidateWith adds every way x breaks the schema of LoadSessionRequest to v, at v's position.
+func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
+	// removed:
+	//	wire.ValidateTable(v, x, &objectLoadSessionRequest)
+	v.Push("mcpServers")
+	for i := range x.MCPServers {
+		v.PushIndex(i)
+		x.MCPServers[i].ValidateWith(v)
+		v.Pop()
+	}
+	v.Pop()
+	if x.Meta != nil {
+		v.Push("_meta")
+		v.RawValues(x.Meta)
+		v.Pop()
+	}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "_meta")
+	}
+}
+
+// Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
+func (x *CancelNotification) Validate() error {
+	var v wire.Validator
+	// removed:
+	//	wire.ValidateTable(&v, x, &objectCancelNotification)
+	x.ValidateWith(&v)
+	return v.Err()
+}
+
+// ValidateWith adds every way x breaks the schema of CancelNotification to v, at v's position.
+func (x *CancelNotification) ValidateWith(v *wire.Validator) {
+	// removed:
+	//	wire.ValidateTable(v, x, &objectCancelNotification)
+	if x.Meta != nil {
+		v.Push("_meta")
+		v.RawValues(x.Meta)
+		v.Pop()
+	}
+	if len(x.Unknown) > 0 {
+		v.Declared(x.Unknown, "sessionId", "_meta")
+	}
+}
+
+// ValidateWith adds every way x breaks the schema of ZeroClawInitializeMeta to v, at v's position.
+func (x *ZeroClawInitializeMeta) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "defaultModel", "maxSessions", "sessionTimeoutSecs")
-	}
-}
-
-func (x *ZeroClawStopSessionRequest) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId")
-	}
-}
-
-func (x *ZeroClawStopSessionResponse) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "stopped")
 	}
 }
 
