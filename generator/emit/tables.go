@@ -81,8 +81,10 @@ func tabular(r *ir.Ref) bool {
 	switch r.Kind {
 	case ir.String, ir.Bool, ir.Raw:
 		return true
-	case ir.Int, ir.Float:
-		return r.Minimum == nil && r.Maximum == nil && r.ExclusiveMinimum == nil && r.ExclusiveMaximum == nil && r.MultipleOf == nil
+	case ir.Int:
+		return r.MultipleOf == nil && (!hasBounds(r) || r.Format != "uint64" && intRule(r) != nil || boundsHeld(r))
+	case ir.Float:
+		return !hasBounds(r) && r.MultipleOf == nil
 	case ir.Named:
 		return !nilable(r)
 	case ir.Array:
@@ -92,6 +94,49 @@ func tabular(r *ir.Ref) bool {
 	}
 	return false
 }
+
+// boundsHeld reports bounds the Go type of an integer already guarantees.
+func boundsHeld(r *ir.Ref) bool {
+	typeLo, typeHi := formatBounds(r.Format)
+	lo, _ := intLowerBound(r)
+	hi, _ := intUpperBound(r)
+	return (lo == nil || lo.Cmp(typeLo) <= 0) && (hi == nil || hi.Cmp(typeHi) >= 0)
+}
+
+func hasBounds(r *ir.Ref) bool {
+	return r.Minimum != nil || r.Maximum != nil || r.ExclusiveMinimum != nil || r.ExclusiveMaximum != nil
+}
+
+// intRule is the wire.IntRule of an integer's bounds (as intChecks derives
+// them, leaving out what the Go type guarantees), or nil when there is none
+// to check or the interpreter cannot hold them (a uint64, a bound beyond
+// int64).
+func intRule(r *ir.Ref) jen.Dict {
+	if !hasBounds(r) || r.Format == "uint64" {
+		return nil
+	}
+	out := jen.Dict{}
+	typeLo, typeHi := formatBounds(r.Format)
+	if lo, what := intLowerBound(r); lo != nil && lo.Cmp(typeLo) > 0 {
+		if !lo.IsInt64() {
+			return nil
+		}
+		out[jen.Id("HasMin")], out[jen.Id("Min")], out[jen.Id("MinWhat")] = jen.True(), jen.Lit(int(lo.Int64())), jen.Lit(what)
+	}
+	if hi, what := intUpperBound(r); hi != nil && hi.Cmp(typeHi) < 0 {
+		if !hi.IsInt64() {
+			return nil
+		}
+		out[jen.Id("HasMax")], out[jen.Id("Max")], out[jen.Id("MaxWhat")] = jen.True(), jen.Lit(int(hi.Int64())), jen.Lit(what)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// shapeNames are runtime/wire's Shape constants of the integer formats.
+var shapeNames = map[string]string{"int32": "ShapeInt32", "uint16": "ShapeUint16", "uint32": "ShapeUint32", "int64": "ShapeInt64", "": "ShapeInt64"}
 
 // objectTable names the package variable holding t's wire.Object.
 func objectTable(t *ir.Type) string { return "object" + t.Name }
@@ -175,6 +220,11 @@ func memberFlags(fl *ir.Field) jen.Code {
 // scalarValues are runtime/wire's shared values of the scalar shapes.
 var scalarValues = map[string]string{"int32": "Int32", "uint16": "Uint16", "uint32": "Uint32", "int64": "Int64", "uint64": "Uint64", "": "Int64"}
 
+// scalar reports a string, boolean or number shape.
+func scalar(r *ir.Ref) bool {
+	return r.Kind == ir.String || r.Kind == ir.Bool || r.Kind == ir.Int || r.Kind == ir.Float
+}
+
 // tableValue is the *wire.Value describing shape r.
 func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 	value := func(shape string, fields jen.Dict) jen.Code {
@@ -190,13 +240,21 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 	case ir.Bool:
 		return wq("Bool")
 	case ir.Int:
+		if rule := intRule(r); rule != nil {
+			return value(shapeNames[r.Format], jen.Dict{jen.Id("Ints"): jen.Op("&").Add(wq("IntRule")).Values(rule)})
+		}
 		return wq(scalarValues[r.Format])
 	case ir.Float:
 		return wq("Float64")
 	case ir.Raw:
 		return wq("RawJSON")
 	case ir.Named:
-		if u := r.Type.Underlying(); e.cold(u) {
+		u := r.Type.Underlying()
+		if u.Kind == ir.Alias && scalar(u.Target) && tabular(u.Target) {
+			// A named scalar has the scalar's layout and checks.
+			return e.tableValue(u.Target)
+		}
+		if e.cold(u) {
 			return value("ShapeObject", jen.Dict{jen.Id("Object"): jen.Op("&").Id(objectTable(u))})
 		}
 		return value("ShapeCoded", jen.Dict{jen.Id("Coded"): jen.Parens(jen.Op("*").Id(r.Type.Name)).Call(jen.Nil())})

@@ -14,28 +14,32 @@ import (
 // written as the Go type the layout checked, so the arithmetic stays inside
 // the struct it describes.
 
+// The entry points take the object as any, a pointer to the struct o
+// describes (checked: anything else panics). Not generic: a type parameter
+// would compile one copy of each per struct.
+
 // DecodeTable decodes one object described by o into *v, keeping unknown
 // members, as a generated DecodeJSON does.
-func DecodeTable[T any](d *Decoder, v *T, o *Object) error {
-	return decodeObject(d, unsafe.Pointer(v), o.layout())
+func DecodeTable(d *Decoder, v any, o *Object) error {
+	return decodeObject(d, o.pointer(v), o)
 }
 
 // AppendTable appends the object *v described by o.
-func AppendTable[T any](b []byte, v *T, o *Object) []byte {
-	return appendObject(b, unsafe.Pointer(v), o.layout())
+func AppendTable(b []byte, v any, o *Object) []byte {
+	return appendObject(b, o.pointer(v), o)
 }
 
 // ValidateTable adds the violations of the object *v described by o to vd.
-func ValidateTable[T any](vd *Validator, v *T, o *Object) {
-	validateObject(vd, unsafe.Pointer(v), o.layout())
+func ValidateTable(vd *Validator, v any, o *Object) {
+	validateObject(vd, o.pointer(v), o)
 }
 
 // MarshalTable encodes *v for encoding/json after checking that every union
 // in it has exactly one variant set (a *EncodeError otherwise).
-func MarshalTable[T any](v *T, o *Object) ([]byte, error) {
+func MarshalTable(v any, o *Object) ([]byte, error) {
 	var vd Validator
-	p := unsafe.Pointer(v)
-	validateObject(&vd, p, o.layout())
+	p := o.pointer(v)
+	validateObject(&vd, p, o)
 	if err := vd.EncodeErr(o.Name); err != nil {
 		return nil, err
 	}
@@ -46,15 +50,15 @@ func MarshalTable[T any](v *T, o *Object) ([]byte, error) {
 // o, as a generated decodeField does: it returns the member's required
 // slot, Optional, or NotMember for a key o does not declare. A union whose
 // variant is described by a table decodes the variant's members with it.
-func DecodeMember[T any](d *Decoder, v *T, o *Object, key []byte) (int, error) {
-	return memberOf(d, unsafe.Pointer(v), o.layout(), key)
+func DecodeMember(d *Decoder, v any, o *Object, key []byte) (int, error) {
+	return memberOf(d, o.pointer(v), o, key)
 }
 
 // AppendMembers appends the members of the object *v described by o,
 // comma-separated, its unknown ones last, as a generated appendFields does;
 // comma says whether a member was written before.
-func AppendMembers[T any](b []byte, v *T, o *Object, comma bool) ([]byte, bool) {
-	return appendMembers(b, unsafe.Pointer(v), o.layout(), comma)
+func AppendMembers(b []byte, v any, o *Object, comma bool) ([]byte, bool) {
+	return appendMembers(b, o.pointer(v), o, comma)
 }
 
 // RequiredNames names o's required members by slot.
@@ -397,6 +401,10 @@ func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
 		if v.Rule != nil {
 			v.Rule.Check(vd, *(*string)(p))
 		}
+	case ShapeInt64, ShapeInt32, ShapeUint16, ShapeUint32:
+		if v.Ints != nil {
+			v.Ints.Check(vd, intAt(p, v.Shape))
+		}
 	case ShapeFloat64:
 		if x := *(*float64)(p); math.IsNaN(x) || math.IsInf(x, 0) {
 			vd.Add("must be a finite number")
@@ -443,11 +451,26 @@ func validateMap(vd *Validator, p unsafe.Pointer, v *Value) {
 	}
 }
 
+// intAt reads an integer of shape s (not ShapeUint64) as an int64.
+func intAt(p unsafe.Pointer, s Shape) int64 {
+	switch s {
+	case ShapeInt32:
+		return int64(*(*int32)(p))
+	case ShapeUint16:
+		return int64(*(*uint16)(p))
+	case ShapeUint32:
+		return int64(*(*uint32)(p))
+	}
+	return *(*int64)(p)
+}
+
 // needsCheck reports whether a value of shape v can break its schema.
 func needsCheck(v *Value) bool {
 	switch v.Shape {
-	case ShapeBool, ShapeInt64, ShapeInt32, ShapeUint16, ShapeUint32, ShapeUint64:
+	case ShapeBool, ShapeUint64:
 		return false
+	case ShapeInt64, ShapeInt32, ShapeUint16, ShapeUint32:
+		return v.Ints != nil
 	case ShapeString:
 		return v.Rule != nil
 	}

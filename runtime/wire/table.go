@@ -48,6 +48,7 @@ type Coded interface {
 type Value struct {
 	Shape  Shape
 	Rule   *StringRule // ShapeString: the constraints, nil for none
+	Ints   *IntRule    // integer shapes but ShapeUint64: the bounds, nil for none
 	Object *Object     // ShapeObject
 	Coded  Coded       // ShapeCoded: a nil pointer of the type
 	Elem   *Value      // ShapeSlice, ShapeMap
@@ -170,6 +171,24 @@ func (v *Value) resolve(t reflect.Type) {
 			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Coded).Elem()))
 		}
 	}
+}
+
+// eface is the layout of an empty interface value: its type and its data
+// word, which for a pointer type is the pointer itself.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// pointer is the struct v points to, after o's layout is read; v must be a
+// pointer of o's type (a generator bug otherwise, reported at once).
+func (o *Object) pointer(v any) unsafe.Pointer {
+	o.layout()
+	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&o.Type))
+	if e.typ != want.typ {
+		panic(fmt.Sprintf("wire: table of %T used on a %T", o.Type, v))
+	}
+	return e.data
 }
 
 // iface is the layout of a non-empty interface value: its method table and

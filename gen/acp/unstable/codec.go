@@ -125,10 +125,7 @@ var objectWriteTextFileRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Path",
@@ -204,73 +201,60 @@ func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReadTextFileRequest = wire.Members{Required: []string{"sessionId", "path"}}
+var objectReadTextFileRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "line",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Limit",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "limit",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ReadTextFileRequest",
+	Type: (*ReadTextFileRequest)(nil),
+}
 
 // DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
 func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ReadTextFileRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileRequest, nil)
+	return wire.DecodeTable(d, v, &objectReadTextFileRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReadTextFileRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "path":
-		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
-	case "limit":
-		if d.TryNull() {
-			v.Limit = nil
-			return wire.Optional, nil
-		}
-		v.Limit = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReadTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Limit != nil {
-		b = wire.Key(b, &comma, "\"limit\":")
-		b = wire.AppendUint(b, uint64(*v.Limit))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReadTextFileRequest")
+	return wire.MarshalTable(&v, &objectReadTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -284,10 +268,7 @@ var objectRequestPermissionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "ToolCall",
@@ -1949,10 +1930,7 @@ var objectPermissionOption = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: &wire.Value{
-				Coded: (*PermissionOptionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Name",
@@ -2068,93 +2046,81 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateTerminalRequest = wire.Members{Required: []string{"sessionId", "command"}}
+var objectCreateTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*EnvVariable)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "OutputByteLimit",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "outputByteLimit",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CreateTerminalRequest",
+	Type: (*CreateTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
 func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectCreateTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "command":
-		return 1, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
-	case "outputByteLimit":
-		if d.TryNull() {
-			v.OutputByteLimit = nil
-			return wire.Optional, nil
-		}
-		v.OutputByteLimit = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"command\":")
-	b = wire.AppendString(b, v.Command)
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = wire.AppendString(b, *v.Cwd)
-	}
-	if v.OutputByteLimit != nil {
-		b = wire.Key(b, &comma, "\"outputByteLimit\":")
-		b = wire.AppendUint(b, uint64(*v.OutputByteLimit))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateTerminalRequest")
+	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2220,19 +2186,13 @@ var objectTerminalOutputRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: &wire.Value{
-				Coded: (*TerminalID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -2275,19 +2235,13 @@ var objectReleaseTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: &wire.Value{
-				Coded: (*TerminalID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -2330,19 +2284,13 @@ var objectWaitForTerminalExitRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: &wire.Value{
-				Coded: (*TerminalID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -2385,19 +2333,13 @@ var objectKillTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: &wire.Value{
-				Coded: (*TerminalID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -2694,19 +2636,13 @@ var objectElicitationSessionScope = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: &wire.Value{
-				Coded: (*ToolCallID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 	},
 	Name: "unstable.ElicitationSessionScope",
@@ -2921,7 +2857,7 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key)
+		return wire.DecodeMember(d, v.String, &objectStringPropertySchema, key)
 	case v.Number != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
@@ -2941,7 +2877,7 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key)
+		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
 	}
@@ -2952,7 +2888,7 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 func (v *ElicitationPropertySchema) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectStringPropertySchema.RequiredNames())
 	case v.Number != nil:
 		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
 	case v.Integer != nil:
@@ -2960,7 +2896,7 @@ func (v *ElicitationPropertySchema) required(w int) []string {
 	case v.Boolean != nil:
 		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
 	case v.Array != nil:
-		return wire.Level(w, membersMultiSelectPropertySchema.Required)
+		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
 	case v.Other != nil:
 		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
 	}
@@ -2972,7 +2908,7 @@ func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 	switch {
 	case v.String != nil:
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
+		return wire.AppendMembers(b, v.String, &objectStringPropertySchema, comma)
 	case v.Number != nil:
 		b = wire.Key(b, &comma, "\"type\":\"number\"")
 		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
@@ -2984,7 +2920,7 @@ func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
 	case v.Array != nil:
 		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return v.Array.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
 	case v.Other != nil:
 		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
 	}
@@ -3163,153 +3099,102 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectStringPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "MaxLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Pattern",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "pattern",
+			Value: wire.String,
+		},
+		{
+			Field: "Format",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "format",
+			Value: &wire.Value{
+				Coded: (*StringFormat)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.String,
+		},
+		{
+			Field: "Enum",
+			Flags: wire.Nullable,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "OneOf",
+			Flags: wire.Nullable,
+			Name:  "oneOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.StringPropertySchema",
+	Type: (*StringPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectStringPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minLength":
-		if d.TryNull() {
-			v.MinLength = nil
-			return wire.Optional, nil
-		}
-		v.MinLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
-	case "maxLength":
-		if d.TryNull() {
-			v.MaxLength = nil
-			return wire.Optional, nil
-		}
-		v.MaxLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
-	case "pattern":
-		if d.TryNull() {
-			v.Pattern = nil
-			return wire.Optional, nil
-		}
-		v.Pattern = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
-	case "format":
-		if d.TryNull() {
-			v.Format = nil
-			return wire.Optional, nil
-		}
-		v.Format = new(StringFormat)
-		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "enum":
-		if d.TryNull() {
-			v.Enum = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "oneOf":
-		if d.TryNull() {
-			v.OneOf = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinLength != nil {
-		b = wire.Key(b, &comma, "\"minLength\":")
-		b = wire.AppendUint(b, uint64(*v.MinLength))
-	}
-	if v.MaxLength != nil {
-		b = wire.Key(b, &comma, "\"maxLength\":")
-		b = wire.AppendUint(b, uint64(*v.MaxLength))
-	}
-	if v.Pattern != nil {
-		b = wire.Key(b, &comma, "\"pattern\":")
-		b = wire.AppendString(b, *v.Pattern)
-	}
-	if v.Format != nil {
-		b = wire.Key(b, &comma, "\"format\":")
-		b = v.Format.AppendJSON(b)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendString(b, *v.Default)
-	}
-	if v.Enum != nil {
-		b = wire.Key(b, &comma, "\"enum\":")
-		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	}
-	if v.OneOf != nil {
-		b = wire.Key(b, &comma, "\"oneOf\":")
-		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.StringPropertySchema")
+	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3758,116 +3643,79 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+var objectMultiSelectPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "MaxItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Items",
+			Flags: wire.Required,
+			Name:  "items",
+			Value: &wire.Value{
+				Coded: (*MultiSelectItems)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "default",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MultiSelectPropertySchema",
+	Type: (*MultiSelectPropertySchema)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minItems":
-		if d.TryNull() {
-			v.MinItems = nil
-			return wire.Optional, nil
-		}
-		v.MinItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
-	case "maxItems":
-		if d.TryNull() {
-			v.MaxItems = nil
-			return wire.Optional, nil
-		}
-		v.MaxItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
-	case "items":
-		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinItems != nil {
-		b = wire.Key(b, &comma, "\"minItems\":")
-		b = wire.AppendUint(b, uint64(*v.MinItems))
-	}
-	if v.MaxItems != nil {
-		b = wire.Key(b, &comma, "\"maxItems\":")
-		b = wire.AppendUint(b, uint64(*v.MaxItems))
-	}
-	b = wire.Key(b, &comma, "\"items\":")
-	b = v.Items.AppendJSON(b)
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectPropertySchema")
+	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4146,19 +3994,13 @@ var objectMessageMCPRequest = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: &wire.Value{
-				Coded: (*MCPServerACPID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: &wire.Value{
-				Coded: (*MCPRequestID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Method",
@@ -4485,10 +4327,7 @@ var objectInitializeResponse = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: &wire.Value{
-				Coded: (*ProtocolVersion)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.Uint16,
 		},
 		{
 			Field: "AgentCapabilities",
@@ -5693,10 +5532,7 @@ var objectAuthMethodTerminal = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: &wire.Value{
-				Coded: (*AuthMethodID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Name",
@@ -5769,10 +5605,7 @@ var objectAuthMethodAgent = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: &wire.Value{
-				Coded: (*AuthMethodID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Name",
@@ -5968,10 +5801,7 @@ var objectProviderInfo = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: &wire.Value{
-				Coded: (*ProviderID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Supported",
@@ -6434,10 +6264,7 @@ var objectNewSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Modes",
@@ -6502,10 +6329,7 @@ var objectSessionModeState = wire.Object{
 			Field: "CurrentModeID",
 			Flags: wire.Required,
 			Name:  "currentModeId",
-			Value: &wire.Value{
-				Coded: (*SessionModeID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "AvailableModes",
@@ -6588,10 +6412,7 @@ var objectSessionMode = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: &wire.Value{
-				Coded: (*SessionModeID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Name",
@@ -7329,10 +7150,7 @@ var objectSessionInfo = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Cwd",
@@ -7450,10 +7268,7 @@ var objectForkSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Modes",
@@ -11586,10 +11401,7 @@ var objectCompleteElicitationNotification = wire.Object{
 			Field: "ElicitationID",
 			Flags: wire.Required,
 			Name:  "elicitationId",
-			Value: &wire.Value{
-				Coded: (*ElicitationID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -11774,10 +11586,7 @@ var objectInitializeRequest = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: &wire.Value{
-				Coded: (*ProtocolVersion)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.Uint16,
 		},
 		{
 			Field: "ClientCapabilities",
@@ -12429,10 +12238,7 @@ var objectAuthenticateRequest = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: &wire.Value{
-				Coded: (*AuthMethodID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -12512,10 +12318,7 @@ var objectSetProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: &wire.Value{
-				Coded: (*ProviderID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "APIType",
@@ -12581,10 +12384,7 @@ var objectDisableProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: &wire.Value{
-				Coded: (*ProviderID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -13328,10 +13128,7 @@ var objectLoadSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "SystemPrompt",
@@ -13490,10 +13287,7 @@ var objectDeleteSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -13536,10 +13330,7 @@ var objectForkSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Cwd",
@@ -13623,10 +13414,7 @@ var objectArchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -13669,10 +13457,7 @@ var objectUnarchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -13715,10 +13500,7 @@ var objectSessionStatusRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -13761,10 +13543,7 @@ var objectSetSessionTitleRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Title",
@@ -13813,10 +13592,7 @@ var objectResumeSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Cwd",
@@ -13900,10 +13676,7 @@ var objectCloseSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -13946,19 +13719,13 @@ var objectSetSessionModeRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "ModeID",
 			Flags: wire.Required,
 			Name:  "modeId",
-			Value: &wire.Value{
-				Coded: (*SessionModeID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -14181,10 +13948,7 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: &wire.Value{
-				Coded: (*SessionConfigValueID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeValueID",
@@ -14732,10 +14496,7 @@ var objectSelectedPermissionOutcome = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: &wire.Value{
-				Coded: (*PermissionOptionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -14778,10 +14539,7 @@ var objectCreateTerminalResponse = wire.Object{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: &wire.Value{
-				Coded: (*TerminalID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -14837,8 +14595,8 @@ var objectTerminalOutputResponse = wire.Object{
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "exitStatus",
 			Value: &wire.Value{
-				Coded: (*TerminalExitStatus)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectTerminalExitStatus,
+				Shape:  wire.ShapeObject,
 			},
 		},
 		{
@@ -14876,73 +14634,48 @@ func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalExitStatus = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalExitStatus",
+	Type: (*TerminalExitStatus)(nil),
+}
+
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendUint(b, uint64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalExitStatus")
+	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14987,73 +14720,48 @@ func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectWaitForTerminalExitResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.WaitForTerminalExitResponse",
+	Type: (*WaitForTerminalExitResponse)(nil),
+}
+
 // DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
 func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = WaitForTerminalExitResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectWaitForTerminalExitResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWaitForTerminalExitResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WaitForTerminalExitResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendUint(b, uint64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.WaitForTerminalExitResponse")
+	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15752,10 +15460,7 @@ var objectCancelNotification = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -15798,19 +15503,13 @@ var objectMessageMCPNotification = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: &wire.Value{
-				Coded: (*MCPServerACPID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: &wire.Value{
-				Coded: (*MCPRequestID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Method",

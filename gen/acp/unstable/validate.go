@@ -83,20 +83,13 @@ func (x *SessionID) ValidateWith(v *wire.Validator) {}
 // Validate reports every way x breaks the schema of ReadTextFileRequest, each with the JSON pointer of the offending value.
 func (x *ReadTextFileRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectReadTextFileRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ReadTextFileRequest to v, at v's position.
 func (x *ReadTextFileRequest) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "path", "line", "limit", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectReadTextFileRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
@@ -659,29 +652,13 @@ func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CreateTerminalRequest, each with the JSON pointer of the offending value.
 func (x *CreateTerminalRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCreateTerminalRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of CreateTerminalRequest to v, at v's position.
 func (x *CreateTerminalRequest) ValidateWith(v *wire.Validator) {
-	if x.Env != nil {
-		v.Push("env")
-		for i := range x.Env {
-			v.PushIndex(i)
-			x.Env[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectCreateTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
@@ -964,34 +941,13 @@ func (x *EnumOption) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectStringPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
 func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
-	if x.Format != nil {
-		v.Push("format")
-		x.Format.ValidateWith(v)
-		v.Pop()
-	}
-	if x.OneOf != nil {
-		v.Push("oneOf")
-		for i := range x.OneOf {
-			v.PushIndex(i)
-			x.OneOf[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
@@ -1100,23 +1056,13 @@ func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
 func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
-	v.Push("items")
-	x.Items.ValidateWith(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minItems", "maxItems", "items", "default", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
@@ -4387,20 +4333,13 @@ func (x *TerminalOutputResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
 func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of ReleaseTerminalResponse, each with the JSON pointer of the offending value.
@@ -4418,20 +4357,13 @@ func (x *ReleaseTerminalResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of WaitForTerminalExitResponse, each with the JSON pointer of the offending value.
 func (x *WaitForTerminalExitResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectWaitForTerminalExitResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of WaitForTerminalExitResponse to v, at v's position.
 func (x *WaitForTerminalExitResponse) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectWaitForTerminalExitResponse)
 }
 
 // Validate reports every way x breaks the schema of KillTerminalResponse, each with the JSON pointer of the offending value.

@@ -1360,23 +1360,13 @@ func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
 func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
-	v.Push("items")
-	x.Items.ValidateWith(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minItems", "maxItems", "items", "default", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.

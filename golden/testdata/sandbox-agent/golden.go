@@ -153,10 +153,7 @@ var objectSandboxAgentRequestQuestionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Question",
@@ -223,10 +220,7 @@ var objectSandboxAgentSetMetadataRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Metadata",

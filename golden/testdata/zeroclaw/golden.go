@@ -17,18 +17,17 @@ package zeroclaw
 // added: aliasesNewSessionRequest, aliasesLoadSessionRequest, membersLoadSessionRequest,
 //     LoadSessionRequest.decodeField, LoadSessionRequest.appendFields, aliasesCancelNotification,
 //     membersCancelNotification, CancelNotification.decodeField, CancelNotification.appendFields,
-//     ZeroClawInitializeMeta.DecodeJSON, ZeroClawInitializeMeta.decodeField,
-//     ZeroClawInitializeMeta.appendFields, objectZeroClawStopSessionRequest,
+//     objectZeroClawInitializeMeta, objectZeroClawStopSessionRequest,
 //     objectZeroClawStopSessionResponse
 // added, not shown: the same as another type's, with the type's name replaced:
-//   AppendJSON of ZeroClawInitializeMeta (as TextContent.AppendJSON)
-//   MarshalJSON of ZeroClawInitializeMeta (as RequestID.MarshalJSON)
+//   DecodeJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as Error.DecodeJSON)
+//   AppendJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as Error.AppendJSON)
+//   MarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse, ZeroClawErrorCode (as SessionID.UnmarshalJSON)
-//   DecodeJSON of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.DecodeJSON)
-//   AppendJSON of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.AppendJSON)
-//   MarshalJSON of ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as ClientCapabilities.MarshalJSON)
 //   DecodeJSON of ZeroClawErrorCode (as ErrorCode.DecodeJSON)
 //   AppendJSON of ZeroClawErrorCode (as ErrorCode.AppendJSON)
 //   MarshalJSON of ZeroClawErrorCode (as SessionID.MarshalJSON)
@@ -198,43 +197,29 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "zeroclaw.CancelNotification")
 }
 
-// DecodeJSON decodes one ZeroClawInitializeMeta object, keeping unknown members.
-func (v *ZeroClawInitializeMeta) DecodeJSON(d *wire.Decoder) error {
-	*v = ZeroClawInitializeMeta{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ZeroClawInitializeMeta) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "defaultModel":
-		v.DefaultModel = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.DefaultModel, d), "defaultModel")
-	case "maxSessions":
-		v.MaxSessions = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxSessions, d), "maxSessions")
-	case "sessionTimeoutSecs":
-		v.SessionTimeoutSecs = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.SessionTimeoutSecs, d), "sessionTimeoutSecs")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ZeroClawInitializeMeta) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.DefaultModel != nil {
-		b = wire.Key(b, &comma, "\"defaultModel\":")
-		b = wire.AppendString(b, *v.DefaultModel)
-	}
-	if v.MaxSessions != nil {
-		b = wire.Key(b, &comma, "\"maxSessions\":")
-		b = wire.AppendUint(b, uint64(*v.MaxSessions))
-	}
-	if v.SessionTimeoutSecs != nil {
-		b = wire.Key(b, &comma, "\"sessionTimeoutSecs\":")
-		b = wire.AppendUint(b, uint64(*v.SessionTimeoutSecs))
-	}
-	return v.Unknown.AppendMembers(b, comma)
+var objectZeroClawInitializeMeta = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "DefaultModel",
+			Flags: wire.Pointer,
+			Name:  "defaultModel",
+			Value: wire.String,
+		},
+		{
+			Field: "MaxSessions",
+			Flags: wire.Pointer,
+			Name:  "maxSessions",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "SessionTimeoutSecs",
+			Flags: wire.Pointer,
+			Name:  "sessionTimeoutSecs",
+			Value: wire.Uint64,
+		},
+	},
+	Name: "zeroclaw.ZeroClawInitializeMeta",
+	Type: (*ZeroClawInitializeMeta)(nil),
 }
 
 var objectZeroClawStopSessionRequest = wire.Object{
@@ -243,10 +228,7 @@ var objectZeroClawStopSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 	},
 	Name: "zeroclaw.ZeroClawStopSessionRequest",
@@ -259,10 +241,7 @@ var objectZeroClawStopSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Stopped",
@@ -583,11 +562,13 @@ const ZeroClawErrorCodeSessionBusy ZeroClawErrorCode = -32002
 
 // ==== validate.go ====
 //
-// added: ZeroClawInitializeMeta.ValidateWith, stringRule0
+// added: stringRule0
 // added, not shown: the same as another type's, with the type's name replaced:
-//   Validate of ZeroClawInitializeMeta, ZeroClawErrorCode (as SessionID.Validate)
-//   Validate of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.Validate)
-//   ValidateWith of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.ValidateWith)
+//   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as Error.Validate)
+//   ValidateWith of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as Error.ValidateWith)
+//   Validate of ZeroClawErrorCode (as SessionID.Validate)
 //   ValidateWith of ZeroClawErrorCode (as SessionID.ValidateWith)
 // changed: NewSessionRequest.ValidateWith, LoadSessionRequest.Validate,
 //     LoadSessionRequest.ValidateWith, CancelNotification.Validate, CancelNotification.ValidateWith
@@ -655,13 +636,6 @@ func (x *CancelNotification) ValidateWith(v *wire.Validator) {
 	}
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
-}
-
-// ValidateWith adds every way x breaks the schema of ZeroClawInitializeMeta to v, at v's position.
-func (x *ZeroClawInitializeMeta) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "defaultModel", "maxSessions", "sessionTimeoutSecs")
 	}
 }
 

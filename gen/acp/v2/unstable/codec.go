@@ -2870,28 +2870,19 @@ var objectCommandPermissionSubject = wire.Object{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: &wire.Value{
-				Coded: (*AbsolutePath)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: &wire.Value{
-				Coded: (*ToolCallID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "terminalId",
-			Value: &wire.Value{
-				Coded: (*TerminalID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -2934,10 +2925,7 @@ var objectPermissionOption = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: &wire.Value{
-				Coded: (*PermissionOptionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Name",
@@ -3313,19 +3301,13 @@ var objectElicitationSessionScope = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: &wire.Value{
-				Coded: (*ToolCallID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 	},
 	Name: "unstable.ElicitationSessionScope",
@@ -3561,7 +3543,7 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key)
+		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
 	}
@@ -3580,7 +3562,7 @@ func (v *ElicitationPropertySchema) required(w int) []string {
 	case v.Boolean != nil:
 		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
 	case v.Array != nil:
-		return wire.Level(w, membersMultiSelectPropertySchema.Required)
+		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
 	case v.Other != nil:
 		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
 	}
@@ -3604,7 +3586,7 @@ func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
 	case v.Array != nil:
 		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return v.Array.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
 	case v.Other != nil:
 		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
 	}
@@ -4379,116 +4361,79 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+var objectMultiSelectPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "MaxItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Items",
+			Flags: wire.Required,
+			Name:  "items",
+			Value: &wire.Value{
+				Coded: (*MultiSelectItems)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "default",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MultiSelectPropertySchema",
+	Type: (*MultiSelectPropertySchema)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minItems":
-		if d.TryNull() {
-			v.MinItems = nil
-			return wire.Optional, nil
-		}
-		v.MinItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
-	case "maxItems":
-		if d.TryNull() {
-			v.MaxItems = nil
-			return wire.Optional, nil
-		}
-		v.MaxItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
-	case "items":
-		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinItems != nil {
-		b = wire.Key(b, &comma, "\"minItems\":")
-		b = wire.AppendUint(b, uint64(*v.MinItems))
-	}
-	if v.MaxItems != nil {
-		b = wire.Key(b, &comma, "\"maxItems\":")
-		b = wire.AppendUint(b, uint64(*v.MaxItems))
-	}
-	b = wire.Key(b, &comma, "\"items\":")
-	b = v.Items.AppendJSON(b)
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectPropertySchema")
+	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4767,19 +4712,13 @@ var objectMessageMCPRequest = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: &wire.Value{
-				Coded: (*MCPServerACPID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: &wire.Value{
-				Coded: (*MCPRequestID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Method",
@@ -5164,10 +5103,7 @@ var objectInitializeResponse = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: &wire.Value{
-				Coded: (*ProtocolVersion)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.Uint16,
 		},
 		{
 			Field: "Info",
@@ -6444,10 +6380,7 @@ var objectAuthMethodOther = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: &wire.Value{
-				Coded: (*AuthMethodID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Name",
@@ -6566,10 +6499,7 @@ var objectAuthMethodTerminal = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: &wire.Value{
-				Coded: (*AuthMethodID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Name",
@@ -6645,10 +6575,7 @@ var objectAuthMethodAgent = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: &wire.Value{
-				Coded: (*AuthMethodID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Name",
@@ -6789,10 +6716,7 @@ var objectProviderInfo = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: &wire.Value{
-				Coded: (*ProviderID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Supported",
@@ -7258,10 +7182,7 @@ var objectNewSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "ConfigOptions",
@@ -8351,10 +8272,7 @@ var objectListSessionsResponse = wire.Object{
 			Field: "NextCursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "nextCursor",
-			Value: &wire.Value{
-				Coded: (*SessionListCursor)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -8397,29 +8315,20 @@ var objectSessionInfo = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: &wire.Value{
-				Coded: (*AbsolutePath)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem: &wire.Value{
-					Coded: (*AbsolutePath)(nil),
-					Shape: wire.ShapeCoded,
-				},
+				Elem:  wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -8549,10 +8458,7 @@ var objectForkSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "ConfigOptions",
@@ -13629,10 +13535,7 @@ var objectCompleteElicitationNotification = wire.Object{
 			Field: "ElicitationID",
 			Flags: wire.Required,
 			Name:  "elicitationId",
-			Value: &wire.Value{
-				Coded: (*ElicitationID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -13817,10 +13720,7 @@ var objectInitializeRequest = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: &wire.Value{
-				Coded: (*ProtocolVersion)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.Uint16,
 		},
 		{
 			Field: "Info",
@@ -14148,10 +14048,7 @@ var objectLoginAuthRequest = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: &wire.Value{
-				Coded: (*AuthMethodID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -14231,10 +14128,7 @@ var objectSetProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: &wire.Value{
-				Coded: (*ProviderID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "APIType",
@@ -14303,10 +14197,7 @@ var objectDisableProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: &wire.Value{
-				Coded: (*ProviderID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -14994,19 +14885,13 @@ var objectListSessionsRequest = wire.Object{
 			Field: "Cwd",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cwd",
-			Value: &wire.Value{
-				Coded: (*AbsolutePath)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Cursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cursor",
-			Value: &wire.Value{
-				Coded: (*SessionListCursor)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Archived",
@@ -15093,10 +14978,7 @@ var objectDeleteSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -15139,29 +15021,20 @@ var objectForkSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: &wire.Value{
-				Coded: (*AbsolutePath)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem: &wire.Value{
-					Coded: (*AbsolutePath)(nil),
-					Shape: wire.ShapeCoded,
-				},
+				Elem:  wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -15227,10 +15100,7 @@ var objectArchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -15273,10 +15143,7 @@ var objectUnarchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -15319,10 +15186,7 @@ var objectSessionStatusRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -15365,10 +15229,7 @@ var objectSetSessionTitleRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Title",
@@ -15417,29 +15278,20 @@ var objectResumeSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: &wire.Value{
-				Coded: (*AbsolutePath)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem: &wire.Value{
-					Coded: (*AbsolutePath)(nil),
-					Shape: wire.ShapeCoded,
-				},
+				Elem:  wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -15682,10 +15534,7 @@ var objectCloseSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -15728,19 +15577,13 @@ var objectCancelToolCallRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Required,
 			Name:  "toolCallId",
-			Value: &wire.Value{
-				Coded: (*ToolCallID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -15783,19 +15626,13 @@ var objectCancelTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: &wire.Value{
-				Coded: (*TerminalID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -15979,10 +15816,7 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: &wire.Value{
-				Coded: (*SessionConfigValueID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeID",
@@ -16617,10 +16451,7 @@ var objectSelectedPermissionOutcome = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: &wire.Value{
-				Coded: (*PermissionOptionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -17342,10 +17173,7 @@ var objectCancelSessionNotification = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: &wire.Value{
-				Coded: (*SessionID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Meta",
@@ -17388,19 +17216,13 @@ var objectMessageMCPNotification = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: &wire.Value{
-				Coded: (*MCPServerACPID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: &wire.Value{
-				Coded: (*MCPRequestID)(nil),
-				Shape: wire.ShapeCoded,
-			},
+			Value: wire.String,
 		},
 		{
 			Field: "Method",
