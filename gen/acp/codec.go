@@ -2009,25 +2009,14 @@ func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumPermissionOptionKind = wire.Enum{
+	Name:   "PermissionOptionKind",
+	Values: []string{"allow_once", "allow_always", "reject_once", "reject_always"},
+}
+
 // DecodeJSON decodes one PermissionOptionKind value.
 func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "allow_once":
-		*v = PermissionOptionKindAllowOnce
-	case "allow_always":
-		*v = PermissionOptionKindAllowAlways
-	case "reject_once":
-		*v = PermissionOptionKindRejectOnce
-	case "reject_always":
-		*v = PermissionOptionKindRejectAlways
-	default:
-		return d.Errorf("unknown PermissionOptionKind value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumPermissionOptionKind)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2785,19 +2774,14 @@ func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumElicitationSchemaType = wire.Enum{
+	Name:   "ElicitationSchemaType",
+	Values: []string{"object"},
+}
+
 // DecodeJSON decodes one ElicitationSchemaType value.
 func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "object":
-		*v = ElicitationSchemaTypeObject
-	default:
-		return d.Errorf("unknown ElicitationSchemaType value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3007,25 +2991,14 @@ func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumStringFormat = wire.Enum{
+	Name:   "StringFormat",
+	Values: []string{"email", "uri", "date", "date-time"},
+}
+
 // DecodeJSON decodes one StringFormat value.
 func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "email":
-		*v = StringFormatEmail
-	case "uri":
-		*v = StringFormatURI
-	case "date":
-		*v = StringFormatDate
-	case "date-time":
-		*v = StringFormatDateTime
-	default:
-		return d.Errorf("unknown StringFormat value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumStringFormat)
 }
 
 // AppendJSON appends the JSON encoding of v to b.

@@ -642,11 +642,7 @@ func (x *PermissionOptionKind) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
 func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case PermissionOptionKindAllowOnce, PermissionOptionKindAllowAlways, PermissionOptionKindRejectOnce, PermissionOptionKindRejectAlways:
-	default:
-		v.Add(fmt.Sprintf("unknown PermissionOptionKind value %q", *x))
-	}
+	enumPermissionOptionKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of CreateTerminalRequest, each with the JSON pointer of the offending value.
@@ -848,11 +844,7 @@ func (x *ElicitationSchemaType) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
 func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case ElicitationSchemaTypeObject:
-	default:
-		v.Add(fmt.Sprintf("unknown ElicitationSchemaType value %q", *x))
-	}
+	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
@@ -919,11 +911,7 @@ func (x *StringFormat) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
 func (x *StringFormat) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case StringFormatEmail, StringFormatURI, StringFormatDate, StringFormatDateTime:
-	default:
-		v.Add(fmt.Sprintf("unknown StringFormat value %q", *x))
-	}
+	enumStringFormat.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.

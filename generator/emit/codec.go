@@ -874,7 +874,9 @@ func (e *emitter) anyVariant(v *ir.Variant) jen.Code {
 
 func (e *emitter) enumCodec(f *jen.File, t *ir.Type) {
 	var dec []jen.Code
-	if t.EnumBase.Kind == ir.String {
+	if coldEnum(t) {
+		dec = coldEnumDecode(f, t)
+	} else if t.EnumBase.Kind == ir.String {
 		var cases []jen.Code
 		for _, v := range t.EnumValues {
 			cases = append(cases, jen.Case(jen.Lit(v.String)).Block(jen.Op("*").Id("v").Op("=").Id(v.Name)))

@@ -269,3 +269,29 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 	}
 	panic("tableValue")
 }
+
+// coldEnum reports a string enumeration off the streaming path, which
+// decodes and validates with a wire.Enum of its values (a closed one) or as
+// any string (an open one) instead of a switch.
+func coldEnum(t *ir.Type) bool { return t.Kind == ir.Enum && !t.Hot && t.EnumBase.Kind == ir.String }
+
+// enumTable names the package variable holding a closed cold enum's values.
+func enumTable(t *ir.Type) string { return "enum" + t.Name }
+
+// coldEnumDecode declares t's wire.Enum (closed enums) and returns the body
+// of its DecodeJSON.
+func coldEnumDecode(f *jen.File, t *ir.Type) []jen.Code {
+	target := jen.Parens(jen.Op("*").String()).Call(jen.Id("v"))
+	if t.EnumOpen {
+		return []jen.Code{jen.Return(wq("DecodeString").Call(target, jen.Id("d")))}
+	}
+	var vals []jen.Code
+	for _, v := range t.EnumValues {
+		vals = append(vals, jen.Lit(v.String))
+	}
+	f.Var().Id(enumTable(t)).Op("=").Add(wq("Enum")).Values(jen.Dict{
+		jen.Id("Name"):   jen.Lit(t.Name),
+		jen.Id("Values"): jen.Index().String().Values(vals...),
+	})
+	return []jen.Code{jen.Return(wq("DecodeEnum").Call(jen.Id("d"), target, jen.Op("&").Id(enumTable(t))))}
+}

@@ -308,6 +308,9 @@ func (e *emitter) enumValidate(t *ir.Type) []jen.Code {
 	if t.EnumOpen {
 		return nil
 	}
+	if coldEnum(t) {
+		return []jen.Code{jen.Id(enumTable(t)).Dot("Check").Call(jen.Id("v"), jen.String().Call(jen.Op("*").Id("x")))}
+	}
 	var vals []jen.Code
 	for _, v := range t.EnumValues {
 		vals = append(vals, jen.Id(v.Name))

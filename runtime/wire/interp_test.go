@@ -248,3 +248,22 @@ func TestTableMismatchPanics(t *testing.T) {
 	}()
 	_ = AppendTable(nil, &spot{}, &bad)
 }
+
+// TestEnum: a closed enum's table refuses and reports values it does not
+// list, with the type's name, and keeps the ones it does.
+func TestEnum(t *testing.T) {
+	e := &Enum{Name: "Mood", Values: []string{"calm", "cross"}}
+	var s string
+	if err := DecodeEnum(NewDecoder([]byte(`"cross"`), Strict), &s, e); err != nil || s != "cross" {
+		t.Errorf("listed value: %q, %v", s, err)
+	}
+	if err := DecodeEnum(NewDecoder([]byte(`"glad"`), Lenient), &s, e); err == nil || !strings.Contains(err.Error(), `unknown Mood value "glad"`) {
+		t.Errorf("unlisted value: %v", err)
+	}
+	var vd Validator
+	e.Check(&vd, "calm")
+	e.Check(&vd, "glad")
+	if err := vd.Err(); err == nil || err.Error() != `(root): unknown Mood value "glad"` {
+		t.Errorf("check: %v", err)
+	}
+}

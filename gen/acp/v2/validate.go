@@ -4,7 +4,6 @@
 package acp
 
 import (
-	"fmt"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"math"
 )
@@ -1098,11 +1097,7 @@ func (x *ElicitationSchemaType) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
 func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case ElicitationSchemaTypeObject:
-	default:
-		v.Add(fmt.Sprintf("unknown ElicitationSchemaType value %q", *x))
-	}
+	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.

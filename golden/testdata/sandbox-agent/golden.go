@@ -15,9 +15,10 @@ package sandboxagent
 // ==== codec.go ====
 //
 // added: objectSandboxAgentSessionMeta, objectSandboxAgentExtensions,
-//     objectSandboxAgentCapabilities, SandboxAgentQuestionOutcome.DecodeJSON,
-//     objectSandboxAgentRequestQuestionRequest, objectSandboxAgentRequestQuestionResponse,
-//     objectSandboxAgentSetMetadataRequest, objectSandboxAgentSetMetadataResponse
+//     objectSandboxAgentCapabilities, enumSandboxAgentQuestionOutcome,
+//     SandboxAgentQuestionOutcome.DecodeJSON, objectSandboxAgentRequestQuestionRequest,
+//     objectSandboxAgentRequestQuestionResponse, objectSandboxAgentSetMetadataRequest,
+//     objectSandboxAgentSetMetadataResponse
 // added, not shown: the same as another type's, with the type's name replaced:
 //   DecodeJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
@@ -128,23 +129,14 @@ var objectSandboxAgentCapabilities = wire.Object{
 	Type: (*SandboxAgentCapabilities)(nil),
 }
 
+var enumSandboxAgentQuestionOutcome = wire.Enum{
+	Name:   "SandboxAgentQuestionOutcome",
+	Values: []string{"answered", "rejected", "cancelled"},
+}
+
 // DecodeJSON decodes one SandboxAgentQuestionOutcome value.
 func (v *SandboxAgentQuestionOutcome) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "answered":
-		*v = SandboxAgentQuestionOutcomeAnswered
-	case "rejected":
-		*v = SandboxAgentQuestionOutcomeRejected
-	case "cancelled":
-		*v = SandboxAgentQuestionOutcomeCancelled
-	default:
-		return d.Errorf("unknown SandboxAgentQuestionOutcome value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumSandboxAgentQuestionOutcome)
 }
 
 var objectSandboxAgentRequestQuestionRequest = wire.Object{
@@ -841,9 +833,5 @@ const SandboxAgentQuestionOutcomeCancelled SandboxAgentQuestionOutcome = "cancel
 
 // ValidateWith adds every way x breaks the schema of SandboxAgentQuestionOutcome to v, at v's position.
 func (x *SandboxAgentQuestionOutcome) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case SandboxAgentQuestionOutcomeAnswered, SandboxAgentQuestionOutcomeRejected, SandboxAgentQuestionOutcomeCancelled:
-	default:
-		v.Add(fmt.Sprintf("unknown SandboxAgentQuestionOutcome value %q", *x))
-	}
+	enumSandboxAgentQuestionOutcome.Check(v, string(*x))
 }

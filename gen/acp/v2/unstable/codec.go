@@ -3006,23 +3006,7 @@ func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PermissionOptionKind value.
 func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "allow_once":
-		*v = PermissionOptionKindAllowOnce
-	case "allow_always":
-		*v = PermissionOptionKindAllowAlways
-	case "reject_once":
-		*v = PermissionOptionKindRejectOnce
-	case "reject_always":
-		*v = PermissionOptionKindRejectAlways
-	default:
-		*v = PermissionOptionKind(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3451,19 +3435,14 @@ func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumElicitationSchemaType = wire.Enum{
+	Name:   "ElicitationSchemaType",
+	Values: []string{"object"},
+}
+
 // DecodeJSON decodes one ElicitationSchemaType value.
 func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "object":
-		*v = ElicitationSchemaTypeObject
-	default:
-		return d.Errorf("unknown ElicitationSchemaType value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3675,23 +3654,7 @@ func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one StringFormat value.
 func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "email":
-		*v = StringFormatEmail
-	case "uri":
-		*v = StringFormatURI
-	case "date":
-		*v = StringFormatDate
-	case "date-time":
-		*v = StringFormatDateTime
-	default:
-		*v = StringFormat(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6810,25 +6773,7 @@ func (v *ProviderID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one LlmProtocol value.
 func (v *LlmProtocol) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "anthropic":
-		*v = LlmProtocolAnthropic
-	case "openai":
-		*v = LlmProtocolOpenai
-	case "azure":
-		*v = LlmProtocolAzure
-	case "vertex":
-		*v = LlmProtocolVertex
-	case "bedrock":
-		*v = LlmProtocolBedrock
-	default:
-		*v = LlmProtocol(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7074,23 +7019,7 @@ func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AuthState value.
 func (v *AuthState) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "authenticated":
-		*v = AuthStateAuthenticated
-	case "unauthenticated":
-		*v = AuthStateUnauthenticated
-	case "not_required":
-		*v = AuthStateNotRequired
-	case "unknown":
-		*v = AuthStateUnknown
-	default:
-		*v = AuthState(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8652,19 +8581,7 @@ func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionStatus value.
 func (v *SessionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "open":
-		*v = SessionStatusOpen
-	case "saved":
-		*v = SessionStatusSaved
-	default:
-		*v = SessionStatus(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14939,21 +14856,7 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionArchiveFilter value.
 func (v *SessionArchiveFilter) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "exclude":
-		*v = SessionArchiveFilterExclude
-	case "include":
-		*v = SessionArchiveFilterInclude
-	case "only":
-		*v = SessionArchiveFilterOnly
-	default:
-		*v = SessionArchiveFilter(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
