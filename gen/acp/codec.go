@@ -525,37 +525,14 @@ func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumToolKind = wire.Enum{
+	Name:   "ToolKind",
+	Values: []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"},
+}
+
 // DecodeJSON decodes one ToolKind value.
 func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "read":
-		*v = ToolKindRead
-	case "edit":
-		*v = ToolKindEdit
-	case "delete":
-		*v = ToolKindDelete
-	case "move":
-		*v = ToolKindMove
-	case "search":
-		*v = ToolKindSearch
-	case "execute":
-		*v = ToolKindExecute
-	case "think":
-		*v = ToolKindThink
-	case "fetch":
-		*v = ToolKindFetch
-	case "switch_mode":
-		*v = ToolKindSwitchMode
-	case "other":
-		*v = ToolKindOther
-	default:
-		return d.Errorf("unknown ToolKind value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumToolKind)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -574,25 +551,14 @@ func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumToolCallStatus = wire.Enum{
+	Name:   "ToolCallStatus",
+	Values: []string{"pending", "in_progress", "completed", "failed"},
+}
+
 // DecodeJSON decodes one ToolCallStatus value.
 func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = ToolCallStatusPending
-	case "in_progress":
-		*v = ToolCallStatusInProgress
-	case "completed":
-		*v = ToolCallStatusCompleted
-	case "failed":
-		*v = ToolCallStatusFailed
-	default:
-		return d.Errorf("unknown ToolCallStatus value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumToolCallStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -649,17 +615,17 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Content.decodeField(d, key)
+		return wire.DecodeMember(d, v.Content, &objectContent, key)
 	case v.Diff != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Diff.decodeField(d, key)
+		return wire.DecodeMember(d, v.Diff, &objectDiff, key)
 	case v.Terminal != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectTerminal, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
@@ -673,11 +639,11 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) 
 func (v *ToolCallContent) required(w int) []string {
 	switch {
 	case v.Content != nil:
-		return wire.Level(w, membersContent.Required)
+		return wire.Level(w, objectContent.RequiredNames())
 	case v.Diff != nil:
-		return wire.Level(w, membersDiff.Required)
+		return wire.Level(w, objectDiff.RequiredNames())
 	case v.Terminal != nil:
-		return wire.Level(w, membersTerminal.Required)
+		return wire.Level(w, objectTerminal.RequiredNames())
 	}
 	return nil
 }
@@ -687,13 +653,13 @@ func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Content != nil:
 		b = wire.Key(b, &comma, "\"type\":\"content\"")
-		return v.Content.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Content, &objectContent, comma)
 	case v.Diff != nil:
 		b = wire.Key(b, &comma, "\"type\":\"diff\"")
-		return v.Diff.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Diff, &objectDiff, comma)
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectTerminal, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
 	}
@@ -903,88 +869,61 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAnnotations = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Audience",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "audience",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*Role)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "LastModified",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "lastModified",
+			Value: wire.String,
+		},
+		{
+			Field: "Priority",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "priority",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Annotations",
+	Type: (*Annotations)(nil),
+}
+
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	*v = Annotations{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAnnotations)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Annotations) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "audience":
-		if d.TryNull() {
-			v.Audience = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
-			v.Audience = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
-		}
-		return wire.Optional, nil
-	case "lastModified":
-		if d.TryNull() {
-			v.LastModified = nil
-			return wire.Optional, nil
-		}
-		v.LastModified = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.LastModified, d); err != nil {
-			v.LastModified = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
-		}
-		return wire.Optional, nil
-	case "priority":
-		if d.TryNull() {
-			v.Priority = nil
-			return wire.Optional, nil
-		}
-		v.Priority = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
-			v.Priority = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Audience != nil {
-		b = wire.Key(b, &comma, "\"audience\":")
-		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
-	}
-	if v.LastModified != nil {
-		b = wire.Key(b, &comma, "\"lastModified\":")
-		b = wire.AppendString(b, *v.LastModified)
-	}
-	if v.Priority != nil {
-		b = wire.Key(b, &comma, "\"priority\":")
-		b = wire.AppendFloat(b, *v.Priority)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Annotations")
+	return wire.MarshalTable(&v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -992,21 +931,14 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumRole = wire.Enum{
+	Name:   "Role",
+	Values: []string{"assistant", "user"},
+}
+
 // DecodeJSON decodes one Role value.
 func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "assistant":
-		*v = RoleAssistant
-	case "user":
-		*v = RoleUser
-	default:
-		return d.Errorf("unknown Role value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumRole)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1669,47 +1601,45 @@ func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersContent = wire.Members{Required: []string{"content"}}
+var objectContent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Coded: (*ContentBlock)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Content",
+	Type: (*Content)(nil),
+}
 
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
-	*v = Content{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
+	return wire.DecodeTable(d, v, &objectContent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Content) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectContent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Content) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"content\":")
-	b = v.Content.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Content) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Content")
+	return wire.MarshalTable(&v, &objectContent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1717,67 +1647,54 @@ func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDiff = wire.Members{Required: []string{"path", "newText"}}
+var objectDiff = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "OldText",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "oldText",
+			Value: wire.String,
+		},
+		{
+			Field: "NewText",
+			Flags: wire.Required,
+			Name:  "newText",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Diff",
+	Type: (*Diff)(nil),
+}
 
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
-	*v = Diff{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
+	return wire.DecodeTable(d, v, &objectDiff)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Diff) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDiff)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "oldText":
-		if d.TryNull() {
-			v.OldText = nil
-			return wire.Optional, nil
-		}
-		v.OldText = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.OldText, d); err != nil {
-			v.OldText = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "oldText")
-		}
-		return wire.Optional, nil
-	case "newText":
-		return 1, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.OldText != nil {
-		b = wire.Key(b, &comma, "\"oldText\":")
-		b = wire.AppendString(b, *v.OldText)
-	}
-	b = wire.Key(b, &comma, "\"newText\":")
-	b = wire.AppendString(b, v.NewText)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Diff")
+	return wire.MarshalTable(&v, &objectDiff)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1812,47 +1729,42 @@ func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminal = wire.Members{Required: []string{"terminalId"}}
+var objectTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Terminal",
+	Type: (*Terminal)(nil),
+}
 
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
-	*v = Terminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
+	return wire.DecodeTable(d, v, &objectTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Terminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Terminal")
+	return wire.MarshalTable(&v, &objectTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1860,63 +1772,48 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+var objectToolCallLocation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "line",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ToolCallLocation",
+	Type: (*ToolCallLocation)(nil),
+}
 
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeTable(d, v, &objectToolCallLocation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.Line, d); err != nil {
-			v.Line = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallLocation")
+	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5627,23 +5524,7 @@ func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigOptionCategory value.
 func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "mode":
-		*v = SessionConfigOptionCategoryMode
-	case "model":
-		*v = SessionConfigOptionCategoryModel
-	case "model_config":
-		*v = SessionConfigOptionCategoryModelConfig
-	case "thought_level":
-		*v = SessionConfigOptionCategoryThoughtLevel
-	default:
-		*v = SessionConfigOptionCategory(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7480,7 +7361,7 @@ func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
 func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.decodeField(d, key)
+		return wire.DecodeMember(d, v.Unstructured, &objectUnstructuredCommandInput, key)
 	}
 	return wire.NotMember, nil
 }
@@ -7489,7 +7370,7 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Unstructured != nil:
-		return wire.Level(w, membersUnstructuredCommandInput.Required)
+		return wire.Level(w, objectUnstructuredCommandInput.RequiredNames())
 	}
 	return nil
 }
@@ -7498,7 +7379,7 @@ func (v *AvailableCommandInput) required(w int) []string {
 func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Unstructured, &objectUnstructuredCommandInput, comma)
 	}
 	return b, comma
 }
@@ -7539,47 +7420,42 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnstructuredCommandInput = wire.Members{Required: []string{"hint"}}
+var objectUnstructuredCommandInput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Hint",
+			Flags: wire.Required,
+			Name:  "hint",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.UnstructuredCommandInput",
+	Type: (*UnstructuredCommandInput)(nil),
+}
 
 // DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
 func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = UnstructuredCommandInput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnstructuredCommandInput, nil)
+	return wire.DecodeTable(d, v, &objectUnstructuredCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnstructuredCommandInput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "hint":
-		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnstructuredCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"hint\":")
-	b = wire.AppendString(b, v.Hint)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.UnstructuredCommandInput")
+	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7815,51 +7691,48 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+var objectCost = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Amount",
+			Flags: wire.Required,
+			Name:  "amount",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Currency",
+			Flags: wire.Required,
+			Name:  "currency",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Cost",
+	Type: (*Cost)(nil),
+}
 
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	*v = Cost{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
+	return wire.DecodeTable(d, v, &objectCost)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Cost) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCost)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "amount":
-		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
-	case "currency":
-		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"amount\":")
-	b = wire.AppendFloat(b, v.Amount)
-	b = wire.Key(b, &comma, "\"currency\":")
-	b = wire.AppendString(b, v.Currency)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Cost")
+	return wire.MarshalTable(&v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11370,48 +11243,39 @@ func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
+var objectRuntimeContextItem = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Pointer,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.RuntimeContextItem",
+	Type: (*RuntimeContextItem)(nil),
+}
 
 // DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
 func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
-	*v = RuntimeContextItem{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRuntimeContextItem, nil)
+	return wire.DecodeTable(d, v, &objectRuntimeContextItem)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRuntimeContextItem)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		v.Title = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
-	case "text":
-		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RuntimeContextItem")
+	return wire.MarshalTable(&v, &objectRuntimeContextItem)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.

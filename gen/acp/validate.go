@@ -184,11 +184,7 @@ func (x *ToolKind) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
 func (x *ToolKind) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case ToolKindRead, ToolKindEdit, ToolKindDelete, ToolKindMove, ToolKindSearch, ToolKindExecute, ToolKindThink, ToolKindFetch, ToolKindSwitchMode, ToolKindOther:
-	default:
-		v.Add(fmt.Sprintf("unknown ToolKind value %q", *x))
-	}
+	enumToolKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
@@ -200,11 +196,7 @@ func (x *ToolCallStatus) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
 func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case ToolCallStatusPending, ToolCallStatusInProgress, ToolCallStatusCompleted, ToolCallStatusFailed:
-	default:
-		v.Add(fmt.Sprintf("unknown ToolCallStatus value %q", *x))
-	}
+	enumToolCallStatus.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
@@ -290,36 +282,13 @@ func (x *ContentBlock) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Annotations, each with the JSON pointer of the offending value.
 func (x *Annotations) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAnnotations)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
 func (x *Annotations) ValidateWith(v *wire.Validator) {
-	if x.Audience != nil {
-		v.Push("audience")
-		for i := range x.Audience {
-			v.PushIndex(i)
-			x.Audience[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Priority != nil {
-		v.Push("priority")
-		if math.IsNaN(*x.Priority) || math.IsInf(*x.Priority, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectAnnotations)
 }
 
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
@@ -331,11 +300,7 @@ func (x *Role) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of Role to v, at v's position.
 func (x *Role) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case RoleAssistant, RoleUser:
-	default:
-		v.Add(fmt.Sprintf("unknown Role value %q", *x))
-	}
+	enumRole.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
@@ -525,42 +490,25 @@ func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Content, each with the JSON pointer of the offending value.
 func (x *Content) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectContent)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Content to v, at v's position.
 func (x *Content) ValidateWith(v *wire.Validator) {
-	v.Push("content")
-	x.Content.ValidateWith(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "content", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectContent)
 }
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectDiff)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Diff to v, at v's position.
 func (x *Diff) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "path", "oldText", "newText", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectDiff)
 }
 
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
@@ -576,39 +524,25 @@ func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminal)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Terminal to v, at v's position.
 func (x *Terminal) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminalId", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTerminal)
 }
 
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
 func (x *ToolCallLocation) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectToolCallLocation)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
 func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "path", "line", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectToolCallLocation)
 }
 
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
@@ -2202,20 +2136,13 @@ func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
 func (x *UnstructuredCommandInput) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectUnstructuredCommandInput)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of UnstructuredCommandInput to v, at v's position.
 func (x *UnstructuredCommandInput) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "hint", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectUnstructuredCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
@@ -2311,25 +2238,13 @@ func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
 func (x *Cost) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCost)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
 func (x *Cost) ValidateWith(v *wire.Validator) {
-	v.Push("amount")
-	if math.IsNaN(x.Amount) || math.IsInf(x.Amount, 0) {
-		v.Add("must be a finite number")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "amount", "currency", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectCost)
 }
 
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
@@ -3415,15 +3330,13 @@ func (x *SessionRuntimeContextCapabilities) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
 func (x *RuntimeContextItem) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectRuntimeContextItem)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RuntimeContextItem to v, at v's position.
 func (x *RuntimeContextItem) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "text")
-	}
+	wire.ValidateTable(v, x, &objectRuntimeContextItem)
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")

@@ -9,9 +9,10 @@ package ir
 // request (Model.Turn.Prompt), the params of the session/update
 // notification the client handles, or the params of the session/new
 // request (decoded once per session, and one of the benchmarked messages),
-// or when a hot type reaches it through a member, a union variant, an array
-// item, a map value or an alias target. The set is closed under those
-// references, so hot code never calls into a table.
+// or when a hot type reaches it through a required member, a union variant,
+// an array item, a map value or an alias target. Optional members are left
+// out: a turn's messages mostly do without them. Hot code reaches a cold
+// type through the cold type's methods, which use its table.
 
 // hotRoots are the messages the rule starts from.
 func (m *Model) hotRoots() []*Type {
@@ -38,7 +39,7 @@ func (m *Model) markHot() {
 			return
 		}
 		t.Hot = true
-		t.EachRef(func(r *Ref) {
+		t.eachRequiredRef(func(r *Ref) {
 			if r.Kind == Named {
 				visit(r.Type)
 			}
@@ -52,7 +53,12 @@ func (m *Model) markHot() {
 // EachRef calls f with every value shape t refers to: its members', its
 // union variants' payloads and its alias target, and inside each, the items
 // of arrays and the values of maps.
-func (t *Type) EachRef(f func(*Ref)) {
+func (t *Type) EachRef(f func(*Ref)) { t.eachRef(f, false) }
+
+// eachRequiredRef is EachRef leaving out optional members.
+func (t *Type) eachRequiredRef(f func(*Ref)) { t.eachRef(f, true) }
+
+func (t *Type) eachRef(f func(*Ref), requiredOnly bool) {
 	var each func(r *Ref)
 	each = func(r *Ref) {
 		if r == nil {
@@ -64,7 +70,9 @@ func (t *Type) EachRef(f func(*Ref)) {
 		}
 	}
 	for _, fl := range t.Fields {
-		each(fl.Ref)
+		if fl.Required || !requiredOnly {
+			each(fl.Ref)
+		}
 	}
 	if t.Union != nil {
 		for _, v := range t.Union.Variants {

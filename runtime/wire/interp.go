@@ -30,17 +30,26 @@ func AppendTable(b []byte, v any, o *Object) []byte {
 }
 
 // ValidateTable adds the violations of the object *v described by o to vd.
+// The walk runs on a pooled Validator at vd's position: it calls generated
+// methods through interfaces, which would make vd (often a Validate
+// method's local) escape to the heap.
 func ValidateTable(vd *Validator, v any, o *Object) {
-	validateObject(vd, o.pointer(v), o)
+	w := vd.borrow()
+	validateObject(w, o.pointer(v), o)
+	vd.giveBack(w)
 }
 
 // MarshalTable encodes *v for encoding/json after checking that every union
 // in it has exactly one variant set (a *EncodeError otherwise).
 func MarshalTable(v any, o *Object) ([]byte, error) {
-	var vd Validator
+	vd := validators.Get().(*Validator)
+	*vd = Validator{}
 	p := o.pointer(v)
-	validateObject(&vd, p, o)
-	if err := vd.EncodeErr(o.Name); err != nil {
+	validateObject(vd, p, o)
+	err := vd.EncodeErr(o.Name)
+	*vd = Validator{} // the error owns the violations now
+	validators.Put(vd)
+	if err != nil {
 		return nil, err
 	}
 	return appendObject(nil, p, o), nil

@@ -267,3 +267,30 @@ func TestEnum(t *testing.T) {
 		t.Errorf("check: %v", err)
 	}
 }
+
+// TestTableValidateAllocatesNothing: a valid value costs no allocation,
+// and the caller's Validator stays on its stack although the walk calls
+// Coded types through interfaces; violations land at the caller's position.
+// (Checking a map of values other than raw JSON allocates, through
+// reflection; _meta maps are raw.)
+func TestTableValidateAllocatesNothing(t *testing.T) {
+	low := level("low")
+	v := &task{ID: "t1", Tags: []string{"a"}, Level: &low, Meta: map[string]Raw{"a": Raw("1")}}
+	n := testing.AllocsPerRun(100, func() {
+		var vd Validator
+		ValidateTable(&vd, v, &objectTask)
+		if vd.Count() != 0 {
+			t.Fatal(vd.Err())
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per valid check", n)
+	}
+	var vd Validator
+	vd.Push("outer")
+	ValidateTable(&vd, &task{ID: "t"}, &objectTask)
+	vd.Pop()
+	if err := vd.Err(); err == nil || err.Error() != "/outer/id: must be at least 2 characters long" {
+		t.Errorf("nested: %v", err)
+	}
+}

@@ -525,37 +525,14 @@ func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumToolKind = wire.Enum{
+	Name:   "ToolKind",
+	Values: []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"},
+}
+
 // DecodeJSON decodes one ToolKind value.
 func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "read":
-		*v = ToolKindRead
-	case "edit":
-		*v = ToolKindEdit
-	case "delete":
-		*v = ToolKindDelete
-	case "move":
-		*v = ToolKindMove
-	case "search":
-		*v = ToolKindSearch
-	case "execute":
-		*v = ToolKindExecute
-	case "think":
-		*v = ToolKindThink
-	case "fetch":
-		*v = ToolKindFetch
-	case "switch_mode":
-		*v = ToolKindSwitchMode
-	case "other":
-		*v = ToolKindOther
-	default:
-		return d.Errorf("unknown ToolKind value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumToolKind)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -574,25 +551,14 @@ func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumToolCallStatus = wire.Enum{
+	Name:   "ToolCallStatus",
+	Values: []string{"pending", "in_progress", "completed", "failed"},
+}
+
 // DecodeJSON decodes one ToolCallStatus value.
 func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = ToolCallStatusPending
-	case "in_progress":
-		*v = ToolCallStatusInProgress
-	case "completed":
-		*v = ToolCallStatusCompleted
-	case "failed":
-		*v = ToolCallStatusFailed
-	default:
-		return d.Errorf("unknown ToolCallStatus value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumToolCallStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -649,17 +615,17 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Content.decodeField(d, key)
+		return wire.DecodeMember(d, v.Content, &objectContent, key)
 	case v.Diff != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Diff.decodeField(d, key)
+		return wire.DecodeMember(d, v.Diff, &objectDiff, key)
 	case v.Terminal != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectTerminal, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
@@ -673,11 +639,11 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) 
 func (v *ToolCallContent) required(w int) []string {
 	switch {
 	case v.Content != nil:
-		return wire.Level(w, membersContent.Required)
+		return wire.Level(w, objectContent.RequiredNames())
 	case v.Diff != nil:
-		return wire.Level(w, membersDiff.Required)
+		return wire.Level(w, objectDiff.RequiredNames())
 	case v.Terminal != nil:
-		return wire.Level(w, membersTerminal.Required)
+		return wire.Level(w, objectTerminal.RequiredNames())
 	}
 	return nil
 }
@@ -687,13 +653,13 @@ func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Content != nil:
 		b = wire.Key(b, &comma, "\"type\":\"content\"")
-		return v.Content.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Content, &objectContent, comma)
 	case v.Diff != nil:
 		b = wire.Key(b, &comma, "\"type\":\"diff\"")
-		return v.Diff.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Diff, &objectDiff, comma)
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectTerminal, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
 	}
@@ -903,88 +869,61 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAnnotations = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Audience",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "audience",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*Role)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "LastModified",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "lastModified",
+			Value: wire.String,
+		},
+		{
+			Field: "Priority",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "priority",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Annotations",
+	Type: (*Annotations)(nil),
+}
+
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	*v = Annotations{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAnnotations)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Annotations) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "audience":
-		if d.TryNull() {
-			v.Audience = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
-			v.Audience = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
-		}
-		return wire.Optional, nil
-	case "lastModified":
-		if d.TryNull() {
-			v.LastModified = nil
-			return wire.Optional, nil
-		}
-		v.LastModified = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.LastModified, d); err != nil {
-			v.LastModified = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
-		}
-		return wire.Optional, nil
-	case "priority":
-		if d.TryNull() {
-			v.Priority = nil
-			return wire.Optional, nil
-		}
-		v.Priority = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
-			v.Priority = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Audience != nil {
-		b = wire.Key(b, &comma, "\"audience\":")
-		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
-	}
-	if v.LastModified != nil {
-		b = wire.Key(b, &comma, "\"lastModified\":")
-		b = wire.AppendString(b, *v.LastModified)
-	}
-	if v.Priority != nil {
-		b = wire.Key(b, &comma, "\"priority\":")
-		b = wire.AppendFloat(b, *v.Priority)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Annotations")
+	return wire.MarshalTable(&v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -992,21 +931,14 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumRole = wire.Enum{
+	Name:   "Role",
+	Values: []string{"assistant", "user"},
+}
+
 // DecodeJSON decodes one Role value.
 func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "assistant":
-		*v = RoleAssistant
-	case "user":
-		*v = RoleUser
-	default:
-		return d.Errorf("unknown Role value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumRole)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1669,47 +1601,45 @@ func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersContent = wire.Members{Required: []string{"content"}}
+var objectContent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Coded: (*ContentBlock)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Content",
+	Type: (*Content)(nil),
+}
 
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
-	*v = Content{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
+	return wire.DecodeTable(d, v, &objectContent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Content) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectContent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Content) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"content\":")
-	b = v.Content.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Content) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Content")
+	return wire.MarshalTable(&v, &objectContent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1717,67 +1647,54 @@ func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDiff = wire.Members{Required: []string{"path", "newText"}}
+var objectDiff = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "OldText",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "oldText",
+			Value: wire.String,
+		},
+		{
+			Field: "NewText",
+			Flags: wire.Required,
+			Name:  "newText",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Diff",
+	Type: (*Diff)(nil),
+}
 
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
-	*v = Diff{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
+	return wire.DecodeTable(d, v, &objectDiff)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Diff) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDiff)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "oldText":
-		if d.TryNull() {
-			v.OldText = nil
-			return wire.Optional, nil
-		}
-		v.OldText = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.OldText, d); err != nil {
-			v.OldText = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "oldText")
-		}
-		return wire.Optional, nil
-	case "newText":
-		return 1, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.OldText != nil {
-		b = wire.Key(b, &comma, "\"oldText\":")
-		b = wire.AppendString(b, *v.OldText)
-	}
-	b = wire.Key(b, &comma, "\"newText\":")
-	b = wire.AppendString(b, v.NewText)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Diff")
+	return wire.MarshalTable(&v, &objectDiff)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1812,47 +1729,42 @@ func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminal = wire.Members{Required: []string{"terminalId"}}
+var objectTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Terminal",
+	Type: (*Terminal)(nil),
+}
 
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
-	*v = Terminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
+	return wire.DecodeTable(d, v, &objectTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Terminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Terminal")
+	return wire.MarshalTable(&v, &objectTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1860,63 +1772,48 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+var objectToolCallLocation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "line",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallLocation",
+	Type: (*ToolCallLocation)(nil),
+}
 
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeTable(d, v, &objectToolCallLocation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.Line, d); err != nil {
-			v.Line = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallLocation")
+	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4264,8 +4161,8 @@ var objectAgentResponseError = wire.Object{
 			Flags: wire.Required,
 			Name:  "error",
 			Value: &wire.Value{
-				Coded: (*Error)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
 			},
 		},
 	},
@@ -6606,23 +6503,7 @@ func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigOptionCategory value.
 func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "mode":
-		*v = SessionConfigOptionCategoryMode
-	case "model":
-		*v = SessionConfigOptionCategoryModel
-	case "model_config":
-		*v = SessionConfigOptionCategoryModelConfig
-	case "thought_level":
-		*v = SessionConfigOptionCategoryThoughtLevel
-	default:
-		*v = SessionConfigOptionCategory(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7736,103 +7617,72 @@ func (v *StopReason) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUsage = wire.Members{Required: []string{"totalTokens", "inputTokens", "outputTokens"}}
+var objectUsage = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TotalTokens",
+			Flags: wire.Required,
+			Name:  "totalTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "InputTokens",
+			Flags: wire.Required,
+			Name:  "inputTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "OutputTokens",
+			Flags: wire.Required,
+			Name:  "outputTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "ThoughtTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "thoughtTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "CachedReadTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cachedReadTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "CachedWriteTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cachedWriteTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Usage",
+	Type: (*Usage)(nil),
+}
 
 // DecodeJSON decodes one Usage object, keeping unknown members.
 func (v *Usage) DecodeJSON(d *wire.Decoder) error {
-	*v = Usage{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsage, nil)
+	return wire.DecodeTable(d, v, &objectUsage)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Usage) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUsage)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Usage) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "totalTokens":
-		return 0, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
-	case "inputTokens":
-		return 1, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
-	case "outputTokens":
-		return 2, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
-	case "thoughtTokens":
-		if d.TryNull() {
-			v.ThoughtTokens = nil
-			return wire.Optional, nil
-		}
-		v.ThoughtTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.ThoughtTokens, d); err != nil {
-			v.ThoughtTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "thoughtTokens")
-		}
-		return wire.Optional, nil
-	case "cachedReadTokens":
-		if d.TryNull() {
-			v.CachedReadTokens = nil
-			return wire.Optional, nil
-		}
-		v.CachedReadTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.CachedReadTokens, d); err != nil {
-			v.CachedReadTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
-		}
-		return wire.Optional, nil
-	case "cachedWriteTokens":
-		if d.TryNull() {
-			v.CachedWriteTokens = nil
-			return wire.Optional, nil
-		}
-		v.CachedWriteTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.CachedWriteTokens, d); err != nil {
-			v.CachedWriteTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Usage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"totalTokens\":")
-	b = wire.AppendUint(b, uint64(v.TotalTokens))
-	b = wire.Key(b, &comma, "\"inputTokens\":")
-	b = wire.AppendUint(b, uint64(v.InputTokens))
-	b = wire.Key(b, &comma, "\"outputTokens\":")
-	b = wire.AppendUint(b, uint64(v.OutputTokens))
-	if v.ThoughtTokens != nil {
-		b = wire.Key(b, &comma, "\"thoughtTokens\":")
-		b = wire.AppendUint(b, uint64(*v.ThoughtTokens))
-	}
-	if v.CachedReadTokens != nil {
-		b = wire.Key(b, &comma, "\"cachedReadTokens\":")
-		b = wire.AppendUint(b, uint64(*v.CachedReadTokens))
-	}
-	if v.CachedWriteTokens != nil {
-		b = wire.Key(b, &comma, "\"cachedWriteTokens\":")
-		b = wire.AppendUint(b, uint64(*v.CachedWriteTokens))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Usage) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Usage")
+	return wire.MarshalTable(&v, &objectUsage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7867,60 +7717,48 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersError = wire.Members{Required: []string{"code", "message"}}
+var objectError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Code",
+			Flags: wire.Required,
+			Name:  "code",
+			Value: &wire.Value{
+				Coded: (*ErrorCode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: wire.String,
+		},
+		{
+			Field: "Data",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "data",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.Error",
+	Type: (*Error)(nil),
+}
 
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	*v = Error{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
+	return wire.DecodeTable(d, v, &objectError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Error) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "code":
-		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
-	case "message":
-		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "data":
-		if d.TryNull() {
-			v.Data = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRaw(&v.Data, d); err != nil {
-			v.Data = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"code\":")
-	b = v.Code.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Data != nil {
-		b = wire.Key(b, &comma, "\"data\":")
-		b = wire.AppendRaw(b, v.Data)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Error")
+	return wire.MarshalTable(&v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9336,7 +9174,7 @@ func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
 func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.decodeField(d, key)
+		return wire.DecodeMember(d, v.Unstructured, &objectUnstructuredCommandInput, key)
 	}
 	return wire.NotMember, nil
 }
@@ -9345,7 +9183,7 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Unstructured != nil:
-		return wire.Level(w, membersUnstructuredCommandInput.Required)
+		return wire.Level(w, objectUnstructuredCommandInput.RequiredNames())
 	}
 	return nil
 }
@@ -9354,7 +9192,7 @@ func (v *AvailableCommandInput) required(w int) []string {
 func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Unstructured, &objectUnstructuredCommandInput, comma)
 	}
 	return b, comma
 }
@@ -9395,47 +9233,42 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnstructuredCommandInput = wire.Members{Required: []string{"hint"}}
+var objectUnstructuredCommandInput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Hint",
+			Flags: wire.Required,
+			Name:  "hint",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnstructuredCommandInput",
+	Type: (*UnstructuredCommandInput)(nil),
+}
 
 // DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
 func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = UnstructuredCommandInput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnstructuredCommandInput, nil)
+	return wire.DecodeTable(d, v, &objectUnstructuredCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnstructuredCommandInput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "hint":
-		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnstructuredCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"hint\":")
-	b = wire.AppendString(b, v.Hint)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnstructuredCommandInput")
+	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9671,51 +9504,48 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+var objectCost = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Amount",
+			Flags: wire.Required,
+			Name:  "amount",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Currency",
+			Flags: wire.Required,
+			Name:  "currency",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Cost",
+	Type: (*Cost)(nil),
+}
 
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	*v = Cost{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
+	return wire.DecodeTable(d, v, &objectCost)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Cost) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCost)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "amount":
-		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
-	case "currency":
-		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"amount\":")
-	b = wire.AppendFloat(b, v.Amount)
-	b = wire.Key(b, &comma, "\"currency\":")
-	b = wire.AppendString(b, v.Currency)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Cost")
+	return wire.MarshalTable(&v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10093,57 +9923,45 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSubagentSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectSessionCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SubagentSessionCapabilities",
+	Type: (*SubagentSessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
 func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SubagentSessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSubagentSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSubagentSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(SessionCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SubagentSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SubagentSessionCapabilities")
+	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10151,41 +9969,36 @@ func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionCancelCapabilities",
+	Type: (*SessionCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
 func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionCancelCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10231,7 +10044,7 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Running.decodeField(d, key)
+		return wire.DecodeMember(d, v.Running, &objectRunningStateUpdate, key)
 	case v.Idle != nil:
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
@@ -10241,14 +10054,14 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
 		}
-		return v.RequiresAction.decodeField(d, key)
+		return wire.DecodeMember(d, v.RequiresAction, &objectRequiresActionStateUpdate, key)
 	case v.UnknownUnknownStateUpdate != nil:
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
 		}
-		return v.UnknownUnknownStateUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.UnknownUnknownStateUpdate, &objectUnknownStateUpdate, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectStateUpdateOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -10257,15 +10070,15 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *StateUpdate) required(w int) []string {
 	switch {
 	case v.Running != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectRunningStateUpdate.RequiredNames())
 	case v.Idle != nil:
 		return v.Idle.required(w)
 	case v.RequiresAction != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectRequiresActionStateUpdate.RequiredNames())
 	case v.UnknownUnknownStateUpdate != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectUnknownStateUpdate.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersStateUpdateOther.Required)
+		return wire.Level(w, objectStateUpdateOther.RequiredNames())
 	}
 	return nil
 }
@@ -10275,18 +10088,18 @@ func (v *StateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Running != nil:
 		b = wire.Key(b, &comma, "\"state\":\"running\"")
-		return v.Running.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Running, &objectRunningStateUpdate, comma)
 	case v.Idle != nil:
 		b = wire.Key(b, &comma, "\"state\":\"idle\"")
 		return v.Idle.appendFields(b, comma)
 	case v.RequiresAction != nil:
 		b = wire.Key(b, &comma, "\"state\":\"requires_action\"")
-		return v.RequiresAction.appendFields(b, comma)
+		return wire.AppendMembers(b, v.RequiresAction, &objectRequiresActionStateUpdate, comma)
 	case v.UnknownUnknownStateUpdate != nil:
 		b = wire.Key(b, &comma, "\"state\":\"unknown\"")
-		return v.UnknownUnknownStateUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.UnknownUnknownStateUpdate, &objectUnknownStateUpdate, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectStateUpdateOther, comma)
 	}
 	return b, comma
 }
@@ -10335,41 +10148,33 @@ func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
+var objectStateUpdateOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "State",
+			Flags: wire.Required,
+			Name:  "state",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.StateUpdateOther",
+	Type: (*StateUpdateOther)(nil),
+}
 
 // DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
 func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
-	*v = StateUpdateOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
+	return wire.DecodeTable(d, v, &objectStateUpdateOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StateUpdateOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStateUpdateOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "state":
-		return 0, wire.AtKey(wire.DecodeString(&v.State, d), "state")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StateUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"state\":")
-	b = wire.AppendString(b, v.State)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.StateUpdateOther")
+	return wire.MarshalTable(&v, &objectStateUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10377,41 +10182,36 @@ func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectRunningStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.RunningStateUpdate",
+	Type: (*RunningStateUpdate)(nil),
+}
+
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
 func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = RunningStateUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectRunningStateUpdate)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRunningStateUpdate)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RunningStateUpdate")
+	return wire.MarshalTable(&v, &objectRunningStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10419,51 +10219,36 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectErrorStopReason = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Error",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.ErrorStopReason",
+	Type: (*ErrorStopReason)(nil),
+}
+
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
 func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
-	*v = ErrorStopReason{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectErrorStopReason)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ErrorStopReason) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectErrorStopReason)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "error":
-		if d.TryNull() {
-			v.Error = nil
-			return wire.Optional, nil
-		}
-		v.Error = new(Error)
-		m := d.Mark()
-		if err := v.Error.DecodeJSON(d); err != nil {
-			v.Error = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Error != nil {
-		b = wire.Key(b, &comma, "\"error\":")
-		b = v.Error.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ErrorStopReason")
+	return wire.MarshalTable(&v, &objectErrorStopReason)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10580,39 +10365,39 @@ func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.EndTurn.decodeField(d, key)
+		return wire.DecodeMember(d, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, key)
 	case v.MaxTokens != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.MaxTokens.decodeField(d, key)
+		return wire.DecodeMember(d, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, key)
 	case v.MaxTurnRequests != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.MaxTurnRequests.decodeField(d, key)
+		return wire.DecodeMember(d, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, key)
 	case v.Refusal != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Refusal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, key)
 	case v.Cancelled != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, key)
 	case v.Error != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectErrorStopReason, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectIdleStateUpdateStopReasonOther, key)
 	case v.None != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.None.decodeField(d, key)
+		return wire.DecodeMember(d, v.None, &objectIdleStateUpdateStopReasonNone, key)
 	}
 	return wire.NotMember, nil
 }
@@ -10621,21 +10406,21 @@ func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (in
 func (v *IdleStateUpdateStopReason) required(w int) []string {
 	switch {
 	case v.EndTurn != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonEndTurn.RequiredNames())
 	case v.MaxTokens != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonMaxTokens.RequiredNames())
 	case v.MaxTurnRequests != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonMaxTurnRequests.RequiredNames())
 	case v.Refusal != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonRefusal.RequiredNames())
 	case v.Cancelled != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonCancelled.RequiredNames())
 	case v.Error != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectErrorStopReason.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersIdleStateUpdateStopReasonOther.Required)
+		return wire.Level(w, objectIdleStateUpdateStopReasonOther.RequiredNames())
 	case v.None != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonNone.RequiredNames())
 	}
 	return nil
 }
@@ -10645,26 +10430,26 @@ func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, 
 	switch {
 	case v.EndTurn != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"end_turn\"")
-		return v.EndTurn.appendFields(b, comma)
+		return wire.AppendMembers(b, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, comma)
 	case v.MaxTokens != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"max_tokens\"")
-		return v.MaxTokens.appendFields(b, comma)
+		return wire.AppendMembers(b, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, comma)
 	case v.MaxTurnRequests != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"max_turn_requests\"")
-		return v.MaxTurnRequests.appendFields(b, comma)
+		return wire.AppendMembers(b, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, comma)
 	case v.Refusal != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"refusal\"")
-		return v.Refusal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, comma)
 	case v.Cancelled != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"cancelled\"")
-		return v.Cancelled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, comma)
 	case v.Error != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"error\"")
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectErrorStopReason, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectIdleStateUpdateStopReasonOther, comma)
 	case v.None != nil:
-		return v.None.appendFields(b, comma)
+		return wire.AppendMembers(b, v.None, &objectIdleStateUpdateStopReasonNone, comma)
 	}
 	return b, comma
 }
@@ -10680,33 +10465,25 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonEndTurn",
+	Type: (*IdleStateUpdateStopReasonEndTurn)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonEndTurn{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonEndTurn) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonEndTurn) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonEndTurn")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10714,33 +10491,25 @@ func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonMaxTokens",
+	Type: (*IdleStateUpdateStopReasonMaxTokens)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonMaxTokens{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonMaxTokens) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonMaxTokens) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonMaxTokens")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10748,33 +10517,25 @@ func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonMaxTurnRequests",
+	Type: (*IdleStateUpdateStopReasonMaxTurnRequests)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonMaxTurnRequests")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10782,33 +10543,25 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonRefusal = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonRefusal",
+	Type: (*IdleStateUpdateStopReasonRefusal)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonRefusal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonRefusal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonRefusal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonRefusal")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10816,33 +10569,25 @@ func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonCancelled = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonCancelled",
+	Type: (*IdleStateUpdateStopReasonCancelled)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonCancelled{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonCancelled) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonCancelled) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonCancelled")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10850,41 +10595,33 @@ func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"stopReason"}}
+var objectIdleStateUpdateStopReasonOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "StopReason",
+			Flags: wire.Required,
+			Name:  "stopReason",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.IdleStateUpdateStopReasonOther",
+	Type: (*IdleStateUpdateStopReasonOther)(nil),
+}
 
 // DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "stopReason":
-		return 0, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"stopReason\":")
-	b = wire.AppendString(b, v.StopReason)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonOther")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10892,33 +10629,25 @@ func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonNone = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonNone",
+	Type: (*IdleStateUpdateStopReasonNone)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonNone{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonNone) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonNone)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonNone) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonNone")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10926,41 +10655,36 @@ func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectRequiresActionStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.RequiresActionStateUpdate",
+	Type: (*RequiresActionStateUpdate)(nil),
+}
+
 // DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
 func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = RequiresActionStateUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectRequiresActionStateUpdate)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequiresActionStateUpdate)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequiresActionStateUpdate")
+	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10968,41 +10692,36 @@ func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectUnknownStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnknownStateUpdate",
+	Type: (*UnknownStateUpdate)(nil),
+}
+
 // DecodeJSON decodes one UnknownStateUpdate object, keeping unknown members.
 func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = UnknownStateUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectUnknownStateUpdate)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnknownStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnknownStateUpdate)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnknownStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnknownStateUpdate")
+	return wire.MarshalTable(&v, &objectUnknownStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12932,51 +12651,57 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSystemPrompt = wire.Members{Required: []string{"mode", "content"}}
+var objectSystemPrompt = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Mode",
+			Flags: wire.Required,
+			Name:  "mode",
+			Value: &wire.Value{
+				Coded: (*SystemPromptMode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SystemPrompt",
+	Type: (*SystemPrompt)(nil),
+}
 
 // DecodeJSON decodes one SystemPrompt object, keeping unknown members.
 func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
-	*v = SystemPrompt{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSystemPrompt, nil)
+	return wire.DecodeTable(d, v, &objectSystemPrompt)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SystemPrompt) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSystemPrompt)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mode":
-		return 0, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
-	case "content":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SystemPrompt) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"mode\":")
-	b = v.Mode.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"content\":")
-	b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SystemPrompt")
+	return wire.MarshalTable(&v, &objectSystemPrompt)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12986,19 +12711,7 @@ func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SystemPromptMode value.
 func (v *SystemPromptMode) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "append":
-		*v = SystemPromptModeAppend
-	case "override":
-		*v = SystemPromptModeOverride
-	default:
-		*v = SystemPromptMode(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -13062,8 +12775,8 @@ var objectLoadSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "systemPrompt",
 			Value: &wire.Value{
-				Coded: (*SystemPrompt)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
 			},
 		},
 		{
@@ -13282,8 +12995,8 @@ var objectForkSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "systemPrompt",
 			Value: &wire.Value{
-				Coded: (*SystemPrompt)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
 			},
 		},
 		{
@@ -13544,8 +13257,8 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "systemPrompt",
 			Value: &wire.Value{
-				Coded: (*SystemPrompt)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
 			},
 		},
 		{
@@ -14105,8 +13818,8 @@ var objectClientResponseError = wire.Object{
 			Flags: wire.Required,
 			Name:  "error",
 			Value: &wire.Value{
-				Coded: (*Error)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
 			},
 		},
 	},
@@ -15783,8 +15496,8 @@ var objectProxyResponseError = wire.Object{
 			Flags: wire.Required,
 			Name:  "error",
 			Value: &wire.Value{
-				Coded: (*Error)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
 			},
 		},
 	},
@@ -16038,48 +15751,39 @@ func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
+var objectRuntimeContextItem = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Pointer,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.RuntimeContextItem",
+	Type: (*RuntimeContextItem)(nil),
+}
 
 // DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
 func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
-	*v = RuntimeContextItem{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRuntimeContextItem, nil)
+	return wire.DecodeTable(d, v, &objectRuntimeContextItem)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRuntimeContextItem)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		v.Title = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
-	case "text":
-		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RuntimeContextItem")
+	return wire.MarshalTable(&v, &objectRuntimeContextItem)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.

@@ -184,11 +184,7 @@ func (x *ToolKind) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
 func (x *ToolKind) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case ToolKindRead, ToolKindEdit, ToolKindDelete, ToolKindMove, ToolKindSearch, ToolKindExecute, ToolKindThink, ToolKindFetch, ToolKindSwitchMode, ToolKindOther:
-	default:
-		v.Add(fmt.Sprintf("unknown ToolKind value %q", *x))
-	}
+	enumToolKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
@@ -200,11 +196,7 @@ func (x *ToolCallStatus) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
 func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case ToolCallStatusPending, ToolCallStatusInProgress, ToolCallStatusCompleted, ToolCallStatusFailed:
-	default:
-		v.Add(fmt.Sprintf("unknown ToolCallStatus value %q", *x))
-	}
+	enumToolCallStatus.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
@@ -290,36 +282,13 @@ func (x *ContentBlock) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Annotations, each with the JSON pointer of the offending value.
 func (x *Annotations) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAnnotations)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
 func (x *Annotations) ValidateWith(v *wire.Validator) {
-	if x.Audience != nil {
-		v.Push("audience")
-		for i := range x.Audience {
-			v.PushIndex(i)
-			x.Audience[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Priority != nil {
-		v.Push("priority")
-		if math.IsNaN(*x.Priority) || math.IsInf(*x.Priority, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectAnnotations)
 }
 
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
@@ -331,11 +300,7 @@ func (x *Role) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of Role to v, at v's position.
 func (x *Role) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case RoleAssistant, RoleUser:
-	default:
-		v.Add(fmt.Sprintf("unknown Role value %q", *x))
-	}
+	enumRole.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
@@ -525,42 +490,25 @@ func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Content, each with the JSON pointer of the offending value.
 func (x *Content) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectContent)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Content to v, at v's position.
 func (x *Content) ValidateWith(v *wire.Validator) {
-	v.Push("content")
-	x.Content.ValidateWith(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "content", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectContent)
 }
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectDiff)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Diff to v, at v's position.
 func (x *Diff) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "path", "oldText", "newText", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectDiff)
 }
 
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
@@ -576,39 +524,25 @@ func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminal)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Terminal to v, at v's position.
 func (x *Terminal) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminalId", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTerminal)
 }
 
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
 func (x *ToolCallLocation) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectToolCallLocation)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
 func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "path", "line", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectToolCallLocation)
 }
 
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
@@ -2153,20 +2087,13 @@ func (x *StopReason) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Usage, each with the JSON pointer of the offending value.
 func (x *Usage) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectUsage)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Usage to v, at v's position.
 func (x *Usage) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "totalTokens", "inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectUsage)
 }
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
@@ -2186,22 +2113,13 @@ func (x *ExtResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Error, each with the JSON pointer of the offending value.
 func (x *Error) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectError)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Error to v, at v's position.
 func (x *Error) ValidateWith(v *wire.Validator) {
-	if x.Data != nil {
-		v.Push("data")
-		if len(x.Data) > 0 && !wire.Valid(x.Data) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "code", "message", "data")
-	}
+	wire.ValidateTable(v, x, &objectError)
 }
 
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
@@ -2730,20 +2648,13 @@ func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
 func (x *UnstructuredCommandInput) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectUnstructuredCommandInput)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of UnstructuredCommandInput to v, at v's position.
 func (x *UnstructuredCommandInput) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "hint", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectUnstructuredCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
@@ -2839,25 +2750,13 @@ func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
 func (x *Cost) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCost)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
 func (x *Cost) ValidateWith(v *wire.Validator) {
-	v.Push("amount")
-	if math.IsNaN(x.Amount) || math.IsInf(x.Amount, 0) {
-		v.Add("must be a finite number")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "amount", "currency", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectCost)
 }
 
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
@@ -2989,44 +2888,25 @@ func (x *CompactionSummaryChunk) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SubagentSessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SubagentSessionCapabilities) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSubagentSessionCapabilities)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of SubagentSessionCapabilities to v, at v's position.
 func (x *SubagentSessionCapabilities) ValidateWith(v *wire.Validator) {
-	if x.Cancel != nil {
-		v.Push("cancel")
-		x.Cancel.ValidateWith(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cancel", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectSubagentSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCancelCapabilities) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionCancelCapabilities)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of SessionCancelCapabilities to v, at v's position.
 func (x *SessionCancelCapabilities) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+	wire.ValidateTable(v, x, &objectSessionCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
@@ -3071,53 +2951,37 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StateUpdateOther, each with the JSON pointer of the offending value.
 func (x *StateUpdateOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectStateUpdateOther)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of StateUpdateOther to v, at v's position.
 func (x *StateUpdateOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "state")
-	}
+	wire.ValidateTable(v, x, &objectStateUpdateOther)
 }
 
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
 func (x *RunningStateUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectRunningStateUpdate)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RunningStateUpdate to v, at v's position.
 func (x *RunningStateUpdate) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+	wire.ValidateTable(v, x, &objectRunningStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of ErrorStopReason, each with the JSON pointer of the offending value.
 func (x *ErrorStopReason) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectErrorStopReason)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ErrorStopReason to v, at v's position.
 func (x *ErrorStopReason) ValidateWith(v *wire.Validator) {
-	if x.Error != nil {
-		v.Push("error")
-		x.Error.ValidateWith(v)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "error")
-	}
+	wire.ValidateTable(v, x, &objectErrorStopReason)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
@@ -3192,113 +3056,109 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonEndTurn, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonEndTurn) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonEndTurn)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonEndTurn to v, at v's position.
-func (x *IdleStateUpdateStopReasonEndTurn) ValidateWith(v *wire.Validator) {}
+func (x *IdleStateUpdateStopReasonEndTurn) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonEndTurn)
+}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTokens) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTokens)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens to v, at v's position.
-func (x *IdleStateUpdateStopReasonMaxTokens) ValidateWith(v *wire.Validator) {}
+func (x *IdleStateUpdateStopReasonMaxTokens) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonMaxTokens)
+}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests to v, at v's position.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) ValidateWith(v *wire.Validator) {}
+func (x *IdleStateUpdateStopReasonMaxTurnRequests) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
+}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonRefusal, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonRefusal) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonRefusal)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonRefusal to v, at v's position.
-func (x *IdleStateUpdateStopReasonRefusal) ValidateWith(v *wire.Validator) {}
+func (x *IdleStateUpdateStopReasonRefusal) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonRefusal)
+}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonCancelled, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonCancelled) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonCancelled)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonCancelled to v, at v's position.
-func (x *IdleStateUpdateStopReasonCancelled) ValidateWith(v *wire.Validator) {}
+func (x *IdleStateUpdateStopReasonCancelled) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonCancelled)
+}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonOther, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonOther)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonOther to v, at v's position.
 func (x *IdleStateUpdateStopReasonOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "stopReason")
-	}
+	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonOther)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonNone, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonNone) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonNone)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonNone to v, at v's position.
-func (x *IdleStateUpdateStopReasonNone) ValidateWith(v *wire.Validator) {}
+func (x *IdleStateUpdateStopReasonNone) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonNone)
+}
 
 // Validate reports every way x breaks the schema of RequiresActionStateUpdate, each with the JSON pointer of the offending value.
 func (x *RequiresActionStateUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectRequiresActionStateUpdate)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequiresActionStateUpdate to v, at v's position.
 func (x *RequiresActionStateUpdate) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+	wire.ValidateTable(v, x, &objectRequiresActionStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of UnknownStateUpdate, each with the JSON pointer of the offending value.
 func (x *UnknownStateUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectUnknownStateUpdate)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of UnknownStateUpdate to v, at v's position.
 func (x *UnknownStateUpdate) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+	wire.ValidateTable(v, x, &objectUnknownStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of SubagentUpdate, each with the JSON pointer of the offending value.
@@ -3875,27 +3735,13 @@ func (x *MCPServerStdio) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SystemPrompt, each with the JSON pointer of the offending value.
 func (x *SystemPrompt) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSystemPrompt)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of SystemPrompt to v, at v's position.
 func (x *SystemPrompt) ValidateWith(v *wire.Validator) {
-	v.Push("content")
-	for i := range x.Content {
-		v.PushIndex(i)
-		x.Content[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "mode", "content", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectSystemPrompt)
 }
 
 // Validate reports every way x breaks the schema of SystemPromptMode, each with the JSON pointer of the offending value.
@@ -4792,15 +4638,13 @@ func (x *SessionRuntimeContextCapabilities) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
 func (x *RuntimeContextItem) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectRuntimeContextItem)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RuntimeContextItem to v, at v's position.
 func (x *RuntimeContextItem) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "text")
-	}
+	wire.ValidateTable(v, x, &objectRuntimeContextItem)
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")

@@ -419,7 +419,7 @@ func (x *ImageContent) Validate() error {
 func (x *ImageContent) ValidateWith(v *wire.Validator) {
 	if x.URI != nil {
 		v.Push("uri")
-		stringRule1.Check(v, *x.URI)
+		stringRule0.Check(v, *x.URI)
 		v.Pop()
 	}
 	if x.Annotations != nil {
@@ -464,23 +464,13 @@ func (x *AudioContent) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Icon, each with the JSON pointer of the offending value.
 func (x *Icon) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIcon)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Icon to v, at v's position.
 func (x *Icon) ValidateWith(v *wire.Validator) {
-	v.Push("src")
-	stringRule1.Check(v, x.Src)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "src", "mimeType", "sizes", "theme", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectIcon)
 }
 
 // Validate reports every way x breaks the schema of IconTheme, each with the JSON pointer of the offending value.
@@ -503,7 +493,7 @@ func (x *ResourceLink) Validate() error {
 // ValidateWith adds every way x breaks the schema of ResourceLink to v, at v's position.
 func (x *ResourceLink) ValidateWith(v *wire.Validator) {
 	v.Push("uri")
-	stringRule1.Check(v, x.URI)
+	stringRule0.Check(v, x.URI)
 	v.Pop()
 	if x.Icons != nil {
 		v.Push("icons")
@@ -562,7 +552,7 @@ func (x *TextResourceContents) Validate() error {
 // ValidateWith adds every way x breaks the schema of TextResourceContents to v, at v's position.
 func (x *TextResourceContents) ValidateWith(v *wire.Validator) {
 	v.Push("uri")
-	stringRule1.Check(v, x.URI)
+	stringRule0.Check(v, x.URI)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -584,7 +574,7 @@ func (x *BlobResourceContents) Validate() error {
 // ValidateWith adds every way x breaks the schema of BlobResourceContents to v, at v's position.
 func (x *BlobResourceContents) ValidateWith(v *wire.Validator) {
 	v.Push("uri")
-	stringRule1.Check(v, x.URI)
+	stringRule0.Check(v, x.URI)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -766,20 +756,13 @@ func (x *DiffPathPairChange) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffPatch, each with the JSON pointer of the offending value.
 func (x *DiffPatch) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectDiffPatch)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of DiffPatch to v, at v's position.
 func (x *DiffPatch) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "format", "text", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectDiffPatch)
 }
 
 // Validate reports every way x breaks the schema of DiffPatchFormat, each with the JSON pointer of the offending value.
@@ -855,70 +838,37 @@ func (x *Terminal) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
 func (x *ToolCallLocation) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectToolCallLocation)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
 func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
-	if x.Line != nil {
-		v.Push("line")
-		if *x.Line < 1 {
-			v.Add("must be at least 1")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "path", "line", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectToolCallLocation)
 }
 
 // Validate reports every way x breaks the schema of ToolCallCapabilities, each with the JSON pointer of the offending value.
 func (x *ToolCallCapabilities) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectToolCallCapabilities)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ToolCallCapabilities to v, at v's position.
 func (x *ToolCallCapabilities) ValidateWith(v *wire.Validator) {
-	if x.Cancel != nil {
-		v.Push("cancel")
-		x.Cancel.ValidateWith(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cancel", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectToolCallCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ToolCallCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *ToolCallCancelCapabilities) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectToolCallCancelCapabilities)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ToolCallCancelCapabilities to v, at v's position.
 func (x *ToolCallCancelCapabilities) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+	wire.ValidateTable(v, x, &objectToolCallCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ToolCallPermissionSubject, each with the JSON pointer of the offending value.
@@ -1418,7 +1368,7 @@ func (x *ElicitationURLMode) Validate() error {
 // ValidateWith adds every way x breaks the schema of ElicitationURLMode to v, at v's position.
 func (x *ElicitationURLMode) ValidateWith(v *wire.Validator) {
 	v.Push("url")
-	stringRule1.Check(v, x.URL)
+	stringRule0.Check(v, x.URL)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "elicitationId", "url")
@@ -1771,20 +1721,13 @@ func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
 func (x *EnvVariable) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectEnvVariable)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of EnvVariable to v, at v's position.
 func (x *EnvVariable) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "value", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectEnvVariable)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
@@ -2132,34 +2075,25 @@ func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandInputOther, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInputOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAvailableCommandInputOther)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AvailableCommandInputOther to v, at v's position.
 func (x *AvailableCommandInputOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+	wire.ValidateTable(v, x, &objectAvailableCommandInputOther)
 }
 
 // Validate reports every way x breaks the schema of TextCommandInput, each with the JSON pointer of the offending value.
 func (x *TextCommandInput) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTextCommandInput)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TextCommandInput to v, at v's position.
 func (x *TextCommandInput) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "hint", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTextCommandInput)
 }
 
 // Validate reports every way x breaks the schema of Command, each with the JSON pointer of the offending value.
@@ -2338,20 +2272,13 @@ func (x *ExtResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Error, each with the JSON pointer of the offending value.
 func (x *Error) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectError)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Error to v, at v's position.
 func (x *Error) ValidateWith(v *wire.Validator) {
-	if x.Data != nil {
-		v.Push("data")
-		x.Data.ValidateWith(v)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "code", "message", "data")
-	}
+	wire.ValidateTable(v, x, &objectError)
 }
 
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
@@ -2396,49 +2323,25 @@ func (x *ErrorData) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of UnsupportedProtocolVersionErrorData, each with the JSON pointer of the offending value.
 func (x *UnsupportedProtocolVersionErrorData) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectUnsupportedProtocolVersionErrorData)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of UnsupportedProtocolVersionErrorData to v, at v's position.
 func (x *UnsupportedProtocolVersionErrorData) ValidateWith(v *wire.Validator) {
-	v.Push("requested")
-	x.Requested.ValidateWith(v)
-	v.Pop()
-	v.Push("supported")
-	for i := range x.Supported {
-		v.PushIndex(i)
-		x.Supported[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requested", "supported", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // Validate reports every way x breaks the schema of SessionNotFoundErrorData, each with the JSON pointer of the offending value.
 func (x *SessionNotFoundErrorData) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionNotFoundErrorData)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of SessionNotFoundErrorData to v, at v's position.
 func (x *SessionNotFoundErrorData) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectSessionNotFoundErrorData)
 }
 
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
@@ -2737,53 +2640,37 @@ func (x *BackgroundWork) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of BackgroundWorkOther, each with the JSON pointer of the offending value.
 func (x *BackgroundWorkOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectBackgroundWorkOther)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of BackgroundWorkOther to v, at v's position.
 func (x *BackgroundWorkOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+	wire.ValidateTable(v, x, &objectBackgroundWorkOther)
 }
 
 // Validate reports every way x breaks the schema of BackgroundTerminal, each with the JSON pointer of the offending value.
 func (x *BackgroundTerminal) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectBackgroundTerminal)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of BackgroundTerminal to v, at v's position.
 func (x *BackgroundTerminal) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminalId", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectBackgroundTerminal)
 }
 
 // Validate reports every way x breaks the schema of BackgroundToolCall, each with the JSON pointer of the offending value.
 func (x *BackgroundToolCall) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectBackgroundToolCall)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of BackgroundToolCall to v, at v's position.
 func (x *BackgroundToolCall) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "toolCallId", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectBackgroundToolCall)
 }
 
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
@@ -3082,111 +2969,61 @@ func (x *ToolCallContentChunk) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalOutput, each with the JSON pointer of the offending value.
 func (x *TerminalOutput) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminalOutput)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TerminalOutput to v, at v's position.
 func (x *TerminalOutput) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "data", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTerminalOutput)
 }
 
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
 func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of TerminalSize, each with the JSON pointer of the offending value.
 func (x *TerminalSize) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminalSize)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TerminalSize to v, at v's position.
 func (x *TerminalSize) ValidateWith(v *wire.Validator) {
-	v.Push("cols")
-	if x.Cols < 1 {
-		v.Add("must be at least 1")
-	}
-	v.Pop()
-	v.Push("rows")
-	if x.Rows < 1 {
-		v.Add("must be at least 1")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cols", "rows", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTerminalSize)
 }
 
 // Validate reports every way x breaks the schema of TerminalCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCapabilities) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminalCapabilities)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TerminalCapabilities to v, at v's position.
 func (x *TerminalCapabilities) ValidateWith(v *wire.Validator) {
-	if x.Cancel != nil {
-		v.Push("cancel")
-		x.Cancel.ValidateWith(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cancel", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTerminalCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCancelCapabilities) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminalCancelCapabilities)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TerminalCancelCapabilities to v, at v's position.
 func (x *TerminalCancelCapabilities) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTerminalCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalUpdate, each with the JSON pointer of the offending value.
@@ -3448,7 +3285,7 @@ func (x *SessionInfoUpdate) Validate() error {
 func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
 	if x.UpdatedAt != nil {
 		v.Push("updatedAt")
-		stringRule0.Check(v, *x.UpdatedAt)
+		stringRule1.Check(v, *x.UpdatedAt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3464,25 +3301,13 @@ func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
 func (x *Cost) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCost)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
 func (x *Cost) ValidateWith(v *wire.Validator) {
-	v.Push("amount")
-	if math.IsNaN(x.Amount) || math.IsInf(x.Amount, 0) {
-		v.Add("must be a finite number")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "amount", "currency", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectCost)
 }
 
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
@@ -3831,93 +3656,49 @@ func (x *MCPServer) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServerOther, each with the JSON pointer of the offending value.
 func (x *MCPServerOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectMCPServerOther)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MCPServerOther to v, at v's position.
 func (x *MCPServerOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+	wire.ValidateTable(v, x, &objectMCPServerOther)
 }
 
 // Validate reports every way x breaks the schema of HTTPHeader, each with the JSON pointer of the offending value.
 func (x *HTTPHeader) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectHTTPHeader)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of HTTPHeader to v, at v's position.
 func (x *HTTPHeader) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "value", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectHTTPHeader)
 }
 
 // Validate reports every way x breaks the schema of MCPServerHTTP, each with the JSON pointer of the offending value.
 func (x *MCPServerHTTP) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectMCPServerHTTP)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MCPServerHTTP to v, at v's position.
 func (x *MCPServerHTTP) ValidateWith(v *wire.Validator) {
-	v.Push("url")
-	stringRule1.Check(v, x.URL)
-	v.Pop()
-	if x.Headers != nil {
-		v.Push("headers")
-		for i := range x.Headers {
-			v.PushIndex(i)
-			x.Headers[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "url", "headers", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectMCPServerHTTP)
 }
 
 // Validate reports every way x breaks the schema of MCPServerStdio, each with the JSON pointer of the offending value.
 func (x *MCPServerStdio) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectMCPServerStdio)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MCPServerStdio to v, at v's position.
 func (x *MCPServerStdio) ValidateWith(v *wire.Validator) {
-	if x.Env != nil {
-		v.Push("env")
-		for i := range x.Env {
-			v.PushIndex(i)
-			x.Env[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "command", "args", "env", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectMCPServerStdio)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
@@ -4492,7 +4273,7 @@ func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
 	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
-var stringRule0 = wire.StringRule{Format: wire.FormatDateTime}
-var stringRule1 = wire.StringRule{URI: true}
+var stringRule0 = wire.StringRule{URI: true}
+var stringRule1 = wire.StringRule{Format: wire.FormatDateTime}
 var stringRule2 = wire.StringRule{Format: wire.FormatRegex}
 var stringRule3 = wire.StringRule{MinLength: 1}

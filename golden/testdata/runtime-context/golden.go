@@ -14,17 +14,14 @@ package runtimecontext
 
 // ==== codec.go ====
 //
-// added: objectSessionRuntimeContextCapabilities, membersRuntimeContextItem,
-//     RuntimeContextItem.decodeField, RuntimeContextItem.appendFields
+// added: objectSessionRuntimeContextCapabilities, objectRuntimeContextItem
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of SessionRuntimeContextCapabilities (as Error.DecodeJSON)
-//   AppendJSON of SessionRuntimeContextCapabilities (as Error.AppendJSON)
-//   MarshalJSON of SessionRuntimeContextCapabilities (as ClientCapabilities.MarshalJSON)
+//   DecodeJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.DecodeJSON)
+//   AppendJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.AppendJSON)
+//   MarshalJSON of SessionRuntimeContextCapabilities,
+//     RuntimeContextItem (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of SessionRuntimeContextCapabilities,
 //     RuntimeContextItem (as SessionID.UnmarshalJSON)
-//   DecodeJSON of RuntimeContextItem (as TextContent.DecodeJSON)
-//   AppendJSON of RuntimeContextItem (as TextContent.AppendJSON)
-//   MarshalJSON of RuntimeContextItem (as RequestID.MarshalJSON)
 // changed: objectSessionCapabilities, PromptRequest.decodeField, PromptRequest.appendFields
 
 var objectSessionCapabilities = wire.Object{
@@ -80,29 +77,23 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 	Type: (*SessionRuntimeContextCapabilities)(nil),
 }
 
-var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		v.Title = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
-	case "text":
-		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	return v.Unknown.AppendMembers(b, comma)
+var objectRuntimeContextItem = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Pointer,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+	},
+	Name: "runtimecontext.RuntimeContextItem",
+	Type: (*RuntimeContextItem)(nil),
 }
 
 // ==== defs_test.go ====
@@ -273,11 +264,9 @@ type RuntimeContextItem struct {
 
 // ==== validate.go ====
 //
-// added: RuntimeContextItem.ValidateWith
 // added, not shown: the same as another type's, with the type's name replaced:
-//   Validate of SessionRuntimeContextCapabilities (as Error.Validate)
-//   ValidateWith of SessionRuntimeContextCapabilities (as Error.ValidateWith)
-//   Validate of RuntimeContextItem (as SessionID.Validate)
+//   Validate of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.Validate)
+//   ValidateWith of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.ValidateWith)
 // changed: PromptRequest.ValidateWith
 
 // ValidateWith adds every way x breaks the schema of PromptRequest to v, at v's position.
@@ -294,12 +283,5 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 	}
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "sessionId", "prompt", "_meta", "runtimeContext")
-	}
-}
-
-// ValidateWith adds every way x breaks the schema of RuntimeContextItem to v, at v's position.
-func (x *RuntimeContextItem) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "text")
 	}
 }

@@ -590,35 +590,7 @@ func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolKind value.
 func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "read":
-		*v = ToolKindRead
-	case "edit":
-		*v = ToolKindEdit
-	case "delete":
-		*v = ToolKindDelete
-	case "move":
-		*v = ToolKindMove
-	case "search":
-		*v = ToolKindSearch
-	case "execute":
-		*v = ToolKindExecute
-	case "think":
-		*v = ToolKindThink
-	case "fetch":
-		*v = ToolKindFetch
-	case "switch_mode":
-		*v = ToolKindSwitchMode
-	case "other":
-		*v = ToolKindOther
-	default:
-		*v = ToolKind(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -639,27 +611,7 @@ func (v *ToolKind) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolCallStatus value.
 func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = ToolCallStatusPending
-	case "in_progress":
-		*v = ToolCallStatusInProgress
-	case "paused":
-		*v = ToolCallStatusPaused
-	case "completed":
-		*v = ToolCallStatusCompleted
-	case "failed":
-		*v = ToolCallStatusFailed
-	case "cancelled":
-		*v = ToolCallStatusCancelled
-	default:
-		*v = ToolCallStatus(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1137,19 +1089,7 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one Role value.
 func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "assistant":
-		*v = RoleAssistant
-	case "user":
-		*v = RoleUser
-	default:
-		*v = Role(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1411,94 +1351,70 @@ func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersIcon = wire.Members{Required: []string{"src"}}
+var objectIcon = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Src",
+			Flags: wire.Required,
+			Name:  "src",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "MimeType",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "mimeType",
+			Value: wire.String,
+		},
+		{
+			Field: "Sizes",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "sizes",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Theme",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "theme",
+			Value: &wire.Value{
+				Coded: (*IconTheme)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Icon",
+	Type: (*Icon)(nil),
+}
 
 // DecodeJSON decodes one Icon object, keeping unknown members.
 func (v *Icon) DecodeJSON(d *wire.Decoder) error {
-	*v = Icon{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIcon, nil)
+	return wire.DecodeTable(d, v, &objectIcon)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Icon) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIcon)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Icon) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "src":
-		return 0, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
-	case "mimeType":
-		if d.TryNull() {
-			v.MimeType = nil
-			return wire.Optional, nil
-		}
-		v.MimeType = new(MediaType)
-		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
-			v.MimeType = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
-		}
-		return wire.Optional, nil
-	case "sizes":
-		if d.TryNull() {
-			v.Sizes = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Sizes, true, wire.DecodeString); err != nil {
-			v.Sizes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "sizes")
-		}
-		return wire.Optional, nil
-	case "theme":
-		if d.TryNull() {
-			v.Theme = nil
-			return wire.Optional, nil
-		}
-		v.Theme = new(IconTheme)
-		m := d.Mark()
-		if err := v.Theme.DecodeJSON(d); err != nil {
-			v.Theme = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "theme")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Icon) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"src\":")
-	b = wire.AppendString(b, v.Src)
-	if v.MimeType != nil {
-		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
-	}
-	if v.Sizes != nil {
-		b = wire.Key(b, &comma, "\"sizes\":")
-		b = wire.AppendSlice(b, v.Sizes, wire.EncodeString)
-	}
-	if v.Theme != nil {
-		b = wire.Key(b, &comma, "\"theme\":")
-		b = v.Theme.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Icon) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Icon")
+	return wire.MarshalTable(&v, &objectIcon)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1508,19 +1424,7 @@ func (v *Icon) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one IconTheme value.
 func (v *IconTheme) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "light":
-		*v = IconThemeLight
-	case "dark":
-		*v = IconThemeDark
-	default:
-		*v = IconTheme(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2276,23 +2180,7 @@ func (v *DiffChangeOperationOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one DiffFileType value.
 func (v *DiffFileType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "text":
-		*v = DiffFileTypeText
-	case "binary":
-		*v = DiffFileTypeBinary
-	case "directory":
-		*v = DiffFileTypeDirectory
-	case "symlink":
-		*v = DiffFileTypeSymlink
-	default:
-		*v = DiffFileType(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2426,51 +2314,51 @@ func (v *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDiffPatch = wire.Members{Required: []string{"format", "text"}}
+var objectDiffPatch = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Format",
+			Flags: wire.Required,
+			Name:  "format",
+			Value: &wire.Value{
+				Coded: (*DiffPatchFormat)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DiffPatch",
+	Type: (*DiffPatch)(nil),
+}
 
 // DecodeJSON decodes one DiffPatch object, keeping unknown members.
 func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
-	*v = DiffPatch{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPatch, nil)
+	return wire.DecodeTable(d, v, &objectDiffPatch)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DiffPatch) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDiffPatch)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "format":
-		return 0, wire.AtKey(v.Format.DecodeJSON(d), "format")
-	case "text":
-		return 1, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DiffPatch) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"format\":")
-	b = v.Format.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DiffPatch")
+	return wire.MarshalTable(&v, &objectDiffPatch)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2480,17 +2368,7 @@ func (v *DiffPatch) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one DiffPatchFormat value.
 func (v *DiffPatchFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "git_patch":
-		*v = DiffPatchFormatGitPatch
-	default:
-		*v = DiffPatchFormat(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2648,63 +2526,55 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+var objectToolCallLocation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "line",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint32,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallLocation",
+	Type: (*ToolCallLocation)(nil),
+}
 
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeTable(d, v, &objectToolCallLocation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.Line, d); err != nil {
-			v.Line = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallLocation")
+	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2712,57 +2582,45 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectToolCallCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectToolCallCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallCapabilities",
+	Type: (*ToolCallCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
 func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectToolCallCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(ToolCallCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallCapabilities")
+	return wire.MarshalTable(&v, &objectToolCallCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2770,41 +2628,36 @@ func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectToolCallCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallCancelCapabilities",
+	Type: (*ToolCallCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
 func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectToolCallCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallCancelCapabilities")
+	return wire.MarshalTable(&v, &objectToolCallCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4972,8 +4825,8 @@ var objectAgentResponseError = wire.Object{
 			Flags: wire.Required,
 			Name:  "error",
 			Value: &wire.Value{
-				Coded: (*Error)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
 			},
 		},
 	},
@@ -6404,51 +6257,48 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
+var objectEnvVariable = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.EnvVariable",
+	Type: (*EnvVariable)(nil),
+}
 
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
-	*v = EnvVariable{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
+	return wire.DecodeTable(d, v, &objectEnvVariable)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *EnvVariable) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectEnvVariable)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "value":
-		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, v.Value)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.EnvVariable")
+	return wire.MarshalTable(&v, &objectEnvVariable)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6491,8 +6341,8 @@ var objectAuthMethodTerminal = wire.Object{
 			Name:  "env",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*EnvVariable)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectEnvVariable,
+					Shape:  wire.ShapeObject,
 				},
 				Shape: wire.ShapeSlice,
 			},
@@ -7418,23 +7268,7 @@ func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigOptionCategory value.
 func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "mode":
-		*v = SessionConfigOptionCategoryMode
-	case "model":
-		*v = SessionConfigOptionCategoryModel
-	case "model_config":
-		*v = SessionConfigOptionCategoryModelConfig
-	case "thought_level":
-		*v = SessionConfigOptionCategoryThoughtLevel
-	default:
-		*v = SessionConfigOptionCategory(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7956,9 +7790,9 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key)
+		return wire.DecodeMember(d, v.Text, &objectTextCommandInput, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectAvailableCommandInputOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -7967,9 +7801,9 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return wire.Level(w, membersTextCommandInput.Required)
+		return wire.Level(w, objectTextCommandInput.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersAvailableCommandInputOther.Required)
+		return wire.Level(w, objectAvailableCommandInputOther.RequiredNames())
 	}
 	return nil
 }
@@ -7979,9 +7813,9 @@ func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool
 	switch {
 	case v.Text != nil:
 		b = wire.Key(b, &comma, "\"type\":\"text\"")
-		return v.Text.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Text, &objectTextCommandInput, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectAvailableCommandInputOther, comma)
 	}
 	return b, comma
 }
@@ -8024,41 +7858,33 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAvailableCommandInputOther = wire.Members{Required: []string{"type"}}
+var objectAvailableCommandInputOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.AvailableCommandInputOther",
+	Type: (*AvailableCommandInputOther)(nil),
+}
 
 // DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
 func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandInputOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandInputOther, nil)
+	return wire.DecodeTable(d, v, &objectAvailableCommandInputOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAvailableCommandInputOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommandInputOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AvailableCommandInputOther")
+	return wire.MarshalTable(&v, &objectAvailableCommandInputOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8066,47 +7892,42 @@ func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTextCommandInput = wire.Members{Required: []string{"hint"}}
+var objectTextCommandInput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Hint",
+			Flags: wire.Required,
+			Name:  "hint",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TextCommandInput",
+	Type: (*TextCommandInput)(nil),
+}
 
 // DecodeJSON decodes one TextCommandInput object, keeping unknown members.
 func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = TextCommandInput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextCommandInput, nil)
+	return wire.DecodeTable(d, v, &objectTextCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TextCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTextCommandInput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "hint":
-		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TextCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"hint\":")
-	b = wire.AppendString(b, v.Hint)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TextCommandInput")
+	return wire.MarshalTable(&v, &objectTextCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8819,19 +8640,19 @@ func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectBackgroundTerminal, key)
 	case v.ToolCall != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key)
+		return wire.DecodeMember(d, v.ToolCall, &objectBackgroundToolCall, key)
 	case v.Subagent != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Subagent.decodeField(d, key)
+		return wire.DecodeMember(d, v.Subagent, &objectBackgroundSubagent, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectBackgroundWorkOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -8840,13 +8661,13 @@ func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *BackgroundWork) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return wire.Level(w, membersBackgroundTerminal.Required)
+		return wire.Level(w, objectBackgroundTerminal.RequiredNames())
 	case v.ToolCall != nil:
-		return wire.Level(w, membersBackgroundToolCall.Required)
+		return wire.Level(w, objectBackgroundToolCall.RequiredNames())
 	case v.Subagent != nil:
-		return wire.Level(w, membersBackgroundSubagent.Required)
+		return wire.Level(w, objectBackgroundSubagent.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersBackgroundWorkOther.Required)
+		return wire.Level(w, objectBackgroundWorkOther.RequiredNames())
 	}
 	return nil
 }
@@ -8856,15 +8677,15 @@ func (v *BackgroundWork) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectBackgroundTerminal, comma)
 	case v.ToolCall != nil:
 		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return v.ToolCall.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ToolCall, &objectBackgroundToolCall, comma)
 	case v.Subagent != nil:
 		b = wire.Key(b, &comma, "\"type\":\"subagent\"")
-		return v.Subagent.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Subagent, &objectBackgroundSubagent, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectBackgroundWorkOther, comma)
 	}
 	return b, comma
 }
@@ -8911,41 +8732,33 @@ func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundWorkOther = wire.Members{Required: []string{"type"}}
+var objectBackgroundWorkOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.BackgroundWorkOther",
+	Type: (*BackgroundWorkOther)(nil),
+}
 
 // DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
 func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundWorkOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundWorkOther, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundWorkOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundWorkOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundWorkOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundWorkOther")
+	return wire.MarshalTable(&v, &objectBackgroundWorkOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8953,47 +8766,42 @@ func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundTerminal = wire.Members{Required: []string{"terminalId"}}
+var objectBackgroundTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BackgroundTerminal",
+	Type: (*BackgroundTerminal)(nil),
+}
 
 // DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
 func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundTerminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundTerminal, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundTerminal")
+	return wire.MarshalTable(&v, &objectBackgroundTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9001,47 +8809,42 @@ func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundToolCall = wire.Members{Required: []string{"toolCallId"}}
+var objectBackgroundToolCall = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ToolCallID",
+			Flags: wire.Required,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BackgroundToolCall",
+	Type: (*BackgroundToolCall)(nil),
+}
 
 // DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
 func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundToolCall{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundToolCall, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundToolCall)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundToolCall)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundToolCall")
+	return wire.MarshalTable(&v, &objectBackgroundToolCall)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9049,47 +8852,42 @@ func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundSubagent = wire.Members{Required: []string{"sessionId"}}
+var objectBackgroundSubagent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BackgroundSubagent",
+	Type: (*BackgroundSubagent)(nil),
+}
 
 // DecodeJSON decodes one BackgroundSubagent object, keeping unknown members.
 func (v *BackgroundSubagent) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundSubagent{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundSubagent, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundSubagent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundSubagent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundSubagent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundSubagent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundSubagent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundSubagent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundSubagent")
+	return wire.MarshalTable(&v, &objectBackgroundSubagent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9154,61 +8952,51 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersError = wire.Members{Required: []string{"code", "message"}}
+var objectError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Code",
+			Flags: wire.Required,
+			Name:  "code",
+			Value: &wire.Value{
+				Coded: (*ErrorCode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: wire.String,
+		},
+		{
+			Field: "Data",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "data",
+			Value: &wire.Value{
+				Coded: (*ErrorData)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "unstable.Error",
+	Type: (*Error)(nil),
+}
 
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	*v = Error{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
+	return wire.DecodeTable(d, v, &objectError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Error) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "code":
-		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
-	case "message":
-		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "data":
-		if d.TryNull() {
-			v.Data = nil
-			return wire.Optional, nil
-		}
-		v.Data = new(ErrorData)
-		m := d.Mark()
-		if err := v.Data.DecodeJSON(d); err != nil {
-			v.Data = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"code\":")
-	b = v.Code.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Data != nil {
-		b = wire.Key(b, &comma, "\"data\":")
-		b = v.Data.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Error")
+	return wire.MarshalTable(&v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9317,51 +9105,51 @@ func (v *ErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnsupportedProtocolVersionErrorData = wire.Members{Required: []string{"requested", "supported"}}
+var objectUnsupportedProtocolVersionErrorData = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Requested",
+			Flags: wire.Required,
+			Name:  "requested",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "Supported",
+			Flags: wire.Required,
+			Name:  "supported",
+			Value: &wire.Value{
+				Elem:  wire.Uint16,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnsupportedProtocolVersionErrorData",
+	Type: (*UnsupportedProtocolVersionErrorData)(nil),
+}
 
 // DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
 func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
-	*v = UnsupportedProtocolVersionErrorData{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
+	return wire.DecodeTable(d, v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnsupportedProtocolVersionErrorData)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requested":
-		return 0, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
-	case "supported":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnsupportedProtocolVersionErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requested\":")
-	b = v.Requested.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"supported\":")
-	b = wire.AppendSlice(b, v.Supported, (*ProtocolVersion).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnsupportedProtocolVersionErrorData")
+	return wire.MarshalTable(&v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9369,47 +9157,42 @@ func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionNotFoundErrorData = wire.Members{Required: []string{"sessionId"}}
+var objectSessionNotFoundErrorData = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionNotFoundErrorData",
+	Type: (*SessionNotFoundErrorData)(nil),
+}
 
 // DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
 func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionNotFoundErrorData{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotFoundErrorData, nil)
+	return wire.DecodeTable(d, v, &objectSessionNotFoundErrorData)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionNotFoundErrorData)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionNotFoundErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionNotFoundErrorData")
+	return wire.MarshalTable(&v, &objectSessionNotFoundErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9469,103 +9252,72 @@ func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUsage = wire.Members{Required: []string{"totalTokens", "inputTokens", "outputTokens"}}
+var objectUsage = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TotalTokens",
+			Flags: wire.Required,
+			Name:  "totalTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "InputTokens",
+			Flags: wire.Required,
+			Name:  "inputTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "OutputTokens",
+			Flags: wire.Required,
+			Name:  "outputTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "ThoughtTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "thoughtTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "CachedReadTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cachedReadTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "CachedWriteTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cachedWriteTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Usage",
+	Type: (*Usage)(nil),
+}
 
 // DecodeJSON decodes one Usage object, keeping unknown members.
 func (v *Usage) DecodeJSON(d *wire.Decoder) error {
-	*v = Usage{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsage, nil)
+	return wire.DecodeTable(d, v, &objectUsage)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Usage) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUsage)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Usage) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "totalTokens":
-		return 0, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
-	case "inputTokens":
-		return 1, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
-	case "outputTokens":
-		return 2, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
-	case "thoughtTokens":
-		if d.TryNull() {
-			v.ThoughtTokens = nil
-			return wire.Optional, nil
-		}
-		v.ThoughtTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.ThoughtTokens, d); err != nil {
-			v.ThoughtTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "thoughtTokens")
-		}
-		return wire.Optional, nil
-	case "cachedReadTokens":
-		if d.TryNull() {
-			v.CachedReadTokens = nil
-			return wire.Optional, nil
-		}
-		v.CachedReadTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.CachedReadTokens, d); err != nil {
-			v.CachedReadTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
-		}
-		return wire.Optional, nil
-	case "cachedWriteTokens":
-		if d.TryNull() {
-			v.CachedWriteTokens = nil
-			return wire.Optional, nil
-		}
-		v.CachedWriteTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.CachedWriteTokens, d); err != nil {
-			v.CachedWriteTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Usage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"totalTokens\":")
-	b = wire.AppendUint(b, uint64(v.TotalTokens))
-	b = wire.Key(b, &comma, "\"inputTokens\":")
-	b = wire.AppendUint(b, uint64(v.InputTokens))
-	b = wire.Key(b, &comma, "\"outputTokens\":")
-	b = wire.AppendUint(b, uint64(v.OutputTokens))
-	if v.ThoughtTokens != nil {
-		b = wire.Key(b, &comma, "\"thoughtTokens\":")
-		b = wire.AppendUint(b, uint64(*v.ThoughtTokens))
-	}
-	if v.CachedReadTokens != nil {
-		b = wire.Key(b, &comma, "\"cachedReadTokens\":")
-		b = wire.AppendUint(b, uint64(*v.CachedReadTokens))
-	}
-	if v.CachedWriteTokens != nil {
-		b = wire.Key(b, &comma, "\"cachedWriteTokens\":")
-		b = wire.AppendUint(b, uint64(*v.CachedWriteTokens))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Usage) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Usage")
+	return wire.MarshalTable(&v, &objectUsage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11392,47 +11144,42 @@ func (v *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalOutput = wire.Members{Required: []string{"data"}}
+var objectTerminalOutput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Data",
+			Flags: wire.Required,
+			Name:  "data",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalOutput",
+	Type: (*TerminalOutput)(nil),
+}
 
 // DecodeJSON decodes one TerminalOutput object, keeping unknown members.
 func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalOutput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutput, nil)
+	return wire.DecodeTable(d, v, &objectTerminalOutput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalOutput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalOutput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "data":
-		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalOutput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"data\":")
-	b = wire.AppendString(b, v.Data)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalOutput")
+	return wire.MarshalTable(&v, &objectTerminalOutput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11440,73 +11187,48 @@ func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalExitStatus = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalExitStatus",
+	Type: (*TerminalExitStatus)(nil),
+}
+
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(int64)
-		m := d.Mark()
-		if err := wire.DecodeInt64(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendInt(b, int64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalExitStatus")
+	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11514,51 +11236,62 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalSize = wire.Members{Required: []string{"cols", "rows"}}
+var objectTerminalSize = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cols",
+			Flags: wire.Required,
+			Name:  "cols",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint16,
+			},
+		},
+		{
+			Field: "Rows",
+			Flags: wire.Required,
+			Name:  "rows",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint16,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalSize",
+	Type: (*TerminalSize)(nil),
+}
 
 // DecodeJSON decodes one TerminalSize object, keeping unknown members.
 func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalSize{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalSize, nil)
+	return wire.DecodeTable(d, v, &objectTerminalSize)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalSize) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalSize)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cols":
-		return 0, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
-	case "rows":
-		return 1, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalSize) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"cols\":")
-	b = wire.AppendUint(b, uint64(v.Cols))
-	b = wire.Key(b, &comma, "\"rows\":")
-	b = wire.AppendUint(b, uint64(v.Rows))
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalSize")
+	return wire.MarshalTable(&v, &objectTerminalSize)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11566,57 +11299,45 @@ func (v *TerminalSize) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectTerminalCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalCapabilities",
+	Type: (*TerminalCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
 func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(TerminalCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11624,41 +11345,36 @@ func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalCancelCapabilities",
+	Type: (*TerminalCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
 func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalCancelCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12612,51 +12328,48 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+var objectCost = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Amount",
+			Flags: wire.Required,
+			Name:  "amount",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Currency",
+			Flags: wire.Required,
+			Name:  "currency",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Cost",
+	Type: (*Cost)(nil),
+}
 
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	*v = Cost{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
+	return wire.DecodeTable(d, v, &objectCost)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Cost) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCost)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "amount":
-		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
-	case "currency":
-		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"amount\":")
-	b = wire.AppendFloat(b, v.Amount)
-	b = wire.Key(b, &comma, "\"currency\":")
-	b = wire.AppendString(b, v.Currency)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Cost")
+	return wire.MarshalTable(&v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13034,57 +12747,45 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSubagentSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectSessionCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SubagentSessionCapabilities",
+	Type: (*SubagentSessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
 func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SubagentSessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSubagentSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSubagentSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(SessionCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SubagentSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SubagentSessionCapabilities")
+	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13092,41 +12793,36 @@ func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionCancelCapabilities",
+	Type: (*SessionCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
 func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionCancelCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14339,19 +14035,19 @@ func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.HTTP.decodeField(d, key)
+		return wire.DecodeMember(d, v.HTTP, &objectMCPServerHTTP, key)
 	case v.ACP != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ACP.decodeField(d, key)
+		return wire.DecodeMember(d, v.ACP, &objectMCPServerACP, key)
 	case v.Stdio != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Stdio.decodeField(d, key)
+		return wire.DecodeMember(d, v.Stdio, &objectMCPServerStdio, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectMCPServerOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -14360,13 +14056,13 @@ func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *MCPServer) required(w int) []string {
 	switch {
 	case v.HTTP != nil:
-		return wire.Level(w, membersMCPServerHTTP.Required)
+		return wire.Level(w, objectMCPServerHTTP.RequiredNames())
 	case v.ACP != nil:
-		return wire.Level(w, membersMCPServerACP.Required)
+		return wire.Level(w, objectMCPServerACP.RequiredNames())
 	case v.Stdio != nil:
-		return wire.Level(w, membersMCPServerStdio.Required)
+		return wire.Level(w, objectMCPServerStdio.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersMCPServerOther.Required)
+		return wire.Level(w, objectMCPServerOther.RequiredNames())
 	}
 	return nil
 }
@@ -14376,15 +14072,15 @@ func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.HTTP != nil:
 		b = wire.Key(b, &comma, "\"type\":\"http\"")
-		return v.HTTP.appendFields(b, comma)
+		return wire.AppendMembers(b, v.HTTP, &objectMCPServerHTTP, comma)
 	case v.ACP != nil:
 		b = wire.Key(b, &comma, "\"type\":\"acp\"")
-		return v.ACP.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ACP, &objectMCPServerACP, comma)
 	case v.Stdio != nil:
 		b = wire.Key(b, &comma, "\"type\":\"stdio\"")
-		return v.Stdio.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Stdio, &objectMCPServerStdio, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectMCPServerOther, comma)
 	}
 	return b, comma
 }
@@ -14431,41 +14127,33 @@ func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerOther = wire.Members{Required: []string{"type"}}
+var objectMCPServerOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.MCPServerOther",
+	Type: (*MCPServerOther)(nil),
+}
 
 // DecodeJSON decodes one MCPServerOther object, keeping unknown members.
 func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerOther, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServerOther")
+	return wire.MarshalTable(&v, &objectMCPServerOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14473,51 +14161,48 @@ func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
+var objectHTTPHeader = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.HTTPHeader",
+	Type: (*HTTPHeader)(nil),
+}
 
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
-	*v = HTTPHeader{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
+	return wire.DecodeTable(d, v, &objectHTTPHeader)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *HTTPHeader) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectHTTPHeader)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "value":
-		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, v.Value)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.HTTPHeader")
+	return wire.MarshalTable(&v, &objectHTTPHeader)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14525,61 +14210,63 @@ func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url"}}
+var objectMCPServerHTTP = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "URL",
+			Flags: wire.Required,
+			Name:  "url",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Headers",
+			Flags: wire.DefaultOnNull,
+			Name:  "headers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectHTTPHeader,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPServerHTTP",
+	Type: (*MCPServerHTTP)(nil),
+}
 
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerHTTP{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerHTTP)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerHTTP)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "url":
-		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
-	case "headers":
-		if d.Lenient() && d.TryNull() {
-			v.Headers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"url\":")
-	b = wire.AppendString(b, v.URL)
-	if v.Headers != nil {
-		b = wire.Key(b, &comma, "\"headers\":")
-		b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServerHTTP")
+	return wire.MarshalTable(&v, &objectMCPServerHTTP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14587,51 +14274,48 @@ func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerACP = wire.Members{Required: []string{"name", "serverId"}}
+var objectMCPServerACP = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "ServerID",
+			Flags: wire.Required,
+			Name:  "serverId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPServerACP",
+	Type: (*MCPServerACP)(nil),
+}
 
 // DecodeJSON decodes one MCPServerACP object, keeping unknown members.
 func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerACP{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerACP, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerACP)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerACP) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerACP)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "serverId":
-		return 1, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerACP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"serverId\":")
-	b = v.ServerID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerACP) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServerACP")
+	return wire.MarshalTable(&v, &objectMCPServerACP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14639,71 +14323,69 @@ func (v *MCPServerACP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerStdio = wire.Members{Required: []string{"name", "command"}}
+var objectMCPServerStdio = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnvVariable,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPServerStdio",
+	Type: (*MCPServerStdio)(nil),
+}
 
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerStdio{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerStdio)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerStdio)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "command":
-		return 1, wire.AtKey(v.Command.DecodeJSON(d), "command")
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"command\":")
-	b = v.Command.AppendJSON(b)
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServerStdio")
+	return wire.MarshalTable(&v, &objectMCPServerStdio)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14711,51 +14393,57 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSystemPrompt = wire.Members{Required: []string{"mode", "content"}}
+var objectSystemPrompt = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Mode",
+			Flags: wire.Required,
+			Name:  "mode",
+			Value: &wire.Value{
+				Coded: (*SystemPromptMode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SystemPrompt",
+	Type: (*SystemPrompt)(nil),
+}
 
 // DecodeJSON decodes one SystemPrompt object, keeping unknown members.
 func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
-	*v = SystemPrompt{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSystemPrompt, nil)
+	return wire.DecodeTable(d, v, &objectSystemPrompt)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SystemPrompt) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSystemPrompt)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mode":
-		return 0, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
-	case "content":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SystemPrompt) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"mode\":")
-	b = v.Mode.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"content\":")
-	b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SystemPrompt")
+	return wire.MarshalTable(&v, &objectSystemPrompt)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14765,19 +14453,7 @@ func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SystemPromptMode value.
 func (v *SystemPromptMode) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "append":
-		*v = SystemPromptModeAppend
-	case "override":
-		*v = SystemPromptModeOverride
-	default:
-		*v = SystemPromptMode(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14958,8 +14634,8 @@ var objectForkSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "systemPrompt",
 			Value: &wire.Value{
-				Coded: (*SystemPrompt)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
 			},
 		},
 		{
@@ -15224,8 +14900,8 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "systemPrompt",
 			Value: &wire.Value{
-				Coded: (*SystemPrompt)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
 			},
 		},
 		{
@@ -16031,8 +15707,8 @@ var objectClientResponseError = wire.Object{
 			Flags: wire.Required,
 			Name:  "error",
 			Value: &wire.Value{
-				Coded: (*Error)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
 			},
 		},
 	},
@@ -17486,8 +17162,8 @@ var objectProxyResponseError = wire.Object{
 			Flags: wire.Required,
 			Name:  "error",
 			Value: &wire.Value{
-				Coded: (*Error)(nil),
-				Shape: wire.ShapeCoded,
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
 			},
 		},
 	},
