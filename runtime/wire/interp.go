@@ -218,30 +218,34 @@ func decodeValue(d *Decoder, p unsafe.Pointer, v *Value) error {
 	panic("wire: unknown shape")
 }
 
-// decodeSlice is DecodeSlice for a slice of shape v at p.
+// decodeSlice is DecodeSlice for a slice of shape v at p, grown in place:
+// reflection only to grow it (a typed reallocation), items addressed from
+// the slice header.
 func decodeSlice(d *Decoder, p unsafe.Pointer, v *Value) error {
 	if err := d.BeginArray(); err != nil {
 		return err
 	}
-	out := reflect.MakeSlice(v.typ, 0, 0)
+	s := reflect.NewAt(v.typ, p).Elem()
+	h := (*sliceHeader)(p)
+	*h = sliceHeader{data: unsafe.Pointer(&emptyArray)}
 	for i := 0; ; i++ {
 		ok, err := d.NextItem()
-		if err != nil {
+		if err != nil || !ok {
 			return err
 		}
-		if !ok {
-			reflect.NewAt(v.typ, p).Elem().Set(out)
-			return nil
-		}
 		m := d.Mark()
-		n := out.Len()
-		out = reflect.Append(out, reflect.Zero(v.typ.Elem()))
-		if err := decodeValue(d, out.Index(n).Addr().UnsafePointer(), v.Elem); err != nil {
+		if h.len == h.cap {
+			s.Grow(1)
+		}
+		n := h.len
+		h.len++
+		s.Index(n).SetZero() // growing leaves memory past the old length as it was
+		if err := decodeValue(d, item(p, n, v.size), v.Elem); err != nil {
 			if !v.SkipInvalid || !d.Lenient() || IsSyntax(err) {
 				return AtIndex(err, i)
 			}
-			out.Index(n).SetZero()
-			out = out.Slice(0, n)
+			s.Index(n).SetZero()
+			h.len--
 			d.Rewind(m)
 			if err := d.Skip(); err != nil {
 				return err
@@ -341,13 +345,12 @@ func appendValue(b []byte, p unsafe.Pointer, v *Value) []byte {
 	case ShapeCoded:
 		return codedAt(v.Coded, p).AppendJSON(b)
 	case ShapeSlice:
-		s := reflect.NewAt(v.typ, p).Elem()
 		b = append(b, '[')
-		for i := range s.Len() {
+		for i := range (*sliceHeader)(p).len {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendValue(b, s.Index(i).Addr().UnsafePointer(), v.Elem)
+			b = appendValue(b, item(p, i, v.size), v.Elem)
 		}
 		return append(b, ']')
 	case ShapeMap:
@@ -430,10 +433,9 @@ func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
 		if !needsCheck(v.Elem) {
 			return
 		}
-		s := reflect.NewAt(v.typ, p).Elem()
-		for i := range s.Len() {
+		for i := range (*sliceHeader)(p).len {
 			vd.PushIndex(i)
-			validateValue(vd, s.Index(i).Addr().UnsafePointer(), v.Elem)
+			validateValue(vd, item(p, i, v.size), v.Elem)
 			vd.Pop()
 		}
 	case ShapeMap:

@@ -55,7 +55,23 @@ type Value struct {
 	// SkipInvalid drops array items that fail to decode, in lenient mode.
 	SkipInvalid bool
 
-	typ reflect.Type // the Go type, set by Object.layout
+	typ  reflect.Type // the Go type, set by Object.layout
+	size uintptr      // ShapeSlice: the size of an item
+}
+
+// sliceHeader is the layout of a slice value.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// emptyArray is where an empty, non-nil slice points (as []T{} does, to
+// no memory of its own): with capacity 0 nothing is read or written there.
+var emptyArray uintptr
+
+// item is the address of item i of the slice at p, of items of size.
+func item(p unsafe.Pointer, i int, size uintptr) unsafe.Pointer {
+	return unsafe.Add((*sliceHeader)(p).data, uintptr(i)*size)
 }
 
 // The scalar shapes, shared by every table.
@@ -157,7 +173,7 @@ func field(t reflect.Type, name string, want reflect.Type) reflect.StructField {
 func (v *Value) resolve(t reflect.Type) {
 	switch v.Shape {
 	case ShapeSlice:
-		v.typ = t
+		v.typ, v.size = t, t.Elem().Size()
 		v.Elem.resolve(t.Elem())
 	case ShapeMap:
 		v.typ = t
