@@ -67,7 +67,7 @@ fuzz() {
 	fi
 	return 1
 }
-for t in FuzzContentBlock FuzzSessionUpdate FuzzMCPServer FuzzRequestPermissionOutcome FuzzElicitation FuzzDispatch; do
+for t in FuzzContentBlock FuzzSessionUpdate FuzzMCPServer FuzzRequestPermissionOutcome FuzzElicitation FuzzDispatch FuzzColdTypes; do
 	fuzz ./gen/acp "$t"
 done
 fuzz ./gen/acp/unstable FuzzUnions

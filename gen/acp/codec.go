@@ -119,55 +119,54 @@ func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersWriteTextFileRequest = wire.Members{Required: []string{"sessionId", "path", "content"}}
+var objectWriteTextFileRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.WriteTextFileRequest",
+	Type: (*WriteTextFileRequest)(nil),
+}
 
 // DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
 func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = WriteTextFileRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWriteTextFileRequest, nil)
+	return wire.DecodeTable(d, v, &objectWriteTextFileRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WriteTextFileRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWriteTextFileRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "path":
-		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "content":
-		return 2, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WriteTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	b = wire.Key(b, &comma, "\"content\":")
-	b = wire.AppendString(b, v.Content)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.WriteTextFileRequest")
+	return wire.MarshalTable(&v, &objectWriteTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -202,73 +201,60 @@ func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReadTextFileRequest = wire.Members{Required: []string{"sessionId", "path"}}
+var objectReadTextFileRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "line",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Limit",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "limit",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ReadTextFileRequest",
+	Type: (*ReadTextFileRequest)(nil),
+}
 
 // DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
 func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ReadTextFileRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileRequest, nil)
+	return wire.DecodeTable(d, v, &objectReadTextFileRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReadTextFileRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "path":
-		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
-	case "limit":
-		if d.TryNull() {
-			v.Limit = nil
-			return wire.Optional, nil
-		}
-		v.Limit = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReadTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Limit != nil {
-		b = wire.Key(b, &comma, "\"limit\":")
-		b = wire.AppendUint(b, uint64(*v.Limit))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReadTextFileRequest")
+	return wire.MarshalTable(&v, &objectReadTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -276,55 +262,63 @@ func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId", "toolCall", "options"}}
+var objectRequestPermissionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCall",
+			Flags: wire.Required,
+			Name:  "toolCall",
+			Value: &wire.Value{
+				Coded: (*ToolCallUpdate)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required,
+			Name:  "options",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectPermissionOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.RequestPermissionRequest",
+	Type: (*RequestPermissionRequest)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCall":
-		return 1, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
-	case "options":
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"toolCall\":")
-	b = v.ToolCall.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"options\":")
-	b = wire.AppendSlice(b, v.Options, (*PermissionOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionRequest")
+	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -531,37 +525,14 @@ func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumToolKind = wire.Enum{
+	Name:   "ToolKind",
+	Values: []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"},
+}
+
 // DecodeJSON decodes one ToolKind value.
 func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "read":
-		*v = ToolKindRead
-	case "edit":
-		*v = ToolKindEdit
-	case "delete":
-		*v = ToolKindDelete
-	case "move":
-		*v = ToolKindMove
-	case "search":
-		*v = ToolKindSearch
-	case "execute":
-		*v = ToolKindExecute
-	case "think":
-		*v = ToolKindThink
-	case "fetch":
-		*v = ToolKindFetch
-	case "switch_mode":
-		*v = ToolKindSwitchMode
-	case "other":
-		*v = ToolKindOther
-	default:
-		return d.Errorf("unknown ToolKind value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumToolKind)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -580,25 +551,14 @@ func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumToolCallStatus = wire.Enum{
+	Name:   "ToolCallStatus",
+	Values: []string{"pending", "in_progress", "completed", "failed"},
+}
+
 // DecodeJSON decodes one ToolCallStatus value.
 func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = ToolCallStatusPending
-	case "in_progress":
-		*v = ToolCallStatusInProgress
-	case "completed":
-		*v = ToolCallStatusCompleted
-	case "failed":
-		*v = ToolCallStatusFailed
-	default:
-		return d.Errorf("unknown ToolCallStatus value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumToolCallStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -655,17 +615,17 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Content.decodeField(d, key)
+		return wire.DecodeMember(d, v.Content, &objectContent, key)
 	case v.Diff != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Diff.decodeField(d, key)
+		return wire.DecodeMember(d, v.Diff, &objectDiff, key)
 	case v.Terminal != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectTerminal, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
@@ -679,11 +639,11 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) 
 func (v *ToolCallContent) required(w int) []string {
 	switch {
 	case v.Content != nil:
-		return wire.Level(w, membersContent.Required)
+		return wire.Level(w, objectContent.RequiredNames())
 	case v.Diff != nil:
-		return wire.Level(w, membersDiff.Required)
+		return wire.Level(w, objectDiff.RequiredNames())
 	case v.Terminal != nil:
-		return wire.Level(w, membersTerminal.Required)
+		return wire.Level(w, objectTerminal.RequiredNames())
 	}
 	return nil
 }
@@ -693,13 +653,13 @@ func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Content != nil:
 		b = wire.Key(b, &comma, "\"type\":\"content\"")
-		return v.Content.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Content, &objectContent, comma)
 	case v.Diff != nil:
 		b = wire.Key(b, &comma, "\"type\":\"diff\"")
-		return v.Diff.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Diff, &objectDiff, comma)
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectTerminal, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
 	}
@@ -909,88 +869,61 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAnnotations = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Audience",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "audience",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*Role)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "LastModified",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "lastModified",
+			Value: wire.String,
+		},
+		{
+			Field: "Priority",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "priority",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Annotations",
+	Type: (*Annotations)(nil),
+}
+
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	*v = Annotations{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAnnotations)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Annotations) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "audience":
-		if d.TryNull() {
-			v.Audience = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
-			v.Audience = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
-		}
-		return wire.Optional, nil
-	case "lastModified":
-		if d.TryNull() {
-			v.LastModified = nil
-			return wire.Optional, nil
-		}
-		v.LastModified = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.LastModified, d); err != nil {
-			v.LastModified = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
-		}
-		return wire.Optional, nil
-	case "priority":
-		if d.TryNull() {
-			v.Priority = nil
-			return wire.Optional, nil
-		}
-		v.Priority = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
-			v.Priority = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Audience != nil {
-		b = wire.Key(b, &comma, "\"audience\":")
-		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
-	}
-	if v.LastModified != nil {
-		b = wire.Key(b, &comma, "\"lastModified\":")
-		b = wire.AppendString(b, *v.LastModified)
-	}
-	if v.Priority != nil {
-		b = wire.Key(b, &comma, "\"priority\":")
-		b = wire.AppendFloat(b, *v.Priority)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Annotations")
+	return wire.MarshalTable(&v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -998,21 +931,14 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumRole = wire.Enum{
+	Name:   "Role",
+	Values: []string{"assistant", "user"},
+}
+
 // DecodeJSON decodes one Role value.
 func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "assistant":
-		*v = RoleAssistant
-	case "user":
-		*v = RoleUser
-	default:
-		return d.Errorf("unknown Role value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumRole)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1675,47 +1601,45 @@ func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersContent = wire.Members{Required: []string{"content"}}
+var objectContent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Coded: (*ContentBlock)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Content",
+	Type: (*Content)(nil),
+}
 
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
-	*v = Content{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
+	return wire.DecodeTable(d, v, &objectContent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Content) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectContent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Content) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"content\":")
-	b = v.Content.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Content) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Content")
+	return wire.MarshalTable(&v, &objectContent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1723,67 +1647,54 @@ func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDiff = wire.Members{Required: []string{"path", "newText"}}
+var objectDiff = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "OldText",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "oldText",
+			Value: wire.String,
+		},
+		{
+			Field: "NewText",
+			Flags: wire.Required,
+			Name:  "newText",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Diff",
+	Type: (*Diff)(nil),
+}
 
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
-	*v = Diff{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
+	return wire.DecodeTable(d, v, &objectDiff)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Diff) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDiff)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "oldText":
-		if d.TryNull() {
-			v.OldText = nil
-			return wire.Optional, nil
-		}
-		v.OldText = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.OldText, d); err != nil {
-			v.OldText = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "oldText")
-		}
-		return wire.Optional, nil
-	case "newText":
-		return 1, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.OldText != nil {
-		b = wire.Key(b, &comma, "\"oldText\":")
-		b = wire.AppendString(b, *v.OldText)
-	}
-	b = wire.Key(b, &comma, "\"newText\":")
-	b = wire.AppendString(b, v.NewText)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Diff")
+	return wire.MarshalTable(&v, &objectDiff)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1818,47 +1729,42 @@ func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminal = wire.Members{Required: []string{"terminalId"}}
+var objectTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Terminal",
+	Type: (*Terminal)(nil),
+}
 
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
-	*v = Terminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
+	return wire.DecodeTable(d, v, &objectTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Terminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Terminal")
+	return wire.MarshalTable(&v, &objectTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1866,63 +1772,48 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+var objectToolCallLocation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "line",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ToolCallLocation",
+	Type: (*ToolCallLocation)(nil),
+}
 
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeTable(d, v, &objectToolCallLocation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.Line, d); err != nil {
-			v.Line = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallLocation")
+	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1930,55 +1821,57 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+var objectPermissionOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Kind",
+			Flags: wire.Required,
+			Name:  "kind",
+			Value: &wire.Value{
+				Coded: (*PermissionOptionKind)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PermissionOption",
+	Type: (*PermissionOption)(nil),
+}
 
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	*v = PermissionOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
+	return wire.DecodeTable(d, v, &objectPermissionOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "kind":
-		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"kind\":")
-	b = v.Kind.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PermissionOption")
+	return wire.MarshalTable(&v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2013,25 +1906,14 @@ func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumPermissionOptionKind = wire.Enum{
+	Name:   "PermissionOptionKind",
+	Values: []string{"allow_once", "allow_always", "reject_once", "reject_always"},
+}
+
 // DecodeJSON decodes one PermissionOptionKind value.
 func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "allow_once":
-		*v = PermissionOptionKindAllowOnce
-	case "allow_always":
-		*v = PermissionOptionKindAllowAlways
-	case "reject_once":
-		*v = PermissionOptionKindRejectOnce
-	case "reject_always":
-		*v = PermissionOptionKindRejectAlways
-	default:
-		return d.Errorf("unknown PermissionOptionKind value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumPermissionOptionKind)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2050,93 +1932,81 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateTerminalRequest = wire.Members{Required: []string{"sessionId", "command"}}
+var objectCreateTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*EnvVariable)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "OutputByteLimit",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "outputByteLimit",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CreateTerminalRequest",
+	Type: (*CreateTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
 func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectCreateTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "command":
-		return 1, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
-	case "outputByteLimit":
-		if d.TryNull() {
-			v.OutputByteLimit = nil
-			return wire.Optional, nil
-		}
-		v.OutputByteLimit = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"command\":")
-	b = wire.AppendString(b, v.Command)
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = wire.AppendString(b, *v.Cwd)
-	}
-	if v.OutputByteLimit != nil {
-		b = wire.Key(b, &comma, "\"outputByteLimit\":")
-		b = wire.AppendUint(b, uint64(*v.OutputByteLimit))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateTerminalRequest")
+	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2196,51 +2066,48 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalOutputRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectTerminalOutputRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalOutputRequest",
+	Type: (*TerminalOutputRequest)(nil),
+}
 
 // DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
 func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalOutputRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputRequest, nil)
+	return wire.DecodeTable(d, v, &objectTerminalOutputRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalOutputRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalOutputRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalOutputRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalOutputRequest")
+	return wire.MarshalTable(&v, &objectTerminalOutputRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2248,51 +2115,48 @@ func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReleaseTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectReleaseTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ReleaseTerminalRequest",
+	Type: (*ReleaseTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
 func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ReleaseTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReleaseTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectReleaseTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReleaseTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReleaseTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReleaseTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReleaseTerminalRequest")
+	return wire.MarshalTable(&v, &objectReleaseTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2300,51 +2164,48 @@ func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersWaitForTerminalExitRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectWaitForTerminalExitRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.WaitForTerminalExitRequest",
+	Type: (*WaitForTerminalExitRequest)(nil),
+}
 
 // DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
 func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = WaitForTerminalExitRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWaitForTerminalExitRequest, nil)
+	return wire.DecodeTable(d, v, &objectWaitForTerminalExitRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WaitForTerminalExitRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWaitForTerminalExitRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WaitForTerminalExitRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.WaitForTerminalExitRequest")
+	return wire.MarshalTable(&v, &objectWaitForTerminalExitRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2352,51 +2213,48 @@ func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersKillTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectKillTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.KillTerminalRequest",
+	Type: (*KillTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
 func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = KillTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersKillTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectKillTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *KillTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectKillTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *KillTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.KillTerminalRequest")
+	return wire.MarshalTable(&v, &objectKillTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2618,9 +2476,9 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -2629,9 +2487,9 @@ func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, 
 func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -2640,9 +2498,9 @@ func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -2658,57 +2516,39 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+var objectElicitationSessionScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.ElicitationSessionScope",
+	Type: (*ElicitationSessionScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCallId":
-		if d.TryNull() {
-			v.ToolCallID = nil
-			return wire.Optional, nil
-		}
-		v.ToolCallID = new(ToolCallID)
-		m := d.Mark()
-		if err := v.ToolCallID.DecodeJSON(d); err != nil {
-			v.ToolCallID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ToolCallID != nil {
-		b = wire.Key(b, &comma, "\"toolCallId\":")
-		b = v.ToolCallID.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationSessionScope")
+	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2716,41 +2556,36 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+var objectElicitationRequestScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.ElicitationRequestScope",
+	Type: (*ElicitationRequestScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationRequestScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationRequestScope")
+	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2758,101 +2593,77 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationSchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "type",
+			Value: &wire.Value{
+				Coded: (*ElicitationSchemaType)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Properties",
+			Name:  "properties",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationPropertySchema)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Required",
+			Flags: wire.Nullable,
+			Name:  "required",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationSchema",
+	Type: (*ElicitationSchema)(nil),
+}
+
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		v.Type = new(ElicitationSchemaType)
-		m := d.Mark()
-		if err := v.Type.DecodeJSON(d); err != nil {
-			v.Type = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "type")
-		}
-		return wire.Optional, nil
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "properties":
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
-	case "required":
-		if d.TryNull() {
-			v.Required = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Type != nil {
-		b = wire.Key(b, &comma, "\"type\":")
-		b = v.Type.AppendJSON(b)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Properties != nil {
-		b = wire.Key(b, &comma, "\"properties\":")
-		b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
-	}
-	if v.Required != nil {
-		b = wire.Key(b, &comma, "\"required\":")
-		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationSchema")
+	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2860,19 +2671,14 @@ func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumElicitationSchemaType = wire.Enum{
+	Name:   "ElicitationSchemaType",
+	Values: []string{"object"},
+}
+
 // DecodeJSON decodes one ElicitationSchemaType value.
 func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "object":
-		*v = ElicitationSchemaTypeObject
-	default:
-		return d.Errorf("unknown ElicitationSchemaType value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2932,29 +2738,29 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key)
+		return wire.DecodeMember(d, v.String, &objectStringPropertySchema, key)
 	case v.Number != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key)
+		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key)
+		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
 	case v.Array != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key)
+		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -2963,17 +2769,17 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 func (v *ElicitationPropertySchema) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectStringPropertySchema.RequiredNames())
 	case v.Number != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
 	case v.Integer != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
 	case v.Boolean != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
 	case v.Array != nil:
-		return wire.Level(w, membersMultiSelectPropertySchema.Required)
+		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
+		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
 	}
 	return nil
 }
@@ -2983,21 +2789,21 @@ func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 	switch {
 	case v.String != nil:
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
+		return wire.AppendMembers(b, v.String, &objectStringPropertySchema, comma)
 	case v.Number != nil:
 		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return v.Number.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
 	case v.Integer != nil:
 		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return v.Integer.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
 	case v.Array != nil:
 		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return v.Array.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
 	}
 	return b, comma
 }
@@ -3048,41 +2854,33 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+var objectElicitationPropertySchemaOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.ElicitationPropertySchemaOther",
+	Type: (*ElicitationPropertySchemaOther)(nil),
+}
 
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationPropertySchemaOther")
+	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3090,25 +2888,14 @@ func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumStringFormat = wire.Enum{
+	Name:   "StringFormat",
+	Values: []string{"email", "uri", "date", "date-time"},
+}
+
 // DecodeJSON decodes one StringFormat value.
 func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "email":
-		*v = StringFormatEmail
-	case "uri":
-		*v = StringFormatURI
-	case "date":
-		*v = StringFormatDate
-	case "date-time":
-		*v = StringFormatDateTime
-	default:
-		return d.Errorf("unknown StringFormat value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumStringFormat)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3127,67 +2914,54 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+var objectEnumOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Const",
+			Flags: wire.Required,
+			Name:  "const",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.EnumOption",
+	Type: (*EnumOption)(nil),
+}
 
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	*v = EnumOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
+	return wire.DecodeTable(d, v, &objectEnumOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *EnumOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "const":
-		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"const\":")
-	b = wire.AppendString(b, v.Const)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.EnumOption")
+	return wire.MarshalTable(&v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3195,153 +2969,102 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectStringPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "MaxLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Pattern",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "pattern",
+			Value: wire.String,
+		},
+		{
+			Field: "Format",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "format",
+			Value: &wire.Value{
+				Coded: (*StringFormat)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.String,
+		},
+		{
+			Field: "Enum",
+			Flags: wire.Nullable,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "OneOf",
+			Flags: wire.Nullable,
+			Name:  "oneOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.StringPropertySchema",
+	Type: (*StringPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectStringPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minLength":
-		if d.TryNull() {
-			v.MinLength = nil
-			return wire.Optional, nil
-		}
-		v.MinLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
-	case "maxLength":
-		if d.TryNull() {
-			v.MaxLength = nil
-			return wire.Optional, nil
-		}
-		v.MaxLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
-	case "pattern":
-		if d.TryNull() {
-			v.Pattern = nil
-			return wire.Optional, nil
-		}
-		v.Pattern = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
-	case "format":
-		if d.TryNull() {
-			v.Format = nil
-			return wire.Optional, nil
-		}
-		v.Format = new(StringFormat)
-		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "enum":
-		if d.TryNull() {
-			v.Enum = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "oneOf":
-		if d.TryNull() {
-			v.OneOf = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinLength != nil {
-		b = wire.Key(b, &comma, "\"minLength\":")
-		b = wire.AppendUint(b, uint64(*v.MinLength))
-	}
-	if v.MaxLength != nil {
-		b = wire.Key(b, &comma, "\"maxLength\":")
-		b = wire.AppendUint(b, uint64(*v.MaxLength))
-	}
-	if v.Pattern != nil {
-		b = wire.Key(b, &comma, "\"pattern\":")
-		b = wire.AppendString(b, *v.Pattern)
-	}
-	if v.Format != nil {
-		b = wire.Key(b, &comma, "\"format\":")
-		b = v.Format.AppendJSON(b)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendString(b, *v.Default)
-	}
-	if v.Enum != nil {
-		b = wire.Key(b, &comma, "\"enum\":")
-		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	}
-	if v.OneOf != nil {
-		b = wire.Key(b, &comma, "\"oneOf\":")
-		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.StringPropertySchema")
+	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3349,111 +3072,66 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectNumberPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.NumberPropertySchema",
+	Type: (*NumberPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendFloat(b, *v.Minimum)
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendFloat(b, *v.Maximum)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendFloat(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.NumberPropertySchema")
+	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3461,111 +3139,66 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIntegerPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.IntegerPropertySchema",
+	Type: (*IntegerPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(int64)
-		m := d.Mark()
-		if err := wire.DecodeInt64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendInt(b, int64(*v.Minimum))
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendInt(b, int64(*v.Maximum))
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendInt(b, int64(*v.Default))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IntegerPropertySchema")
+	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3573,89 +3206,54 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectBooleanPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.BooleanPropertySchema",
+	Type: (*BooleanPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendBool(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BooleanPropertySchema")
+	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3694,11 +3292,11 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key)
+		return wire.DecodeMember(d, v.String, &objectStringMultiSelectItems, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
 	case v.Titled != nil:
-		return v.Titled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Titled, &objectTitledMultiSelectItems, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3707,11 +3305,11 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 func (v *MultiSelectItems) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return wire.Level(w, membersStringMultiSelectItems.Required)
+		return wire.Level(w, objectStringMultiSelectItems.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersMultiSelectItemsOther.Required)
+		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
 	case v.Titled != nil:
-		return wire.Level(w, membersTitledMultiSelectItems.Required)
+		return wire.Level(w, objectTitledMultiSelectItems.RequiredNames())
 	}
 	return nil
 }
@@ -3721,11 +3319,11 @@ func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
+		return wire.AppendMembers(b, v.String, &objectStringMultiSelectItems, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
 	case v.Titled != nil:
-		return v.Titled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Titled, &objectTitledMultiSelectItems, comma)
 	}
 	return b, comma
 }
@@ -3786,41 +3384,33 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+var objectMultiSelectItemsOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.MultiSelectItemsOther",
+	Type: (*MultiSelectItemsOther)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectItemsOther")
+	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3828,47 +3418,45 @@ func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
+var objectStringMultiSelectItems = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Enum",
+			Flags: wire.Required,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.StringMultiSelectItems",
+	Type: (*StringMultiSelectItems)(nil),
+}
 
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = StringMultiSelectItems{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
+	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "enum":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"enum\":")
-	b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.StringMultiSelectItems")
+	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3876,47 +3464,48 @@ func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
+var objectTitledMultiSelectItems = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "AnyOf",
+			Flags: wire.Required,
+			Name:  "anyOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TitledMultiSelectItems",
+	Type: (*TitledMultiSelectItems)(nil),
+}
 
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = TitledMultiSelectItems{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
+	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "anyOf":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"anyOf\":")
-	b = wire.AppendSlice(b, v.AnyOf, (*EnumOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TitledMultiSelectItems")
+	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3924,116 +3513,79 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+var objectMultiSelectPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "MaxItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Items",
+			Flags: wire.Required,
+			Name:  "items",
+			Value: &wire.Value{
+				Coded: (*MultiSelectItems)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "default",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MultiSelectPropertySchema",
+	Type: (*MultiSelectPropertySchema)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minItems":
-		if d.TryNull() {
-			v.MinItems = nil
-			return wire.Optional, nil
-		}
-		v.MinItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
-	case "maxItems":
-		if d.TryNull() {
-			v.MaxItems = nil
-			return wire.Optional, nil
-		}
-		v.MaxItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
-	case "items":
-		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinItems != nil {
-		b = wire.Key(b, &comma, "\"minItems\":")
-		b = wire.AppendUint(b, uint64(*v.MinItems))
-	}
-	if v.MaxItems != nil {
-		b = wire.Key(b, &comma, "\"maxItems\":")
-		b = wire.AppendUint(b, uint64(*v.MaxItems))
-	}
-	b = wire.Key(b, &comma, "\"items\":")
-	b = v.Items.AppendJSON(b)
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectPropertySchema")
+	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4118,9 +3670,9 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4129,9 +3681,9 @@ func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (i
 func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4140,9 +3692,9 @@ func (v *ElicitationFormModeVariant) required(w int) []string {
 func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -4266,9 +3818,9 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4277,9 +3829,9 @@ func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (in
 func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4288,9 +3840,9 @@ func (v *ElicitationURLModeVariant) required(w int) []string {
 func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -4364,7 +3916,7 @@ func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectAgentResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4375,7 +3927,7 @@ func (v *AgentResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersAgentResponseError.Required)
+		return wire.Level(w, objectAgentResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -4386,7 +3938,7 @@ func (v *AgentResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectAgentResponseError, comma)
 	}
 	return b, comma
 }
@@ -4475,45 +4027,45 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectAgentResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "acp.AgentResponseError",
+	Type: (*AgentResponseError)(nil),
+}
 
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeTable(d, v, &objectAgentResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponseError")
+	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4521,86 +4073,73 @@ func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion"}}
+var objectInitializeResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "AgentCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "agentCapabilities",
+			Value: &wire.Value{
+				Object: &objectAgentCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AuthMethods",
+			Flags: wire.DefaultOnError,
+			Name:  "authMethods",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AuthMethod)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AgentInfo",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "agentInfo",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.InitializeResponse",
+	Type: (*InitializeResponse)(nil),
+}
 
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeTable(d, v, &objectInitializeResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "agentCapabilities":
-		v.AgentCapabilities = new(AgentCapabilities)
-		m := d.Mark()
-		if err := v.AgentCapabilities.DecodeJSON(d); err != nil {
-			v.AgentCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "agentCapabilities")
-		}
-		return wire.Optional, nil
-	case "authMethods":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
-			v.AuthMethods = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
-		}
-		return wire.Optional, nil
-	case "agentInfo":
-		if d.TryNull() {
-			v.AgentInfo = nil
-			return wire.Optional, nil
-		}
-		v.AgentInfo = new(Implementation)
-		m := d.Mark()
-		if err := v.AgentInfo.DecodeJSON(d); err != nil {
-			v.AgentInfo = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "agentInfo")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	if v.AgentCapabilities != nil {
-		b = wire.Key(b, &comma, "\"agentCapabilities\":")
-		b = v.AgentCapabilities.AppendJSON(b)
-	}
-	if v.AuthMethods != nil {
-		b = wire.Key(b, &comma, "\"authMethods\":")
-		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
-	}
-	if v.AgentInfo != nil {
-		b = wire.Key(b, &comma, "\"agentInfo\":")
-		b = v.AgentInfo.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.InitializeResponse")
+	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4635,101 +4174,78 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "LoadSession",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "loadSession",
+			Value: wire.Bool,
+		},
+		{
+			Field: "PromptCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "promptCapabilities",
+			Value: &wire.Value{
+				Object: &objectPromptCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "MCPCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "mcpCapabilities",
+			Value: &wire.Value{
+				Object: &objectMCPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "SessionCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "sessionCapabilities",
+			Value: &wire.Value{
+				Object: &objectSessionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Auth",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectAgentAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AgentCapabilities",
+	Type: (*AgentCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "loadSession":
-		v.LoadSession = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.LoadSession, d); err != nil {
-			v.LoadSession = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "loadSession")
-		}
-		return wire.Optional, nil
-	case "promptCapabilities":
-		v.PromptCapabilities = new(PromptCapabilities)
-		m := d.Mark()
-		if err := v.PromptCapabilities.DecodeJSON(d); err != nil {
-			v.PromptCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "promptCapabilities")
-		}
-		return wire.Optional, nil
-	case "mcpCapabilities":
-		v.MCPCapabilities = new(MCPCapabilities)
-		m := d.Mark()
-		if err := v.MCPCapabilities.DecodeJSON(d); err != nil {
-			v.MCPCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcpCapabilities")
-		}
-		return wire.Optional, nil
-	case "sessionCapabilities":
-		v.SessionCapabilities = new(SessionCapabilities)
-		m := d.Mark()
-		if err := v.SessionCapabilities.DecodeJSON(d); err != nil {
-			v.SessionCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "sessionCapabilities")
-		}
-		return wire.Optional, nil
-	case "auth":
-		v.Auth = new(AgentAuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.LoadSession != nil {
-		b = wire.Key(b, &comma, "\"loadSession\":")
-		b = wire.AppendBool(b, *v.LoadSession)
-	}
-	if v.PromptCapabilities != nil {
-		b = wire.Key(b, &comma, "\"promptCapabilities\":")
-		b = v.PromptCapabilities.AppendJSON(b)
-	}
-	if v.MCPCapabilities != nil {
-		b = wire.Key(b, &comma, "\"mcpCapabilities\":")
-		b = v.MCPCapabilities.AppendJSON(b)
-	}
-	if v.SessionCapabilities != nil {
-		b = wire.Key(b, &comma, "\"sessionCapabilities\":")
-		b = v.SessionCapabilities.AppendJSON(b)
-	}
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentCapabilities")
+	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4737,77 +4253,54 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Image",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "image",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Audio",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "audio",
+			Value: wire.Bool,
+		},
+		{
+			Field: "EmbeddedContext",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "embeddedContext",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptCapabilities",
+	Type: (*PromptCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "image":
-		v.Image = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Image, d); err != nil {
-			v.Image = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
-		}
-		return wire.Optional, nil
-	case "audio":
-		v.Audio = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Audio, d); err != nil {
-			v.Audio = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
-		}
-		return wire.Optional, nil
-	case "embeddedContext":
-		v.EmbeddedContext = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.EmbeddedContext, d); err != nil {
-			v.EmbeddedContext = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Image != nil {
-		b = wire.Key(b, &comma, "\"image\":")
-		b = wire.AppendBool(b, *v.Image)
-	}
-	if v.Audio != nil {
-		b = wire.Key(b, &comma, "\"audio\":")
-		b = wire.AppendBool(b, *v.Audio)
-	}
-	if v.EmbeddedContext != nil {
-		b = wire.Key(b, &comma, "\"embeddedContext\":")
-		b = wire.AppendBool(b, *v.EmbeddedContext)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptCapabilities")
+	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4815,65 +4308,48 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "HTTP",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "http",
+			Value: wire.Bool,
+		},
+		{
+			Field: "SSE",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "sse",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPCapabilities",
+	Type: (*MCPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "http":
-		v.HTTP = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.HTTP, d); err != nil {
-			v.HTTP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
-		}
-		return wire.Optional, nil
-	case "sse":
-		v.SSE = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.SSE, d); err != nil {
-			v.SSE = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "sse")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.HTTP != nil {
-		b = wire.Key(b, &comma, "\"http\":")
-		b = wire.AppendBool(b, *v.HTTP)
-	}
-	if v.SSE != nil {
-		b = wire.Key(b, &comma, "\"sse\":")
-		b = wire.AppendBool(b, *v.SSE)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4881,137 +4357,90 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "List",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "list",
+			Value: &wire.Value{
+				Object: &objectSessionListCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Delete",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "delete",
+			Value: &wire.Value{
+				Object: &objectSessionDeleteCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Object: &objectSessionAdditionalDirectoriesCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Resume",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "resume",
+			Value: &wire.Value{
+				Object: &objectSessionResumeCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Close",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "close",
+			Value: &wire.Value{
+				Object: &objectSessionCloseCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "RuntimeContext",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "runtimeContext",
+			Value: &wire.Value{
+				Object: &objectSessionRuntimeContextCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "acp.SessionCapabilities",
+	Type: (*SessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "list":
-		if d.TryNull() {
-			v.List = nil
-			return wire.Optional, nil
-		}
-		v.List = new(SessionListCapabilities)
-		m := d.Mark()
-		if err := v.List.DecodeJSON(d); err != nil {
-			v.List = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "list")
-		}
-		return wire.Optional, nil
-	case "delete":
-		if d.TryNull() {
-			v.Delete = nil
-			return wire.Optional, nil
-		}
-		v.Delete = new(SessionDeleteCapabilities)
-		m := d.Mark()
-		if err := v.Delete.DecodeJSON(d); err != nil {
-			v.Delete = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
-		}
-		return wire.Optional, nil
-	case "additionalDirectories":
-		if d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
-		m := d.Mark()
-		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
-			v.AdditionalDirectories = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
-		}
-		return wire.Optional, nil
-	case "resume":
-		if d.TryNull() {
-			v.Resume = nil
-			return wire.Optional, nil
-		}
-		v.Resume = new(SessionResumeCapabilities)
-		m := d.Mark()
-		if err := v.Resume.DecodeJSON(d); err != nil {
-			v.Resume = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "resume")
-		}
-		return wire.Optional, nil
-	case "close":
-		if d.TryNull() {
-			v.Close = nil
-			return wire.Optional, nil
-		}
-		v.Close = new(SessionCloseCapabilities)
-		m := d.Mark()
-		if err := v.Close.DecodeJSON(d); err != nil {
-			v.Close = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "close")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	case "runtimeContext":
-		if d.TryNull() {
-			v.RuntimeContext = nil
-			return wire.Optional, nil
-		}
-		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
-		m := d.Mark()
-		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
-			v.RuntimeContext = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "runtimeContext")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.List != nil {
-		b = wire.Key(b, &comma, "\"list\":")
-		b = v.List.AppendJSON(b)
-	}
-	if v.Delete != nil {
-		b = wire.Key(b, &comma, "\"delete\":")
-		b = v.Delete.AppendJSON(b)
-	}
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = v.AdditionalDirectories.AppendJSON(b)
-	}
-	if v.Resume != nil {
-		b = wire.Key(b, &comma, "\"resume\":")
-		b = v.Resume.AppendJSON(b)
-	}
-	if v.Close != nil {
-		b = wire.Key(b, &comma, "\"close\":")
-		b = v.Close.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	if v.RuntimeContext != nil {
-		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = v.RuntimeContext.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5019,41 +4448,36 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionListCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionListCapabilities",
+	Type: (*SessionListCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
 func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionListCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionListCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionListCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionListCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionListCapabilities")
+	return wire.MarshalTable(&v, &objectSessionListCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5061,41 +4485,36 @@ func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionDeleteCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionDeleteCapabilities",
+	Type: (*SessionDeleteCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionDeleteCapabilities")
+	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5103,41 +4522,36 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionAdditionalDirectoriesCapabilities",
+	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionAdditionalDirectoriesCapabilities")
+	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5145,41 +4559,36 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionResumeCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionResumeCapabilities",
+	Type: (*SessionResumeCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
 func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionResumeCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionResumeCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionResumeCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionResumeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionResumeCapabilities")
+	return wire.MarshalTable(&v, &objectSessionResumeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5187,41 +4596,36 @@ func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCloseCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionCloseCapabilities",
+	Type: (*SessionCloseCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
 func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCloseCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCloseCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCloseCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCloseCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionCloseCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCloseCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5229,57 +4633,45 @@ func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Logout",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "logout",
+			Value: &wire.Value{
+				Object: &objectLogoutCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AgentAuthCapabilities",
+	Type: (*AgentAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "logout":
-		if d.TryNull() {
-			v.Logout = nil
-			return wire.Optional, nil
-		}
-		v.Logout = new(LogoutCapabilities)
-		m := d.Mark()
-		if err := v.Logout.DecodeJSON(d); err != nil {
-			v.Logout = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "logout")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Logout != nil {
-		b = wire.Key(b, &comma, "\"logout\":")
-		b = v.Logout.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentAuthCapabilities")
+	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5287,41 +4679,36 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LogoutCapabilities",
+	Type: (*LogoutCapabilities)(nil),
+}
+
 // DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
 func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LogoutCapabilities")
+	return wire.MarshalTable(&v, &objectLogoutCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5360,9 +4747,9 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
 	case v.Agent != nil:
-		return v.Agent.decodeField(d, key)
+		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
 	}
 	return wire.NotMember, nil
 }
@@ -5371,9 +4758,9 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return wire.Level(w, membersAuthMethodTerminal.Required)
+		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
 	case v.Agent != nil:
-		return wire.Level(w, membersAuthMethodAgent.Required)
+		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
 	}
 	return nil
 }
@@ -5383,9 +4770,9 @@ func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
 	case v.Agent != nil:
-		return v.Agent.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
 	}
 	return b, comma
 }
@@ -5471,87 +4858,72 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodTerminal = wire.Members{Required: []string{"id", "name"}}
+var objectAuthMethodTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthMethodTerminal",
+	Type: (*AuthMethodTerminal)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendMap(b, v.Env, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethodTerminal")
+	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5559,67 +4931,54 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodAgent = wire.Members{Required: []string{"id", "name"}}
+var objectAuthMethodAgent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthMethodAgent",
+	Type: (*AuthMethodAgent)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethodAgent")
+	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5627,67 +4986,54 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+var objectImplementation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Version",
+			Flags: wire.Required,
+			Name:  "version",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Implementation",
+	Type: (*Implementation)(nil),
+}
 
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	*v = Implementation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
+	return wire.DecodeTable(d, v, &objectImplementation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Implementation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectImplementation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "version":
-		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"version\":")
-	b = wire.AppendString(b, v.Version)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Implementation")
+	return wire.MarshalTable(&v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5695,41 +5041,36 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAuthenticateResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthenticateResponse",
+	Type: (*AuthenticateResponse)(nil),
+}
+
 // DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
 func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthenticateResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAuthenticateResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthenticateResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthenticateResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthenticateResponse")
+	return wire.MarshalTable(&v, &objectAuthenticateResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5737,41 +5078,36 @@ func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LogoutResponse",
+	Type: (*LogoutResponse)(nil),
+}
+
 // DecodeJSON decodes one LogoutResponse object, keeping unknown members.
 func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LogoutResponse")
+	return wire.MarshalTable(&v, &objectLogoutResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5779,78 +5115,64 @@ func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+var objectNewSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Modes",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "modes",
+			Value: &wire.Value{
+				Object: &objectSessionModeState,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.NewSessionResponse",
+	Type: (*NewSessionResponse)(nil),
+}
 
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeTable(d, v, &objectNewSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "modes":
-		if d.TryNull() {
-			v.Modes = nil
-			return wire.Optional, nil
-		}
-		v.Modes = new(SessionModeState)
-		m := d.Mark()
-		if err := v.Modes.DecodeJSON(d); err != nil {
-			v.Modes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Modes != nil {
-		b = wire.Key(b, &comma, "\"modes\":")
-		b = v.Modes.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.NewSessionResponse")
+	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5858,56 +5180,55 @@ func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionModeState = wire.Members{Required: []string{"currentModeId", "availableModes"}}
+var objectSessionModeState = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentModeID",
+			Flags: wire.Required,
+			Name:  "currentModeId",
+			Value: wire.String,
+		},
+		{
+			Field: "AvailableModes",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "availableModes",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionMode,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionModeState",
+	Type: (*SessionModeState)(nil),
+}
 
 // DecodeJSON decodes one SessionModeState object, keeping unknown members.
 func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionModeState{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionModeState, nil)
+	return wire.DecodeTable(d, v, &objectSessionModeState)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionModeState) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionModeState)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentModeId":
-		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
-	case "availableModes":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableModes, true, (*SessionMode).DecodeJSON); err != nil {
-			v.AvailableModes = nil
-			return 1, wire.AtKey(d.Recover(m, err), "availableModes")
-		}
-		return 1, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionModeState) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentModeId\":")
-	b = v.CurrentModeID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"availableModes\":")
-	b = wire.AppendSlice(b, v.AvailableModes, (*SessionMode).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionModeState")
+	return wire.MarshalTable(&v, &objectSessionModeState)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5942,67 +5263,54 @@ func (v *SessionModeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionMode = wire.Members{Required: []string{"id", "name"}}
+var objectSessionMode = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionMode",
+	Type: (*SessionMode)(nil),
+}
 
 // DecodeJSON decodes one SessionMode object, keeping unknown members.
 func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionMode{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMode, nil)
+	return wire.DecodeTable(d, v, &objectSessionMode)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionMode) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionMode)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMode) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionMode")
+	return wire.MarshalTable(&v, &objectSessionMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6216,23 +5524,7 @@ func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigOptionCategory value.
 func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "mode":
-		*v = SessionConfigOptionCategoryMode
-	case "model":
-		*v = SessionConfigOptionCategoryModel
-	case "model_config":
-		*v = SessionConfigOptionCategoryModelConfig
-	case "thought_level":
-		*v = SessionConfigOptionCategoryThoughtLevel
-	default:
-		*v = SessionConfigOptionCategory(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6578,72 +5870,58 @@ func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLoadSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Modes",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "modes",
+			Value: &wire.Value{
+				Object: &objectSessionModeState,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LoadSessionResponse",
+	Type: (*LoadSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
 func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LoadSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLoadSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoadSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoadSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "modes":
-		if d.TryNull() {
-			v.Modes = nil
-			return wire.Optional, nil
-		}
-		v.Modes = new(SessionModeState)
-		m := d.Mark()
-		if err := v.Modes.DecodeJSON(d); err != nil {
-			v.Modes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoadSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Modes != nil {
-		b = wire.Key(b, &comma, "\"modes\":")
-		b = v.Modes.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LoadSessionResponse")
+	return wire.MarshalTable(&v, &objectLoadSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6651,68 +5929,55 @@ func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+var objectListSessionsResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Sessions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "sessions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionInfo,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "NextCursor",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "nextCursor",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ListSessionsResponse",
+	Type: (*ListSessionsResponse)(nil),
+}
 
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
-			v.Sessions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "sessions")
-		}
-		return 0, nil
-	case "nextCursor":
-		if d.TryNull() {
-			v.NextCursor = nil
-			return wire.Optional, nil
-		}
-		v.NextCursor = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.NextCursor, d); err != nil {
-			v.NextCursor = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "nextCursor")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessions\":")
-	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
-	if v.NextCursor != nil {
-		b = wire.Key(b, &comma, "\"nextCursor\":")
-		b = wire.AppendString(b, *v.NextCursor)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ListSessionsResponse")
+	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6720,89 +5985,74 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectSessionInfo = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "UpdatedAt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "updatedAt",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionInfo",
+	Type: (*SessionInfo)(nil),
+}
 
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionInfo{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
+	return wire.DecodeTable(d, v, &objectSessionInfo)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "updatedAt":
-		if d.TryNull() {
-			v.UpdatedAt = nil
-			return wire.Optional, nil
-		}
-		v.UpdatedAt = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
-			v.UpdatedAt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = wire.AppendString(b, v.Cwd)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.UpdatedAt != nil {
-		b = wire.Key(b, &comma, "\"updatedAt\":")
-		b = wire.AppendString(b, *v.UpdatedAt)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionInfo")
+	return wire.MarshalTable(&v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6810,41 +6060,36 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectDeleteSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.DeleteSessionResponse",
+	Type: (*DeleteSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.DeleteSessionResponse")
+	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6852,72 +6097,58 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectResumeSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Modes",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "modes",
+			Value: &wire.Value{
+				Object: &objectSessionModeState,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ResumeSessionResponse",
+	Type: (*ResumeSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "modes":
-		if d.TryNull() {
-			v.Modes = nil
-			return wire.Optional, nil
-		}
-		v.Modes = new(SessionModeState)
-		m := d.Mark()
-		if err := v.Modes.DecodeJSON(d); err != nil {
-			v.Modes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Modes != nil {
-		b = wire.Key(b, &comma, "\"modes\":")
-		b = v.Modes.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ResumeSessionResponse")
+	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6925,41 +6156,36 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCloseSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CloseSessionResponse",
+	Type: (*CloseSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CloseSessionResponse")
+	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6967,41 +6193,36 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSetSessionModeResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SetSessionModeResponse",
+	Type: (*SetSessionModeResponse)(nil),
+}
+
 // DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
 func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionModeResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionModeResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionModeResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionModeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionModeResponse")
+	return wire.MarshalTable(&v, &objectSetSessionModeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7009,52 +6230,49 @@ func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+var objectSetSessionConfigOptionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SetSessionConfigOptionResponse",
+	Type: (*SetSessionConfigOptionResponse)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return 0, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configOptions\":")
-	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionResponse")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7176,60 +6394,48 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersError = wire.Members{Required: []string{"code", "message"}}
+var objectError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Code",
+			Flags: wire.Required,
+			Name:  "code",
+			Value: &wire.Value{
+				Coded: (*ErrorCode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: wire.String,
+		},
+		{
+			Field: "Data",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "data",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.Error",
+	Type: (*Error)(nil),
+}
 
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	*v = Error{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
+	return wire.DecodeTable(d, v, &objectError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Error) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "code":
-		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
-	case "message":
-		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "data":
-		if d.TryNull() {
-			v.Data = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRaw(&v.Data, d); err != nil {
-			v.Data = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"code\":")
-	b = v.Code.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Data != nil {
-		b = wire.Key(b, &comma, "\"data\":")
-		b = wire.AppendRaw(b, v.Data)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Error")
+	return wire.MarshalTable(&v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8155,7 +7361,7 @@ func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
 func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.decodeField(d, key)
+		return wire.DecodeMember(d, v.Unstructured, &objectUnstructuredCommandInput, key)
 	}
 	return wire.NotMember, nil
 }
@@ -8164,7 +7370,7 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Unstructured != nil:
-		return wire.Level(w, membersUnstructuredCommandInput.Required)
+		return wire.Level(w, objectUnstructuredCommandInput.RequiredNames())
 	}
 	return nil
 }
@@ -8173,7 +7379,7 @@ func (v *AvailableCommandInput) required(w int) []string {
 func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Unstructured, &objectUnstructuredCommandInput, comma)
 	}
 	return b, comma
 }
@@ -8214,47 +7420,42 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnstructuredCommandInput = wire.Members{Required: []string{"hint"}}
+var objectUnstructuredCommandInput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Hint",
+			Flags: wire.Required,
+			Name:  "hint",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.UnstructuredCommandInput",
+	Type: (*UnstructuredCommandInput)(nil),
+}
 
 // DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
 func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = UnstructuredCommandInput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnstructuredCommandInput, nil)
+	return wire.DecodeTable(d, v, &objectUnstructuredCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnstructuredCommandInput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "hint":
-		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnstructuredCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"hint\":")
-	b = wire.AppendString(b, v.Hint)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.UnstructuredCommandInput")
+	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8490,51 +7691,48 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+var objectCost = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Amount",
+			Flags: wire.Required,
+			Name:  "amount",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Currency",
+			Flags: wire.Required,
+			Name:  "currency",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Cost",
+	Type: (*Cost)(nil),
+}
 
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	*v = Cost{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
+	return wire.DecodeTable(d, v, &objectCost)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Cost) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCost)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "amount":
-		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
-	case "currency":
-		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"amount\":")
-	b = wire.AppendFloat(b, v.Amount)
-	b = wire.Key(b, &comma, "\"currency\":")
-	b = wire.AppendString(b, v.Currency)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Cost")
+	return wire.MarshalTable(&v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8912,47 +8110,42 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+var objectCompleteElicitationNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ElicitationID",
+			Flags: wire.Required,
+			Name:  "elicitationId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CompleteElicitationNotification",
+	Type: (*CompleteElicitationNotification)(nil),
+}
 
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CompleteElicitationNotification")
+	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9043,75 +8236,60 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion"}}
+var objectInitializeRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "ClientCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "clientCapabilities",
+			Value: &wire.Value{
+				Object: &objectClientCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ClientInfo",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "clientInfo",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.InitializeRequest",
+	Type: (*InitializeRequest)(nil),
+}
 
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeTable(d, v, &objectInitializeRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "clientCapabilities":
-		v.ClientCapabilities = new(ClientCapabilities)
-		m := d.Mark()
-		if err := v.ClientCapabilities.DecodeJSON(d); err != nil {
-			v.ClientCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "clientCapabilities")
-		}
-		return wire.Optional, nil
-	case "clientInfo":
-		if d.TryNull() {
-			v.ClientInfo = nil
-			return wire.Optional, nil
-		}
-		v.ClientInfo = new(Implementation)
-		m := d.Mark()
-		if err := v.ClientInfo.DecodeJSON(d); err != nil {
-			v.ClientInfo = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "clientInfo")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	if v.ClientCapabilities != nil {
-		b = wire.Key(b, &comma, "\"clientCapabilities\":")
-		b = v.ClientCapabilities.AppendJSON(b)
-	}
-	if v.ClientInfo != nil {
-		b = wire.Key(b, &comma, "\"clientInfo\":")
-		b = v.ClientInfo.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.InitializeRequest")
+	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9119,109 +8297,78 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Fs",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "fs",
+			Value: &wire.Value{
+				Object: &objectFileSystemCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Terminal",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "terminal",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Session",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "session",
+			Value: &wire.Value{
+				Object: &objectClientSessionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Auth",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Elicitation",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "elicitation",
+			Value: &wire.Value{
+				Object: &objectElicitationCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ClientCapabilities",
+	Type: (*ClientCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "fs":
-		v.Fs = new(FileSystemCapabilities)
-		m := d.Mark()
-		if err := v.Fs.DecodeJSON(d); err != nil {
-			v.Fs = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "fs")
-		}
-		return wire.Optional, nil
-	case "terminal":
-		v.Terminal = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Terminal, d); err != nil {
-			v.Terminal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
-		}
-		return wire.Optional, nil
-	case "session":
-		if d.TryNull() {
-			v.Session = nil
-			return wire.Optional, nil
-		}
-		v.Session = new(ClientSessionCapabilities)
-		m := d.Mark()
-		if err := v.Session.DecodeJSON(d); err != nil {
-			v.Session = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
-		}
-		return wire.Optional, nil
-	case "auth":
-		v.Auth = new(AuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "elicitation":
-		if d.TryNull() {
-			v.Elicitation = nil
-			return wire.Optional, nil
-		}
-		v.Elicitation = new(ElicitationCapabilities)
-		m := d.Mark()
-		if err := v.Elicitation.DecodeJSON(d); err != nil {
-			v.Elicitation = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Fs != nil {
-		b = wire.Key(b, &comma, "\"fs\":")
-		b = v.Fs.AppendJSON(b)
-	}
-	if v.Terminal != nil {
-		b = wire.Key(b, &comma, "\"terminal\":")
-		b = wire.AppendBool(b, *v.Terminal)
-	}
-	if v.Session != nil {
-		b = wire.Key(b, &comma, "\"session\":")
-		b = v.Session.AppendJSON(b)
-	}
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Elicitation != nil {
-		b = wire.Key(b, &comma, "\"elicitation\":")
-		b = v.Elicitation.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientCapabilities")
+	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9229,65 +8376,48 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectFileSystemCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ReadTextFile",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "readTextFile",
+			Value: wire.Bool,
+		},
+		{
+			Field: "WriteTextFile",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "writeTextFile",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.FileSystemCapabilities",
+	Type: (*FileSystemCapabilities)(nil),
+}
+
 // DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
 func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = FileSystemCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectFileSystemCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectFileSystemCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "readTextFile":
-		v.ReadTextFile = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.ReadTextFile, d); err != nil {
-			v.ReadTextFile = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "readTextFile")
-		}
-		return wire.Optional, nil
-	case "writeTextFile":
-		v.WriteTextFile = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.WriteTextFile, d); err != nil {
-			v.WriteTextFile = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "writeTextFile")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *FileSystemCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ReadTextFile != nil {
-		b = wire.Key(b, &comma, "\"readTextFile\":")
-		b = wire.AppendBool(b, *v.ReadTextFile)
-	}
-	if v.WriteTextFile != nil {
-		b = wire.Key(b, &comma, "\"writeTextFile\":")
-		b = wire.AppendBool(b, *v.WriteTextFile)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.FileSystemCapabilities")
+	return wire.MarshalTable(&v, &objectFileSystemCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9295,89 +8425,63 @@ func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Compaction",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "compaction",
+			Value: &wire.Value{
+				Object: &objectCompactionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Object: &objectSessionConfigOptionsCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Notices",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "notices",
+			Value: &wire.Value{
+				Object: &objectNoticeCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ClientSessionCapabilities",
+	Type: (*ClientSessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
 func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientSessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientSessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "compaction":
-		if d.TryNull() {
-			v.Compaction = nil
-			return wire.Optional, nil
-		}
-		v.Compaction = new(CompactionCapabilities)
-		m := d.Mark()
-		if err := v.Compaction.DecodeJSON(d); err != nil {
-			v.Compaction = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "compaction")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		v.ConfigOptions = new(SessionConfigOptionsCapabilities)
-		m := d.Mark()
-		if err := v.ConfigOptions.DecodeJSON(d); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "notices":
-		if d.TryNull() {
-			v.Notices = nil
-			return wire.Optional, nil
-		}
-		v.Notices = new(NoticeCapabilities)
-		m := d.Mark()
-		if err := v.Notices.DecodeJSON(d); err != nil {
-			v.Notices = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "notices")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Compaction != nil {
-		b = wire.Key(b, &comma, "\"compaction\":")
-		b = v.Compaction.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = v.ConfigOptions.AppendJSON(b)
-	}
-	if v.Notices != nil {
-		b = wire.Key(b, &comma, "\"notices\":")
-		b = v.Notices.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientSessionCapabilities")
+	return wire.MarshalTable(&v, &objectClientSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9385,33 +8489,25 @@ func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCompactionCapabilities = wire.Object{
+	Name: "acp.CompactionCapabilities",
+	Type: (*CompactionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
 func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = CompactionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCompactionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CompactionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCompactionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompactionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompactionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CompactionCapabilities")
+	return wire.MarshalTable(&v, &objectCompactionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9419,57 +8515,45 @@ func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionConfigOptionsCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Boolean",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "boolean",
+			Value: &wire.Value{
+				Object: &objectBooleanConfigOptionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionConfigOptionsCapabilities",
+	Type: (*SessionConfigOptionsCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
 func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigOptionsCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionConfigOptionsCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionConfigOptionsCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionConfigOptionsCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "boolean":
-		if d.TryNull() {
-			v.Boolean = nil
-			return wire.Optional, nil
-		}
-		v.Boolean = new(BooleanConfigOptionCapabilities)
-		m := d.Mark()
-		if err := v.Boolean.DecodeJSON(d); err != nil {
-			v.Boolean = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "boolean")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigOptionsCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Boolean != nil {
-		b = wire.Key(b, &comma, "\"boolean\":")
-		b = v.Boolean.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigOptionsCapabilities")
+	return wire.MarshalTable(&v, &objectSessionConfigOptionsCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9477,41 +8561,36 @@ func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectBooleanConfigOptionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.BooleanConfigOptionCapabilities",
+	Type: (*BooleanConfigOptionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
 func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = BooleanConfigOptionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectBooleanConfigOptionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBooleanConfigOptionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BooleanConfigOptionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BooleanConfigOptionCapabilities")
+	return wire.MarshalTable(&v, &objectBooleanConfigOptionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9519,33 +8598,25 @@ func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectNoticeCapabilities = wire.Object{
+	Name: "acp.NoticeCapabilities",
+	Type: (*NoticeCapabilities)(nil),
+}
+
 // DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
 func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = NoticeCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectNoticeCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NoticeCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNoticeCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NoticeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NoticeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.NoticeCapabilities")
+	return wire.MarshalTable(&v, &objectNoticeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9553,53 +8624,42 @@ func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Terminal",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "terminal",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthCapabilities",
+	Type: (*AuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
 func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminal":
-		v.Terminal = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Terminal, d); err != nil {
-			v.Terminal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Terminal != nil {
-		b = wire.Key(b, &comma, "\"terminal\":")
-		b = wire.AppendBool(b, *v.Terminal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthCapabilities")
+	return wire.MarshalTable(&v, &objectAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9607,73 +8667,54 @@ func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Form",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "form",
+			Value: &wire.Value{
+				Object: &objectElicitationFormCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "URL",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "url",
+			Value: &wire.Value{
+				Object: &objectElicitationURLCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationCapabilities",
+	Type: (*ElicitationCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "form":
-		if d.TryNull() {
-			v.Form = nil
-			return wire.Optional, nil
-		}
-		v.Form = new(ElicitationFormCapabilities)
-		m := d.Mark()
-		if err := v.Form.DecodeJSON(d); err != nil {
-			v.Form = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
-		}
-		return wire.Optional, nil
-	case "url":
-		if d.TryNull() {
-			v.URL = nil
-			return wire.Optional, nil
-		}
-		v.URL = new(ElicitationURLCapabilities)
-		m := d.Mark()
-		if err := v.URL.DecodeJSON(d); err != nil {
-			v.URL = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Form != nil {
-		b = wire.Key(b, &comma, "\"form\":")
-		b = v.Form.AppendJSON(b)
-	}
-	if v.URL != nil {
-		b = wire.Key(b, &comma, "\"url\":")
-		b = v.URL.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9681,41 +8722,36 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationFormCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationFormCapabilities",
+	Type: (*ElicitationFormCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationFormCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9723,41 +8759,36 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationURLCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationURLCapabilities",
+	Type: (*ElicitationURLCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationURLCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9765,47 +8796,42 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthenticateRequest = wire.Members{Required: []string{"methodId"}}
+var objectAuthenticateRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthenticateRequest",
+	Type: (*AuthenticateRequest)(nil),
+}
 
 // DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
 func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthenticateRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthenticateRequest, nil)
+	return wire.DecodeTable(d, v, &objectAuthenticateRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthenticateRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthenticateRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthenticateRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthenticateRequest")
+	return wire.MarshalTable(&v, &objectAuthenticateRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9813,41 +8839,36 @@ func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LogoutRequest",
+	Type: (*LogoutRequest)(nil),
+}
+
 // DecodeJSON decodes one LogoutRequest object, keeping unknown members.
 func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LogoutRequest")
+	return wire.MarshalTable(&v, &objectLogoutRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10287,65 +9308,74 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersLoadSessionRequest = wire.Members{Required: []string{"mcpServers", "cwd", "sessionId"}}
+var objectLoadSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MCPServers",
+			Flags: wire.Required | wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LoadSessionRequest",
+	Type: (*LoadSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
 func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LoadSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectLoadSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoadSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return 0, nil
-		}
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "cwd":
-		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "sessionId":
-		return 2, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"mcpServers\":")
-	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = wire.AppendString(b, v.Cwd)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LoadSessionRequest")
+	return wire.MarshalTable(&v, &objectLoadSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10353,69 +9383,62 @@ func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectListSessionsRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Cursor",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cursor",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+	},
+	Name: "acp.ListSessionsRequest",
+	Type: (*ListSessionsRequest)(nil),
+}
+
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
-	case "cursor":
-		if d.TryNull() {
-			v.Cursor = nil
-			return wire.Optional, nil
-		}
-		v.Cursor = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = wire.AppendString(b, *v.Cwd)
-	}
-	if v.Cursor != nil {
-		b = wire.Key(b, &comma, "\"cursor\":")
-		b = wire.AppendString(b, *v.Cursor)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ListSessionsRequest")
+	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10423,47 +9446,42 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectDeleteSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.DeleteSessionRequest",
+	Type: (*DeleteSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.DeleteSessionRequest")
+	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10471,67 +9489,74 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectResumeSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "MCPServers",
+			Flags: wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ResumeSessionRequest",
+	Type: (*ResumeSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = wire.AppendString(b, v.Cwd)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	if v.MCPServers != nil {
-		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ResumeSessionRequest")
+	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10539,47 +9564,42 @@ func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectCloseSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CloseSessionRequest",
+	Type: (*CloseSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CloseSessionRequest")
+	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10587,51 +9607,48 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionModeRequest = wire.Members{Required: []string{"sessionId", "modeId"}}
+var objectSetSessionModeRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ModeID",
+			Flags: wire.Required,
+			Name:  "modeId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SetSessionModeRequest",
+	Type: (*SetSessionModeRequest)(nil),
+}
 
 // DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
 func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionModeRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionModeRequest, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionModeRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionModeRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionModeRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "modeId":
-		return 1, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionModeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"modeId\":")
-	b = v.ModeID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionModeRequest")
+	return wire.MarshalTable(&v, &objectSetSessionModeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10744,9 +9761,9 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, key)
 	case v.ValueID != nil:
-		return v.ValueID.decodeField(d, key)
+		return wire.DecodeMember(d, v.ValueID, &objectSetSessionConfigOptionRequestTypeValueID, key)
 	}
 	return wire.NotMember, nil
 }
@@ -10755,9 +9772,9 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.Boolean != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeBoolean.RequiredNames())
 	case v.ValueID != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeValueID.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeValueID.RequiredNames())
 	}
 	return nil
 }
@@ -10767,9 +9784,9 @@ func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) (
 	switch {
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, comma)
 	case v.ValueID != nil:
-		return v.ValueID.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ValueID, &objectSetSessionConfigOptionRequestTypeValueID, comma)
 	}
 	return b, comma
 }
@@ -10785,41 +9802,33 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.Bool,
+		},
+	},
+	Name: "acp.SetSessionConfigOptionRequestTypeBoolean",
+	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendBool(b, v.Value)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeBoolean")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10827,41 +9836,33 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeValueID = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.SetSessionConfigOptionRequestTypeValueID",
+	Type: (*SetSessionConfigOptionRequestTypeValueID)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeValueID{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeValueID, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeValueID) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeValueID) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeValueID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeValueID")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10958,7 +9959,7 @@ func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectClientResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -10969,7 +9970,7 @@ func (v *ClientResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersClientResponseError.Required)
+		return wire.Level(w, objectClientResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -10980,7 +9981,7 @@ func (v *ClientResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectClientResponseError, comma)
 	}
 	return b, comma
 }
@@ -11069,45 +10070,45 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectClientResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "acp.ClientResponseError",
+	Type: (*ClientResponseError)(nil),
+}
 
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
+	return wire.DecodeTable(d, v, &objectClientResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponseError")
+	return wire.MarshalTable(&v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11115,41 +10116,36 @@ func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectWriteTextFileResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.WriteTextFileResponse",
+	Type: (*WriteTextFileResponse)(nil),
+}
+
 // DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
 func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = WriteTextFileResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectWriteTextFileResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWriteTextFileResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WriteTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.WriteTextFileResponse")
+	return wire.MarshalTable(&v, &objectWriteTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11157,47 +10153,42 @@ func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReadTextFileResponse = wire.Members{Required: []string{"content"}}
+var objectReadTextFileResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ReadTextFileResponse",
+	Type: (*ReadTextFileResponse)(nil),
+}
 
 // DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
 func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ReadTextFileResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileResponse, nil)
+	return wire.DecodeTable(d, v, &objectReadTextFileResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReadTextFileResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReadTextFileResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReadTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"content\":")
-	b = wire.AppendString(b, v.Content)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReadTextFileResponse")
+	return wire.MarshalTable(&v, &objectReadTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11205,47 +10196,45 @@ func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+var objectRequestPermissionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: &wire.Value{
+				Coded: (*RequestPermissionOutcome)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.RequestPermissionResponse",
+	Type: (*RequestPermissionResponse)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = v.Outcome.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionResponse")
+	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11288,12 +10277,12 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancelled, &objectRequestPermissionOutcomeCancelled, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key)
+		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
 	case v.Unknown != nil:
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
@@ -11307,9 +10296,9 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectRequestPermissionOutcomeCancelled.RequiredNames())
 	case v.Selected != nil:
-		return wire.Level(w, membersSelectedPermissionOutcome.Required)
+		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
 	}
 	return nil
 }
@@ -11319,10 +10308,10 @@ func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, b
 	switch {
 	case v.Cancelled != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return v.Cancelled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancelled, &objectRequestPermissionOutcomeCancelled, comma)
 	case v.Selected != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return v.Selected.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "outcome", comma)
 	}
@@ -11369,33 +10358,25 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectRequestPermissionOutcomeCancelled = wire.Object{
+	Name: "acp.RequestPermissionOutcomeCancelled",
+	Type: (*RequestPermissionOutcomeCancelled)(nil),
+}
+
 // DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
 func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcomeCancelled{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcomeCancelled) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeCancelled)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionOutcomeCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionOutcomeCancelled) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionOutcomeCancelled")
+	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11403,47 +10384,42 @@ func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+var objectSelectedPermissionOutcome = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SelectedPermissionOutcome",
+	Type: (*SelectedPermissionOutcome)(nil),
+}
 
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SelectedPermissionOutcome")
+	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11451,47 +10427,42 @@ func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateTerminalResponse = wire.Members{Required: []string{"terminalId"}}
+var objectCreateTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CreateTerminalResponse",
+	Type: (*CreateTerminalResponse)(nil),
+}
 
 // DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
 func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalResponse, nil)
+	return wire.DecodeTable(d, v, &objectCreateTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateTerminalResponse")
+	return wire.MarshalTable(&v, &objectCreateTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11499,67 +10470,57 @@ func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalOutputResponse = wire.Members{Required: []string{"output", "truncated"}}
+var objectTerminalOutputResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Output",
+			Flags: wire.Required,
+			Name:  "output",
+			Value: wire.String,
+		},
+		{
+			Field: "Truncated",
+			Flags: wire.Required,
+			Name:  "truncated",
+			Value: wire.Bool,
+		},
+		{
+			Field: "ExitStatus",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitStatus",
+			Value: &wire.Value{
+				Object: &objectTerminalExitStatus,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalOutputResponse",
+	Type: (*TerminalOutputResponse)(nil),
+}
 
 // DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
 func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalOutputResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputResponse, nil)
+	return wire.DecodeTable(d, v, &objectTerminalOutputResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalOutputResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalOutputResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "output":
-		return 0, wire.AtKey(wire.DecodeString(&v.Output, d), "output")
-	case "truncated":
-		return 1, wire.AtKey(wire.DecodeBool(&v.Truncated, d), "truncated")
-	case "exitStatus":
-		if d.TryNull() {
-			v.ExitStatus = nil
-			return wire.Optional, nil
-		}
-		v.ExitStatus = new(TerminalExitStatus)
-		m := d.Mark()
-		if err := v.ExitStatus.DecodeJSON(d); err != nil {
-			v.ExitStatus = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalOutputResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"output\":")
-	b = wire.AppendString(b, v.Output)
-	b = wire.Key(b, &comma, "\"truncated\":")
-	b = wire.AppendBool(b, v.Truncated)
-	if v.ExitStatus != nil {
-		b = wire.Key(b, &comma, "\"exitStatus\":")
-		b = v.ExitStatus.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalOutputResponse")
+	return wire.MarshalTable(&v, &objectTerminalOutputResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11567,73 +10528,48 @@ func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalExitStatus = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalExitStatus",
+	Type: (*TerminalExitStatus)(nil),
+}
+
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendUint(b, uint64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalExitStatus")
+	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11641,41 +10577,36 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectReleaseTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ReleaseTerminalResponse",
+	Type: (*ReleaseTerminalResponse)(nil),
+}
+
 // DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
 func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ReleaseTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectReleaseTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReleaseTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReleaseTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReleaseTerminalResponse")
+	return wire.MarshalTable(&v, &objectReleaseTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11683,73 +10614,48 @@ func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectWaitForTerminalExitResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.WaitForTerminalExitResponse",
+	Type: (*WaitForTerminalExitResponse)(nil),
+}
+
 // DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
 func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = WaitForTerminalExitResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectWaitForTerminalExitResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWaitForTerminalExitResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WaitForTerminalExitResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendUint(b, uint64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.WaitForTerminalExitResponse")
+	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11757,41 +10663,36 @@ func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectKillTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.KillTerminalResponse",
+	Type: (*KillTerminalResponse)(nil),
+}
+
 // DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
 func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = KillTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectKillTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectKillTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *KillTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.KillTerminalResponse")
+	return wire.MarshalTable(&v, &objectKillTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11882,19 +10783,19 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key)
+		return wire.DecodeMember(d, v.Accept, &objectElicitationAcceptAction, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key)
+		return wire.DecodeMember(d, v.Decline, &objectCreateElicitationResponseActionDecline, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancel, &objectCreateElicitationResponseActionCancel, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectCreateElicitationResponseActionOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -11903,13 +10804,13 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectElicitationAcceptAction.RequiredNames())
 	case v.Decline != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionDecline.RequiredNames())
 	case v.Cancel != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionCancel.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
+		return wire.Level(w, objectCreateElicitationResponseActionOther.RequiredNames())
 	}
 	return nil
 }
@@ -11919,15 +10820,15 @@ func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]
 	switch {
 	case v.Accept != nil:
 		b = wire.Key(b, &comma, "\"action\":\"accept\"")
-		return v.Accept.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Accept, &objectElicitationAcceptAction, comma)
 	case v.Decline != nil:
 		b = wire.Key(b, &comma, "\"action\":\"decline\"")
-		return v.Decline.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Decline, &objectCreateElicitationResponseActionDecline, comma)
 	case v.Cancel != nil:
 		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
-		return v.Cancel.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancel, &objectCreateElicitationResponseActionCancel, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectCreateElicitationResponseActionOther, comma)
 	}
 	return b, comma
 }
@@ -11943,33 +10844,25 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionDecline = wire.Object{
+	Name: "acp.CreateElicitationResponseActionDecline",
+	Type: (*CreateElicitationResponseActionDecline)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionDecline) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionDecline")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11977,33 +10870,25 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionCancel = wire.Object{
+	Name: "acp.CreateElicitationResponseActionCancel",
+	Type: (*CreateElicitationResponseActionCancel)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionCancel) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionCancel")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12011,41 +10896,33 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+var objectCreateElicitationResponseActionOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Action",
+			Flags: wire.Required,
+			Name:  "action",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.CreateElicitationResponseActionOther",
+	Type: (*CreateElicitationResponseActionOther)(nil),
+}
 
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "action":
-		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"action\":")
-	b = wire.AppendString(b, v.Action)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionOther")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12148,45 +11025,39 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationAcceptAction = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Nullable,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationContentValue)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationAcceptAction",
+	Type: (*ElicitationAcceptAction)(nil),
+}
+
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationAcceptAction")
+	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12246,47 +11117,42 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelNotification = wire.Members{Required: []string{"sessionId"}}
+var objectCancelNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelNotification",
+	Type: (*CancelNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelNotification object, keeping unknown members.
 func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelNotification")
+	return wire.MarshalTable(&v, &objectCancelNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12294,47 +11160,45 @@ func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+var objectCancelRequestNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelRequestNotification",
+	Type: (*CancelRequestNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelRequestNotification")
+	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12342,41 +11206,36 @@ func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionRuntimeContextCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionRuntimeContextCapabilities",
+	Type: (*SessionRuntimeContextCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
 func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionRuntimeContextCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionRuntimeContextCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionRuntimeContextCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionRuntimeContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionRuntimeContextCapabilities")
+	return wire.MarshalTable(&v, &objectSessionRuntimeContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12384,48 +11243,39 @@ func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
+var objectRuntimeContextItem = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Pointer,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.RuntimeContextItem",
+	Type: (*RuntimeContextItem)(nil),
+}
 
 // DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
 func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
-	*v = RuntimeContextItem{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRuntimeContextItem, nil)
+	return wire.DecodeTable(d, v, &objectRuntimeContextItem)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRuntimeContextItem)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		v.Title = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
-	case "text":
-		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RuntimeContextItem")
+	return wire.MarshalTable(&v, &objectRuntimeContextItem)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12437,10 +11287,10 @@ func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 // one variant set: AppendJSON would write an empty object or only the first variant.
 func marshal(x interface {
 	wire.Appender
-	validate(*wire.Validator)
+	ValidateWith(*wire.Validator)
 }, typ string) ([]byte, error) {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	if err := v.EncodeErr(typ); err != nil {
 		return nil, err
 	}

@@ -360,3 +360,27 @@ func (fuzzClient) SessionRequestPermission(context.Context, *acp.RequestPermissi
 func (fuzzClient) FsReadTextFile(context.Context, *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
 	return &acp.ReadTextFileResponse{Content: ""}, nil
 }
+
+// FuzzColdTypes runs types off the streaming path, which runtime/wire's
+// table interpreter decodes, encodes and validates (pointers, nested
+// tables, slices, maps, named scalars and enums, hot types inside cold
+// ones), through the same codec checks as the generated ones.
+func FuzzColdTypes(f *testing.F) {
+	addSeeds(f,
+		`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"terminal":false,"_meta":{"a":1}},"x":[]}`,
+		`{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true},"mcpCapabilities":{"http":false}},"authMethods":[{"id":"a","name":"A"}]}`,
+		`{"sessionId":"s","path":"/a","line":3,"limit":null}`,
+		`{"sessionId":"s","toolCall":{"toolCallId":"t","status":"pending","kind":"edit"},"options":[{"optionId":"o","name":"Allow","kind":"allow_once"}]}`,
+		`{"audience":["user"],"priority":0.5,"lastModified":"x"}`,
+		`{"sessionId":"s","modes":{"currentModeId":"a","availableModes":[{"id":"a","name":"A"}]}}`,
+		`{"line":-1}`, `{"priority":"high"}`, `{"protocolVersion":"one"}`,
+	)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkCodec[acp.InitializeRequest](t, data)
+		checkCodec[acp.InitializeResponse](t, data)
+		checkCodec[acp.ReadTextFileRequest](t, data)
+		checkCodec[acp.RequestPermissionRequest](t, data)
+		checkCodec[acp.Annotations](t, data)
+		checkCodec[acp.NewSessionResponse](t, data)
+	})
+}

@@ -13,12 +13,14 @@ import (
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
 func (x *AgentRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
+func (x *AgentRequest) ValidateWith(v *wire.Validator) {
 	v.Push("id")
-	x.ID.validate(v)
+	x.ID.ValidateWith(v)
 	v.Pop()
 	if x.Params != nil {
 		v.Push("params")
@@ -35,10 +37,12 @@ func (x *AgentRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
 func (x *RequestID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *RequestID) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of RequestID to v, at v's position.
+func (x *RequestID) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Null {
 		n++
@@ -57,94 +61,73 @@ func (x *RequestID) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of WriteTextFileRequest, each with the JSON pointer of the offending value.
 func (x *WriteTextFileRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectWriteTextFileRequest)
 	return v.Err()
 }
-func (x *WriteTextFileRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "path", "content", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of WriteTextFileRequest to v, at v's position.
+func (x *WriteTextFileRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectWriteTextFileRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionID to v, at v's position.
+func (x *SessionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ReadTextFileRequest, each with the JSON pointer of the offending value.
 func (x *ReadTextFileRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectReadTextFileRequest)
 	return v.Err()
 }
-func (x *ReadTextFileRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "path", "line", "limit", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ReadTextFileRequest to v, at v's position.
+func (x *ReadTextFileRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectReadTextFileRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectRequestPermissionRequest)
 	return v.Err()
 }
-func (x *RequestPermissionRequest) validate(v *wire.Validator) {
-	v.Push("toolCall")
-	x.ToolCall.validate(v)
-	v.Pop()
-	v.Push("options")
-	for i := range x.Options {
-		v.PushIndex(i)
-		x.Options[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "toolCall", "options", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
+func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectRequestPermissionRequest)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
 func (x *ToolCallUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ToolCallUpdate to v, at v's position.
+func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 	if x.Kind != nil {
 		v.Push("kind")
-		x.Kind.validate(v)
+		x.Kind.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Status != nil {
 		v.Push("status")
-		x.Status.validate(v)
+		x.Status.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].validate(v)
+			x.Content[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -153,7 +136,7 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].validate(v)
+			x.Locations[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -185,58 +168,58 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ToolCallID to v, at v's position.
+func (x *ToolCallID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolKind) validate(v *wire.Validator) {
-	switch *x {
-	case ToolKindRead, ToolKindEdit, ToolKindDelete, ToolKindMove, ToolKindSearch, ToolKindExecute, ToolKindThink, ToolKindFetch, ToolKindSwitchMode, ToolKindOther:
-	default:
-		v.Add(fmt.Sprintf("unknown ToolKind value %q", *x))
-	}
+
+// ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
+func (x *ToolKind) ValidateWith(v *wire.Validator) {
+	enumToolKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallStatus) validate(v *wire.Validator) {
-	switch *x {
-	case ToolCallStatusPending, ToolCallStatusInProgress, ToolCallStatusCompleted, ToolCallStatusFailed:
-	default:
-		v.Add(fmt.Sprintf("unknown ToolCallStatus value %q", *x))
-	}
+
+// ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
+func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {
+	enumToolCallStatus.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
 func (x *ToolCallContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ToolCallContent to v, at v's position.
+func (x *ToolCallContent) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Content != nil {
 		n++
-		x.Content.validate(v)
+		x.Content.ValidateWith(v)
 	}
 	if x.Diff != nil {
 		n++
-		x.Diff.validate(v)
+		x.Diff.ValidateWith(v)
 	}
 	if x.Terminal != nil {
 		n++
-		x.Terminal.validate(v)
+		x.Terminal.ValidateWith(v)
 	}
 	if x.Unknown != nil {
 		n++
@@ -255,30 +238,32 @@ func (x *ToolCallContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ContentBlock, each with the JSON pointer of the offending value.
 func (x *ContentBlock) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ContentBlock) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ContentBlock to v, at v's position.
+func (x *ContentBlock) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Text != nil {
 		n++
-		x.Text.validate(v)
+		x.Text.ValidateWith(v)
 	}
 	if x.Image != nil {
 		n++
-		x.Image.validate(v)
+		x.Image.ValidateWith(v)
 	}
 	if x.Audio != nil {
 		n++
-		x.Audio.validate(v)
+		x.Audio.ValidateWith(v)
 	}
 	if x.ResourceLink != nil {
 		n++
-		x.ResourceLink.validate(v)
+		x.ResourceLink.ValidateWith(v)
 	}
 	if x.Resource != nil {
 		n++
-		x.Resource.validate(v)
+		x.Resource.ValidateWith(v)
 	}
 	if x.Unknown != nil {
 		n++
@@ -297,60 +282,39 @@ func (x *ContentBlock) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Annotations, each with the JSON pointer of the offending value.
 func (x *Annotations) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAnnotations)
 	return v.Err()
 }
-func (x *Annotations) validate(v *wire.Validator) {
-	if x.Audience != nil {
-		v.Push("audience")
-		for i := range x.Audience {
-			v.PushIndex(i)
-			x.Audience[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Priority != nil {
-		v.Push("priority")
-		if math.IsNaN(*x.Priority) || math.IsInf(*x.Priority, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
+func (x *Annotations) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAnnotations)
 }
 
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Role) validate(v *wire.Validator) {
-	switch *x {
-	case RoleAssistant, RoleUser:
-	default:
-		v.Add(fmt.Sprintf("unknown Role value %q", *x))
-	}
+
+// ValidateWith adds every way x breaks the schema of Role to v, at v's position.
+func (x *Role) ValidateWith(v *wire.Validator) {
+	enumRole.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
 func (x *TextContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TextContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of TextContent to v, at v's position.
+func (x *TextContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -366,13 +330,15 @@ func (x *TextContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ImageContent, each with the JSON pointer of the offending value.
 func (x *ImageContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ImageContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ImageContent to v, at v's position.
+func (x *ImageContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -388,13 +354,15 @@ func (x *ImageContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AudioContent, each with the JSON pointer of the offending value.
 func (x *AudioContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AudioContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AudioContent to v, at v's position.
+func (x *AudioContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -410,13 +378,15 @@ func (x *AudioContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ResourceLink, each with the JSON pointer of the offending value.
 func (x *ResourceLink) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ResourceLink) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ResourceLink to v, at v's position.
+func (x *ResourceLink) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -432,18 +402,20 @@ func (x *ResourceLink) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of EmbeddedResourceResource, each with the JSON pointer of the offending value.
 func (x *EmbeddedResourceResource) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *EmbeddedResourceResource) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of EmbeddedResourceResource to v, at v's position.
+func (x *EmbeddedResourceResource) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.TextResourceContents != nil {
 		n++
-		x.TextResourceContents.validate(v)
+		x.TextResourceContents.ValidateWith(v)
 	}
 	if x.BlobResourceContents != nil {
 		n++
-		x.BlobResourceContents.validate(v)
+		x.BlobResourceContents.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("EmbeddedResourceResource", "TextResourceContents, BlobResourceContents", x.TextResourceContents != nil, x.BlobResourceContents != nil)
@@ -453,10 +425,12 @@ func (x *EmbeddedResourceResource) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TextResourceContents, each with the JSON pointer of the offending value.
 func (x *TextResourceContents) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TextResourceContents) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of TextResourceContents to v, at v's position.
+func (x *TextResourceContents) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -470,10 +444,12 @@ func (x *TextResourceContents) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of BlobResourceContents, each with the JSON pointer of the offending value.
 func (x *BlobResourceContents) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *BlobResourceContents) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of BlobResourceContents to v, at v's position.
+func (x *BlobResourceContents) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -487,17 +463,19 @@ func (x *BlobResourceContents) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of EmbeddedResource, each with the JSON pointer of the offending value.
 func (x *EmbeddedResource) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *EmbeddedResource) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of EmbeddedResource to v, at v's position.
+func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	v.Push("resource")
-	x.Resource.validate(v)
+	x.Resource.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -512,157 +490,116 @@ func (x *EmbeddedResource) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Content, each with the JSON pointer of the offending value.
 func (x *Content) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectContent)
 	return v.Err()
 }
-func (x *Content) validate(v *wire.Validator) {
-	v.Push("content")
-	x.Content.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "content", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Content to v, at v's position.
+func (x *Content) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectContent)
 }
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectDiff)
 	return v.Err()
 }
-func (x *Diff) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "path", "oldText", "newText", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Diff to v, at v's position.
+func (x *Diff) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectDiff)
 }
 
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TerminalID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of TerminalID to v, at v's position.
+func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminal)
 	return v.Err()
 }
-func (x *Terminal) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Terminal to v, at v's position.
+func (x *Terminal) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminal)
 }
 
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
 func (x *ToolCallLocation) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectToolCallLocation)
 	return v.Err()
 }
-func (x *ToolCallLocation) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "path", "line", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
+func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectToolCallLocation)
 }
 
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectPermissionOption)
 	return v.Err()
 }
-func (x *PermissionOption) validate(v *wire.Validator) {
-	v.Push("kind")
-	x.Kind.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "optionId", "name", "kind", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of PermissionOption to v, at v's position.
+func (x *PermissionOption) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectPermissionOption)
 }
 
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PermissionOptionID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of PermissionOptionID to v, at v's position.
+func (x *PermissionOptionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PermissionOptionKind) validate(v *wire.Validator) {
-	switch *x {
-	case PermissionOptionKindAllowOnce, PermissionOptionKindAllowAlways, PermissionOptionKindRejectOnce, PermissionOptionKindRejectAlways:
-	default:
-		v.Add(fmt.Sprintf("unknown PermissionOptionKind value %q", *x))
-	}
+
+// ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
+func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {
+	enumPermissionOptionKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of CreateTerminalRequest, each with the JSON pointer of the offending value.
 func (x *CreateTerminalRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCreateTerminalRequest)
 	return v.Err()
 }
-func (x *CreateTerminalRequest) validate(v *wire.Validator) {
-	if x.Env != nil {
-		v.Push("env")
-		for i := range x.Env {
-			v.PushIndex(i)
-			x.Env[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "command", "args", "env", "cwd", "outputByteLimit", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CreateTerminalRequest to v, at v's position.
+func (x *CreateTerminalRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCreateTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
 func (x *EnvVariable) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *EnvVariable) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of EnvVariable to v, at v's position.
+func (x *EnvVariable) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -676,78 +613,60 @@ func (x *EnvVariable) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalOutputRequest, each with the JSON pointer of the offending value.
 func (x *TerminalOutputRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalOutputRequest)
 	return v.Err()
 }
-func (x *TerminalOutputRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalOutputRequest to v, at v's position.
+func (x *TerminalOutputRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalOutputRequest)
 }
 
 // Validate reports every way x breaks the schema of ReleaseTerminalRequest, each with the JSON pointer of the offending value.
 func (x *ReleaseTerminalRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectReleaseTerminalRequest)
 	return v.Err()
 }
-func (x *ReleaseTerminalRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ReleaseTerminalRequest to v, at v's position.
+func (x *ReleaseTerminalRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectReleaseTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of WaitForTerminalExitRequest, each with the JSON pointer of the offending value.
 func (x *WaitForTerminalExitRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectWaitForTerminalExitRequest)
 	return v.Err()
 }
-func (x *WaitForTerminalExitRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of WaitForTerminalExitRequest to v, at v's position.
+func (x *WaitForTerminalExitRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectWaitForTerminalExitRequest)
 }
 
 // Validate reports every way x breaks the schema of KillTerminalRequest, each with the JSON pointer of the offending value.
 func (x *KillTerminalRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectKillTerminalRequest)
 	return v.Err()
 }
-func (x *KillTerminalRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of KillTerminalRequest to v, at v's position.
+func (x *KillTerminalRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectKillTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CreateElicitationRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationRequest to v, at v's position.
+func (x *CreateElicitationRequest) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -756,22 +675,23 @@ func (x *CreateElicitationRequest) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "message", "_meta")
 	}
-	x.Mode.validate(v)
+	x.Mode.ValidateWith(v)
 }
 
-func (x *CreateElicitationRequestMode) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of CreateElicitationRequestMode to v, at v's position.
+func (x *CreateElicitationRequestMode) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Form != nil {
 		n++
-		x.Form.validate(v)
+		x.Form.ValidateWith(v)
 	}
 	if x.URL != nil {
 		n++
-		x.URL.validate(v)
+		x.URL.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Mode {
 		case "form", "url":
 			v.AddAt("mode", "is a known mode; the catch-all variant Other is for unknown ones")
@@ -785,25 +705,28 @@ func (x *CreateElicitationRequestMode) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CreateElicitationRequestModeOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequestModeOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CreateElicitationRequestModeOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationRequestModeOther to v, at v's position.
+func (x *CreateElicitationRequestModeOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "mode")
 	}
-	x.Variant.validate(v)
+	x.Variant.ValidateWith(v)
 }
 
-func (x *CreateElicitationRequestModeOtherVariant) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of CreateElicitationRequestModeOtherVariant to v, at v's position.
+func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.validate(v)
+		x.Session.ValidateWith(v)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.validate(v)
+		x.Request.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -813,106 +736,84 @@ func (x *CreateElicitationRequestModeOtherVariant) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationSessionScope, each with the JSON pointer of the offending value.
 func (x *ElicitationSessionScope) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationSessionScope)
 	return v.Err()
 }
-func (x *ElicitationSessionScope) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "toolCallId")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationSessionScope to v, at v's position.
+func (x *ElicitationSessionScope) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationSessionScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationRequestScope)
 	return v.Err()
 }
-func (x *ElicitationRequestScope) validate(v *wire.Validator) {
-	v.Push("requestId")
-	x.RequestID.validate(v)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requestId")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationRequestScope to v, at v's position.
+func (x *ElicitationRequestScope) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationRequestScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
 func (x *ElicitationSchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationSchema)
 	return v.Err()
 }
-func (x *ElicitationSchema) validate(v *wire.Validator) {
-	if x.Type != nil {
-		v.Push("type")
-		x.Type.validate(v)
-		v.Pop()
-	}
-	if x.Properties != nil {
-		v.Push("properties")
-		for k, val := range x.Properties {
-			v.Push(k)
-			val.validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type", "title", "properties", "required", "description", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationSchema to v, at v's position.
+func (x *ElicitationSchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationSchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationSchemaType) validate(v *wire.Validator) {
-	switch *x {
-	case ElicitationSchemaTypeObject:
-	default:
-		v.Add(fmt.Sprintf("unknown ElicitationSchemaType value %q", *x))
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
+func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
+	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationPropertySchema) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
+func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.String != nil {
 		n++
-		x.String.validate(v)
+		x.String.ValidateWith(v)
 	}
 	if x.Number != nil {
 		n++
-		x.Number.validate(v)
+		x.Number.ValidateWith(v)
 	}
 	if x.Integer != nil {
 		n++
-		x.Integer.validate(v)
+		x.Integer.ValidateWith(v)
 	}
 	if x.Boolean != nil {
 		n++
-		x.Boolean.validate(v)
+		x.Boolean.ValidateWith(v)
 	}
 	if x.Array != nil {
 		n++
-		x.Array.validate(v)
+		x.Array.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "string", "number", "integer", "boolean", "array":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -926,164 +827,104 @@ func (x *ElicitationPropertySchema) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationPropertySchemaOther)
 	return v.Err()
 }
-func (x *ElicitationPropertySchemaOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationPropertySchemaOther to v, at v's position.
+func (x *ElicitationPropertySchemaOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationPropertySchemaOther)
 }
 
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *StringFormat) validate(v *wire.Validator) {
-	switch *x {
-	case StringFormatEmail, StringFormatURI, StringFormatDate, StringFormatDateTime:
-	default:
-		v.Add(fmt.Sprintf("unknown StringFormat value %q", *x))
-	}
+
+// ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
+func (x *StringFormat) ValidateWith(v *wire.Validator) {
+	enumStringFormat.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
 func (x *EnumOption) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectEnumOption)
 	return v.Err()
 }
-func (x *EnumOption) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "const", "title", "description", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of EnumOption to v, at v's position.
+func (x *EnumOption) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectEnumOption)
 }
 
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectStringPropertySchema)
 	return v.Err()
 }
-func (x *StringPropertySchema) validate(v *wire.Validator) {
-	if x.Format != nil {
-		v.Push("format")
-		x.Format.validate(v)
-		v.Pop()
-	}
-	if x.OneOf != nil {
-		v.Push("oneOf")
-		for i := range x.OneOf {
-			v.PushIndex(i)
-			x.OneOf[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
+func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
 func (x *NumberPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectNumberPropertySchema)
 	return v.Err()
 }
-func (x *NumberPropertySchema) validate(v *wire.Validator) {
-	if x.Minimum != nil {
-		v.Push("minimum")
-		if math.IsNaN(*x.Minimum) || math.IsInf(*x.Minimum, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Maximum != nil {
-		v.Push("maximum")
-		if math.IsNaN(*x.Maximum) || math.IsInf(*x.Maximum, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Default != nil {
-		v.Push("default")
-		if math.IsNaN(*x.Default) || math.IsInf(*x.Default, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of NumberPropertySchema to v, at v's position.
+func (x *NumberPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectNumberPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
 func (x *IntegerPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectIntegerPropertySchema)
 	return v.Err()
 }
-func (x *IntegerPropertySchema) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of IntegerPropertySchema to v, at v's position.
+func (x *IntegerPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIntegerPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
 func (x *BooleanPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectBooleanPropertySchema)
 	return v.Err()
 }
-func (x *BooleanPropertySchema) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "default", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of BooleanPropertySchema to v, at v's position.
+func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectBooleanPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MultiSelectItems) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
+func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.String != nil {
 		n++
-		x.String.validate(v)
+		x.String.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "string":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -1091,7 +932,7 @@ func (x *MultiSelectItems) validate(v *wire.Validator) {
 	}
 	if x.Titled != nil {
 		n++
-		x.Titled.validate(v)
+		x.Titled.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("MultiSelectItems", "String, Other, Titled", x.String != nil, x.Other != nil, x.Titled != nil)
@@ -1101,101 +942,79 @@ func (x *MultiSelectItems) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
 func (x *MultiSelectItemsOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMultiSelectItemsOther)
 	return v.Err()
 }
-func (x *MultiSelectItemsOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of MultiSelectItemsOther to v, at v's position.
+func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMultiSelectItemsOther)
 }
 
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectStringMultiSelectItems)
 	return v.Err()
 }
-func (x *StringMultiSelectItems) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "enum", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
+func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectStringMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *TitledMultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTitledMultiSelectItems)
 	return v.Err()
 }
-func (x *TitledMultiSelectItems) validate(v *wire.Validator) {
-	v.Push("anyOf")
-	for i := range x.AnyOf {
-		v.PushIndex(i)
-		x.AnyOf[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "anyOf", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
+func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTitledMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
 }
-func (x *MultiSelectPropertySchema) validate(v *wire.Validator) {
-	v.Push("items")
-	x.Items.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minItems", "maxItems", "items", "default", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
+func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
 func (x *ElicitationFormMode) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationFormMode) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
+func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
 	v.Push("requestedSchema")
-	x.RequestedSchema.validate(v)
+	x.RequestedSchema.ValidateWith(v)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "requestedSchema")
 	}
-	x.Variant.validate(v)
+	x.Variant.ValidateWith(v)
 }
 
-func (x *ElicitationFormModeVariant) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of ElicitationFormModeVariant to v, at v's position.
+func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.validate(v)
+		x.Session.ValidateWith(v)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.validate(v)
+		x.Request.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -1205,36 +1024,41 @@ func (x *ElicitationFormModeVariant) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ElicitationID to v, at v's position.
+func (x *ElicitationID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationURLMode) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ElicitationURLMode to v, at v's position.
+func (x *ElicitationURLMode) ValidateWith(v *wire.Validator) {
 	v.Push("url")
-	stringRule0.Check(v, x.URL)
+	stringRule1.Check(v, x.URL)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "elicitationId", "url")
 	}
-	x.Variant.validate(v)
+	x.Variant.ValidateWith(v)
 }
 
-func (x *ElicitationURLModeVariant) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of ElicitationURLModeVariant to v, at v's position.
+func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.validate(v)
+		x.Session.ValidateWith(v)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.validate(v)
+		x.Request.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -1244,10 +1068,12 @@ func (x *ElicitationURLModeVariant) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.
 func (x *ExtRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ExtRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ExtRequest to v, at v's position.
+func (x *ExtRequest) ValidateWith(v *wire.Validator) {
 	if len(wire.Raw(*x)) > 0 && !wire.Valid(wire.Raw(*x)) {
 		v.Add("is not valid JSON")
 	}
@@ -1256,18 +1082,20 @@ func (x *ExtRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponse, each with the JSON pointer of the offending value.
 func (x *AgentResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
+func (x *AgentResponse) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Result != nil {
 		n++
-		x.Result.validate(v)
+		x.Result.ValidateWith(v)
 	}
 	if x.Error != nil {
 		n++
-		x.Error.validate(v)
+		x.Error.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("AgentResponse", "Result, Error", x.Result != nil, x.Error != nil)
@@ -1277,12 +1105,14 @@ func (x *AgentResponse) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentResponseResult) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
+func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
 	v.Push("id")
-	x.ID.validate(v)
+	x.ID.ValidateWith(v)
 	v.Pop()
 	v.Push("result")
 	if len(x.Result) > 0 && !wire.Valid(x.Result) {
@@ -1297,325 +1127,186 @@ func (x *AgentResponseResult) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
 func (x *AgentResponseError) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAgentResponseError)
 	return v.Err()
 }
-func (x *AgentResponseError) validate(v *wire.Validator) {
-	v.Push("id")
-	x.ID.validate(v)
-	v.Pop()
-	v.Push("error")
-	x.Error.validate(v)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "error")
-	}
+
+// ValidateWith adds every way x breaks the schema of AgentResponseError to v, at v's position.
+func (x *AgentResponseError) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAgentResponseError)
 }
 
 // Validate reports every way x breaks the schema of InitializeResponse, each with the JSON pointer of the offending value.
 func (x *InitializeResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectInitializeResponse)
 	return v.Err()
 }
-func (x *InitializeResponse) validate(v *wire.Validator) {
-	v.Push("protocolVersion")
-	x.ProtocolVersion.validate(v)
-	v.Pop()
-	if x.AgentCapabilities != nil {
-		v.Push("agentCapabilities")
-		x.AgentCapabilities.validate(v)
-		v.Pop()
-	}
-	if x.AuthMethods != nil {
-		v.Push("authMethods")
-		for i := range x.AuthMethods {
-			v.PushIndex(i)
-			x.AuthMethods[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.AgentInfo != nil {
-		v.Push("agentInfo")
-		x.AgentInfo.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "protocolVersion", "agentCapabilities", "authMethods", "agentInfo", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of InitializeResponse to v, at v's position.
+func (x *InitializeResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectInitializeResponse)
 }
 
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ProtocolVersion) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ProtocolVersion to v, at v's position.
+func (x *ProtocolVersion) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAgentCapabilities)
 	return v.Err()
 }
-func (x *AgentCapabilities) validate(v *wire.Validator) {
-	if x.PromptCapabilities != nil {
-		v.Push("promptCapabilities")
-		x.PromptCapabilities.validate(v)
-		v.Pop()
-	}
-	if x.MCPCapabilities != nil {
-		v.Push("mcpCapabilities")
-		x.MCPCapabilities.validate(v)
-		v.Pop()
-	}
-	if x.SessionCapabilities != nil {
-		v.Push("sessionCapabilities")
-		x.SessionCapabilities.validate(v)
-		v.Pop()
-	}
-	if x.Auth != nil {
-		v.Push("auth")
-		x.Auth.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "loadSession", "promptCapabilities", "mcpCapabilities", "sessionCapabilities", "auth", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AgentCapabilities to v, at v's position.
+func (x *AgentCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAgentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectPromptCapabilities)
 	return v.Err()
 }
-func (x *PromptCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "image", "audio", "embeddedContext", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of PromptCapabilities to v, at v's position.
+func (x *PromptCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectPromptCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMCPCapabilities)
 	return v.Err()
 }
-func (x *MCPCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "http", "sse", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of MCPCapabilities to v, at v's position.
+func (x *MCPCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMCPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionCapabilities)
 	return v.Err()
 }
-func (x *SessionCapabilities) validate(v *wire.Validator) {
-	if x.List != nil {
-		v.Push("list")
-		x.List.validate(v)
-		v.Pop()
-	}
-	if x.Delete != nil {
-		v.Push("delete")
-		x.Delete.validate(v)
-		v.Pop()
-	}
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		x.AdditionalDirectories.validate(v)
-		v.Pop()
-	}
-	if x.Resume != nil {
-		v.Push("resume")
-		x.Resume.validate(v)
-		v.Pop()
-	}
-	if x.Close != nil {
-		v.Push("close")
-		x.Close.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if x.RuntimeContext != nil {
-		v.Push("runtimeContext")
-		x.RuntimeContext.validate(v)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "list", "delete", "additionalDirectories", "resume", "close", "_meta", "runtimeContext")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionCapabilities to v, at v's position.
+func (x *SessionCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionListCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionListCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionListCapabilities)
 	return v.Err()
 }
-func (x *SessionListCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionListCapabilities to v, at v's position.
+func (x *SessionListCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionListCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionDeleteCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionDeleteCapabilities)
 	return v.Err()
 }
-func (x *SessionDeleteCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionDeleteCapabilities to v, at v's position.
+func (x *SessionDeleteCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionDeleteCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionAdditionalDirectoriesCapabilities)
 	return v.Err()
 }
-func (x *SessionAdditionalDirectoriesCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionAdditionalDirectoriesCapabilities to v, at v's position.
+func (x *SessionAdditionalDirectoriesCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionResumeCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionResumeCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionResumeCapabilities)
 	return v.Err()
 }
-func (x *SessionResumeCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionResumeCapabilities to v, at v's position.
+func (x *SessionResumeCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionResumeCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCloseCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCloseCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionCloseCapabilities)
 	return v.Err()
 }
-func (x *SessionCloseCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionCloseCapabilities to v, at v's position.
+func (x *SessionCloseCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionCloseCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentAuthCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAgentAuthCapabilities)
 	return v.Err()
 }
-func (x *AgentAuthCapabilities) validate(v *wire.Validator) {
-	if x.Logout != nil {
-		v.Push("logout")
-		x.Logout.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "logout", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AgentAuthCapabilities to v, at v's position.
+func (x *AgentAuthCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAgentAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of LogoutCapabilities, each with the JSON pointer of the offending value.
 func (x *LogoutCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLogoutCapabilities)
 	return v.Err()
 }
-func (x *LogoutCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LogoutCapabilities to v, at v's position.
+func (x *LogoutCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLogoutCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AuthMethod) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
+func (x *AuthMethod) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Terminal != nil {
 		n++
-		x.Terminal.validate(v)
+		x.Terminal.ValidateWith(v)
 	}
 	if x.Agent != nil {
 		n++
-		x.Agent.validate(v)
+		x.Agent.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("AuthMethod", "Terminal, Agent", x.Terminal != nil, x.Agent != nil)
@@ -1625,183 +1316,128 @@ func (x *AuthMethod) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AuthMethodID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of AuthMethodID to v, at v's position.
+func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
 func (x *AuthMethodTerminal) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAuthMethodTerminal)
 	return v.Err()
 }
-func (x *AuthMethodTerminal) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "name", "description", "args", "env", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AuthMethodTerminal to v, at v's position.
+func (x *AuthMethodTerminal) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAuthMethodTerminal)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
 func (x *AuthMethodAgent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAuthMethodAgent)
 	return v.Err()
 }
-func (x *AuthMethodAgent) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "name", "description", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AuthMethodAgent to v, at v's position.
+func (x *AuthMethodAgent) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAuthMethodAgent)
 }
 
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectImplementation)
 	return v.Err()
 }
-func (x *Implementation) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "title", "version", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Implementation to v, at v's position.
+func (x *Implementation) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectImplementation)
 }
 
 // Validate reports every way x breaks the schema of AuthenticateResponse, each with the JSON pointer of the offending value.
 func (x *AuthenticateResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAuthenticateResponse)
 	return v.Err()
 }
-func (x *AuthenticateResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AuthenticateResponse to v, at v's position.
+func (x *AuthenticateResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAuthenticateResponse)
 }
 
 // Validate reports every way x breaks the schema of LogoutResponse, each with the JSON pointer of the offending value.
 func (x *LogoutResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLogoutResponse)
 	return v.Err()
 }
-func (x *LogoutResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LogoutResponse to v, at v's position.
+func (x *LogoutResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLogoutResponse)
 }
 
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
 func (x *NewSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectNewSessionResponse)
 	return v.Err()
 }
-func (x *NewSessionResponse) validate(v *wire.Validator) {
-	if x.Modes != nil {
-		v.Push("modes")
-		x.Modes.validate(v)
-		v.Pop()
-	}
-	if x.ConfigOptions != nil {
-		v.Push("configOptions")
-		for i := range x.ConfigOptions {
-			v.PushIndex(i)
-			x.ConfigOptions[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "modes", "configOptions", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of NewSessionResponse to v, at v's position.
+func (x *NewSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectNewSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionModeState, each with the JSON pointer of the offending value.
 func (x *SessionModeState) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionModeState)
 	return v.Err()
 }
-func (x *SessionModeState) validate(v *wire.Validator) {
-	v.Push("availableModes")
-	for i := range x.AvailableModes {
-		v.PushIndex(i)
-		x.AvailableModes[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "currentModeId", "availableModes", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionModeState to v, at v's position.
+func (x *SessionModeState) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionModeState)
 }
 
 // Validate reports every way x breaks the schema of SessionModeID, each with the JSON pointer of the offending value.
 func (x *SessionModeID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionModeID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionModeID to v, at v's position.
+func (x *SessionModeID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionMode, each with the JSON pointer of the offending value.
 func (x *SessionMode) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionMode)
 	return v.Err()
 }
-func (x *SessionMode) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "name", "description", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionMode to v, at v's position.
+func (x *SessionMode) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionMode)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigOption) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigOption) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigOption to v, at v's position.
+func (x *SessionConfigOption) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -1810,18 +1446,19 @@ func (x *SessionConfigOption) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "id", "name", "description", "category", "_meta")
 	}
-	x.Type.validate(v)
+	x.Type.ValidateWith(v)
 }
 
-func (x *SessionConfigOptionType) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of SessionConfigOptionType to v, at v's position.
+func (x *SessionConfigOptionType) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Select != nil {
 		n++
-		x.Select.validate(v)
+		x.Select.ValidateWith(v)
 	}
 	if x.Boolean != nil {
 		n++
-		x.Boolean.validate(v)
+		x.Boolean.ValidateWith(v)
 	}
 	if x.Unknown != nil {
 		n++
@@ -1840,40 +1477,48 @@ func (x *SessionConfigOptionType) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigID to v, at v's position.
+func (x *SessionConfigID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigOptionCategory) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigOptionCategory to v, at v's position.
+func (x *SessionConfigOptionCategory) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigValueID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigValueID to v, at v's position.
+func (x *SessionConfigValueID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOptions) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigSelectOptions to v, at v's position.
+func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Ungrouped != nil {
 		n++
 		for i := range x.Ungrouped {
 			v.PushIndex(i)
-			x.Ungrouped[i].validate(v)
+			x.Ungrouped[i].ValidateWith(v)
 			v.Pop()
 		}
 	}
@@ -1881,7 +1526,7 @@ func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
 		n++
 		for i := range x.Grouped {
 			v.PushIndex(i)
-			x.Grouped[i].validate(v)
+			x.Grouped[i].ValidateWith(v)
 			v.Pop()
 		}
 	}
@@ -1893,10 +1538,12 @@ func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigSelectOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOption) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigSelectOption) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigSelectOption to v, at v's position.
+func (x *SessionConfigSelectOption) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -1910,14 +1557,16 @@ func (x *SessionConfigSelectOption) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigSelectGroup, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectGroup) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigSelectGroup) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigSelectGroup to v, at v's position.
+func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
 	v.Push("options")
 	for i := range x.Options {
 		v.PushIndex(i)
-		x.Options[i].validate(v)
+		x.Options[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -1934,20 +1583,24 @@ func (x *SessionConfigSelectGroup) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigGroupID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigGroupID to v, at v's position.
+func (x *SessionConfigGroupID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigSelect) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigSelect to v, at v's position.
+func (x *SessionConfigSelect) ValidateWith(v *wire.Validator) {
 	v.Push("options")
-	x.Options.validate(v)
+	x.Options.ValidateWith(v)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "currentValue", "options")
@@ -1957,10 +1610,12 @@ func (x *SessionConfigSelect) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigBoolean, each with the JSON pointer of the offending value.
 func (x *SessionConfigBoolean) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigBoolean) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigBoolean to v, at v's position.
+func (x *SessionConfigBoolean) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "currentValue")
 	}
@@ -1969,202 +1624,110 @@ func (x *SessionConfigBoolean) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of LoadSessionResponse, each with the JSON pointer of the offending value.
 func (x *LoadSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLoadSessionResponse)
 	return v.Err()
 }
-func (x *LoadSessionResponse) validate(v *wire.Validator) {
-	if x.Modes != nil {
-		v.Push("modes")
-		x.Modes.validate(v)
-		v.Pop()
-	}
-	if x.ConfigOptions != nil {
-		v.Push("configOptions")
-		for i := range x.ConfigOptions {
-			v.PushIndex(i)
-			x.ConfigOptions[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "modes", "configOptions", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LoadSessionResponse to v, at v's position.
+func (x *LoadSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLoadSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsResponse, each with the JSON pointer of the offending value.
 func (x *ListSessionsResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectListSessionsResponse)
 	return v.Err()
 }
-func (x *ListSessionsResponse) validate(v *wire.Validator) {
-	v.Push("sessions")
-	for i := range x.Sessions {
-		v.PushIndex(i)
-		x.Sessions[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessions", "nextCursor", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ListSessionsResponse to v, at v's position.
+func (x *ListSessionsResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectListSessionsResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
 func (x *SessionInfo) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionInfo)
 	return v.Err()
 }
-func (x *SessionInfo) validate(v *wire.Validator) {
-	v.Push("cwd")
-	stringRule1.Check(v, x.Cwd)
-	v.Pop()
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule1.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionInfo to v, at v's position.
+func (x *SessionInfo) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionInfo)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
 	return v.Err()
 }
-func (x *DeleteSessionResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of DeleteSessionResponse to v, at v's position.
+func (x *DeleteSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
 func (x *ResumeSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectResumeSessionResponse)
 	return v.Err()
 }
-func (x *ResumeSessionResponse) validate(v *wire.Validator) {
-	if x.Modes != nil {
-		v.Push("modes")
-		x.Modes.validate(v)
-		v.Pop()
-	}
-	if x.ConfigOptions != nil {
-		v.Push("configOptions")
-		for i := range x.ConfigOptions {
-			v.PushIndex(i)
-			x.ConfigOptions[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "modes", "configOptions", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ResumeSessionResponse to v, at v's position.
+func (x *ResumeSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectResumeSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
 func (x *CloseSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCloseSessionResponse)
 	return v.Err()
 }
-func (x *CloseSessionResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CloseSessionResponse to v, at v's position.
+func (x *CloseSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCloseSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SetSessionModeResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionModeResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionModeResponse)
 	return v.Err()
 }
-func (x *SetSessionModeResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionModeResponse to v, at v's position.
+func (x *SetSessionModeResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionModeResponse)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionResponse) validate(v *wire.Validator) {
-	v.Push("configOptions")
-	for i := range x.ConfigOptions {
-		v.PushIndex(i)
-		x.ConfigOptions[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "configOptions", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionResponse to v, at v's position.
+func (x *SetSessionConfigOptionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
 func (x *PromptResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PromptResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PromptResponse to v, at v's position.
+func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 	v.Push("stopReason")
-	x.StopReason.validate(v)
+	x.StopReason.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2179,10 +1742,12 @@ func (x *PromptResponse) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StopReason, each with the JSON pointer of the offending value.
 func (x *StopReason) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *StopReason) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of StopReason to v, at v's position.
+func (x *StopReason) ValidateWith(v *wire.Validator) {
 	switch *x {
 	case StopReasonEndTurn, StopReasonMaxTokens, StopReasonMaxTurnRequests, StopReasonRefusal, StopReasonCancelled:
 	default:
@@ -2193,10 +1758,12 @@ func (x *StopReason) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
 func (x *ExtResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ExtResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ExtResponse to v, at v's position.
+func (x *ExtResponse) ValidateWith(v *wire.Validator) {
 	if len(wire.Raw(*x)) > 0 && !wire.Valid(wire.Raw(*x)) {
 		v.Add("is not valid JSON")
 	}
@@ -2205,37 +1772,34 @@ func (x *ExtResponse) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Error, each with the JSON pointer of the offending value.
 func (x *Error) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectError)
 	return v.Err()
 }
-func (x *Error) validate(v *wire.Validator) {
-	if x.Data != nil {
-		v.Push("data")
-		if len(x.Data) > 0 && !wire.Valid(x.Data) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "code", "message", "data")
-	}
+
+// ValidateWith adds every way x breaks the schema of Error to v, at v's position.
+func (x *Error) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectError)
 }
 
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
 func (x *ErrorCode) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ErrorCode) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ErrorCode to v, at v's position.
+func (x *ErrorCode) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
 func (x *AgentNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentNotification) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
+func (x *AgentNotification) ValidateWith(v *wire.Validator) {
 	if x.Params != nil {
 		v.Push("params")
 		if len(x.Params) > 0 && !wire.Valid(x.Params) {
@@ -2251,12 +1815,14 @@ func (x *AgentNotification) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionNotification, each with the JSON pointer of the offending value.
 func (x *SessionNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionNotification) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionNotification to v, at v's position.
+func (x *SessionNotification) ValidateWith(v *wire.Validator) {
 	v.Push("update")
-	x.Update.validate(v)
+	x.Update.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2271,66 +1837,68 @@ func (x *SessionNotification) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionUpdate, each with the JSON pointer of the offending value.
 func (x *SessionUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionUpdate to v, at v's position.
+func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.UserMessageChunk != nil {
 		n++
-		x.UserMessageChunk.validate(v)
+		x.UserMessageChunk.ValidateWith(v)
 	}
 	if x.AgentMessageChunk != nil {
 		n++
-		x.AgentMessageChunk.validate(v)
+		x.AgentMessageChunk.ValidateWith(v)
 	}
 	if x.AgentThoughtChunk != nil {
 		n++
-		x.AgentThoughtChunk.validate(v)
+		x.AgentThoughtChunk.ValidateWith(v)
 	}
 	if x.ToolCall != nil {
 		n++
-		x.ToolCall.validate(v)
+		x.ToolCall.ValidateWith(v)
 	}
 	if x.ToolCallUpdate != nil {
 		n++
-		x.ToolCallUpdate.validate(v)
+		x.ToolCallUpdate.ValidateWith(v)
 	}
 	if x.Plan != nil {
 		n++
-		x.Plan.validate(v)
+		x.Plan.ValidateWith(v)
 	}
 	if x.AvailableCommandsUpdate != nil {
 		n++
-		x.AvailableCommandsUpdate.validate(v)
+		x.AvailableCommandsUpdate.ValidateWith(v)
 	}
 	if x.CurrentModeUpdate != nil {
 		n++
-		x.CurrentModeUpdate.validate(v)
+		x.CurrentModeUpdate.ValidateWith(v)
 	}
 	if x.ConfigOptionUpdate != nil {
 		n++
-		x.ConfigOptionUpdate.validate(v)
+		x.ConfigOptionUpdate.ValidateWith(v)
 	}
 	if x.SessionInfoUpdate != nil {
 		n++
-		x.SessionInfoUpdate.validate(v)
+		x.SessionInfoUpdate.ValidateWith(v)
 	}
 	if x.UsageUpdate != nil {
 		n++
-		x.UsageUpdate.validate(v)
+		x.UsageUpdate.ValidateWith(v)
 	}
 	if x.Notice != nil {
 		n++
-		x.Notice.validate(v)
+		x.Notice.ValidateWith(v)
 	}
 	if x.CompactionUpdate != nil {
 		n++
-		x.CompactionUpdate.validate(v)
+		x.CompactionUpdate.ValidateWith(v)
 	}
 	if x.CompactionSummaryChunk != nil {
 		n++
-		x.CompactionSummaryChunk.validate(v)
+		x.CompactionSummaryChunk.ValidateWith(v)
 	}
 	if x.Unknown != nil {
 		n++
@@ -2349,20 +1917,24 @@ func (x *SessionUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MessageID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of MessageID to v, at v's position.
+func (x *MessageID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ContentChunk, each with the JSON pointer of the offending value.
 func (x *ContentChunk) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ContentChunk) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ContentChunk to v, at v's position.
+func (x *ContentChunk) ValidateWith(v *wire.Validator) {
 	v.Push("content")
-	x.Content.validate(v)
+	x.Content.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2377,25 +1949,27 @@ func (x *ContentChunk) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCall, each with the JSON pointer of the offending value.
 func (x *ToolCall) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCall) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ToolCall to v, at v's position.
+func (x *ToolCall) ValidateWith(v *wire.Validator) {
 	if x.Kind != nil {
 		v.Push("kind")
-		x.Kind.validate(v)
+		x.Kind.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Status != nil {
 		v.Push("status")
-		x.Status.validate(v)
+		x.Status.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].validate(v)
+			x.Content[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -2404,7 +1978,7 @@ func (x *ToolCall) validate(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].validate(v)
+			x.Locations[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -2436,15 +2010,17 @@ func (x *ToolCall) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntry, each with the JSON pointer of the offending value.
 func (x *PlanEntry) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanEntry) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PlanEntry to v, at v's position.
+func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 	v.Push("priority")
-	x.Priority.validate(v)
+	x.Priority.ValidateWith(v)
 	v.Pop()
 	v.Push("status")
-	x.Status.validate(v)
+	x.Status.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2459,10 +2035,12 @@ func (x *PlanEntry) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanEntryPriority) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PlanEntryPriority to v, at v's position.
+func (x *PlanEntryPriority) ValidateWith(v *wire.Validator) {
 	switch *x {
 	case PlanEntryPriorityHigh, PlanEntryPriorityMedium, PlanEntryPriorityLow:
 	default:
@@ -2473,10 +2051,12 @@ func (x *PlanEntryPriority) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanEntryStatus) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PlanEntryStatus to v, at v's position.
+func (x *PlanEntryStatus) ValidateWith(v *wire.Validator) {
 	switch *x {
 	case PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted:
 	default:
@@ -2487,14 +2067,16 @@ func (x *PlanEntryStatus) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Plan, each with the JSON pointer of the offending value.
 func (x *Plan) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Plan) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of Plan to v, at v's position.
+func (x *Plan) ValidateWith(v *wire.Validator) {
 	v.Push("entries")
 	for i := range x.Entries {
 		v.PushIndex(i)
-		x.Entries[i].validate(v)
+		x.Entries[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -2511,13 +2093,15 @@ func (x *Plan) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommand, each with the JSON pointer of the offending value.
 func (x *AvailableCommand) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AvailableCommand) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AvailableCommand to v, at v's position.
+func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
 	if x.Input != nil {
 		v.Push("input")
-		x.Input.validate(v)
+		x.Input.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2533,14 +2117,16 @@ func (x *AvailableCommand) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInput) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AvailableCommandInput) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
+func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Unstructured != nil {
 		n++
-		x.Unstructured.validate(v)
+		x.Unstructured.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("AvailableCommandInput", "Unstructured", x.Unstructured != nil)
@@ -2550,31 +2136,28 @@ func (x *AvailableCommandInput) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
 func (x *UnstructuredCommandInput) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectUnstructuredCommandInput)
 	return v.Err()
 }
-func (x *UnstructuredCommandInput) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "hint", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of UnstructuredCommandInput to v, at v's position.
+func (x *UnstructuredCommandInput) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectUnstructuredCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
 func (x *AvailableCommandsUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AvailableCommandsUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AvailableCommandsUpdate to v, at v's position.
+func (x *AvailableCommandsUpdate) ValidateWith(v *wire.Validator) {
 	v.Push("availableCommands")
 	for i := range x.AvailableCommands {
 		v.PushIndex(i)
-		x.AvailableCommands[i].validate(v)
+		x.AvailableCommands[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -2591,10 +2174,12 @@ func (x *AvailableCommandsUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CurrentModeUpdate, each with the JSON pointer of the offending value.
 func (x *CurrentModeUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CurrentModeUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CurrentModeUpdate to v, at v's position.
+func (x *CurrentModeUpdate) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -2608,14 +2193,16 @@ func (x *CurrentModeUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ConfigOptionUpdate, each with the JSON pointer of the offending value.
 func (x *ConfigOptionUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ConfigOptionUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ConfigOptionUpdate to v, at v's position.
+func (x *ConfigOptionUpdate) ValidateWith(v *wire.Validator) {
 	v.Push("configOptions")
 	for i := range x.ConfigOptions {
 		v.PushIndex(i)
-		x.ConfigOptions[i].validate(v)
+		x.ConfigOptions[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -2632,10 +2219,12 @@ func (x *ConfigOptionUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionInfoUpdate, each with the JSON pointer of the offending value.
 func (x *SessionInfoUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionInfoUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionInfoUpdate to v, at v's position.
+func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -2649,35 +2238,27 @@ func (x *SessionInfoUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
 func (x *Cost) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCost)
 	return v.Err()
 }
-func (x *Cost) validate(v *wire.Validator) {
-	v.Push("amount")
-	if math.IsNaN(x.Amount) || math.IsInf(x.Amount, 0) {
-		v.Add("must be a finite number")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "amount", "currency", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
+func (x *Cost) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCost)
 }
 
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *UsageUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of UsageUpdate to v, at v's position.
+func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 	if x.Cost != nil {
 		v.Push("cost")
-		x.Cost.validate(v)
+		x.Cost.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2693,18 +2274,22 @@ func (x *UsageUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *NoticeSeverity) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of NoticeSeverity to v, at v's position.
+func (x *NoticeSeverity) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Notice) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of Notice to v, at v's position.
+func (x *Notice) ValidateWith(v *wire.Validator) {
 	v.Push("title")
 	stringRule2.Check(v, x.Title)
 	v.Pop()
@@ -2721,31 +2306,37 @@ func (x *Notice) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CompactionID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CompactionID to v, at v's position.
+func (x *CompactionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CompactionStatus) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CompactionStatus to v, at v's position.
+func (x *CompactionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CompactionUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CompactionUpdate to v, at v's position.
+func (x *CompactionUpdate) ValidateWith(v *wire.Validator) {
 	if x.Summary != nil {
 		v.Push("summary")
 		for i := range x.Summary {
 			v.PushIndex(i)
-			x.Summary[i].validate(v)
+			x.Summary[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -2763,12 +2354,14 @@ func (x *CompactionUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionSummaryChunk, each with the JSON pointer of the offending value.
 func (x *CompactionSummaryChunk) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CompactionSummaryChunk) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CompactionSummaryChunk to v, at v's position.
+func (x *CompactionSummaryChunk) ValidateWith(v *wire.Validator) {
 	v.Push("content")
-	x.Content.validate(v)
+	x.Content.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2783,27 +2376,24 @@ func (x *CompactionSummaryChunk) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompleteElicitationNotification, each with the JSON pointer of the offending value.
 func (x *CompleteElicitationNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCompleteElicitationNotification)
 	return v.Err()
 }
-func (x *CompleteElicitationNotification) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "elicitationId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CompleteElicitationNotification to v, at v's position.
+func (x *CompleteElicitationNotification) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCompleteElicitationNotification)
 }
 
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
 func (x *ExtNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ExtNotification) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ExtNotification to v, at v's position.
+func (x *ExtNotification) ValidateWith(v *wire.Validator) {
 	if len(wire.Raw(*x)) > 0 && !wire.Valid(wire.Raw(*x)) {
 		v.Add("is not valid JSON")
 	}
@@ -2812,12 +2402,14 @@ func (x *ExtNotification) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientRequest, each with the JSON pointer of the offending value.
 func (x *ClientRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
+func (x *ClientRequest) ValidateWith(v *wire.Validator) {
 	v.Push("id")
-	x.ID.validate(v)
+	x.ID.ValidateWith(v)
 	v.Pop()
 	if x.Params != nil {
 		v.Push("params")
@@ -2834,301 +2426,188 @@ func (x *ClientRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectInitializeRequest)
 	return v.Err()
 }
-func (x *InitializeRequest) validate(v *wire.Validator) {
-	v.Push("protocolVersion")
-	x.ProtocolVersion.validate(v)
-	v.Pop()
-	if x.ClientCapabilities != nil {
-		v.Push("clientCapabilities")
-		x.ClientCapabilities.validate(v)
-		v.Pop()
-	}
-	if x.ClientInfo != nil {
-		v.Push("clientInfo")
-		x.ClientInfo.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "protocolVersion", "clientCapabilities", "clientInfo", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of InitializeRequest to v, at v's position.
+func (x *InitializeRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectClientCapabilities)
 	return v.Err()
 }
-func (x *ClientCapabilities) validate(v *wire.Validator) {
-	if x.Fs != nil {
-		v.Push("fs")
-		x.Fs.validate(v)
-		v.Pop()
-	}
-	if x.Session != nil {
-		v.Push("session")
-		x.Session.validate(v)
-		v.Pop()
-	}
-	if x.Auth != nil {
-		v.Push("auth")
-		x.Auth.validate(v)
-		v.Pop()
-	}
-	if x.Elicitation != nil {
-		v.Push("elicitation")
-		x.Elicitation.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "fs", "terminal", "session", "auth", "elicitation", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ClientCapabilities to v, at v's position.
+func (x *ClientCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectClientCapabilities)
 }
 
 // Validate reports every way x breaks the schema of FileSystemCapabilities, each with the JSON pointer of the offending value.
 func (x *FileSystemCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectFileSystemCapabilities)
 	return v.Err()
 }
-func (x *FileSystemCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "readTextFile", "writeTextFile", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of FileSystemCapabilities to v, at v's position.
+func (x *FileSystemCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectFileSystemCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ClientSessionCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientSessionCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectClientSessionCapabilities)
 	return v.Err()
 }
-func (x *ClientSessionCapabilities) validate(v *wire.Validator) {
-	if x.Compaction != nil {
-		v.Push("compaction")
-		x.Compaction.validate(v)
-		v.Pop()
-	}
-	if x.ConfigOptions != nil {
-		v.Push("configOptions")
-		x.ConfigOptions.validate(v)
-		v.Pop()
-	}
-	if x.Notices != nil {
-		v.Push("notices")
-		x.Notices.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "compaction", "configOptions", "notices", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ClientSessionCapabilities to v, at v's position.
+func (x *ClientSessionCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectClientSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of CompactionCapabilities, each with the JSON pointer of the offending value.
 func (x *CompactionCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCompactionCapabilities)
 	return v.Err()
 }
-func (x *CompactionCapabilities) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CompactionCapabilities to v, at v's position.
+func (x *CompactionCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCompactionCapabilities)
+}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionsCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionsCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigOptionsCapabilities)
 	return v.Err()
 }
-func (x *SessionConfigOptionsCapabilities) validate(v *wire.Validator) {
-	if x.Boolean != nil {
-		v.Push("boolean")
-		x.Boolean.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "boolean", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigOptionsCapabilities to v, at v's position.
+func (x *SessionConfigOptionsCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionConfigOptionsCapabilities)
 }
 
 // Validate reports every way x breaks the schema of BooleanConfigOptionCapabilities, each with the JSON pointer of the offending value.
 func (x *BooleanConfigOptionCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectBooleanConfigOptionCapabilities)
 	return v.Err()
 }
-func (x *BooleanConfigOptionCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of BooleanConfigOptionCapabilities to v, at v's position.
+func (x *BooleanConfigOptionCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectBooleanConfigOptionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of NoticeCapabilities, each with the JSON pointer of the offending value.
 func (x *NoticeCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectNoticeCapabilities)
 	return v.Err()
 }
-func (x *NoticeCapabilities) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of NoticeCapabilities to v, at v's position.
+func (x *NoticeCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectNoticeCapabilities)
+}
 
 // Validate reports every way x breaks the schema of AuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AuthCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAuthCapabilities)
 	return v.Err()
 }
-func (x *AuthCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminal", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AuthCapabilities to v, at v's position.
+func (x *AuthCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationCapabilities)
 	return v.Err()
 }
-func (x *ElicitationCapabilities) validate(v *wire.Validator) {
-	if x.Form != nil {
-		v.Push("form")
-		x.Form.validate(v)
-		v.Pop()
-	}
-	if x.URL != nil {
-		v.Push("url")
-		x.URL.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "form", "url", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationCapabilities to v, at v's position.
+func (x *ElicitationCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationFormCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationFormCapabilities)
 	return v.Err()
 }
-func (x *ElicitationFormCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationFormCapabilities to v, at v's position.
+func (x *ElicitationFormCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationFormCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationURLCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationURLCapabilities)
 	return v.Err()
 }
-func (x *ElicitationURLCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationURLCapabilities to v, at v's position.
+func (x *ElicitationURLCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationURLCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthenticateRequest, each with the JSON pointer of the offending value.
 func (x *AuthenticateRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAuthenticateRequest)
 	return v.Err()
 }
-func (x *AuthenticateRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "methodId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AuthenticateRequest to v, at v's position.
+func (x *AuthenticateRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAuthenticateRequest)
 }
 
 // Validate reports every way x breaks the schema of LogoutRequest, each with the JSON pointer of the offending value.
 func (x *LogoutRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLogoutRequest)
 	return v.Err()
 }
-func (x *LogoutRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LogoutRequest to v, at v's position.
+func (x *LogoutRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLogoutRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
 func (x *NewSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *NewSessionRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.
+func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	v.Push("cwd")
-	stringRule1.Check(v, x.Cwd)
+	stringRule0.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			stringRule1.Check(v, x.AdditionalDirectories[i])
+			stringRule0.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3136,7 +2615,7 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	v.Push("mcpServers")
 	for i := range x.MCPServers {
 		v.PushIndex(i)
-		x.MCPServers[i].validate(v)
+		x.MCPServers[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -3153,22 +2632,24 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServer, each with the JSON pointer of the offending value.
 func (x *MCPServer) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MCPServer) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of MCPServer to v, at v's position.
+func (x *MCPServer) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.HTTP != nil {
 		n++
-		x.HTTP.validate(v)
+		x.HTTP.ValidateWith(v)
 	}
 	if x.SSE != nil {
 		n++
-		x.SSE.validate(v)
+		x.SSE.ValidateWith(v)
 	}
 	if x.Stdio != nil {
 		n++
-		x.Stdio.validate(v)
+		x.Stdio.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("MCPServer", "HTTP, SSE, Stdio", x.HTTP != nil, x.SSE != nil, x.Stdio != nil)
@@ -3178,10 +2659,12 @@ func (x *MCPServer) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of HTTPHeader, each with the JSON pointer of the offending value.
 func (x *HTTPHeader) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *HTTPHeader) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of HTTPHeader to v, at v's position.
+func (x *HTTPHeader) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -3195,14 +2678,16 @@ func (x *HTTPHeader) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServerHTTP, each with the JSON pointer of the offending value.
 func (x *MCPServerHTTP) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MCPServerHTTP) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of MCPServerHTTP to v, at v's position.
+func (x *MCPServerHTTP) ValidateWith(v *wire.Validator) {
 	v.Push("headers")
 	for i := range x.Headers {
 		v.PushIndex(i)
-		x.Headers[i].validate(v)
+		x.Headers[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -3219,14 +2704,16 @@ func (x *MCPServerHTTP) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServerSSE, each with the JSON pointer of the offending value.
 func (x *MCPServerSSE) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MCPServerSSE) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of MCPServerSSE to v, at v's position.
+func (x *MCPServerSSE) ValidateWith(v *wire.Validator) {
 	v.Push("headers")
 	for i := range x.Headers {
 		v.PushIndex(i)
-		x.Headers[i].validate(v)
+		x.Headers[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -3243,14 +2730,16 @@ func (x *MCPServerSSE) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServerStdio, each with the JSON pointer of the offending value.
 func (x *MCPServerStdio) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MCPServerStdio) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of MCPServerStdio to v, at v's position.
+func (x *MCPServerStdio) ValidateWith(v *wire.Validator) {
 	v.Push("env")
 	for i := range x.Env {
 		v.PushIndex(i)
-		x.Env[i].validate(v)
+		x.Env[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -3267,166 +2756,84 @@ func (x *MCPServerStdio) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of LoadSessionRequest, each with the JSON pointer of the offending value.
 func (x *LoadSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLoadSessionRequest)
 	return v.Err()
 }
-func (x *LoadSessionRequest) validate(v *wire.Validator) {
-	v.Push("mcpServers")
-	for i := range x.MCPServers {
-		v.PushIndex(i)
-		x.MCPServers[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	v.Push("cwd")
-	stringRule1.Check(v, x.Cwd)
-	v.Pop()
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule1.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "mcpServers", "cwd", "additionalDirectories", "sessionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LoadSessionRequest to v, at v's position.
+func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLoadSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectListSessionsRequest)
 	return v.Err()
 }
-func (x *ListSessionsRequest) validate(v *wire.Validator) {
-	if x.Cwd != nil {
-		v.Push("cwd")
-		stringRule1.Check(v, *x.Cwd)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule1.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cwd", "cursor", "_meta", "additionalDirectories")
-	}
+
+// ValidateWith adds every way x breaks the schema of ListSessionsRequest to v, at v's position.
+func (x *ListSessionsRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectListSessionsRequest)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
 func (x *DeleteSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectDeleteSessionRequest)
 	return v.Err()
 }
-func (x *DeleteSessionRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of DeleteSessionRequest to v, at v's position.
+func (x *DeleteSessionRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectDeleteSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
 func (x *ResumeSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectResumeSessionRequest)
 	return v.Err()
 }
-func (x *ResumeSessionRequest) validate(v *wire.Validator) {
-	v.Push("cwd")
-	stringRule1.Check(v, x.Cwd)
-	v.Pop()
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule1.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.MCPServers != nil {
-		v.Push("mcpServers")
-		for i := range x.MCPServers {
-			v.PushIndex(i)
-			x.MCPServers[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ResumeSessionRequest to v, at v's position.
+func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectResumeSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
 func (x *CloseSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCloseSessionRequest)
 	return v.Err()
 }
-func (x *CloseSessionRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CloseSessionRequest to v, at v's position.
+func (x *CloseSessionRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCloseSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionModeRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionModeRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionModeRequest)
 	return v.Err()
 }
-func (x *SetSessionModeRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "modeId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionModeRequest to v, at v's position.
+func (x *SetSessionModeRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionModeRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
+func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -3435,18 +2842,19 @@ func (x *SetSessionConfigOptionRequest) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
 	}
-	x.Type.validate(v)
+	x.Type.ValidateWith(v)
 }
 
-func (x *SetSessionConfigOptionRequestType) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
+func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Boolean != nil {
 		n++
-		x.Boolean.validate(v)
+		x.Boolean.ValidateWith(v)
 	}
 	if x.ValueID != nil {
 		n++
-		x.ValueID.validate(v)
+		x.ValueID.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("SetSessionConfigOptionRequestType", "Boolean, ValueID", x.Boolean != nil, x.ValueID != nil)
@@ -3456,38 +2864,40 @@ func (x *SetSessionConfigOptionRequestType) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionRequestTypeBoolean) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "value")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean to v, at v's position.
+func (x *SetSessionConfigOptionRequestTypeBoolean) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeValueID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeValueID)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionRequestTypeValueID) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "value")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID to v, at v's position.
+func (x *SetSessionConfigOptionRequestTypeValueID) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
 func (x *PromptRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PromptRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PromptRequest to v, at v's position.
+func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 	v.Push("prompt")
 	for i := range x.Prompt {
 		v.PushIndex(i)
-		x.Prompt[i].validate(v)
+		x.Prompt[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -3500,7 +2910,7 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 		v.Push("runtimeContext")
 		for i := range x.RuntimeContext {
 			v.PushIndex(i)
-			x.RuntimeContext[i].validate(v)
+			x.RuntimeContext[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -3513,18 +2923,20 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponse, each with the JSON pointer of the offending value.
 func (x *ClientResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
+func (x *ClientResponse) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Result != nil {
 		n++
-		x.Result.validate(v)
+		x.Result.ValidateWith(v)
 	}
 	if x.Error != nil {
 		n++
-		x.Error.validate(v)
+		x.Error.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("ClientResponse", "Result, Error", x.Result != nil, x.Error != nil)
@@ -3534,12 +2946,14 @@ func (x *ClientResponse) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientResponseResult) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
+func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
 	v.Push("id")
-	x.ID.validate(v)
+	x.ID.ValidateWith(v)
 	v.Pop()
 	v.Push("result")
 	if len(x.Result) > 0 && !wire.Valid(x.Result) {
@@ -3554,90 +2968,68 @@ func (x *ClientResponseResult) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
 func (x *ClientResponseError) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectClientResponseError)
 	return v.Err()
 }
-func (x *ClientResponseError) validate(v *wire.Validator) {
-	v.Push("id")
-	x.ID.validate(v)
-	v.Pop()
-	v.Push("error")
-	x.Error.validate(v)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "error")
-	}
+
+// ValidateWith adds every way x breaks the schema of ClientResponseError to v, at v's position.
+func (x *ClientResponseError) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectClientResponseError)
 }
 
 // Validate reports every way x breaks the schema of WriteTextFileResponse, each with the JSON pointer of the offending value.
 func (x *WriteTextFileResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectWriteTextFileResponse)
 	return v.Err()
 }
-func (x *WriteTextFileResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of WriteTextFileResponse to v, at v's position.
+func (x *WriteTextFileResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectWriteTextFileResponse)
 }
 
 // Validate reports every way x breaks the schema of ReadTextFileResponse, each with the JSON pointer of the offending value.
 func (x *ReadTextFileResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectReadTextFileResponse)
 	return v.Err()
 }
-func (x *ReadTextFileResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "content", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ReadTextFileResponse to v, at v's position.
+func (x *ReadTextFileResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectReadTextFileResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionResponse, each with the JSON pointer of the offending value.
 func (x *RequestPermissionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectRequestPermissionResponse)
 	return v.Err()
 }
-func (x *RequestPermissionResponse) validate(v *wire.Validator) {
-	v.Push("outcome")
-	x.Outcome.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "outcome", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionResponse to v, at v's position.
+func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectRequestPermissionResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *RequestPermissionOutcome) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
+func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Cancelled != nil {
 		n++
-		x.Cancelled.validate(v)
+		x.Cancelled.ValidateWith(v)
 	}
 	if x.Selected != nil {
 		n++
-		x.Selected.validate(v)
+		x.Selected.ValidateWith(v)
 	}
 	if x.Unknown != nil {
 		n++
@@ -3656,142 +3048,108 @@ func (x *RequestPermissionOutcome) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeCancelled, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcomeCancelled) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectRequestPermissionOutcomeCancelled)
 	return v.Err()
 }
-func (x *RequestPermissionOutcomeCancelled) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionOutcomeCancelled to v, at v's position.
+func (x *RequestPermissionOutcomeCancelled) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectRequestPermissionOutcomeCancelled)
+}
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *SelectedPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSelectedPermissionOutcome)
 	return v.Err()
 }
-func (x *SelectedPermissionOutcome) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "optionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SelectedPermissionOutcome to v, at v's position.
+func (x *SelectedPermissionOutcome) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSelectedPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of CreateTerminalResponse, each with the JSON pointer of the offending value.
 func (x *CreateTerminalResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCreateTerminalResponse)
 	return v.Err()
 }
-func (x *CreateTerminalResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CreateTerminalResponse to v, at v's position.
+func (x *CreateTerminalResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCreateTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of TerminalOutputResponse, each with the JSON pointer of the offending value.
 func (x *TerminalOutputResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalOutputResponse)
 	return v.Err()
 }
-func (x *TerminalOutputResponse) validate(v *wire.Validator) {
-	if x.ExitStatus != nil {
-		v.Push("exitStatus")
-		x.ExitStatus.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "output", "truncated", "exitStatus", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalOutputResponse to v, at v's position.
+func (x *TerminalOutputResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalOutputResponse)
 }
 
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
 }
-func (x *TerminalExitStatus) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
+func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of ReleaseTerminalResponse, each with the JSON pointer of the offending value.
 func (x *ReleaseTerminalResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectReleaseTerminalResponse)
 	return v.Err()
 }
-func (x *ReleaseTerminalResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ReleaseTerminalResponse to v, at v's position.
+func (x *ReleaseTerminalResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectReleaseTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of WaitForTerminalExitResponse, each with the JSON pointer of the offending value.
 func (x *WaitForTerminalExitResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectWaitForTerminalExitResponse)
 	return v.Err()
 }
-func (x *WaitForTerminalExitResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of WaitForTerminalExitResponse to v, at v's position.
+func (x *WaitForTerminalExitResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectWaitForTerminalExitResponse)
 }
 
 // Validate reports every way x breaks the schema of KillTerminalResponse, each with the JSON pointer of the offending value.
 func (x *KillTerminalResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectKillTerminalResponse)
 	return v.Err()
 }
-func (x *KillTerminalResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of KillTerminalResponse to v, at v's position.
+func (x *KillTerminalResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectKillTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CreateElicitationResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
+func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -3800,26 +3158,27 @@ func (x *CreateElicitationResponse) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "_meta")
 	}
-	x.Action.validate(v)
+	x.Action.ValidateWith(v)
 }
 
-func (x *CreateElicitationResponseAction) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
+func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Accept != nil {
 		n++
-		x.Accept.validate(v)
+		x.Accept.ValidateWith(v)
 	}
 	if x.Decline != nil {
 		n++
-		x.Decline.validate(v)
+		x.Decline.ValidateWith(v)
 	}
 	if x.Cancel != nil {
 		n++
-		x.Cancel.validate(v)
+		x.Cancel.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Action {
 		case "accept", "decline", "cancel":
 			v.AddAt("action", "is a known action; the catch-all variant Other is for unknown ones")
@@ -3833,38 +3192,48 @@ func (x *CreateElicitationResponseAction) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionDecline) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionDecline)
 	return v.Err()
 }
-func (x *CreateElicitationResponseActionDecline) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionDecline to v, at v's position.
+func (x *CreateElicitationResponseActionDecline) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionDecline)
+}
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionCancel)
 	return v.Err()
 }
-func (x *CreateElicitationResponseActionCancel) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionCancel to v, at v's position.
+func (x *CreateElicitationResponseActionCancel) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionCancel)
+}
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
 	return v.Err()
 }
-func (x *CreateElicitationResponseActionOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "action")
-	}
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionOther to v, at v's position.
+func (x *CreateElicitationResponseActionOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
 func (x *ElicitationContentValue) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationContentValue) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ElicitationContentValue to v, at v's position.
+func (x *ElicitationContentValue) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.String != nil {
 		n++
@@ -3892,31 +3261,24 @@ func (x *ElicitationContentValue) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationAcceptAction, each with the JSON pointer of the offending value.
 func (x *ElicitationAcceptAction) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationAcceptAction)
 	return v.Err()
 }
-func (x *ElicitationAcceptAction) validate(v *wire.Validator) {
-	if x.Content != nil {
-		v.Push("content")
-		for k, val := range x.Content {
-			v.Push(k)
-			val.validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "content")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationAcceptAction to v, at v's position.
+func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationAcceptAction)
 }
 
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientNotification) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
+func (x *ClientNotification) ValidateWith(v *wire.Validator) {
 	if x.Params != nil {
 		v.Push("params")
 		if len(x.Params) > 0 && !wire.Valid(x.Params) {
@@ -3932,74 +3294,56 @@ func (x *ClientNotification) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
 func (x *CancelNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelNotification)
 	return v.Err()
 }
-func (x *CancelNotification) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelNotification to v, at v's position.
+func (x *CancelNotification) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
 	return v.Err()
 }
-func (x *CancelRequestNotification) validate(v *wire.Validator) {
-	v.Push("requestId")
-	x.RequestID.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requestId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelRequestNotification to v, at v's position.
+func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
 // Validate reports every way x breaks the schema of SessionRuntimeContextCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionRuntimeContextCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionRuntimeContextCapabilities)
 	return v.Err()
 }
-func (x *SessionRuntimeContextCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionRuntimeContextCapabilities to v, at v's position.
+func (x *SessionRuntimeContextCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionRuntimeContextCapabilities)
 }
 
 // Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
 func (x *RuntimeContextItem) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectRuntimeContextItem)
 	return v.Err()
 }
-func (x *RuntimeContextItem) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "text")
-	}
+
+// ValidateWith adds every way x breaks the schema of RuntimeContextItem to v, at v's position.
+func (x *RuntimeContextItem) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectRuntimeContextItem)
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")
-var stringRule0 = wire.StringRule{URI: true}
-var stringRule1 = wire.StringRule{
+var stringRule0 = wire.StringRule{
 	MinLength:   1,
 	Pattern:     pattern0,
 	PatternWhat: "an absolute path",
 }
+var stringRule1 = wire.StringRule{URI: true}
 var stringRule2 = wire.StringRule{MinLength: 1}

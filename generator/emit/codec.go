@@ -201,6 +201,10 @@ func decoderParam() jen.Code { return jen.Id("d").Op("*").Add(wq("Decoder")) }
 
 func (e *emitter) codecs(f *jen.File) {
 	for _, t := range e.m.Types {
+		if e.cold(t) {
+			e.coldCodec(f, t)
+			continue
+		}
 		switch t.Kind {
 		case ir.Struct:
 			e.structCodec(f, t)
@@ -245,9 +249,9 @@ func (e *emitter) stdInterop(f *jen.File, name string, checked bool) {
 		e.helper("marshal", func(f *jen.File) {
 			f.Comment("marshal encodes x for encoding/json after checking that every union in it has exactly")
 			f.Comment("one variant set: AppendJSON would write an empty object or only the first variant.")
-			f.Func().Id("marshal").Params(jen.Id("x").Interface(jen.Qual(WirePath, "Appender"), jen.Id("validate").Params(jen.Op("*").Qual(WirePath, "Validator"))), jen.Id("typ").String()).Params(jen.Index().Byte(), jen.Error()).Block(
+			f.Func().Id("marshal").Params(jen.Id("x").Interface(jen.Qual(WirePath, "Appender"), jen.Id(validateWith).Params(jen.Op("*").Qual(WirePath, "Validator"))), jen.Id("typ").String()).Params(jen.Index().Byte(), jen.Error()).Block(
 				jen.Var().Id("v").Qual(WirePath, "Validator"),
-				jen.Id("x").Dot("validate").Call(jen.Op("&").Id("v")),
+				jen.Id("x").Dot(validateWith).Call(jen.Op("&").Id("v")),
 				jen.If(jen.Err().Op(":=").Id("v").Dot("EncodeErr").Call(jen.Id("typ")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 				jen.Return(jen.Id("x").Dot("AppendJSON").Call(jen.Nil()), jen.Nil()),
 			)
@@ -565,14 +569,14 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 			// The tag was read by selectVariant; the variant field says it.
 			d = append(d, jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wq("Optional"), jen.Id("d").Dot("Skip").Call())))
 		}
-		d = append(d, jen.Return(jen.Id("v").Dot(v.Name).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"))))
+		d = append(d, jen.Return(e.payloadField(v)))
 		dec = append(dec, jen.Case(active.Clone()).Block(d...))
-		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(variantRequired(v))))
+		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(e.variantRequired(v))))
 		var en []jen.Code
 		if v.Role == ir.Tagged {
 			en = append(en, jen.Id("b").Op("=").Add(wq("Key")).Call(jen.Id("b"), jen.Op("&").Id("comma"), jen.Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag))))
 		}
-		en = append(en, jen.Return(jen.Id("v").Dot(v.Name).Dot("appendFields").Call(jen.Id("b"), jen.Id("comma"))))
+		en = append(en, jen.Return(e.payloadFields(v)))
 		enc = append(enc, jen.Case(active.Clone()).Block(en...))
 		sink = append(sink, jen.Case(active.Clone()).Block(jen.Return(variantSink(v))))
 	}
@@ -603,8 +607,11 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 
 // variantRequired names variant v's required members of level w: its
 // payload's table, or the payload's own required method when it embeds a union.
-func variantRequired(v *ir.Variant) jen.Code {
+func (e *emitter) variantRequired(v *ir.Variant) jen.Code {
 	t := v.Payload.Type
+	if u := t.Underlying(); e.cold(u) {
+		return wq("Level").Call(jen.Id("w"), jen.Id(objectTable(u)).Dot("RequiredNames").Call())
+	}
 	if t.Union != nil {
 		return jen.Id("v").Dot(v.Name).Dot("required").Call(jen.Id("w"))
 	}
@@ -613,6 +620,25 @@ func variantRequired(v *ir.Variant) jen.Code {
 		names = jen.Id(membersTable(t)).Dot("Required")
 	}
 	return wq("Level").Call(jen.Id("w"), names)
+}
+
+// payloadField decodes the member named key of variant v's payload: through
+// its table when the payload is cold.
+func (e *emitter) payloadField(v *ir.Variant) jen.Code {
+	x := jen.Id("v").Dot(v.Name)
+	if u := v.Payload.Type.Underlying(); e.cold(u) {
+		return wq("DecodeMember").Call(jen.Id("d"), x, jen.Op("&").Id(objectTable(u)), jen.Id("key"))
+	}
+	return x.Dot("decodeField").Call(jen.Id("d"), jen.Id("key"))
+}
+
+// payloadFields appends the members of variant v's payload.
+func (e *emitter) payloadFields(v *ir.Variant) jen.Code {
+	x := jen.Id("v").Dot(v.Name)
+	if u := v.Payload.Type.Underlying(); e.cold(u) {
+		return wq("AppendMembers").Call(jen.Id("b"), x, jen.Op("&").Id(objectTable(u)), jen.Id("comma"))
+	}
+	return x.Dot("appendFields").Call(jen.Id("b"), jen.Id("comma"))
 }
 
 // initVariant sets variant v to a new payload and, for a payload that is a
@@ -848,7 +874,9 @@ func (e *emitter) anyVariant(v *ir.Variant) jen.Code {
 
 func (e *emitter) enumCodec(f *jen.File, t *ir.Type) {
 	var dec []jen.Code
-	if t.EnumBase.Kind == ir.String {
+	if coldEnum(t) {
+		dec = coldEnumDecode(f, t)
+	} else if t.EnumBase.Kind == ir.String {
 		var cases []jen.Code
 		for _, v := range t.EnumValues {
 			cases = append(cases, jen.Case(jen.Lit(v.String)).Block(jen.Op("*").Id("v").Op("=").Id(v.Name)))

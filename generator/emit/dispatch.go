@@ -111,7 +111,7 @@ func descriptor(m *ir.Method) *jen.Statement {
 func codec(name string) jen.Code {
 	return jen.Qual(DispatchPath, "Codec").Types(jen.Op("*").Id(name)).Values(jen.Dict{
 		jen.Id("New"):      jen.Qual(DispatchPath, "New").Types(jen.Id(name)),
-		jen.Id("Validate"): jen.Parens(jen.Op("*").Id(name)).Dot("validate"),
+		jen.Id("Validate"): jen.Parens(jen.Op("*").Id(name)).Dot(validateWith),
 	})
 }
 

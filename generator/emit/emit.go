@@ -165,6 +165,8 @@ type emitter struct {
 	kindNames map[*ir.Union]string
 	// shorts are the text helpers (api.go), derived once.
 	shorts []*shortcut
+	// colds are the structs described by tables (tables.go), decided once.
+	colds map[*ir.Type]bool
 }
 
 func (e *emitter) header() []string {

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
@@ -16,20 +17,7 @@ import (
 // compiler lays out statically, so the linker keeps only what a program
 // reaches (an agent links no ClientConn routes).
 func TestDispatchHasNoInitCode(t *testing.T) {
-	dir := t.TempDir()
-	base, err := os.ReadFile(filepath.Join("..", "..", "golden", "testdata", "base.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "schema.json"), base, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	files, err := generator.Generate(generator.Config{Root: t.TempDir(), SchemaDir: dir, Channels: []generator.Channel{{
-		Name: "stable", SchemaFile: "schema.json", OutDir: "acp", Package: "acp", ImportPath: "example.com/acp",
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := generateBase(t)
 	for _, name := range []string{"dispatch.go", "gates.go"} {
 		if vars := staticVars(t, name, files["acp/"+name]); vars == 0 {
 			t.Errorf("%s has no package-level variables", name)
@@ -63,6 +51,71 @@ func staticVars(t *testing.T, name string, src []byte) int {
 		}
 	}
 	return vars
+}
+
+// generateBase generates golden/testdata/base.json as one stable package.
+func generateBase(t *testing.T) map[string][]byte {
+	t.Helper()
+	dir := t.TempDir()
+	base, err := os.ReadFile(filepath.Join("..", "..", "golden", "testdata", "base.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "schema.json"), base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := generator.Generate(generator.Config{Root: t.TempDir(), SchemaDir: dir, Channels: []generator.Channel{{
+		Name: "stable", SchemaFile: "schema.json", OutDir: "acp", Package: "acp", ImportPath: "example.com/acp",
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// The cold types' tables (wire.Object) run nothing at package init either:
+// composite literals whose only conversions are nil pointers naming a type,
+// (*T)(nil), which the compiler lays out statically too.
+func TestTablesHaveNoInitCode(t *testing.T) {
+	files := generateBase(t)
+	f, err := parser.ParseFile(token.NewFileSet(), "codec.go", files["acp/codec.go"], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := 0
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			if !strings.HasPrefix(vs.Names[0].Name, "object") {
+				continue
+			}
+			tables++
+			ast.Inspect(vs.Values[0], func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok && !nilPointerOfType(c) {
+					t.Errorf("table %s calls %s at package init", vs.Names[0].Name, callee(c.Fun))
+				}
+				return true
+			})
+		}
+	}
+	if tables == 0 {
+		t.Fatal("codec.go has no tables")
+	}
+}
+
+// nilPointerOfType reports a conversion (*T)(nil).
+func nilPointerOfType(c *ast.CallExpr) bool {
+	p, ok := c.Fun.(*ast.ParenExpr)
+	if !ok || len(c.Args) != 1 {
+		return false
+	}
+	_, star := p.X.(*ast.StarExpr)
+	arg, isIdent := c.Args[0].(*ast.Ident)
+	return star && isIdent && arg.Name == "nil"
 }
 
 func callee(e ast.Expr) string {

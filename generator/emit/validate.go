@@ -17,12 +17,16 @@ func (e *emitter) validators(f *jen.File) {
 		if t.Kind == ir.Alias && t.Target.Kind == ir.Named {
 			continue // a Go alias shares its target's methods
 		}
+		if e.cold(t) {
+			coldValidate(f, t)
+			continue
+		}
 		var body []jen.Code
 		switch t.Kind {
 		case ir.Struct:
 			body = e.structValidate(t)
 			if t.Union != nil {
-				body = append(body, jen.Id("x").Dot(t.Union.FieldName()).Dot("validate").Call(jen.Id("v")))
+				body = append(body, jen.Id("x").Dot(t.Union.FieldName()).Dot(validateWith).Call(jen.Id("v")))
 			}
 		case ir.ObjectUnion, ir.ValueUnion:
 			body = e.unionValidate(t.Union)
@@ -34,13 +38,15 @@ func (e *emitter) validators(f *jen.File) {
 		f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
 			jen.Var().Id("v").Qual(WirePath, "Validator"),
-			jen.Id("x").Dot("validate").Call(jen.Op("&").Id("v")),
+			jen.Id("x").Dot(validateWith).Call(jen.Op("&").Id("v")),
 			jen.Return(jen.Id("v").Dot("Err").Call()),
 		)
-		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("validate").Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(body...)
+		validateWithDoc(f, t.Name)
+		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(body...)
 		f.Line()
 		if t.Kind == ir.Struct && t.Union != nil {
-			f.Func().Params(jen.Id("x").Op("*").Id(t.Union.Name)).Id("validate").Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(e.unionValidate(t.Union)...)
+			validateWithDoc(f, t.Union.Name)
+			f.Func().Params(jen.Id("x").Op("*").Id(t.Union.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(e.unionValidate(t.Union)...)
 			f.Line()
 		}
 	}
@@ -54,6 +60,15 @@ func (e *emitter) validators(f *jen.File) {
 	for _, r := range e.stringRules {
 		f.Var().Id(r.name).Op("=").Add(wq("StringRule")).Values(r.fields)
 	}
+}
+
+// validateWith names the method that adds a value's violations to a
+// wire.Validator at its position: what Validate, enclosing types and the
+// runtime's table interpreter call (exported so runtime/wire can).
+const validateWith = "ValidateWith"
+
+func validateWithDoc(f *jen.File, name string) {
+	f.Comment(fmt.Sprintf("ValidateWith adds every way x breaks the schema of %s to v, at v's position.", name))
 }
 
 type pattern struct{ name, re string }
@@ -154,7 +169,7 @@ func (e *emitter) checksOf(r *ir.Ref, expr *jen.Statement, subject string) []jen
 		c.out = append(c.out, e.mapRules(r.Rules, expr)...)
 	case ir.Named:
 		if needsValidate(r.Type) {
-			c.out = append(c.out, expr.Clone().Dot("validate").Call(jen.Id("v")))
+			c.out = append(c.out, expr.Clone().Dot(validateWith).Call(jen.Id("v")))
 		}
 	}
 	c.enumCheck(r, expr)
@@ -292,6 +307,9 @@ func (e *emitter) routedValidate(r *ir.Ref, expr *jen.Statement) []jen.Code {
 func (e *emitter) enumValidate(t *ir.Type) []jen.Code {
 	if t.EnumOpen {
 		return nil
+	}
+	if coldEnum(t) {
+		return []jen.Code{jen.Id(enumTable(t)).Dot("Check").Call(jen.Id("v"), jen.String().Call(jen.Op("*").Id("x")))}
 	}
 	var vals []jen.Code
 	for _, v := range t.EnumValues {

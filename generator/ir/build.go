@@ -96,6 +96,7 @@ func Build(doc *load.Document, channel string) (*Model, error) {
 		return nil, err
 	}
 	b.m.lifecycle()
+	b.m.markHot()
 	return b.m, nil
 }
 

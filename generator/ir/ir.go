@@ -68,6 +68,10 @@ type Type struct {
 
 	// Methods whose params or result this type is.
 	Uses []MethodUse
+	// Hot marks a type on the streaming path (see hot.go): it keeps
+	// specialised generated code; a struct that is not hot may be
+	// described by a table the runtime interprets instead.
+	Hot bool
 }
 
 // Underlying follows a chain of aliases that name other named types

@@ -104,11 +104,11 @@ func GoName(s string) string {
 // type, unions included; reservedMembers adds what structs also get (the
 // emitter's test keeps both complete).
 var (
-	reservedMethods = setOf("Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON")
+	reservedMethods = setOf("Validate", "ValidateWith", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON")
 	// reservedVariants adds the union's own API: its Kind and Value
 	// accessors and the Unknown variant of a closed tagged union.
-	reservedVariants = setOf("Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON", "Kind", "Value", "Unknown")
-	reservedMembers  = setOf("Unknown", "Validate", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON",
+	reservedVariants = setOf("Validate", "ValidateWith", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON", "Kind", "Value", "Unknown")
+	reservedMembers  = setOf("Unknown", "Validate", "ValidateWith", "AppendJSON", "DecodeJSON", "MarshalJSON", "UnmarshalJSON",
 		"EffectiveRoots", "ActiveAdditionalDirectories", "DedupeAdditionalDirectories", "Matches", "ForHistory")
 )
 

@@ -75,3 +75,25 @@ func characters(n int) string {
 	}
 	return strconv.Itoa(n) + " characters"
 }
+
+// IntRule is an integer's bounds, each inclusive (the generator turns an
+// exclusive bound into the inclusive one next to it), with the reason a
+// value out of each bound gets. The zero value accepts every integer.
+type IntRule struct {
+	HasMin  bool
+	Min     int64
+	MinWhat string
+	HasMax  bool
+	Max     int64
+	MaxWhat string
+}
+
+// Check adds to v each bound x breaks, at v's current position.
+func (r *IntRule) Check(v *Validator, x int64) {
+	if r.HasMin && x < r.Min {
+		v.Add(r.MinWhat)
+	}
+	if r.HasMax && x > r.Max {
+		v.Add(r.MaxWhat)
+	}
+}

@@ -149,6 +149,28 @@ func Check(acceptUnknown bool, validate func(*Validator)) error {
 	return err
 }
 
+// borrow returns a pooled Validator at v's position, with v's settings.
+func (v *Validator) borrow() *Validator {
+	w := validators.Get().(*Validator)
+	*w = Validator{AcceptUnknown: v.AcceptUnknown}
+	for i := range v.depth {
+		if i < len(v.stack) {
+			w.push(v.stack[i])
+		} else {
+			w.push(v.more[i-len(v.stack)])
+		}
+	}
+	return w
+}
+
+// giveBack adds what w, from borrow, found to v and returns w to the pool.
+func (v *Validator) giveBack(w *Validator) {
+	v.errs = append(v.errs, w.errs...)
+	v.unencodable = append(v.unencodable, w.unencodable...)
+	*w = Validator{}
+	validators.Put(w)
+}
+
 // Count reports how many violations were found so far.
 func (v *Validator) Count() int { return len(v.errs) }
 

@@ -119,55 +119,54 @@ func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersWriteTextFileRequest = wire.Members{Required: []string{"sessionId", "path", "content"}}
+var objectWriteTextFileRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.WriteTextFileRequest",
+	Type: (*WriteTextFileRequest)(nil),
+}
 
 // DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
 func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = WriteTextFileRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWriteTextFileRequest, nil)
+	return wire.DecodeTable(d, v, &objectWriteTextFileRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WriteTextFileRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWriteTextFileRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WriteTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "path":
-		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "content":
-		return 2, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WriteTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	b = wire.Key(b, &comma, "\"content\":")
-	b = wire.AppendString(b, v.Content)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.WriteTextFileRequest")
+	return wire.MarshalTable(&v, &objectWriteTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -202,73 +201,60 @@ func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReadTextFileRequest = wire.Members{Required: []string{"sessionId", "path"}}
+var objectReadTextFileRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "line",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Limit",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "limit",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ReadTextFileRequest",
+	Type: (*ReadTextFileRequest)(nil),
+}
 
 // DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
 func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ReadTextFileRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileRequest, nil)
+	return wire.DecodeTable(d, v, &objectReadTextFileRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReadTextFileRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReadTextFileRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "path":
-		return 1, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Line, d), "line")
-	case "limit":
-		if d.TryNull() {
-			v.Limit = nil
-			return wire.Optional, nil
-		}
-		v.Limit = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.Limit, d), "limit")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReadTextFileRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Limit != nil {
-		b = wire.Key(b, &comma, "\"limit\":")
-		b = wire.AppendUint(b, uint64(*v.Limit))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReadTextFileRequest")
+	return wire.MarshalTable(&v, &objectReadTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -276,55 +262,63 @@ func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId", "toolCall", "options"}}
+var objectRequestPermissionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCall",
+			Flags: wire.Required,
+			Name:  "toolCall",
+			Value: &wire.Value{
+				Coded: (*ToolCallUpdate)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required,
+			Name:  "options",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectPermissionOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.RequestPermissionRequest",
+	Type: (*RequestPermissionRequest)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCall":
-		return 1, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
-	case "options":
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"toolCall\":")
-	b = v.ToolCall.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"options\":")
-	b = wire.AppendSlice(b, v.Options, (*PermissionOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionRequest")
+	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -531,37 +525,14 @@ func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumToolKind = wire.Enum{
+	Name:   "ToolKind",
+	Values: []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"},
+}
+
 // DecodeJSON decodes one ToolKind value.
 func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "read":
-		*v = ToolKindRead
-	case "edit":
-		*v = ToolKindEdit
-	case "delete":
-		*v = ToolKindDelete
-	case "move":
-		*v = ToolKindMove
-	case "search":
-		*v = ToolKindSearch
-	case "execute":
-		*v = ToolKindExecute
-	case "think":
-		*v = ToolKindThink
-	case "fetch":
-		*v = ToolKindFetch
-	case "switch_mode":
-		*v = ToolKindSwitchMode
-	case "other":
-		*v = ToolKindOther
-	default:
-		return d.Errorf("unknown ToolKind value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumToolKind)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -580,25 +551,14 @@ func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumToolCallStatus = wire.Enum{
+	Name:   "ToolCallStatus",
+	Values: []string{"pending", "in_progress", "completed", "failed"},
+}
+
 // DecodeJSON decodes one ToolCallStatus value.
 func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = ToolCallStatusPending
-	case "in_progress":
-		*v = ToolCallStatusInProgress
-	case "completed":
-		*v = ToolCallStatusCompleted
-	case "failed":
-		*v = ToolCallStatusFailed
-	default:
-		return d.Errorf("unknown ToolCallStatus value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumToolCallStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -655,17 +615,17 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Content.decodeField(d, key)
+		return wire.DecodeMember(d, v.Content, &objectContent, key)
 	case v.Diff != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Diff.decodeField(d, key)
+		return wire.DecodeMember(d, v.Diff, &objectDiff, key)
 	case v.Terminal != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectTerminal, key)
 	case v.Unknown != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
@@ -679,11 +639,11 @@ func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) 
 func (v *ToolCallContent) required(w int) []string {
 	switch {
 	case v.Content != nil:
-		return wire.Level(w, membersContent.Required)
+		return wire.Level(w, objectContent.RequiredNames())
 	case v.Diff != nil:
-		return wire.Level(w, membersDiff.Required)
+		return wire.Level(w, objectDiff.RequiredNames())
 	case v.Terminal != nil:
-		return wire.Level(w, membersTerminal.Required)
+		return wire.Level(w, objectTerminal.RequiredNames())
 	}
 	return nil
 }
@@ -693,13 +653,13 @@ func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Content != nil:
 		b = wire.Key(b, &comma, "\"type\":\"content\"")
-		return v.Content.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Content, &objectContent, comma)
 	case v.Diff != nil:
 		b = wire.Key(b, &comma, "\"type\":\"diff\"")
-		return v.Diff.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Diff, &objectDiff, comma)
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectTerminal, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "type", comma)
 	}
@@ -909,88 +869,61 @@ func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAnnotations = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Audience",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "audience",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*Role)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "LastModified",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "lastModified",
+			Value: wire.String,
+		},
+		{
+			Field: "Priority",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "priority",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Annotations",
+	Type: (*Annotations)(nil),
+}
+
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	*v = Annotations{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAnnotations)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Annotations) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "audience":
-		if d.TryNull() {
-			v.Audience = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
-			v.Audience = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
-		}
-		return wire.Optional, nil
-	case "lastModified":
-		if d.TryNull() {
-			v.LastModified = nil
-			return wire.Optional, nil
-		}
-		v.LastModified = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.LastModified, d); err != nil {
-			v.LastModified = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
-		}
-		return wire.Optional, nil
-	case "priority":
-		if d.TryNull() {
-			v.Priority = nil
-			return wire.Optional, nil
-		}
-		v.Priority = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
-			v.Priority = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Audience != nil {
-		b = wire.Key(b, &comma, "\"audience\":")
-		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
-	}
-	if v.LastModified != nil {
-		b = wire.Key(b, &comma, "\"lastModified\":")
-		b = wire.AppendString(b, *v.LastModified)
-	}
-	if v.Priority != nil {
-		b = wire.Key(b, &comma, "\"priority\":")
-		b = wire.AppendFloat(b, *v.Priority)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Annotations")
+	return wire.MarshalTable(&v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -998,21 +931,14 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumRole = wire.Enum{
+	Name:   "Role",
+	Values: []string{"assistant", "user"},
+}
+
 // DecodeJSON decodes one Role value.
 func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "assistant":
-		*v = RoleAssistant
-	case "user":
-		*v = RoleUser
-	default:
-		return d.Errorf("unknown Role value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumRole)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1675,47 +1601,45 @@ func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersContent = wire.Members{Required: []string{"content"}}
+var objectContent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Coded: (*ContentBlock)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Content",
+	Type: (*Content)(nil),
+}
 
 // DecodeJSON decodes one Content object, keeping unknown members.
 func (v *Content) DecodeJSON(d *wire.Decoder) error {
-	*v = Content{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersContent, nil)
+	return wire.DecodeTable(d, v, &objectContent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Content) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectContent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Content) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		return 0, wire.AtKey(v.Content.DecodeJSON(d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"content\":")
-	b = v.Content.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Content) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Content")
+	return wire.MarshalTable(&v, &objectContent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1723,67 +1647,54 @@ func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDiff = wire.Members{Required: []string{"path", "newText"}}
+var objectDiff = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "OldText",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "oldText",
+			Value: wire.String,
+		},
+		{
+			Field: "NewText",
+			Flags: wire.Required,
+			Name:  "newText",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Diff",
+	Type: (*Diff)(nil),
+}
 
 // DecodeJSON decodes one Diff object, keeping unknown members.
 func (v *Diff) DecodeJSON(d *wire.Decoder) error {
-	*v = Diff{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiff, nil)
+	return wire.DecodeTable(d, v, &objectDiff)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Diff) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDiff)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "oldText":
-		if d.TryNull() {
-			v.OldText = nil
-			return wire.Optional, nil
-		}
-		v.OldText = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.OldText, d); err != nil {
-			v.OldText = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "oldText")
-		}
-		return wire.Optional, nil
-	case "newText":
-		return 1, wire.AtKey(wire.DecodeString(&v.NewText, d), "newText")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.OldText != nil {
-		b = wire.Key(b, &comma, "\"oldText\":")
-		b = wire.AppendString(b, *v.OldText)
-	}
-	b = wire.Key(b, &comma, "\"newText\":")
-	b = wire.AppendString(b, v.NewText)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Diff")
+	return wire.MarshalTable(&v, &objectDiff)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1818,47 +1729,42 @@ func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminal = wire.Members{Required: []string{"terminalId"}}
+var objectTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Terminal",
+	Type: (*Terminal)(nil),
+}
 
 // DecodeJSON decodes one Terminal object, keeping unknown members.
 func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
-	*v = Terminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminal, nil)
+	return wire.DecodeTable(d, v, &objectTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Terminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Terminal")
+	return wire.MarshalTable(&v, &objectTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1866,63 +1772,48 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+var objectToolCallLocation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "line",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallLocation",
+	Type: (*ToolCallLocation)(nil),
+}
 
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeTable(d, v, &objectToolCallLocation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(wire.DecodeString(&v.Path, d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.Line, d); err != nil {
-			v.Line = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = wire.AppendString(b, v.Path)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallLocation")
+	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1930,55 +1821,57 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+var objectPermissionOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Kind",
+			Flags: wire.Required,
+			Name:  "kind",
+			Value: &wire.Value{
+				Coded: (*PermissionOptionKind)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PermissionOption",
+	Type: (*PermissionOption)(nil),
+}
 
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	*v = PermissionOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
+	return wire.DecodeTable(d, v, &objectPermissionOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "kind":
-		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"kind\":")
-	b = v.Kind.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PermissionOption")
+	return wire.MarshalTable(&v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2013,25 +1906,14 @@ func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumPermissionOptionKind = wire.Enum{
+	Name:   "PermissionOptionKind",
+	Values: []string{"allow_once", "allow_always", "reject_once", "reject_always"},
+}
+
 // DecodeJSON decodes one PermissionOptionKind value.
 func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "allow_once":
-		*v = PermissionOptionKindAllowOnce
-	case "allow_always":
-		*v = PermissionOptionKindAllowAlways
-	case "reject_once":
-		*v = PermissionOptionKindRejectOnce
-	case "reject_always":
-		*v = PermissionOptionKindRejectAlways
-	default:
-		return d.Errorf("unknown PermissionOptionKind value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumPermissionOptionKind)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2050,93 +1932,81 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateTerminalRequest = wire.Members{Required: []string{"sessionId", "command"}}
+var objectCreateTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*EnvVariable)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "OutputByteLimit",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "outputByteLimit",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CreateTerminalRequest",
+	Type: (*CreateTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
 func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectCreateTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "command":
-		return 1, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
-	case "outputByteLimit":
-		if d.TryNull() {
-			v.OutputByteLimit = nil
-			return wire.Optional, nil
-		}
-		v.OutputByteLimit = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.OutputByteLimit, d), "outputByteLimit")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"command\":")
-	b = wire.AppendString(b, v.Command)
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = wire.AppendString(b, *v.Cwd)
-	}
-	if v.OutputByteLimit != nil {
-		b = wire.Key(b, &comma, "\"outputByteLimit\":")
-		b = wire.AppendUint(b, uint64(*v.OutputByteLimit))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateTerminalRequest")
+	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2196,51 +2066,48 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalOutputRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectTerminalOutputRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalOutputRequest",
+	Type: (*TerminalOutputRequest)(nil),
+}
 
 // DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
 func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalOutputRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputRequest, nil)
+	return wire.DecodeTable(d, v, &objectTerminalOutputRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalOutputRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalOutputRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalOutputRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalOutputRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalOutputRequest")
+	return wire.MarshalTable(&v, &objectTerminalOutputRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2248,51 +2115,48 @@ func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReleaseTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectReleaseTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ReleaseTerminalRequest",
+	Type: (*ReleaseTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
 func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ReleaseTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReleaseTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectReleaseTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReleaseTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReleaseTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReleaseTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReleaseTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReleaseTerminalRequest")
+	return wire.MarshalTable(&v, &objectReleaseTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2300,51 +2164,48 @@ func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersWaitForTerminalExitRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectWaitForTerminalExitRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.WaitForTerminalExitRequest",
+	Type: (*WaitForTerminalExitRequest)(nil),
+}
 
 // DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
 func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = WaitForTerminalExitRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersWaitForTerminalExitRequest, nil)
+	return wire.DecodeTable(d, v, &objectWaitForTerminalExitRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WaitForTerminalExitRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWaitForTerminalExitRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WaitForTerminalExitRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WaitForTerminalExitRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.WaitForTerminalExitRequest")
+	return wire.MarshalTable(&v, &objectWaitForTerminalExitRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2352,51 +2213,48 @@ func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersKillTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectKillTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.KillTerminalRequest",
+	Type: (*KillTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
 func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = KillTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersKillTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectKillTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *KillTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectKillTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *KillTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *KillTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.KillTerminalRequest")
+	return wire.MarshalTable(&v, &objectKillTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2618,9 +2476,9 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -2629,9 +2487,9 @@ func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, 
 func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -2640,9 +2498,9 @@ func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -2658,57 +2516,39 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+var objectElicitationSessionScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.ElicitationSessionScope",
+	Type: (*ElicitationSessionScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCallId":
-		if d.TryNull() {
-			v.ToolCallID = nil
-			return wire.Optional, nil
-		}
-		v.ToolCallID = new(ToolCallID)
-		m := d.Mark()
-		if err := v.ToolCallID.DecodeJSON(d); err != nil {
-			v.ToolCallID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ToolCallID != nil {
-		b = wire.Key(b, &comma, "\"toolCallId\":")
-		b = v.ToolCallID.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationSessionScope")
+	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2716,41 +2556,36 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+var objectElicitationRequestScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "unstable.ElicitationRequestScope",
+	Type: (*ElicitationRequestScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationRequestScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationRequestScope")
+	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2758,101 +2593,77 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationSchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "type",
+			Value: &wire.Value{
+				Coded: (*ElicitationSchemaType)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Properties",
+			Name:  "properties",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationPropertySchema)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Required",
+			Flags: wire.Nullable,
+			Name:  "required",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationSchema",
+	Type: (*ElicitationSchema)(nil),
+}
+
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		v.Type = new(ElicitationSchemaType)
-		m := d.Mark()
-		if err := v.Type.DecodeJSON(d); err != nil {
-			v.Type = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "type")
-		}
-		return wire.Optional, nil
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "properties":
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
-	case "required":
-		if d.TryNull() {
-			v.Required = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Type != nil {
-		b = wire.Key(b, &comma, "\"type\":")
-		b = v.Type.AppendJSON(b)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Properties != nil {
-		b = wire.Key(b, &comma, "\"properties\":")
-		b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
-	}
-	if v.Required != nil {
-		b = wire.Key(b, &comma, "\"required\":")
-		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationSchema")
+	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2860,19 +2671,14 @@ func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumElicitationSchemaType = wire.Enum{
+	Name:   "ElicitationSchemaType",
+	Values: []string{"object"},
+}
+
 // DecodeJSON decodes one ElicitationSchemaType value.
 func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "object":
-		*v = ElicitationSchemaTypeObject
-	default:
-		return d.Errorf("unknown ElicitationSchemaType value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2932,29 +2738,29 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key)
+		return wire.DecodeMember(d, v.String, &objectStringPropertySchema, key)
 	case v.Number != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key)
+		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key)
+		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
 	case v.Array != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key)
+		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -2963,17 +2769,17 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 func (v *ElicitationPropertySchema) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectStringPropertySchema.RequiredNames())
 	case v.Number != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
 	case v.Integer != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
 	case v.Boolean != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
 	case v.Array != nil:
-		return wire.Level(w, membersMultiSelectPropertySchema.Required)
+		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
+		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
 	}
 	return nil
 }
@@ -2983,21 +2789,21 @@ func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 	switch {
 	case v.String != nil:
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
+		return wire.AppendMembers(b, v.String, &objectStringPropertySchema, comma)
 	case v.Number != nil:
 		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return v.Number.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
 	case v.Integer != nil:
 		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return v.Integer.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
 	case v.Array != nil:
 		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return v.Array.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
 	}
 	return b, comma
 }
@@ -3048,41 +2854,33 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+var objectElicitationPropertySchemaOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.ElicitationPropertySchemaOther",
+	Type: (*ElicitationPropertySchemaOther)(nil),
+}
 
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationPropertySchemaOther")
+	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3090,25 +2888,14 @@ func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumStringFormat = wire.Enum{
+	Name:   "StringFormat",
+	Values: []string{"email", "uri", "date", "date-time"},
+}
+
 // DecodeJSON decodes one StringFormat value.
 func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "email":
-		*v = StringFormatEmail
-	case "uri":
-		*v = StringFormatURI
-	case "date":
-		*v = StringFormatDate
-	case "date-time":
-		*v = StringFormatDateTime
-	default:
-		return d.Errorf("unknown StringFormat value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumStringFormat)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3127,67 +2914,54 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+var objectEnumOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Const",
+			Flags: wire.Required,
+			Name:  "const",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.EnumOption",
+	Type: (*EnumOption)(nil),
+}
 
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	*v = EnumOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
+	return wire.DecodeTable(d, v, &objectEnumOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *EnumOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "const":
-		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"const\":")
-	b = wire.AppendString(b, v.Const)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.EnumOption")
+	return wire.MarshalTable(&v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3195,153 +2969,102 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectStringPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "MaxLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Pattern",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "pattern",
+			Value: wire.String,
+		},
+		{
+			Field: "Format",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "format",
+			Value: &wire.Value{
+				Coded: (*StringFormat)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.String,
+		},
+		{
+			Field: "Enum",
+			Flags: wire.Nullable,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "OneOf",
+			Flags: wire.Nullable,
+			Name:  "oneOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.StringPropertySchema",
+	Type: (*StringPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectStringPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minLength":
-		if d.TryNull() {
-			v.MinLength = nil
-			return wire.Optional, nil
-		}
-		v.MinLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
-	case "maxLength":
-		if d.TryNull() {
-			v.MaxLength = nil
-			return wire.Optional, nil
-		}
-		v.MaxLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
-	case "pattern":
-		if d.TryNull() {
-			v.Pattern = nil
-			return wire.Optional, nil
-		}
-		v.Pattern = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
-	case "format":
-		if d.TryNull() {
-			v.Format = nil
-			return wire.Optional, nil
-		}
-		v.Format = new(StringFormat)
-		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "enum":
-		if d.TryNull() {
-			v.Enum = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "oneOf":
-		if d.TryNull() {
-			v.OneOf = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinLength != nil {
-		b = wire.Key(b, &comma, "\"minLength\":")
-		b = wire.AppendUint(b, uint64(*v.MinLength))
-	}
-	if v.MaxLength != nil {
-		b = wire.Key(b, &comma, "\"maxLength\":")
-		b = wire.AppendUint(b, uint64(*v.MaxLength))
-	}
-	if v.Pattern != nil {
-		b = wire.Key(b, &comma, "\"pattern\":")
-		b = wire.AppendString(b, *v.Pattern)
-	}
-	if v.Format != nil {
-		b = wire.Key(b, &comma, "\"format\":")
-		b = v.Format.AppendJSON(b)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendString(b, *v.Default)
-	}
-	if v.Enum != nil {
-		b = wire.Key(b, &comma, "\"enum\":")
-		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	}
-	if v.OneOf != nil {
-		b = wire.Key(b, &comma, "\"oneOf\":")
-		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.StringPropertySchema")
+	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3349,111 +3072,66 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectNumberPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.NumberPropertySchema",
+	Type: (*NumberPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendFloat(b, *v.Minimum)
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendFloat(b, *v.Maximum)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendFloat(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.NumberPropertySchema")
+	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3461,111 +3139,66 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIntegerPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.IntegerPropertySchema",
+	Type: (*IntegerPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(int64)
-		m := d.Mark()
-		if err := wire.DecodeInt64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendInt(b, int64(*v.Minimum))
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendInt(b, int64(*v.Maximum))
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendInt(b, int64(*v.Default))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IntegerPropertySchema")
+	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3573,89 +3206,54 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectBooleanPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BooleanPropertySchema",
+	Type: (*BooleanPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendBool(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BooleanPropertySchema")
+	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3694,11 +3292,11 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key)
+		return wire.DecodeMember(d, v.String, &objectStringMultiSelectItems, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
 	case v.Titled != nil:
-		return v.Titled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Titled, &objectTitledMultiSelectItems, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3707,11 +3305,11 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 func (v *MultiSelectItems) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return wire.Level(w, membersStringMultiSelectItems.Required)
+		return wire.Level(w, objectStringMultiSelectItems.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersMultiSelectItemsOther.Required)
+		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
 	case v.Titled != nil:
-		return wire.Level(w, membersTitledMultiSelectItems.Required)
+		return wire.Level(w, objectTitledMultiSelectItems.RequiredNames())
 	}
 	return nil
 }
@@ -3721,11 +3319,11 @@ func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
+		return wire.AppendMembers(b, v.String, &objectStringMultiSelectItems, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
 	case v.Titled != nil:
-		return v.Titled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Titled, &objectTitledMultiSelectItems, comma)
 	}
 	return b, comma
 }
@@ -3786,41 +3384,33 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+var objectMultiSelectItemsOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.MultiSelectItemsOther",
+	Type: (*MultiSelectItemsOther)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectItemsOther")
+	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3828,47 +3418,45 @@ func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
+var objectStringMultiSelectItems = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Enum",
+			Flags: wire.Required,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.StringMultiSelectItems",
+	Type: (*StringMultiSelectItems)(nil),
+}
 
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = StringMultiSelectItems{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
+	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "enum":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"enum\":")
-	b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.StringMultiSelectItems")
+	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3876,47 +3464,48 @@ func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
+var objectTitledMultiSelectItems = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "AnyOf",
+			Flags: wire.Required,
+			Name:  "anyOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TitledMultiSelectItems",
+	Type: (*TitledMultiSelectItems)(nil),
+}
 
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = TitledMultiSelectItems{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
+	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "anyOf":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"anyOf\":")
-	b = wire.AppendSlice(b, v.AnyOf, (*EnumOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TitledMultiSelectItems")
+	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3924,116 +3513,79 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+var objectMultiSelectPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "MaxItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Items",
+			Flags: wire.Required,
+			Name:  "items",
+			Value: &wire.Value{
+				Coded: (*MultiSelectItems)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "default",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MultiSelectPropertySchema",
+	Type: (*MultiSelectPropertySchema)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minItems":
-		if d.TryNull() {
-			v.MinItems = nil
-			return wire.Optional, nil
-		}
-		v.MinItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
-	case "maxItems":
-		if d.TryNull() {
-			v.MaxItems = nil
-			return wire.Optional, nil
-		}
-		v.MaxItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
-	case "items":
-		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinItems != nil {
-		b = wire.Key(b, &comma, "\"minItems\":")
-		b = wire.AppendUint(b, uint64(*v.MinItems))
-	}
-	if v.MaxItems != nil {
-		b = wire.Key(b, &comma, "\"maxItems\":")
-		b = wire.AppendUint(b, uint64(*v.MaxItems))
-	}
-	b = wire.Key(b, &comma, "\"items\":")
-	b = v.Items.AppendJSON(b)
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectPropertySchema")
+	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4118,9 +3670,9 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4129,9 +3681,9 @@ func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (i
 func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4140,9 +3692,9 @@ func (v *ElicitationFormModeVariant) required(w int) []string {
 func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -4266,9 +3818,9 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4277,9 +3829,9 @@ func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (in
 func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4288,9 +3840,9 @@ func (v *ElicitationURLModeVariant) required(w int) []string {
 func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -4306,65 +3858,63 @@ func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMessageMCPRequest = wire.Members{Required: []string{"serverId", "requestId", "method"}}
+var objectMessageMCPRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ServerID",
+			Flags: wire.Required,
+			Name:  "serverId",
+			Value: wire.String,
+		},
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: wire.String,
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MessageMCPRequest",
+	Type: (*MessageMCPRequest)(nil),
+}
 
 // DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
 func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPRequest, nil)
+	return wire.DecodeTable(d, v, &objectMessageMCPRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMessageMCPRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "serverId":
-		return 0, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
-	case "requestId":
-		return 1, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "method":
-		return 2, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MessageMCPRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"serverId\":")
-	b = v.ServerID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRawMap(b, v.Params)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPRequest")
+	return wire.MarshalTable(&v, &objectMessageMCPRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4484,7 +4034,7 @@ func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectAgentResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4495,7 +4045,7 @@ func (v *AgentResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersAgentResponseError.Required)
+		return wire.Level(w, objectAgentResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -4506,7 +4056,7 @@ func (v *AgentResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectAgentResponseError, comma)
 	}
 	return b, comma
 }
@@ -4595,45 +4145,45 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectAgentResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.AgentResponseError",
+	Type: (*AgentResponseError)(nil),
+}
 
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeTable(d, v, &objectAgentResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentResponseError")
+	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4641,86 +4191,73 @@ func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion"}}
+var objectInitializeResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "AgentCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "agentCapabilities",
+			Value: &wire.Value{
+				Object: &objectAgentCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AuthMethods",
+			Flags: wire.DefaultOnError,
+			Name:  "authMethods",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AuthMethod)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AgentInfo",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "agentInfo",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.InitializeResponse",
+	Type: (*InitializeResponse)(nil),
+}
 
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeTable(d, v, &objectInitializeResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "agentCapabilities":
-		v.AgentCapabilities = new(AgentCapabilities)
-		m := d.Mark()
-		if err := v.AgentCapabilities.DecodeJSON(d); err != nil {
-			v.AgentCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "agentCapabilities")
-		}
-		return wire.Optional, nil
-	case "authMethods":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
-			v.AuthMethods = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
-		}
-		return wire.Optional, nil
-	case "agentInfo":
-		if d.TryNull() {
-			v.AgentInfo = nil
-			return wire.Optional, nil
-		}
-		v.AgentInfo = new(Implementation)
-		m := d.Mark()
-		if err := v.AgentInfo.DecodeJSON(d); err != nil {
-			v.AgentInfo = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "agentInfo")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	if v.AgentCapabilities != nil {
-		b = wire.Key(b, &comma, "\"agentCapabilities\":")
-		b = v.AgentCapabilities.AppendJSON(b)
-	}
-	if v.AuthMethods != nil {
-		b = wire.Key(b, &comma, "\"authMethods\":")
-		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
-	}
-	if v.AgentInfo != nil {
-		b = wire.Key(b, &comma, "\"agentInfo\":")
-		b = v.AgentInfo.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.InitializeResponse")
+	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4755,117 +4292,87 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "LoadSession",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "loadSession",
+			Value: wire.Bool,
+		},
+		{
+			Field: "PromptCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "promptCapabilities",
+			Value: &wire.Value{
+				Object: &objectPromptCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "MCPCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "mcpCapabilities",
+			Value: &wire.Value{
+				Object: &objectMCPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "SessionCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "sessionCapabilities",
+			Value: &wire.Value{
+				Object: &objectSessionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Auth",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectAgentAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Providers",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "providers",
+			Value: &wire.Value{
+				Object: &objectProvidersCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AgentCapabilities",
+	Type: (*AgentCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "loadSession":
-		v.LoadSession = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.LoadSession, d); err != nil {
-			v.LoadSession = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "loadSession")
-		}
-		return wire.Optional, nil
-	case "promptCapabilities":
-		v.PromptCapabilities = new(PromptCapabilities)
-		m := d.Mark()
-		if err := v.PromptCapabilities.DecodeJSON(d); err != nil {
-			v.PromptCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "promptCapabilities")
-		}
-		return wire.Optional, nil
-	case "mcpCapabilities":
-		v.MCPCapabilities = new(MCPCapabilities)
-		m := d.Mark()
-		if err := v.MCPCapabilities.DecodeJSON(d); err != nil {
-			v.MCPCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcpCapabilities")
-		}
-		return wire.Optional, nil
-	case "sessionCapabilities":
-		v.SessionCapabilities = new(SessionCapabilities)
-		m := d.Mark()
-		if err := v.SessionCapabilities.DecodeJSON(d); err != nil {
-			v.SessionCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "sessionCapabilities")
-		}
-		return wire.Optional, nil
-	case "auth":
-		v.Auth = new(AgentAuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "providers":
-		if d.TryNull() {
-			v.Providers = nil
-			return wire.Optional, nil
-		}
-		v.Providers = new(ProvidersCapabilities)
-		m := d.Mark()
-		if err := v.Providers.DecodeJSON(d); err != nil {
-			v.Providers = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "providers")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.LoadSession != nil {
-		b = wire.Key(b, &comma, "\"loadSession\":")
-		b = wire.AppendBool(b, *v.LoadSession)
-	}
-	if v.PromptCapabilities != nil {
-		b = wire.Key(b, &comma, "\"promptCapabilities\":")
-		b = v.PromptCapabilities.AppendJSON(b)
-	}
-	if v.MCPCapabilities != nil {
-		b = wire.Key(b, &comma, "\"mcpCapabilities\":")
-		b = v.MCPCapabilities.AppendJSON(b)
-	}
-	if v.SessionCapabilities != nil {
-		b = wire.Key(b, &comma, "\"sessionCapabilities\":")
-		b = v.SessionCapabilities.AppendJSON(b)
-	}
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Providers != nil {
-		b = wire.Key(b, &comma, "\"providers\":")
-		b = v.Providers.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentCapabilities")
+	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4873,77 +4380,54 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Image",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "image",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Audio",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "audio",
+			Value: wire.Bool,
+		},
+		{
+			Field: "EmbeddedContext",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "embeddedContext",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PromptCapabilities",
+	Type: (*PromptCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "image":
-		v.Image = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Image, d); err != nil {
-			v.Image = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
-		}
-		return wire.Optional, nil
-	case "audio":
-		v.Audio = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Audio, d); err != nil {
-			v.Audio = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
-		}
-		return wire.Optional, nil
-	case "embeddedContext":
-		v.EmbeddedContext = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.EmbeddedContext, d); err != nil {
-			v.EmbeddedContext = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Image != nil {
-		b = wire.Key(b, &comma, "\"image\":")
-		b = wire.AppendBool(b, *v.Image)
-	}
-	if v.Audio != nil {
-		b = wire.Key(b, &comma, "\"audio\":")
-		b = wire.AppendBool(b, *v.Audio)
-	}
-	if v.EmbeddedContext != nil {
-		b = wire.Key(b, &comma, "\"embeddedContext\":")
-		b = wire.AppendBool(b, *v.EmbeddedContext)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PromptCapabilities")
+	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4951,77 +4435,54 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "HTTP",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "http",
+			Value: wire.Bool,
+		},
+		{
+			Field: "SSE",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "sse",
+			Value: wire.Bool,
+		},
+		{
+			Field: "ACP",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "acp",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPCapabilities",
+	Type: (*MCPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "http":
-		v.HTTP = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.HTTP, d); err != nil {
-			v.HTTP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
-		}
-		return wire.Optional, nil
-	case "sse":
-		v.SSE = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.SSE, d); err != nil {
-			v.SSE = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "sse")
-		}
-		return wire.Optional, nil
-	case "acp":
-		v.ACP = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.ACP, d); err != nil {
-			v.ACP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "acp")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.HTTP != nil {
-		b = wire.Key(b, &comma, "\"http\":")
-		b = wire.AppendBool(b, *v.HTTP)
-	}
-	if v.SSE != nil {
-		b = wire.Key(b, &comma, "\"sse\":")
-		b = wire.AppendBool(b, *v.SSE)
-	}
-	if v.ACP != nil {
-		b = wire.Key(b, &comma, "\"acp\":")
-		b = wire.AppendBool(b, *v.ACP)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5029,217 +4490,135 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "List",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "list",
+			Value: &wire.Value{
+				Object: &objectSessionListCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Delete",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "delete",
+			Value: &wire.Value{
+				Object: &objectSessionDeleteCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Object: &objectSessionAdditionalDirectoriesCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "SystemPrompt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "systemPrompt",
+			Value: &wire.Value{
+				Object: &objectSessionSystemPromptCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Fork",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "fork",
+			Value: &wire.Value{
+				Object: &objectSessionForkCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Archive",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "archive",
+			Value: &wire.Value{
+				Object: &objectSessionArchiveCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Status",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "status",
+			Value: &wire.Value{
+				Object: &objectSessionStatusCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: &wire.Value{
+				Object: &objectSessionTitleCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Resume",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "resume",
+			Value: &wire.Value{
+				Object: &objectSessionResumeCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Close",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "close",
+			Value: &wire.Value{
+				Object: &objectSessionCloseCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "RuntimeContext",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "runtimeContext",
+			Value: &wire.Value{
+				Object: &objectSessionRuntimeContextCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.SessionCapabilities",
+	Type: (*SessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "list":
-		if d.TryNull() {
-			v.List = nil
-			return wire.Optional, nil
-		}
-		v.List = new(SessionListCapabilities)
-		m := d.Mark()
-		if err := v.List.DecodeJSON(d); err != nil {
-			v.List = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "list")
-		}
-		return wire.Optional, nil
-	case "delete":
-		if d.TryNull() {
-			v.Delete = nil
-			return wire.Optional, nil
-		}
-		v.Delete = new(SessionDeleteCapabilities)
-		m := d.Mark()
-		if err := v.Delete.DecodeJSON(d); err != nil {
-			v.Delete = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
-		}
-		return wire.Optional, nil
-	case "additionalDirectories":
-		if d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
-		m := d.Mark()
-		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
-			v.AdditionalDirectories = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
-		}
-		return wire.Optional, nil
-	case "systemPrompt":
-		if d.TryNull() {
-			v.SystemPrompt = nil
-			return wire.Optional, nil
-		}
-		v.SystemPrompt = new(SessionSystemPromptCapabilities)
-		m := d.Mark()
-		if err := v.SystemPrompt.DecodeJSON(d); err != nil {
-			v.SystemPrompt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "systemPrompt")
-		}
-		return wire.Optional, nil
-	case "fork":
-		if d.TryNull() {
-			v.Fork = nil
-			return wire.Optional, nil
-		}
-		v.Fork = new(SessionForkCapabilities)
-		m := d.Mark()
-		if err := v.Fork.DecodeJSON(d); err != nil {
-			v.Fork = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "fork")
-		}
-		return wire.Optional, nil
-	case "archive":
-		if d.TryNull() {
-			v.Archive = nil
-			return wire.Optional, nil
-		}
-		v.Archive = new(SessionArchiveCapabilities)
-		m := d.Mark()
-		if err := v.Archive.DecodeJSON(d); err != nil {
-			v.Archive = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "archive")
-		}
-		return wire.Optional, nil
-	case "status":
-		if d.TryNull() {
-			v.Status = nil
-			return wire.Optional, nil
-		}
-		v.Status = new(SessionStatusCapabilities)
-		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
-			v.Status = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
-		}
-		return wire.Optional, nil
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(SessionTitleCapabilities)
-		m := d.Mark()
-		if err := v.Title.DecodeJSON(d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "resume":
-		if d.TryNull() {
-			v.Resume = nil
-			return wire.Optional, nil
-		}
-		v.Resume = new(SessionResumeCapabilities)
-		m := d.Mark()
-		if err := v.Resume.DecodeJSON(d); err != nil {
-			v.Resume = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "resume")
-		}
-		return wire.Optional, nil
-	case "close":
-		if d.TryNull() {
-			v.Close = nil
-			return wire.Optional, nil
-		}
-		v.Close = new(SessionCloseCapabilities)
-		m := d.Mark()
-		if err := v.Close.DecodeJSON(d); err != nil {
-			v.Close = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "close")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	case "runtimeContext":
-		if d.TryNull() {
-			v.RuntimeContext = nil
-			return wire.Optional, nil
-		}
-		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
-		m := d.Mark()
-		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
-			v.RuntimeContext = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "runtimeContext")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.List != nil {
-		b = wire.Key(b, &comma, "\"list\":")
-		b = v.List.AppendJSON(b)
-	}
-	if v.Delete != nil {
-		b = wire.Key(b, &comma, "\"delete\":")
-		b = v.Delete.AppendJSON(b)
-	}
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = v.AdditionalDirectories.AppendJSON(b)
-	}
-	if v.SystemPrompt != nil {
-		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
-	}
-	if v.Fork != nil {
-		b = wire.Key(b, &comma, "\"fork\":")
-		b = v.Fork.AppendJSON(b)
-	}
-	if v.Archive != nil {
-		b = wire.Key(b, &comma, "\"archive\":")
-		b = v.Archive.AppendJSON(b)
-	}
-	if v.Status != nil {
-		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = v.Title.AppendJSON(b)
-	}
-	if v.Resume != nil {
-		b = wire.Key(b, &comma, "\"resume\":")
-		b = v.Resume.AppendJSON(b)
-	}
-	if v.Close != nil {
-		b = wire.Key(b, &comma, "\"close\":")
-		b = v.Close.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	if v.RuntimeContext != nil {
-		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = v.RuntimeContext.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5247,41 +4626,36 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionListCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionListCapabilities",
+	Type: (*SessionListCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
 func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionListCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionListCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionListCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionListCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionListCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionListCapabilities")
+	return wire.MarshalTable(&v, &objectSessionListCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5289,41 +4663,36 @@ func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionDeleteCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionDeleteCapabilities",
+	Type: (*SessionDeleteCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionDeleteCapabilities")
+	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5331,41 +4700,36 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionAdditionalDirectoriesCapabilities",
+	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionAdditionalDirectoriesCapabilities")
+	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5373,57 +4737,45 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionSystemPromptCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Mode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "mode",
+			Value: &wire.Value{
+				Object: &objectSessionSystemPromptModeCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionSystemPromptCapabilities",
+	Type: (*SessionSystemPromptCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionSystemPromptCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionSystemPromptCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionSystemPromptCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionSystemPromptCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mode":
-		if d.TryNull() {
-			v.Mode = nil
-			return wire.Optional, nil
-		}
-		v.Mode = new(SessionSystemPromptModeCapabilities)
-		m := d.Mark()
-		if err := v.Mode.DecodeJSON(d); err != nil {
-			v.Mode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mode")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionSystemPromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Mode != nil {
-		b = wire.Key(b, &comma, "\"mode\":")
-		b = v.Mode.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionSystemPromptCapabilities")
+	return wire.MarshalTable(&v, &objectSessionSystemPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5431,57 +4783,45 @@ func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionSystemPromptModeCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Override",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "override",
+			Value: &wire.Value{
+				Object: &objectSessionSystemPromptOverrideCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionSystemPromptModeCapabilities",
+	Type: (*SessionSystemPromptModeCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionSystemPromptModeCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionSystemPromptModeCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionSystemPromptModeCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "override":
-		if d.TryNull() {
-			v.Override = nil
-			return wire.Optional, nil
-		}
-		v.Override = new(SessionSystemPromptOverrideCapabilities)
-		m := d.Mark()
-		if err := v.Override.DecodeJSON(d); err != nil {
-			v.Override = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "override")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionSystemPromptModeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Override != nil {
-		b = wire.Key(b, &comma, "\"override\":")
-		b = v.Override.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionSystemPromptModeCapabilities")
+	return wire.MarshalTable(&v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5489,41 +4829,36 @@ func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionSystemPromptOverrideCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionSystemPromptOverrideCapabilities",
+	Type: (*SessionSystemPromptOverrideCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionSystemPromptOverrideCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionSystemPromptOverrideCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionSystemPromptOverrideCapabilities")
+	return wire.MarshalTable(&v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5531,41 +4866,36 @@ func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) err
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionForkCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionForkCapabilities",
+	Type: (*SessionForkCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
 func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionForkCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionForkCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionForkCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionForkCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionForkCapabilities")
+	return wire.MarshalTable(&v, &objectSessionForkCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5573,41 +4903,36 @@ func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionArchiveCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionArchiveCapabilities",
+	Type: (*SessionArchiveCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
 func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionArchiveCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionArchiveCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionArchiveCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionArchiveCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionArchiveCapabilities")
+	return wire.MarshalTable(&v, &objectSessionArchiveCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5615,41 +4940,36 @@ func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionStatusCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionStatusCapabilities",
+	Type: (*SessionStatusCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
 func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionStatusCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionStatusCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionStatusCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionStatusCapabilities")
+	return wire.MarshalTable(&v, &objectSessionStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5657,41 +4977,36 @@ func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionTitleCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionTitleCapabilities",
+	Type: (*SessionTitleCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
 func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionTitleCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionTitleCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionTitleCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionTitleCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionTitleCapabilities")
+	return wire.MarshalTable(&v, &objectSessionTitleCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5699,41 +5014,36 @@ func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionResumeCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionResumeCapabilities",
+	Type: (*SessionResumeCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
 func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionResumeCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionResumeCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionResumeCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionResumeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionResumeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionResumeCapabilities")
+	return wire.MarshalTable(&v, &objectSessionResumeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5741,41 +5051,36 @@ func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCloseCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionCloseCapabilities",
+	Type: (*SessionCloseCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
 func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCloseCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCloseCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCloseCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCloseCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCloseCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionCloseCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCloseCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5783,73 +5088,54 @@ func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Status",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "status",
+			Value: &wire.Value{
+				Object: &objectAuthStatusCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Logout",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "logout",
+			Value: &wire.Value{
+				Object: &objectLogoutCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AgentAuthCapabilities",
+	Type: (*AgentAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "status":
-		if d.TryNull() {
-			v.Status = nil
-			return wire.Optional, nil
-		}
-		v.Status = new(AuthStatusCapabilities)
-		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
-			v.Status = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
-		}
-		return wire.Optional, nil
-	case "logout":
-		if d.TryNull() {
-			v.Logout = nil
-			return wire.Optional, nil
-		}
-		v.Logout = new(LogoutCapabilities)
-		m := d.Mark()
-		if err := v.Logout.DecodeJSON(d); err != nil {
-			v.Logout = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "logout")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Status != nil {
-		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
-	}
-	if v.Logout != nil {
-		b = wire.Key(b, &comma, "\"logout\":")
-		b = v.Logout.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentAuthCapabilities")
+	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5857,41 +5143,36 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAuthStatusCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthStatusCapabilities",
+	Type: (*AuthStatusCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
 func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthStatusCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAuthStatusCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthStatusCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthStatusCapabilities")
+	return wire.MarshalTable(&v, &objectAuthStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5899,41 +5180,36 @@ func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LogoutCapabilities",
+	Type: (*LogoutCapabilities)(nil),
+}
+
 // DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
 func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LogoutCapabilities")
+	return wire.MarshalTable(&v, &objectLogoutCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5941,41 +5217,36 @@ func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectProvidersCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProvidersCapabilities",
+	Type: (*ProvidersCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
 func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ProvidersCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectProvidersCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProvidersCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProvidersCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProvidersCapabilities")
+	return wire.MarshalTable(&v, &objectProvidersCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6014,9 +5285,9 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
 	case v.Agent != nil:
-		return v.Agent.decodeField(d, key)
+		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
 	}
 	return wire.NotMember, nil
 }
@@ -6025,9 +5296,9 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return wire.Level(w, membersAuthMethodTerminal.Required)
+		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
 	case v.Agent != nil:
-		return wire.Level(w, membersAuthMethodAgent.Required)
+		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
 	}
 	return nil
 }
@@ -6037,9 +5308,9 @@ func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
 	case v.Agent != nil:
-		return v.Agent.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
 	}
 	return b, comma
 }
@@ -6125,87 +5396,72 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodTerminal = wire.Members{Required: []string{"id", "name"}}
+var objectAuthMethodTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthMethodTerminal",
+	Type: (*AuthMethodTerminal)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Env, wire.DecodeString), "env")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendMap(b, v.Env, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethodTerminal")
+	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6213,67 +5469,54 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodAgent = wire.Members{Required: []string{"id", "name"}}
+var objectAuthMethodAgent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthMethodAgent",
+	Type: (*AuthMethodAgent)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethodAgent")
+	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6281,67 +5524,54 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+var objectImplementation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Version",
+			Flags: wire.Required,
+			Name:  "version",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Implementation",
+	Type: (*Implementation)(nil),
+}
 
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	*v = Implementation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
+	return wire.DecodeTable(d, v, &objectImplementation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Implementation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectImplementation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "version":
-		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"version\":")
-	b = wire.AppendString(b, v.Version)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Implementation")
+	return wire.MarshalTable(&v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6349,41 +5579,36 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAuthenticateResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthenticateResponse",
+	Type: (*AuthenticateResponse)(nil),
+}
+
 // DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
 func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthenticateResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAuthenticateResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthenticateResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthenticateResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthenticateResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthenticateResponse")
+	return wire.MarshalTable(&v, &objectAuthenticateResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6391,47 +5616,48 @@ func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersListProvidersResponse = wire.Members{Required: []string{"providers"}}
+var objectListProvidersResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Providers",
+			Flags: wire.Required,
+			Name:  "providers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectProviderInfo,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ListProvidersResponse",
+	Type: (*ListProvidersResponse)(nil),
+}
 
 // DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
 func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ListProvidersResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListProvidersResponse, nil)
+	return wire.DecodeTable(d, v, &objectListProvidersResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListProvidersResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListProvidersResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "providers":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListProvidersResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"providers\":")
-	b = wire.AppendSlice(b, v.Providers, (*ProviderInfo).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ListProvidersResponse")
+	return wire.MarshalTable(&v, &objectListProvidersResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6439,71 +5665,70 @@ func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProviderInfo = wire.Members{Required: []string{"providerId", "supported", "required"}}
+var objectProviderInfo = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProviderID",
+			Flags: wire.Required,
+			Name:  "providerId",
+			Value: wire.String,
+		},
+		{
+			Field: "Supported",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "supported",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*LlmProtocol)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Required",
+			Flags: wire.Required,
+			Name:  "required",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Current",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "current",
+			Value: &wire.Value{
+				Object: &objectProviderCurrentConfig,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProviderInfo",
+	Type: (*ProviderInfo)(nil),
+}
 
 // DecodeJSON decodes one ProviderInfo object, keeping unknown members.
 func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
-	*v = ProviderInfo{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderInfo, nil)
+	return wire.DecodeTable(d, v, &objectProviderInfo)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProviderInfo) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProviderInfo)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "providerId":
-		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
-	case "supported":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Supported, true, (*LlmProtocol).DecodeJSON); err != nil {
-			v.Supported = nil
-			return 1, wire.AtKey(d.Recover(m, err), "supported")
-		}
-		return 1, nil
-	case "required":
-		return 2, wire.AtKey(wire.DecodeBool(&v.Required, d), "required")
-	case "current":
-		if d.TryNull() {
-			v.Current = nil
-			return wire.Optional, nil
-		}
-		v.Current = new(ProviderCurrentConfig)
-		return wire.Optional, wire.AtKey(v.Current.DecodeJSON(d), "current")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProviderInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"providerId\":")
-	b = v.ProviderID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"supported\":")
-	b = wire.AppendSlice(b, v.Supported, (*LlmProtocol).AppendJSON)
-	b = wire.Key(b, &comma, "\"required\":")
-	b = wire.AppendBool(b, v.Required)
-	if v.Current != nil {
-		b = wire.Key(b, &comma, "\"current\":")
-		b = v.Current.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProviderInfo")
+	return wire.MarshalTable(&v, &objectProviderInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6540,25 +5765,7 @@ func (v *ProviderID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one LlmProtocol value.
 func (v *LlmProtocol) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "anthropic":
-		*v = LlmProtocolAnthropic
-	case "openai":
-		*v = LlmProtocolOpenai
-	case "azure":
-		*v = LlmProtocolAzure
-	case "vertex":
-		*v = LlmProtocolVertex
-	case "bedrock":
-		*v = LlmProtocolBedrock
-	default:
-		*v = LlmProtocol(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6577,51 +5784,51 @@ func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProviderCurrentConfig = wire.Members{Required: []string{"apiType", "baseUrl"}}
+var objectProviderCurrentConfig = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "APIType",
+			Flags: wire.Required,
+			Name:  "apiType",
+			Value: &wire.Value{
+				Coded: (*LlmProtocol)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "BaseURL",
+			Flags: wire.Required,
+			Name:  "baseUrl",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProviderCurrentConfig",
+	Type: (*ProviderCurrentConfig)(nil),
+}
 
 // DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
 func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
-	*v = ProviderCurrentConfig{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderCurrentConfig, nil)
+	return wire.DecodeTable(d, v, &objectProviderCurrentConfig)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProviderCurrentConfig) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProviderCurrentConfig)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "apiType":
-		return 0, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
-	case "baseUrl":
-		return 1, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProviderCurrentConfig) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"apiType\":")
-	b = v.APIType.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"baseUrl\":")
-	b = wire.AppendString(b, v.BaseURL)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProviderCurrentConfig")
+	return wire.MarshalTable(&v, &objectProviderCurrentConfig)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6629,41 +5836,36 @@ func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSetProviderResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetProviderResponse",
+	Type: (*SetProviderResponse)(nil),
+}
+
 // DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
 func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetProviderResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSetProviderResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetProviderResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetProviderResponse")
+	return wire.MarshalTable(&v, &objectSetProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6671,41 +5873,36 @@ func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectDisableProviderResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DisableProviderResponse",
+	Type: (*DisableProviderResponse)(nil),
+}
+
 // DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
 func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = DisableProviderResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectDisableProviderResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDisableProviderResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DisableProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DisableProviderResponse")
+	return wire.MarshalTable(&v, &objectDisableProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6713,41 +5910,36 @@ func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LogoutResponse",
+	Type: (*LogoutResponse)(nil),
+}
+
 // DecodeJSON decodes one LogoutResponse object, keeping unknown members.
 func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LogoutResponse")
+	return wire.MarshalTable(&v, &objectLogoutResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6755,58 +5947,58 @@ func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthStatusResponse = wire.Members{Required: []string{"state"}}
+var objectAuthStatusResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "State",
+			Flags: wire.Required,
+			Name:  "state",
+			Value: &wire.Value{
+				Coded: (*AuthState)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Accounts",
+			Flags: wire.DefaultOnError,
+			Name:  "accounts",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectAuthAccount,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthStatusResponse",
+	Type: (*AuthStatusResponse)(nil),
+}
 
 // DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
 func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthStatusResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusResponse, nil)
+	return wire.DecodeTable(d, v, &objectAuthStatusResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthStatusResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthStatusResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "state":
-		return 0, wire.AtKey(v.State.DecodeJSON(d), "state")
-	case "accounts":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
-			v.Accounts = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "accounts")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"state\":")
-	b = v.State.AppendJSON(b)
-	if v.Accounts != nil {
-		b = wire.Key(b, &comma, "\"accounts\":")
-		b = wire.AppendSlice(b, v.Accounts, (*AuthAccount).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthStatusResponse")
+	return wire.MarshalTable(&v, &objectAuthStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6816,23 +6008,7 @@ func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AuthState value.
 func (v *AuthState) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "authenticated":
-		*v = AuthStateAuthenticated
-	case "unauthenticated":
-		*v = AuthStateUnauthenticated
-	case "not_required":
-		*v = AuthStateNotRequired
-	case "unknown":
-		*v = AuthStateUnknown
-	default:
-		*v = AuthState(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -6851,111 +6027,66 @@ func (v *AuthState) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthAccount = wire.Members{Required: []string{"label"}}
+var objectAuthAccount = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Label",
+			Flags: wire.Required,
+			Name:  "label",
+			Value: wire.String,
+		},
+		{
+			Field: "Active",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "active",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Email",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "email",
+			Value: wire.String,
+		},
+		{
+			Field: "Organization",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "organization",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthAccount",
+	Type: (*AuthAccount)(nil),
+}
 
 // DecodeJSON decodes one AuthAccount object, keeping unknown members.
 func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthAccount{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthAccount, nil)
+	return wire.DecodeTable(d, v, &objectAuthAccount)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthAccount) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthAccount)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "label":
-		return 0, wire.AtKey(wire.DecodeString(&v.Label, d), "label")
-	case "active":
-		if d.TryNull() {
-			v.Active = nil
-			return wire.Optional, nil
-		}
-		v.Active = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Active, d); err != nil {
-			v.Active = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "active")
-		}
-		return wire.Optional, nil
-	case "name":
-		if d.TryNull() {
-			v.Name = nil
-			return wire.Optional, nil
-		}
-		v.Name = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Name, d); err != nil {
-			v.Name = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
-		}
-		return wire.Optional, nil
-	case "email":
-		if d.TryNull() {
-			v.Email = nil
-			return wire.Optional, nil
-		}
-		v.Email = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Email, d); err != nil {
-			v.Email = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "email")
-		}
-		return wire.Optional, nil
-	case "organization":
-		if d.TryNull() {
-			v.Organization = nil
-			return wire.Optional, nil
-		}
-		v.Organization = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Organization, d); err != nil {
-			v.Organization = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "organization")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthAccount) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"label\":")
-	b = wire.AppendString(b, v.Label)
-	if v.Active != nil {
-		b = wire.Key(b, &comma, "\"active\":")
-		b = wire.AppendBool(b, *v.Active)
-	}
-	if v.Name != nil {
-		b = wire.Key(b, &comma, "\"name\":")
-		b = wire.AppendString(b, *v.Name)
-	}
-	if v.Email != nil {
-		b = wire.Key(b, &comma, "\"email\":")
-		b = wire.AppendString(b, *v.Email)
-	}
-	if v.Organization != nil {
-		b = wire.Key(b, &comma, "\"organization\":")
-		b = wire.AppendString(b, *v.Organization)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthAccount")
+	return wire.MarshalTable(&v, &objectAuthAccount)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6963,78 +6094,64 @@ func (v *AuthAccount) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+var objectNewSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Modes",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "modes",
+			Value: &wire.Value{
+				Object: &objectSessionModeState,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.NewSessionResponse",
+	Type: (*NewSessionResponse)(nil),
+}
 
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeTable(d, v, &objectNewSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "modes":
-		if d.TryNull() {
-			v.Modes = nil
-			return wire.Optional, nil
-		}
-		v.Modes = new(SessionModeState)
-		m := d.Mark()
-		if err := v.Modes.DecodeJSON(d); err != nil {
-			v.Modes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Modes != nil {
-		b = wire.Key(b, &comma, "\"modes\":")
-		b = v.Modes.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.NewSessionResponse")
+	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7042,56 +6159,55 @@ func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionModeState = wire.Members{Required: []string{"currentModeId", "availableModes"}}
+var objectSessionModeState = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentModeID",
+			Flags: wire.Required,
+			Name:  "currentModeId",
+			Value: wire.String,
+		},
+		{
+			Field: "AvailableModes",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "availableModes",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionMode,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionModeState",
+	Type: (*SessionModeState)(nil),
+}
 
 // DecodeJSON decodes one SessionModeState object, keeping unknown members.
 func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionModeState{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionModeState, nil)
+	return wire.DecodeTable(d, v, &objectSessionModeState)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionModeState) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionModeState)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionModeState) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentModeId":
-		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
-	case "availableModes":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableModes, true, (*SessionMode).DecodeJSON); err != nil {
-			v.AvailableModes = nil
-			return 1, wire.AtKey(d.Recover(m, err), "availableModes")
-		}
-		return 1, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionModeState) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentModeId\":")
-	b = v.CurrentModeID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"availableModes\":")
-	b = wire.AppendSlice(b, v.AvailableModes, (*SessionMode).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionModeState")
+	return wire.MarshalTable(&v, &objectSessionModeState)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7126,67 +6242,54 @@ func (v *SessionModeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionMode = wire.Members{Required: []string{"id", "name"}}
+var objectSessionMode = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionMode",
+	Type: (*SessionMode)(nil),
+}
 
 // DecodeJSON decodes one SessionMode object, keeping unknown members.
 func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionMode{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMode, nil)
+	return wire.DecodeTable(d, v, &objectSessionMode)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionMode) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionMode)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMode) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionMode")
+	return wire.MarshalTable(&v, &objectSessionMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7400,23 +6503,7 @@ func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigOptionCategory value.
 func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "mode":
-		*v = SessionConfigOptionCategoryMode
-	case "model":
-		*v = SessionConfigOptionCategoryModel
-	case "model_config":
-		*v = SessionConfigOptionCategoryModelConfig
-	case "thought_level":
-		*v = SessionConfigOptionCategoryThoughtLevel
-	default:
-		*v = SessionConfigOptionCategory(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7762,72 +6849,58 @@ func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLoadSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Modes",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "modes",
+			Value: &wire.Value{
+				Object: &objectSessionModeState,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LoadSessionResponse",
+	Type: (*LoadSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
 func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LoadSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLoadSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoadSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoadSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoadSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "modes":
-		if d.TryNull() {
-			v.Modes = nil
-			return wire.Optional, nil
-		}
-		v.Modes = new(SessionModeState)
-		m := d.Mark()
-		if err := v.Modes.DecodeJSON(d); err != nil {
-			v.Modes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoadSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Modes != nil {
-		b = wire.Key(b, &comma, "\"modes\":")
-		b = v.Modes.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LoadSessionResponse")
+	return wire.MarshalTable(&v, &objectLoadSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7835,68 +6908,55 @@ func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+var objectListSessionsResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Sessions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "sessions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionInfo,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "NextCursor",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "nextCursor",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ListSessionsResponse",
+	Type: (*ListSessionsResponse)(nil),
+}
 
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
-			v.Sessions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "sessions")
-		}
-		return 0, nil
-	case "nextCursor":
-		if d.TryNull() {
-			v.NextCursor = nil
-			return wire.Optional, nil
-		}
-		v.NextCursor = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.NextCursor, d); err != nil {
-			v.NextCursor = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "nextCursor")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessions\":")
-	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
-	if v.NextCursor != nil {
-		b = wire.Key(b, &comma, "\"nextCursor\":")
-		b = wire.AppendString(b, *v.NextCursor)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ListSessionsResponse")
+	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7904,105 +6964,80 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectSessionInfo = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "UpdatedAt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "updatedAt",
+			Value: wire.String,
+		},
+		{
+			Field: "Archived",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "archived",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionInfo",
+	Type: (*SessionInfo)(nil),
+}
 
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionInfo{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
+	return wire.DecodeTable(d, v, &objectSessionInfo)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "updatedAt":
-		if d.TryNull() {
-			v.UpdatedAt = nil
-			return wire.Optional, nil
-		}
-		v.UpdatedAt = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
-			v.UpdatedAt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
-		}
-		return wire.Optional, nil
-	case "archived":
-		if d.TryNull() {
-			v.Archived = nil
-			return wire.Optional, nil
-		}
-		v.Archived = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Archived, d); err != nil {
-			v.Archived = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "archived")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = wire.AppendString(b, v.Cwd)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.UpdatedAt != nil {
-		b = wire.Key(b, &comma, "\"updatedAt\":")
-		b = wire.AppendString(b, *v.UpdatedAt)
-	}
-	if v.Archived != nil {
-		b = wire.Key(b, &comma, "\"archived\":")
-		b = wire.AppendBool(b, *v.Archived)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionInfo")
+	return wire.MarshalTable(&v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8010,41 +7045,36 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectDeleteSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DeleteSessionResponse",
+	Type: (*DeleteSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DeleteSessionResponse")
+	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8052,78 +7082,64 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersForkSessionResponse = wire.Members{Required: []string{"sessionId"}}
+var objectForkSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Modes",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "modes",
+			Value: &wire.Value{
+				Object: &objectSessionModeState,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ForkSessionResponse",
+	Type: (*ForkSessionResponse)(nil),
+}
 
 // DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
 func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ForkSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionResponse, nil)
+	return wire.DecodeTable(d, v, &objectForkSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ForkSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectForkSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "modes":
-		if d.TryNull() {
-			v.Modes = nil
-			return wire.Optional, nil
-		}
-		v.Modes = new(SessionModeState)
-		m := d.Mark()
-		if err := v.Modes.DecodeJSON(d); err != nil {
-			v.Modes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ForkSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Modes != nil {
-		b = wire.Key(b, &comma, "\"modes\":")
-		b = v.Modes.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ForkSessionResponse")
+	return wire.MarshalTable(&v, &objectForkSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8131,41 +7147,36 @@ func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectArchiveSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ArchiveSessionResponse",
+	Type: (*ArchiveSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
 func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ArchiveSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectArchiveSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectArchiveSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ArchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ArchiveSessionResponse")
+	return wire.MarshalTable(&v, &objectArchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8173,41 +7184,36 @@ func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectUnarchiveSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnarchiveSessionResponse",
+	Type: (*UnarchiveSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
 func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = UnarchiveSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectUnarchiveSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnarchiveSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnarchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnarchiveSessionResponse")
+	return wire.MarshalTable(&v, &objectUnarchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8215,47 +7221,45 @@ func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionStatusResponse = wire.Members{Required: []string{"status"}}
+var objectSessionStatusResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Status",
+			Flags: wire.Required,
+			Name:  "status",
+			Value: &wire.Value{
+				Coded: (*SessionStatus)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionStatusResponse",
+	Type: (*SessionStatusResponse)(nil),
+}
 
 // DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
 func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionStatusResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusResponse, nil)
+	return wire.DecodeTable(d, v, &objectSessionStatusResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionStatusResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionStatusResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "status":
-		return 0, wire.AtKey(v.Status.DecodeJSON(d), "status")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionStatusResponse")
+	return wire.MarshalTable(&v, &objectSessionStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8265,19 +7269,7 @@ func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionStatus value.
 func (v *SessionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "open":
-		*v = SessionStatusOpen
-	case "saved":
-		*v = SessionStatusSaved
-	default:
-		*v = SessionStatus(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8296,47 +7288,42 @@ func (v *SessionStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionTitleResponse = wire.Members{Required: []string{"title"}}
+var objectSetSessionTitleResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetSessionTitleResponse",
+	Type: (*SetSessionTitleResponse)(nil),
+}
 
 // DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
 func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionTitleResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleResponse, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionTitleResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionTitleResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionTitleResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		return 0, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionTitleResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionTitleResponse")
+	return wire.MarshalTable(&v, &objectSetSessionTitleResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8344,72 +7331,58 @@ func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectResumeSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Modes",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "modes",
+			Value: &wire.Value{
+				Object: &objectSessionModeState,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ResumeSessionResponse",
+	Type: (*ResumeSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "modes":
-		if d.TryNull() {
-			v.Modes = nil
-			return wire.Optional, nil
-		}
-		v.Modes = new(SessionModeState)
-		m := d.Mark()
-		if err := v.Modes.DecodeJSON(d); err != nil {
-			v.Modes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "modes")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Modes != nil {
-		b = wire.Key(b, &comma, "\"modes\":")
-		b = v.Modes.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ResumeSessionResponse")
+	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8417,41 +7390,36 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCloseSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CloseSessionResponse",
+	Type: (*CloseSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CloseSessionResponse")
+	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8459,41 +7427,36 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSetSessionModeResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetSessionModeResponse",
+	Type: (*SetSessionModeResponse)(nil),
+}
+
 // DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
 func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionModeResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionModeResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionModeResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionModeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionModeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionModeResponse")
+	return wire.MarshalTable(&v, &objectSetSessionModeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8501,52 +7464,49 @@ func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+var objectSetSessionConfigOptionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetSessionConfigOptionResponse",
+	Type: (*SetSessionConfigOptionResponse)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return 0, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configOptions\":")
-	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionConfigOptionResponse")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8657,103 +7617,72 @@ func (v *StopReason) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUsage = wire.Members{Required: []string{"totalTokens", "inputTokens", "outputTokens"}}
+var objectUsage = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TotalTokens",
+			Flags: wire.Required,
+			Name:  "totalTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "InputTokens",
+			Flags: wire.Required,
+			Name:  "inputTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "OutputTokens",
+			Flags: wire.Required,
+			Name:  "outputTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "ThoughtTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "thoughtTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "CachedReadTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cachedReadTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "CachedWriteTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cachedWriteTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Usage",
+	Type: (*Usage)(nil),
+}
 
 // DecodeJSON decodes one Usage object, keeping unknown members.
 func (v *Usage) DecodeJSON(d *wire.Decoder) error {
-	*v = Usage{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsage, nil)
+	return wire.DecodeTable(d, v, &objectUsage)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Usage) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUsage)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Usage) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "totalTokens":
-		return 0, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
-	case "inputTokens":
-		return 1, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
-	case "outputTokens":
-		return 2, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
-	case "thoughtTokens":
-		if d.TryNull() {
-			v.ThoughtTokens = nil
-			return wire.Optional, nil
-		}
-		v.ThoughtTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.ThoughtTokens, d); err != nil {
-			v.ThoughtTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "thoughtTokens")
-		}
-		return wire.Optional, nil
-	case "cachedReadTokens":
-		if d.TryNull() {
-			v.CachedReadTokens = nil
-			return wire.Optional, nil
-		}
-		v.CachedReadTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.CachedReadTokens, d); err != nil {
-			v.CachedReadTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
-		}
-		return wire.Optional, nil
-	case "cachedWriteTokens":
-		if d.TryNull() {
-			v.CachedWriteTokens = nil
-			return wire.Optional, nil
-		}
-		v.CachedWriteTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.CachedWriteTokens, d); err != nil {
-			v.CachedWriteTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Usage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"totalTokens\":")
-	b = wire.AppendUint(b, uint64(v.TotalTokens))
-	b = wire.Key(b, &comma, "\"inputTokens\":")
-	b = wire.AppendUint(b, uint64(v.InputTokens))
-	b = wire.Key(b, &comma, "\"outputTokens\":")
-	b = wire.AppendUint(b, uint64(v.OutputTokens))
-	if v.ThoughtTokens != nil {
-		b = wire.Key(b, &comma, "\"thoughtTokens\":")
-		b = wire.AppendUint(b, uint64(*v.ThoughtTokens))
-	}
-	if v.CachedReadTokens != nil {
-		b = wire.Key(b, &comma, "\"cachedReadTokens\":")
-		b = wire.AppendUint(b, uint64(*v.CachedReadTokens))
-	}
-	if v.CachedWriteTokens != nil {
-		b = wire.Key(b, &comma, "\"cachedWriteTokens\":")
-		b = wire.AppendUint(b, uint64(*v.CachedWriteTokens))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Usage) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Usage")
+	return wire.MarshalTable(&v, &objectUsage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8788,60 +7717,48 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersError = wire.Members{Required: []string{"code", "message"}}
+var objectError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Code",
+			Flags: wire.Required,
+			Name:  "code",
+			Value: &wire.Value{
+				Coded: (*ErrorCode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: wire.String,
+		},
+		{
+			Field: "Data",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "data",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.Error",
+	Type: (*Error)(nil),
+}
 
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	*v = Error{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
+	return wire.DecodeTable(d, v, &objectError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Error) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "code":
-		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
-	case "message":
-		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "data":
-		if d.TryNull() {
-			v.Data = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeRaw(&v.Data, d); err != nil {
-			v.Data = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"code\":")
-	b = v.Code.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Data != nil {
-		b = wire.Key(b, &comma, "\"data\":")
-		b = wire.AppendRaw(b, v.Data)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Error")
+	return wire.MarshalTable(&v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10257,7 +9174,7 @@ func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
 func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.decodeField(d, key)
+		return wire.DecodeMember(d, v.Unstructured, &objectUnstructuredCommandInput, key)
 	}
 	return wire.NotMember, nil
 }
@@ -10266,7 +9183,7 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Unstructured != nil:
-		return wire.Level(w, membersUnstructuredCommandInput.Required)
+		return wire.Level(w, objectUnstructuredCommandInput.RequiredNames())
 	}
 	return nil
 }
@@ -10275,7 +9192,7 @@ func (v *AvailableCommandInput) required(w int) []string {
 func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Unstructured != nil:
-		return v.Unstructured.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Unstructured, &objectUnstructuredCommandInput, comma)
 	}
 	return b, comma
 }
@@ -10316,47 +9233,42 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnstructuredCommandInput = wire.Members{Required: []string{"hint"}}
+var objectUnstructuredCommandInput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Hint",
+			Flags: wire.Required,
+			Name:  "hint",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnstructuredCommandInput",
+	Type: (*UnstructuredCommandInput)(nil),
+}
 
 // DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
 func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = UnstructuredCommandInput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnstructuredCommandInput, nil)
+	return wire.DecodeTable(d, v, &objectUnstructuredCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnstructuredCommandInput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnstructuredCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "hint":
-		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnstructuredCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"hint\":")
-	b = wire.AppendString(b, v.Hint)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnstructuredCommandInput")
+	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10592,51 +9504,48 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+var objectCost = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Amount",
+			Flags: wire.Required,
+			Name:  "amount",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Currency",
+			Flags: wire.Required,
+			Name:  "currency",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Cost",
+	Type: (*Cost)(nil),
+}
 
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	*v = Cost{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
+	return wire.DecodeTable(d, v, &objectCost)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Cost) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCost)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "amount":
-		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
-	case "currency":
-		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"amount\":")
-	b = wire.AppendFloat(b, v.Amount)
-	b = wire.Key(b, &comma, "\"currency\":")
-	b = wire.AppendString(b, v.Currency)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Cost")
+	return wire.MarshalTable(&v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11014,57 +9923,45 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSubagentSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectSessionCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SubagentSessionCapabilities",
+	Type: (*SubagentSessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
 func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SubagentSessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSubagentSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSubagentSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(SessionCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SubagentSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SubagentSessionCapabilities")
+	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11072,41 +9969,36 @@ func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionCancelCapabilities",
+	Type: (*SessionCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
 func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionCancelCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11152,7 +10044,7 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Running.decodeField(d, key)
+		return wire.DecodeMember(d, v.Running, &objectRunningStateUpdate, key)
 	case v.Idle != nil:
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
@@ -11162,14 +10054,14 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
 		}
-		return v.RequiresAction.decodeField(d, key)
+		return wire.DecodeMember(d, v.RequiresAction, &objectRequiresActionStateUpdate, key)
 	case v.UnknownUnknownStateUpdate != nil:
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
 		}
-		return v.UnknownUnknownStateUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.UnknownUnknownStateUpdate, &objectUnknownStateUpdate, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectStateUpdateOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -11178,15 +10070,15 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *StateUpdate) required(w int) []string {
 	switch {
 	case v.Running != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectRunningStateUpdate.RequiredNames())
 	case v.Idle != nil:
 		return v.Idle.required(w)
 	case v.RequiresAction != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectRequiresActionStateUpdate.RequiredNames())
 	case v.UnknownUnknownStateUpdate != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectUnknownStateUpdate.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersStateUpdateOther.Required)
+		return wire.Level(w, objectStateUpdateOther.RequiredNames())
 	}
 	return nil
 }
@@ -11196,18 +10088,18 @@ func (v *StateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Running != nil:
 		b = wire.Key(b, &comma, "\"state\":\"running\"")
-		return v.Running.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Running, &objectRunningStateUpdate, comma)
 	case v.Idle != nil:
 		b = wire.Key(b, &comma, "\"state\":\"idle\"")
 		return v.Idle.appendFields(b, comma)
 	case v.RequiresAction != nil:
 		b = wire.Key(b, &comma, "\"state\":\"requires_action\"")
-		return v.RequiresAction.appendFields(b, comma)
+		return wire.AppendMembers(b, v.RequiresAction, &objectRequiresActionStateUpdate, comma)
 	case v.UnknownUnknownStateUpdate != nil:
 		b = wire.Key(b, &comma, "\"state\":\"unknown\"")
-		return v.UnknownUnknownStateUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.UnknownUnknownStateUpdate, &objectUnknownStateUpdate, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectStateUpdateOther, comma)
 	}
 	return b, comma
 }
@@ -11256,41 +10148,33 @@ func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
+var objectStateUpdateOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "State",
+			Flags: wire.Required,
+			Name:  "state",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.StateUpdateOther",
+	Type: (*StateUpdateOther)(nil),
+}
 
 // DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
 func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
-	*v = StateUpdateOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
+	return wire.DecodeTable(d, v, &objectStateUpdateOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StateUpdateOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStateUpdateOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "state":
-		return 0, wire.AtKey(wire.DecodeString(&v.State, d), "state")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StateUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"state\":")
-	b = wire.AppendString(b, v.State)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.StateUpdateOther")
+	return wire.MarshalTable(&v, &objectStateUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11298,41 +10182,36 @@ func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectRunningStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.RunningStateUpdate",
+	Type: (*RunningStateUpdate)(nil),
+}
+
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
 func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = RunningStateUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectRunningStateUpdate)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRunningStateUpdate)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RunningStateUpdate")
+	return wire.MarshalTable(&v, &objectRunningStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11340,51 +10219,36 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectErrorStopReason = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Error",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.ErrorStopReason",
+	Type: (*ErrorStopReason)(nil),
+}
+
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
 func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
-	*v = ErrorStopReason{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectErrorStopReason)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ErrorStopReason) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectErrorStopReason)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "error":
-		if d.TryNull() {
-			v.Error = nil
-			return wire.Optional, nil
-		}
-		v.Error = new(Error)
-		m := d.Mark()
-		if err := v.Error.DecodeJSON(d); err != nil {
-			v.Error = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Error != nil {
-		b = wire.Key(b, &comma, "\"error\":")
-		b = v.Error.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ErrorStopReason")
+	return wire.MarshalTable(&v, &objectErrorStopReason)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11501,39 +10365,39 @@ func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.EndTurn.decodeField(d, key)
+		return wire.DecodeMember(d, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, key)
 	case v.MaxTokens != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.MaxTokens.decodeField(d, key)
+		return wire.DecodeMember(d, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, key)
 	case v.MaxTurnRequests != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.MaxTurnRequests.decodeField(d, key)
+		return wire.DecodeMember(d, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, key)
 	case v.Refusal != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Refusal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, key)
 	case v.Cancelled != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, key)
 	case v.Error != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectErrorStopReason, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectIdleStateUpdateStopReasonOther, key)
 	case v.None != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.None.decodeField(d, key)
+		return wire.DecodeMember(d, v.None, &objectIdleStateUpdateStopReasonNone, key)
 	}
 	return wire.NotMember, nil
 }
@@ -11542,21 +10406,21 @@ func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (in
 func (v *IdleStateUpdateStopReason) required(w int) []string {
 	switch {
 	case v.EndTurn != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonEndTurn.RequiredNames())
 	case v.MaxTokens != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonMaxTokens.RequiredNames())
 	case v.MaxTurnRequests != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonMaxTurnRequests.RequiredNames())
 	case v.Refusal != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonRefusal.RequiredNames())
 	case v.Cancelled != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonCancelled.RequiredNames())
 	case v.Error != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectErrorStopReason.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersIdleStateUpdateStopReasonOther.Required)
+		return wire.Level(w, objectIdleStateUpdateStopReasonOther.RequiredNames())
 	case v.None != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonNone.RequiredNames())
 	}
 	return nil
 }
@@ -11566,26 +10430,26 @@ func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, 
 	switch {
 	case v.EndTurn != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"end_turn\"")
-		return v.EndTurn.appendFields(b, comma)
+		return wire.AppendMembers(b, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, comma)
 	case v.MaxTokens != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"max_tokens\"")
-		return v.MaxTokens.appendFields(b, comma)
+		return wire.AppendMembers(b, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, comma)
 	case v.MaxTurnRequests != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"max_turn_requests\"")
-		return v.MaxTurnRequests.appendFields(b, comma)
+		return wire.AppendMembers(b, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, comma)
 	case v.Refusal != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"refusal\"")
-		return v.Refusal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, comma)
 	case v.Cancelled != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"cancelled\"")
-		return v.Cancelled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, comma)
 	case v.Error != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"error\"")
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectErrorStopReason, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectIdleStateUpdateStopReasonOther, comma)
 	case v.None != nil:
-		return v.None.appendFields(b, comma)
+		return wire.AppendMembers(b, v.None, &objectIdleStateUpdateStopReasonNone, comma)
 	}
 	return b, comma
 }
@@ -11601,33 +10465,25 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonEndTurn",
+	Type: (*IdleStateUpdateStopReasonEndTurn)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonEndTurn{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonEndTurn) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonEndTurn) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonEndTurn")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11635,33 +10491,25 @@ func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonMaxTokens",
+	Type: (*IdleStateUpdateStopReasonMaxTokens)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonMaxTokens{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonMaxTokens) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonMaxTokens) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonMaxTokens")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11669,33 +10517,25 @@ func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonMaxTurnRequests",
+	Type: (*IdleStateUpdateStopReasonMaxTurnRequests)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonMaxTurnRequests")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11703,33 +10543,25 @@ func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonRefusal = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonRefusal",
+	Type: (*IdleStateUpdateStopReasonRefusal)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonRefusal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonRefusal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonRefusal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonRefusal")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11737,33 +10569,25 @@ func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonCancelled = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonCancelled",
+	Type: (*IdleStateUpdateStopReasonCancelled)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonCancelled{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonCancelled) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonCancelled) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonCancelled")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11771,41 +10595,33 @@ func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"stopReason"}}
+var objectIdleStateUpdateStopReasonOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "StopReason",
+			Flags: wire.Required,
+			Name:  "stopReason",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.IdleStateUpdateStopReasonOther",
+	Type: (*IdleStateUpdateStopReasonOther)(nil),
+}
 
 // DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "stopReason":
-		return 0, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"stopReason\":")
-	b = wire.AppendString(b, v.StopReason)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonOther")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11813,33 +10629,25 @@ func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIdleStateUpdateStopReasonNone = wire.Object{
+	Name: "unstable.IdleStateUpdateStopReasonNone",
+	Type: (*IdleStateUpdateStopReasonNone)(nil),
+}
+
 // DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
 func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonNone{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IdleStateUpdateStopReasonNone) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonNone)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonNone) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdateStopReasonNone")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11847,41 +10655,36 @@ func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectRequiresActionStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.RequiresActionStateUpdate",
+	Type: (*RequiresActionStateUpdate)(nil),
+}
+
 // DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
 func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = RequiresActionStateUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectRequiresActionStateUpdate)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequiresActionStateUpdate)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequiresActionStateUpdate")
+	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11889,41 +10692,36 @@ func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectUnknownStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnknownStateUpdate",
+	Type: (*UnknownStateUpdate)(nil),
+}
+
 // DecodeJSON decodes one UnknownStateUpdate object, keeping unknown members.
 func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = UnknownStateUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectUnknownStateUpdate)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnknownStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnknownStateUpdate)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnknownStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnknownStateUpdate")
+	return wire.MarshalTable(&v, &objectUnknownStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12243,47 +11041,42 @@ func (v *SessionMessageChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+var objectCompleteElicitationNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ElicitationID",
+			Flags: wire.Required,
+			Name:  "elicitationId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CompleteElicitationNotification",
+	Type: (*CompleteElicitationNotification)(nil),
+}
 
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CompleteElicitationNotification")
+	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12291,58 +11084,58 @@ func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthStatusUpdateNotification = wire.Members{Required: []string{"state"}}
+var objectAuthStatusUpdateNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "State",
+			Flags: wire.Required,
+			Name:  "state",
+			Value: &wire.Value{
+				Coded: (*AuthState)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Accounts",
+			Flags: wire.DefaultOnError,
+			Name:  "accounts",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectAuthAccount,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthStatusUpdateNotification",
+	Type: (*AuthStatusUpdateNotification)(nil),
+}
 
 // DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
 func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthStatusUpdateNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusUpdateNotification, nil)
+	return wire.DecodeTable(d, v, &objectAuthStatusUpdateNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthStatusUpdateNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthStatusUpdateNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "state":
-		return 0, wire.AtKey(v.State.DecodeJSON(d), "state")
-	case "accounts":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
-			v.Accounts = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "accounts")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthStatusUpdateNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"state\":")
-	b = v.State.AppendJSON(b)
-	if v.Accounts != nil {
-		b = wire.Key(b, &comma, "\"accounts\":")
-		b = wire.AppendSlice(b, v.Accounts, (*AuthAccount).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthStatusUpdateNotification")
+	return wire.MarshalTable(&v, &objectAuthStatusUpdateNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12433,75 +11226,60 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion"}}
+var objectInitializeRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "ClientCapabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "clientCapabilities",
+			Value: &wire.Value{
+				Object: &objectClientCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ClientInfo",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "clientInfo",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.InitializeRequest",
+	Type: (*InitializeRequest)(nil),
+}
 
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeTable(d, v, &objectInitializeRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "clientCapabilities":
-		v.ClientCapabilities = new(ClientCapabilities)
-		m := d.Mark()
-		if err := v.ClientCapabilities.DecodeJSON(d); err != nil {
-			v.ClientCapabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "clientCapabilities")
-		}
-		return wire.Optional, nil
-	case "clientInfo":
-		if d.TryNull() {
-			v.ClientInfo = nil
-			return wire.Optional, nil
-		}
-		v.ClientInfo = new(Implementation)
-		m := d.Mark()
-		if err := v.ClientInfo.DecodeJSON(d); err != nil {
-			v.ClientInfo = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "clientInfo")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	if v.ClientCapabilities != nil {
-		b = wire.Key(b, &comma, "\"clientCapabilities\":")
-		b = v.ClientCapabilities.AppendJSON(b)
-	}
-	if v.ClientInfo != nil {
-		b = wire.Key(b, &comma, "\"clientInfo\":")
-		b = v.ClientInfo.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.InitializeRequest")
+	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12509,141 +11287,96 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Fs",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "fs",
+			Value: &wire.Value{
+				Object: &objectFileSystemCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Terminal",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "terminal",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Session",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "session",
+			Value: &wire.Value{
+				Object: &objectClientSessionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Subagents",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "subagents",
+			Value: &wire.Value{
+				Object: &objectSubagentCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Plan",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "plan",
+			Value: &wire.Value{
+				Object: &objectPlanCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Auth",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Elicitation",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "elicitation",
+			Value: &wire.Value{
+				Object: &objectElicitationCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ClientCapabilities",
+	Type: (*ClientCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "fs":
-		v.Fs = new(FileSystemCapabilities)
-		m := d.Mark()
-		if err := v.Fs.DecodeJSON(d); err != nil {
-			v.Fs = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "fs")
-		}
-		return wire.Optional, nil
-	case "terminal":
-		v.Terminal = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Terminal, d); err != nil {
-			v.Terminal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
-		}
-		return wire.Optional, nil
-	case "session":
-		if d.TryNull() {
-			v.Session = nil
-			return wire.Optional, nil
-		}
-		v.Session = new(ClientSessionCapabilities)
-		m := d.Mark()
-		if err := v.Session.DecodeJSON(d); err != nil {
-			v.Session = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
-		}
-		return wire.Optional, nil
-	case "subagents":
-		if d.TryNull() {
-			v.Subagents = nil
-			return wire.Optional, nil
-		}
-		v.Subagents = new(SubagentCapabilities)
-		m := d.Mark()
-		if err := v.Subagents.DecodeJSON(d); err != nil {
-			v.Subagents = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "subagents")
-		}
-		return wire.Optional, nil
-	case "plan":
-		if d.TryNull() {
-			v.Plan = nil
-			return wire.Optional, nil
-		}
-		v.Plan = new(PlanCapabilities)
-		m := d.Mark()
-		if err := v.Plan.DecodeJSON(d); err != nil {
-			v.Plan = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "plan")
-		}
-		return wire.Optional, nil
-	case "auth":
-		v.Auth = new(AuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "elicitation":
-		if d.TryNull() {
-			v.Elicitation = nil
-			return wire.Optional, nil
-		}
-		v.Elicitation = new(ElicitationCapabilities)
-		m := d.Mark()
-		if err := v.Elicitation.DecodeJSON(d); err != nil {
-			v.Elicitation = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Fs != nil {
-		b = wire.Key(b, &comma, "\"fs\":")
-		b = v.Fs.AppendJSON(b)
-	}
-	if v.Terminal != nil {
-		b = wire.Key(b, &comma, "\"terminal\":")
-		b = wire.AppendBool(b, *v.Terminal)
-	}
-	if v.Session != nil {
-		b = wire.Key(b, &comma, "\"session\":")
-		b = v.Session.AppendJSON(b)
-	}
-	if v.Subagents != nil {
-		b = wire.Key(b, &comma, "\"subagents\":")
-		b = v.Subagents.AppendJSON(b)
-	}
-	if v.Plan != nil {
-		b = wire.Key(b, &comma, "\"plan\":")
-		b = v.Plan.AppendJSON(b)
-	}
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Elicitation != nil {
-		b = wire.Key(b, &comma, "\"elicitation\":")
-		b = v.Elicitation.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientCapabilities")
+	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12651,65 +11384,48 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectFileSystemCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ReadTextFile",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "readTextFile",
+			Value: wire.Bool,
+		},
+		{
+			Field: "WriteTextFile",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "writeTextFile",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.FileSystemCapabilities",
+	Type: (*FileSystemCapabilities)(nil),
+}
+
 // DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
 func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = FileSystemCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectFileSystemCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectFileSystemCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *FileSystemCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "readTextFile":
-		v.ReadTextFile = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.ReadTextFile, d); err != nil {
-			v.ReadTextFile = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "readTextFile")
-		}
-		return wire.Optional, nil
-	case "writeTextFile":
-		v.WriteTextFile = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.WriteTextFile, d); err != nil {
-			v.WriteTextFile = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "writeTextFile")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *FileSystemCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ReadTextFile != nil {
-		b = wire.Key(b, &comma, "\"readTextFile\":")
-		b = wire.AppendBool(b, *v.ReadTextFile)
-	}
-	if v.WriteTextFile != nil {
-		b = wire.Key(b, &comma, "\"writeTextFile\":")
-		b = wire.AppendBool(b, *v.WriteTextFile)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.FileSystemCapabilities")
+	return wire.MarshalTable(&v, &objectFileSystemCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12717,89 +11433,63 @@ func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Compaction",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "compaction",
+			Value: &wire.Value{
+				Object: &objectCompactionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Object: &objectSessionConfigOptionsCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Notices",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "notices",
+			Value: &wire.Value{
+				Object: &objectNoticeCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ClientSessionCapabilities",
+	Type: (*ClientSessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
 func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientSessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientSessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "compaction":
-		if d.TryNull() {
-			v.Compaction = nil
-			return wire.Optional, nil
-		}
-		v.Compaction = new(CompactionCapabilities)
-		m := d.Mark()
-		if err := v.Compaction.DecodeJSON(d); err != nil {
-			v.Compaction = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "compaction")
-		}
-		return wire.Optional, nil
-	case "configOptions":
-		if d.TryNull() {
-			v.ConfigOptions = nil
-			return wire.Optional, nil
-		}
-		v.ConfigOptions = new(SessionConfigOptionsCapabilities)
-		m := d.Mark()
-		if err := v.ConfigOptions.DecodeJSON(d); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "notices":
-		if d.TryNull() {
-			v.Notices = nil
-			return wire.Optional, nil
-		}
-		v.Notices = new(NoticeCapabilities)
-		m := d.Mark()
-		if err := v.Notices.DecodeJSON(d); err != nil {
-			v.Notices = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "notices")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Compaction != nil {
-		b = wire.Key(b, &comma, "\"compaction\":")
-		b = v.Compaction.AppendJSON(b)
-	}
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = v.ConfigOptions.AppendJSON(b)
-	}
-	if v.Notices != nil {
-		b = wire.Key(b, &comma, "\"notices\":")
-		b = v.Notices.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientSessionCapabilities")
+	return wire.MarshalTable(&v, &objectClientSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12807,33 +11497,25 @@ func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCompactionCapabilities = wire.Object{
+	Name: "unstable.CompactionCapabilities",
+	Type: (*CompactionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
 func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = CompactionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCompactionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CompactionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCompactionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompactionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompactionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CompactionCapabilities")
+	return wire.MarshalTable(&v, &objectCompactionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12841,57 +11523,45 @@ func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionConfigOptionsCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Boolean",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "boolean",
+			Value: &wire.Value{
+				Object: &objectBooleanConfigOptionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionConfigOptionsCapabilities",
+	Type: (*SessionConfigOptionsCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
 func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigOptionsCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionConfigOptionsCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionConfigOptionsCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionConfigOptionsCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigOptionsCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "boolean":
-		if d.TryNull() {
-			v.Boolean = nil
-			return wire.Optional, nil
-		}
-		v.Boolean = new(BooleanConfigOptionCapabilities)
-		m := d.Mark()
-		if err := v.Boolean.DecodeJSON(d); err != nil {
-			v.Boolean = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "boolean")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigOptionsCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Boolean != nil {
-		b = wire.Key(b, &comma, "\"boolean\":")
-		b = v.Boolean.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionConfigOptionsCapabilities")
+	return wire.MarshalTable(&v, &objectSessionConfigOptionsCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12899,41 +11569,36 @@ func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectBooleanConfigOptionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BooleanConfigOptionCapabilities",
+	Type: (*BooleanConfigOptionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
 func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = BooleanConfigOptionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectBooleanConfigOptionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBooleanConfigOptionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BooleanConfigOptionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BooleanConfigOptionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BooleanConfigOptionCapabilities")
+	return wire.MarshalTable(&v, &objectBooleanConfigOptionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12941,33 +11606,25 @@ func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectNoticeCapabilities = wire.Object{
+	Name: "unstable.NoticeCapabilities",
+	Type: (*NoticeCapabilities)(nil),
+}
+
 // DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
 func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = NoticeCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectNoticeCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NoticeCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNoticeCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NoticeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NoticeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.NoticeCapabilities")
+	return wire.MarshalTable(&v, &objectNoticeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12975,41 +11632,36 @@ func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSubagentCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SubagentCapabilities",
+	Type: (*SubagentCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SubagentCapabilities object, keeping unknown members.
 func (v *SubagentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SubagentCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSubagentCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SubagentCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSubagentCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SubagentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SubagentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SubagentCapabilities")
+	return wire.MarshalTable(&v, &objectSubagentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13017,41 +11669,36 @@ func (v *SubagentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPlanCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PlanCapabilities",
+	Type: (*PlanCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PlanCapabilities object, keeping unknown members.
 func (v *PlanCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PlanCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPlanCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PlanCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPlanCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PlanCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PlanCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PlanCapabilities")
+	return wire.MarshalTable(&v, &objectPlanCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13059,53 +11706,42 @@ func (v *PlanCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Terminal",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "terminal",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthCapabilities",
+	Type: (*AuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
 func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminal":
-		v.Terminal = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Terminal, d); err != nil {
-			v.Terminal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Terminal != nil {
-		b = wire.Key(b, &comma, "\"terminal\":")
-		b = wire.AppendBool(b, *v.Terminal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthCapabilities")
+	return wire.MarshalTable(&v, &objectAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13113,73 +11749,54 @@ func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Form",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "form",
+			Value: &wire.Value{
+				Object: &objectElicitationFormCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "URL",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "url",
+			Value: &wire.Value{
+				Object: &objectElicitationURLCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationCapabilities",
+	Type: (*ElicitationCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "form":
-		if d.TryNull() {
-			v.Form = nil
-			return wire.Optional, nil
-		}
-		v.Form = new(ElicitationFormCapabilities)
-		m := d.Mark()
-		if err := v.Form.DecodeJSON(d); err != nil {
-			v.Form = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
-		}
-		return wire.Optional, nil
-	case "url":
-		if d.TryNull() {
-			v.URL = nil
-			return wire.Optional, nil
-		}
-		v.URL = new(ElicitationURLCapabilities)
-		m := d.Mark()
-		if err := v.URL.DecodeJSON(d); err != nil {
-			v.URL = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Form != nil {
-		b = wire.Key(b, &comma, "\"form\":")
-		b = v.Form.AppendJSON(b)
-	}
-	if v.URL != nil {
-		b = wire.Key(b, &comma, "\"url\":")
-		b = v.URL.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13187,41 +11804,36 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationFormCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationFormCapabilities",
+	Type: (*ElicitationFormCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationFormCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13229,41 +11841,36 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationURLCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationURLCapabilities",
+	Type: (*ElicitationURLCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationURLCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13271,47 +11878,42 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthenticateRequest = wire.Members{Required: []string{"methodId"}}
+var objectAuthenticateRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthenticateRequest",
+	Type: (*AuthenticateRequest)(nil),
+}
 
 // DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
 func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthenticateRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthenticateRequest, nil)
+	return wire.DecodeTable(d, v, &objectAuthenticateRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthenticateRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthenticateRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthenticateRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthenticateRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthenticateRequest")
+	return wire.MarshalTable(&v, &objectAuthenticateRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13319,41 +11921,36 @@ func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectListProvidersRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ListProvidersRequest",
+	Type: (*ListProvidersRequest)(nil),
+}
+
 // DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
 func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ListProvidersRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectListProvidersRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListProvidersRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListProvidersRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ListProvidersRequest")
+	return wire.MarshalTable(&v, &objectListProvidersRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13361,61 +11958,65 @@ func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetProviderRequest = wire.Members{Required: []string{"providerId", "apiType", "baseUrl"}}
+var objectSetProviderRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProviderID",
+			Flags: wire.Required,
+			Name:  "providerId",
+			Value: wire.String,
+		},
+		{
+			Field: "APIType",
+			Flags: wire.Required,
+			Name:  "apiType",
+			Value: &wire.Value{
+				Coded: (*LlmProtocol)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "BaseURL",
+			Flags: wire.Required,
+			Name:  "baseUrl",
+			Value: wire.String,
+		},
+		{
+			Field: "Headers",
+			Name:  "headers",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetProviderRequest",
+	Type: (*SetProviderRequest)(nil),
+}
 
 // DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
 func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetProviderRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetProviderRequest, nil)
+	return wire.DecodeTable(d, v, &objectSetProviderRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetProviderRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetProviderRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "providerId":
-		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
-	case "apiType":
-		return 1, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
-	case "baseUrl":
-		return 2, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
-	case "headers":
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"providerId\":")
-	b = v.ProviderID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"apiType\":")
-	b = v.APIType.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"baseUrl\":")
-	b = wire.AppendString(b, v.BaseURL)
-	if v.Headers != nil {
-		b = wire.Key(b, &comma, "\"headers\":")
-		b = wire.AppendMap(b, v.Headers, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetProviderRequest")
+	return wire.MarshalTable(&v, &objectSetProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13423,47 +12024,42 @@ func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDisableProviderRequest = wire.Members{Required: []string{"providerId"}}
+var objectDisableProviderRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProviderID",
+			Flags: wire.Required,
+			Name:  "providerId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DisableProviderRequest",
+	Type: (*DisableProviderRequest)(nil),
+}
 
 // DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
 func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = DisableProviderRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDisableProviderRequest, nil)
+	return wire.DecodeTable(d, v, &objectDisableProviderRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DisableProviderRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDisableProviderRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "providerId":
-		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DisableProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"providerId\":")
-	b = v.ProviderID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DisableProviderRequest")
+	return wire.MarshalTable(&v, &objectDisableProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13471,41 +12067,36 @@ func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LogoutRequest",
+	Type: (*LogoutRequest)(nil),
+}
+
 // DecodeJSON decodes one LogoutRequest object, keeping unknown members.
 func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LogoutRequest")
+	return wire.MarshalTable(&v, &objectLogoutRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13513,41 +12104,36 @@ func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAuthStatusRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthStatusRequest",
+	Type: (*AuthStatusRequest)(nil),
+}
+
 // DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
 func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthStatusRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAuthStatusRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthStatusRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthStatusRequest")
+	return wire.MarshalTable(&v, &objectAuthStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14065,51 +12651,57 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSystemPrompt = wire.Members{Required: []string{"mode", "content"}}
+var objectSystemPrompt = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Mode",
+			Flags: wire.Required,
+			Name:  "mode",
+			Value: &wire.Value{
+				Coded: (*SystemPromptMode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SystemPrompt",
+	Type: (*SystemPrompt)(nil),
+}
 
 // DecodeJSON decodes one SystemPrompt object, keeping unknown members.
 func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
-	*v = SystemPrompt{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSystemPrompt, nil)
+	return wire.DecodeTable(d, v, &objectSystemPrompt)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SystemPrompt) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSystemPrompt)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mode":
-		return 0, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
-	case "content":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SystemPrompt) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"mode\":")
-	b = v.Mode.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"content\":")
-	b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SystemPrompt")
+	return wire.MarshalTable(&v, &objectSystemPrompt)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14119,19 +12711,7 @@ func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SystemPromptMode value.
 func (v *SystemPromptMode) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "append":
-		*v = SystemPromptModeAppend
-	case "override":
-		*v = SystemPromptModeOverride
-	default:
-		*v = SystemPromptMode(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14150,76 +12730,83 @@ func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersLoadSessionRequest = wire.Members{Required: []string{"mcpServers", "cwd", "sessionId"}}
+var objectLoadSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MCPServers",
+			Flags: wire.Required | wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "SystemPrompt",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "systemPrompt",
+			Value: &wire.Value{
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LoadSessionRequest",
+	Type: (*LoadSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
 func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LoadSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectLoadSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoadSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return 0, nil
-		}
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "cwd":
-		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "sessionId":
-		return 2, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "systemPrompt":
-		if d.TryNull() {
-			v.SystemPrompt = nil
-			return wire.Optional, nil
-		}
-		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"mcpServers\":")
-	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = wire.AppendString(b, v.Cwd)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.SystemPrompt != nil {
-		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LoadSessionRequest")
+	return wire.MarshalTable(&v, &objectLoadSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14227,80 +12814,71 @@ func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectListSessionsRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Cursor",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cursor",
+			Value: wire.String,
+		},
+		{
+			Field: "Archived",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "archived",
+			Value: &wire.Value{
+				Coded: (*SessionArchiveFilter)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+	},
+	Name: "unstable.ListSessionsRequest",
+	Type: (*ListSessionsRequest)(nil),
+}
+
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
-	case "cursor":
-		if d.TryNull() {
-			v.Cursor = nil
-			return wire.Optional, nil
-		}
-		v.Cursor = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cursor, d), "cursor")
-	case "archived":
-		if d.TryNull() {
-			v.Archived = nil
-			return wire.Optional, nil
-		}
-		v.Archived = new(SessionArchiveFilter)
-		return wire.Optional, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = wire.AppendString(b, *v.Cwd)
-	}
-	if v.Cursor != nil {
-		b = wire.Key(b, &comma, "\"cursor\":")
-		b = wire.AppendString(b, *v.Cursor)
-	}
-	if v.Archived != nil {
-		b = wire.Key(b, &comma, "\"archived\":")
-		b = v.Archived.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ListSessionsRequest")
+	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14310,21 +12888,7 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionArchiveFilter value.
 func (v *SessionArchiveFilter) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "exclude":
-		*v = SessionArchiveFilterExclude
-	case "include":
-		*v = SessionArchiveFilterInclude
-	case "only":
-		*v = SessionArchiveFilterOnly
-	default:
-		*v = SessionArchiveFilter(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -14343,47 +12907,42 @@ func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectDeleteSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DeleteSessionRequest",
+	Type: (*DeleteSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DeleteSessionRequest")
+	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14391,78 +12950,83 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersForkSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectForkSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "MCPServers",
+			Flags: wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "SystemPrompt",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "systemPrompt",
+			Value: &wire.Value{
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ForkSessionRequest",
+	Type: (*ForkSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
 func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ForkSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectForkSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ForkSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectForkSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "systemPrompt":
-		if d.TryNull() {
-			v.SystemPrompt = nil
-			return wire.Optional, nil
-		}
-		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ForkSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = wire.AppendString(b, v.Cwd)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	if v.MCPServers != nil {
-		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	}
-	if v.SystemPrompt != nil {
-		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ForkSessionRequest")
+	return wire.MarshalTable(&v, &objectForkSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14470,47 +13034,42 @@ func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersArchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectArchiveSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ArchiveSessionRequest",
+	Type: (*ArchiveSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
 func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ArchiveSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersArchiveSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectArchiveSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ArchiveSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectArchiveSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ArchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ArchiveSessionRequest")
+	return wire.MarshalTable(&v, &objectArchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14518,47 +13077,42 @@ func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnarchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectUnarchiveSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnarchiveSessionRequest",
+	Type: (*UnarchiveSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
 func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = UnarchiveSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnarchiveSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectUnarchiveSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnarchiveSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnarchiveSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnarchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnarchiveSessionRequest")
+	return wire.MarshalTable(&v, &objectUnarchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14566,47 +13120,42 @@ func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionStatusRequest = wire.Members{Required: []string{"sessionId"}}
+var objectSessionStatusRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionStatusRequest",
+	Type: (*SessionStatusRequest)(nil),
+}
 
 // DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
 func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionStatusRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusRequest, nil)
+	return wire.DecodeTable(d, v, &objectSessionStatusRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionStatusRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionStatusRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionStatusRequest")
+	return wire.MarshalTable(&v, &objectSessionStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14614,51 +13163,48 @@ func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionTitleRequest = wire.Members{Required: []string{"sessionId", "title"}}
+var objectSetSessionTitleRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetSessionTitleRequest",
+	Type: (*SetSessionTitleRequest)(nil),
+}
 
 // DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
 func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionTitleRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleRequest, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionTitleRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionTitleRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionTitleRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionTitleRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionTitleRequest")
+	return wire.MarshalTable(&v, &objectSetSessionTitleRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14666,78 +13212,83 @@ func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectResumeSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "MCPServers",
+			Flags: wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "SystemPrompt",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "systemPrompt",
+			Value: &wire.Value{
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ResumeSessionRequest",
+	Type: (*ResumeSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "systemPrompt":
-		if d.TryNull() {
-			v.SystemPrompt = nil
-			return wire.Optional, nil
-		}
-		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = wire.AppendString(b, v.Cwd)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	if v.MCPServers != nil {
-		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	}
-	if v.SystemPrompt != nil {
-		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ResumeSessionRequest")
+	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14745,47 +13296,42 @@ func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectCloseSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CloseSessionRequest",
+	Type: (*CloseSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CloseSessionRequest")
+	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14793,51 +13339,48 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionModeRequest = wire.Members{Required: []string{"sessionId", "modeId"}}
+var objectSetSessionModeRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ModeID",
+			Flags: wire.Required,
+			Name:  "modeId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetSessionModeRequest",
+	Type: (*SetSessionModeRequest)(nil),
+}
 
 // DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
 func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionModeRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionModeRequest, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionModeRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionModeRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionModeRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionModeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "modeId":
-		return 1, wire.AtKey(v.ModeID.DecodeJSON(d), "modeId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionModeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"modeId\":")
-	b = v.ModeID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionModeRequest")
+	return wire.MarshalTable(&v, &objectSetSessionModeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14950,9 +13493,9 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, key)
 	case v.ValueID != nil:
-		return v.ValueID.decodeField(d, key)
+		return wire.DecodeMember(d, v.ValueID, &objectSetSessionConfigOptionRequestTypeValueID, key)
 	}
 	return wire.NotMember, nil
 }
@@ -14961,9 +13504,9 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.Boolean != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeBoolean.RequiredNames())
 	case v.ValueID != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeValueID.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeValueID.RequiredNames())
 	}
 	return nil
 }
@@ -14973,9 +13516,9 @@ func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) (
 	switch {
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, comma)
 	case v.ValueID != nil:
-		return v.ValueID.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ValueID, &objectSetSessionConfigOptionRequestTypeValueID, comma)
 	}
 	return b, comma
 }
@@ -14991,41 +13534,33 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.Bool,
+		},
+	},
+	Name: "unstable.SetSessionConfigOptionRequestTypeBoolean",
+	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendBool(b, v.Value)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionConfigOptionRequestTypeBoolean")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15033,41 +13568,33 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeValueID = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.SetSessionConfigOptionRequestTypeValueID",
+	Type: (*SetSessionConfigOptionRequestTypeValueID)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeValueID{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeValueID, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeValueID) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeValueID) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeValueID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionConfigOptionRequestTypeValueID")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15164,7 +13691,7 @@ func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectClientResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -15175,7 +13702,7 @@ func (v *ClientResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersClientResponseError.Required)
+		return wire.Level(w, objectClientResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -15186,7 +13713,7 @@ func (v *ClientResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectClientResponseError, comma)
 	}
 	return b, comma
 }
@@ -15275,45 +13802,45 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectClientResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.ClientResponseError",
+	Type: (*ClientResponseError)(nil),
+}
 
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
+	return wire.DecodeTable(d, v, &objectClientResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientResponseError")
+	return wire.MarshalTable(&v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15321,41 +13848,36 @@ func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectWriteTextFileResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.WriteTextFileResponse",
+	Type: (*WriteTextFileResponse)(nil),
+}
+
 // DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
 func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = WriteTextFileResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectWriteTextFileResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWriteTextFileResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WriteTextFileResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WriteTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.WriteTextFileResponse")
+	return wire.MarshalTable(&v, &objectWriteTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15363,47 +13885,42 @@ func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReadTextFileResponse = wire.Members{Required: []string{"content"}}
+var objectReadTextFileResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ReadTextFileResponse",
+	Type: (*ReadTextFileResponse)(nil),
+}
 
 // DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
 func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ReadTextFileResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReadTextFileResponse, nil)
+	return wire.DecodeTable(d, v, &objectReadTextFileResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReadTextFileResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReadTextFileResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReadTextFileResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReadTextFileResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"content\":")
-	b = wire.AppendString(b, v.Content)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReadTextFileResponse")
+	return wire.MarshalTable(&v, &objectReadTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15411,47 +13928,45 @@ func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+var objectRequestPermissionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: &wire.Value{
+				Coded: (*RequestPermissionOutcome)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.RequestPermissionResponse",
+	Type: (*RequestPermissionResponse)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = v.Outcome.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionResponse")
+	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15494,12 +14009,12 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancelled, &objectRequestPermissionOutcomeCancelled, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key)
+		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
 	case v.Unknown != nil:
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
@@ -15513,9 +14028,9 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectRequestPermissionOutcomeCancelled.RequiredNames())
 	case v.Selected != nil:
-		return wire.Level(w, membersSelectedPermissionOutcome.Required)
+		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
 	}
 	return nil
 }
@@ -15525,10 +14040,10 @@ func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, b
 	switch {
 	case v.Cancelled != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return v.Cancelled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancelled, &objectRequestPermissionOutcomeCancelled, comma)
 	case v.Selected != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return v.Selected.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "outcome", comma)
 	}
@@ -15575,33 +14090,25 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectRequestPermissionOutcomeCancelled = wire.Object{
+	Name: "unstable.RequestPermissionOutcomeCancelled",
+	Type: (*RequestPermissionOutcomeCancelled)(nil),
+}
+
 // DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
 func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcomeCancelled{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcomeCancelled) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeCancelled)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionOutcomeCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionOutcomeCancelled) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionOutcomeCancelled")
+	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15609,47 +14116,42 @@ func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+var objectSelectedPermissionOutcome = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SelectedPermissionOutcome",
+	Type: (*SelectedPermissionOutcome)(nil),
+}
 
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SelectedPermissionOutcome")
+	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15657,47 +14159,42 @@ func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateTerminalResponse = wire.Members{Required: []string{"terminalId"}}
+var objectCreateTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CreateTerminalResponse",
+	Type: (*CreateTerminalResponse)(nil),
+}
 
 // DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
 func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateTerminalResponse, nil)
+	return wire.DecodeTable(d, v, &objectCreateTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateTerminalResponse")
+	return wire.MarshalTable(&v, &objectCreateTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15705,67 +14202,57 @@ func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalOutputResponse = wire.Members{Required: []string{"output", "truncated"}}
+var objectTerminalOutputResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Output",
+			Flags: wire.Required,
+			Name:  "output",
+			Value: wire.String,
+		},
+		{
+			Field: "Truncated",
+			Flags: wire.Required,
+			Name:  "truncated",
+			Value: wire.Bool,
+		},
+		{
+			Field: "ExitStatus",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitStatus",
+			Value: &wire.Value{
+				Object: &objectTerminalExitStatus,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalOutputResponse",
+	Type: (*TerminalOutputResponse)(nil),
+}
 
 // DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
 func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalOutputResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutputResponse, nil)
+	return wire.DecodeTable(d, v, &objectTerminalOutputResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalOutputResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalOutputResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalOutputResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "output":
-		return 0, wire.AtKey(wire.DecodeString(&v.Output, d), "output")
-	case "truncated":
-		return 1, wire.AtKey(wire.DecodeBool(&v.Truncated, d), "truncated")
-	case "exitStatus":
-		if d.TryNull() {
-			v.ExitStatus = nil
-			return wire.Optional, nil
-		}
-		v.ExitStatus = new(TerminalExitStatus)
-		m := d.Mark()
-		if err := v.ExitStatus.DecodeJSON(d); err != nil {
-			v.ExitStatus = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalOutputResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"output\":")
-	b = wire.AppendString(b, v.Output)
-	b = wire.Key(b, &comma, "\"truncated\":")
-	b = wire.AppendBool(b, v.Truncated)
-	if v.ExitStatus != nil {
-		b = wire.Key(b, &comma, "\"exitStatus\":")
-		b = v.ExitStatus.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalOutputResponse")
+	return wire.MarshalTable(&v, &objectTerminalOutputResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15773,73 +14260,48 @@ func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalExitStatus = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalExitStatus",
+	Type: (*TerminalExitStatus)(nil),
+}
+
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendUint(b, uint64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalExitStatus")
+	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15847,41 +14309,36 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectReleaseTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ReleaseTerminalResponse",
+	Type: (*ReleaseTerminalResponse)(nil),
+}
+
 // DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
 func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ReleaseTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectReleaseTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReleaseTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReleaseTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReleaseTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReleaseTerminalResponse")
+	return wire.MarshalTable(&v, &objectReleaseTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15889,73 +14346,48 @@ func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectWaitForTerminalExitResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.WaitForTerminalExitResponse",
+	Type: (*WaitForTerminalExitResponse)(nil),
+}
+
 // DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
 func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = WaitForTerminalExitResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectWaitForTerminalExitResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectWaitForTerminalExitResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *WaitForTerminalExitResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *WaitForTerminalExitResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendUint(b, uint64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.WaitForTerminalExitResponse")
+	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15963,41 +14395,36 @@ func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectKillTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.KillTerminalResponse",
+	Type: (*KillTerminalResponse)(nil),
+}
+
 // DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
 func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = KillTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectKillTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectKillTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *KillTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *KillTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.KillTerminalResponse")
+	return wire.MarshalTable(&v, &objectKillTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16088,19 +14515,19 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key)
+		return wire.DecodeMember(d, v.Accept, &objectElicitationAcceptAction, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key)
+		return wire.DecodeMember(d, v.Decline, &objectCreateElicitationResponseActionDecline, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancel, &objectCreateElicitationResponseActionCancel, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectCreateElicitationResponseActionOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -16109,13 +14536,13 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectElicitationAcceptAction.RequiredNames())
 	case v.Decline != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionDecline.RequiredNames())
 	case v.Cancel != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionCancel.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
+		return wire.Level(w, objectCreateElicitationResponseActionOther.RequiredNames())
 	}
 	return nil
 }
@@ -16125,15 +14552,15 @@ func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]
 	switch {
 	case v.Accept != nil:
 		b = wire.Key(b, &comma, "\"action\":\"accept\"")
-		return v.Accept.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Accept, &objectElicitationAcceptAction, comma)
 	case v.Decline != nil:
 		b = wire.Key(b, &comma, "\"action\":\"decline\"")
-		return v.Decline.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Decline, &objectCreateElicitationResponseActionDecline, comma)
 	case v.Cancel != nil:
 		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
-		return v.Cancel.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancel, &objectCreateElicitationResponseActionCancel, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectCreateElicitationResponseActionOther, comma)
 	}
 	return b, comma
 }
@@ -16149,33 +14576,25 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionDecline = wire.Object{
+	Name: "unstable.CreateElicitationResponseActionDecline",
+	Type: (*CreateElicitationResponseActionDecline)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionDecline) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationResponseActionDecline")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16183,33 +14602,25 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionCancel = wire.Object{
+	Name: "unstable.CreateElicitationResponseActionCancel",
+	Type: (*CreateElicitationResponseActionCancel)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionCancel) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationResponseActionCancel")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16217,41 +14628,33 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+var objectCreateElicitationResponseActionOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Action",
+			Flags: wire.Required,
+			Name:  "action",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.CreateElicitationResponseActionOther",
+	Type: (*CreateElicitationResponseActionOther)(nil),
+}
 
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "action":
-		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"action\":")
-	b = wire.AppendString(b, v.Action)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationResponseActionOther")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16354,45 +14757,39 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationAcceptAction = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Nullable,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationContentValue)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationAcceptAction",
+	Type: (*ElicitationAcceptAction)(nil),
+}
+
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationAcceptAction")
+	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16429,9 +14826,9 @@ func (v *MessageMCPResponse) selectVariant(d *wire.Decoder) error {
 func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key)
+		return wire.DecodeMember(d, v.Result, &objectMessageMCPResponseResult, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectMessageMCPResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -16440,9 +14837,9 @@ func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte) (int, erro
 func (v *MessageMCPResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return wire.Level(w, membersMessageMCPResponseResult.Required)
+		return wire.Level(w, objectMessageMCPResponseResult.RequiredNames())
 	case v.Error != nil:
-		return wire.Level(w, membersMessageMCPResponseError.Required)
+		return wire.Level(w, objectMessageMCPResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -16451,9 +14848,9 @@ func (v *MessageMCPResponse) required(w int) []string {
 func (v *MessageMCPResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Result, &objectMessageMCPResponseResult, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectMessageMCPResponseError, comma)
 	}
 	return b, comma
 }
@@ -16496,56 +14893,42 @@ func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMessageMCPResponseResult = wire.Members{Required: []string{"result"}}
+var objectMessageMCPResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Result",
+			Flags: wire.Required | wire.Nullable,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MessageMCPResponseResult",
+	Type: (*MessageMCPResponseResult)(nil),
+}
 
 // DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
 func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectMessageMCPResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMessageMCPResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "result":
-		if d.TryNull() {
-			v.Result = nil
-			return 0, nil
-		}
-		return 0, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MessageMCPResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Result == nil {
-		b = wire.Key(b, &comma, "\"result\":")
-		b = append(b, "null"...)
-	} else {
-		b = wire.Key(b, &comma, "\"result\":")
-		b = wire.AppendRaw(b, v.Result)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPResponseResult")
+	return wire.MarshalTable(&v, &objectMessageMCPResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16553,47 +14936,45 @@ func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMessageMCPResponseError = wire.Members{Required: []string{"error"}}
+var objectMessageMCPResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectMCPError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MessageMCPResponseError",
+	Type: (*MessageMCPResponseError)(nil),
+}
 
 // DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
 func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseError, nil)
+	return wire.DecodeTable(d, v, &objectMessageMCPResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMessageMCPResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "error":
-		return 0, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MessageMCPResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPResponseError")
+	return wire.MarshalTable(&v, &objectMessageMCPResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16601,55 +14982,45 @@ func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPError = wire.Members{Required: []string{"code", "message"}}
+var objectMCPError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Code",
+			Flags: wire.Required,
+			Name:  "code",
+			Value: wire.Int32,
+		},
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: wire.String,
+		},
+		{
+			Field: "Data",
+			Flags: wire.Nullable,
+			Name:  "data",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.MCPError",
+	Type: (*MCPError)(nil),
+}
 
 // DecodeJSON decodes one MCPError object, keeping unknown members.
 func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPError, nil)
+	return wire.DecodeTable(d, v, &objectMCPError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "code":
-		return 0, wire.AtKey(wire.DecodeInt32(&v.Code, d), "code")
-	case "message":
-		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "data":
-		if d.TryNull() {
-			v.Data = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Data, d), "data")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"code\":")
-	b = wire.AppendInt(b, int64(v.Code))
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Data != nil {
-		b = wire.Key(b, &comma, "\"data\":")
-		b = wire.AppendRaw(b, v.Data)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPError")
+	return wire.MarshalTable(&v, &objectMCPError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16709,47 +15080,42 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelNotification = wire.Members{Required: []string{"sessionId"}}
+var objectCancelNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelNotification",
+	Type: (*CancelNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelNotification object, keeping unknown members.
 func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelNotification")
+	return wire.MarshalTable(&v, &objectCancelNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16757,65 +15123,63 @@ func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMessageMCPNotification = wire.Members{Required: []string{"serverId", "requestId", "method"}}
+var objectMessageMCPNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ServerID",
+			Flags: wire.Required,
+			Name:  "serverId",
+			Value: wire.String,
+		},
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: wire.String,
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MessageMCPNotification",
+	Type: (*MessageMCPNotification)(nil),
+}
 
 // DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
 func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPNotification, nil)
+	return wire.DecodeTable(d, v, &objectMessageMCPNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMessageMCPNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "serverId":
-		return 0, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
-	case "requestId":
-		return 1, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "method":
-		return 2, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MessageMCPNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"serverId\":")
-	b = v.ServerID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRawMap(b, v.Params)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPNotification")
+	return wire.MarshalTable(&v, &objectMessageMCPNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16823,47 +15187,45 @@ func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+var objectCancelRequestNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelRequestNotification",
+	Type: (*CancelRequestNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelRequestNotification")
+	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16927,57 +15289,48 @@ func (v *ProxyRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxySuccessorRequest = wire.Members{Required: []string{"method"}}
+var objectProxySuccessorRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProxySuccessorRequest",
+	Type: (*ProxySuccessorRequest)(nil),
+}
 
 // DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
 func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxySuccessorRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorRequest, nil)
+	return wire.DecodeTable(d, v, &objectProxySuccessorRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxySuccessorRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxySuccessorRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxySuccessorRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxySuccessorRequest")
+	return wire.MarshalTable(&v, &objectProxySuccessorRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17016,7 +15369,7 @@ func (v *ProxyResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectProxyResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -17027,7 +15380,7 @@ func (v *ProxyResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersProxyResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersProxyResponseError.Required)
+		return wire.Level(w, objectProxyResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -17038,7 +15391,7 @@ func (v *ProxyResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectProxyResponseError, comma)
 	}
 	return b, comma
 }
@@ -17127,45 +15480,45 @@ func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxyResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectProxyResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.ProxyResponseError",
+	Type: (*ProxyResponseError)(nil),
+}
 
 // DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
 func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxyResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseError, nil)
+	return wire.DecodeTable(d, v, &objectProxyResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxyResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxyResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxyResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxyResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyResponseError")
+	return wire.MarshalTable(&v, &objectProxyResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17200,52 +15553,42 @@ func (v *ProxySuccessorResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxyNotification = wire.Members{Required: []string{"method"}}
+var objectProxyNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "params",
+			Value: &wire.Value{
+				Coded: (*ProxyNotificationParams)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "unstable.ProxyNotification",
+	Type: (*ProxyNotification)(nil),
+}
 
 // DecodeJSON decodes one ProxyNotification object, keeping unknown members.
 func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxyNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyNotification, nil)
+	return wire.DecodeTable(d, v, &objectProxyNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxyNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxyNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxyNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		v.Params = new(ProxyNotificationParams)
-		return wire.Optional, wire.AtKey(v.Params.DecodeJSON(d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxyNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = v.Params.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyNotification")
+	return wire.MarshalTable(&v, &objectProxyNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17263,7 +15606,7 @@ func (v *ProxyNotificationParams) selectVariant(d *wire.Decoder) error {
 func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return v.ProxySuccessorNotification.decodeField(d, key)
+		return wire.DecodeMember(d, v.ProxySuccessorNotification, &objectProxySuccessorNotification, key)
 	}
 	return wire.NotMember, nil
 }
@@ -17272,7 +15615,7 @@ func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte) (int,
 func (v *ProxyNotificationParams) required(w int) []string {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return wire.Level(w, membersProxySuccessorNotification.Required)
+		return wire.Level(w, objectProxySuccessorNotification.RequiredNames())
 	}
 	return nil
 }
@@ -17281,7 +15624,7 @@ func (v *ProxyNotificationParams) required(w int) []string {
 func (v *ProxyNotificationParams) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return v.ProxySuccessorNotification.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ProxySuccessorNotification, &objectProxySuccessorNotification, comma)
 	}
 	return b, comma
 }
@@ -17322,57 +15665,48 @@ func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxySuccessorNotification = wire.Members{Required: []string{"method"}}
+var objectProxySuccessorNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProxySuccessorNotification",
+	Type: (*ProxySuccessorNotification)(nil),
+}
 
 // DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
 func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxySuccessorNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorNotification, nil)
+	return wire.DecodeTable(d, v, &objectProxySuccessorNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxySuccessorNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxySuccessorNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxySuccessorNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxySuccessorNotification")
+	return wire.MarshalTable(&v, &objectProxySuccessorNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17380,41 +15714,36 @@ func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionRuntimeContextCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionRuntimeContextCapabilities",
+	Type: (*SessionRuntimeContextCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
 func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionRuntimeContextCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionRuntimeContextCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionRuntimeContextCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionRuntimeContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionRuntimeContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionRuntimeContextCapabilities")
+	return wire.MarshalTable(&v, &objectSessionRuntimeContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17422,48 +15751,39 @@ func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
+var objectRuntimeContextItem = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Pointer,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.RuntimeContextItem",
+	Type: (*RuntimeContextItem)(nil),
+}
 
 // DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
 func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
-	*v = RuntimeContextItem{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRuntimeContextItem, nil)
+	return wire.DecodeTable(d, v, &objectRuntimeContextItem)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRuntimeContextItem)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		v.Title = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
-	case "text":
-		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RuntimeContextItem")
+	return wire.MarshalTable(&v, &objectRuntimeContextItem)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17475,10 +15795,10 @@ func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 // one variant set: AppendJSON would write an empty object or only the first variant.
 func marshal(x interface {
 	wire.Appender
-	validate(*wire.Validator)
+	ValidateWith(*wire.Validator)
 }, typ string) ([]byte, error) {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	if err := v.EncodeErr(typ); err != nil {
 		return nil, err
 	}

@@ -259,14 +259,14 @@ func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key)
+		return wire.DecodeMember(d, v.ToolCall, &objectToolCallPermissionSubject, key)
 	case v.Command != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Command.decodeField(d, key)
+		return wire.DecodeMember(d, v.Command, &objectCommandPermissionSubject, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectRequestPermissionSubjectOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -275,11 +275,11 @@ func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int
 func (v *RequestPermissionSubject) required(w int) []string {
 	switch {
 	case v.ToolCall != nil:
-		return wire.Level(w, membersToolCallPermissionSubject.Required)
+		return wire.Level(w, objectToolCallPermissionSubject.RequiredNames())
 	case v.Command != nil:
-		return wire.Level(w, membersCommandPermissionSubject.Required)
+		return wire.Level(w, objectCommandPermissionSubject.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersRequestPermissionSubjectOther.Required)
+		return wire.Level(w, objectRequestPermissionSubjectOther.RequiredNames())
 	}
 	return nil
 }
@@ -289,12 +289,12 @@ func (v *RequestPermissionSubject) appendFields(b []byte, comma bool) ([]byte, b
 	switch {
 	case v.ToolCall != nil:
 		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return v.ToolCall.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ToolCall, &objectToolCallPermissionSubject, comma)
 	case v.Command != nil:
 		b = wire.Key(b, &comma, "\"type\":\"command\"")
-		return v.Command.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Command, &objectCommandPermissionSubject, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectRequestPermissionSubjectOther, comma)
 	}
 	return b, comma
 }
@@ -339,41 +339,33 @@ func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionSubjectOther = wire.Members{Required: []string{"type"}}
+var objectRequestPermissionSubjectOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.RequestPermissionSubjectOther",
+	Type: (*RequestPermissionSubjectOther)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
 func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionSubjectOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionSubjectOther, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionSubjectOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionSubjectOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionSubjectOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionSubjectOther")
+	return wire.MarshalTable(&v, &objectRequestPermissionSubjectOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -598,35 +590,7 @@ func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolKind value.
 func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "read":
-		*v = ToolKindRead
-	case "edit":
-		*v = ToolKindEdit
-	case "delete":
-		*v = ToolKindDelete
-	case "move":
-		*v = ToolKindMove
-	case "search":
-		*v = ToolKindSearch
-	case "execute":
-		*v = ToolKindExecute
-	case "think":
-		*v = ToolKindThink
-	case "fetch":
-		*v = ToolKindFetch
-	case "switch_mode":
-		*v = ToolKindSwitchMode
-	case "other":
-		*v = ToolKindOther
-	default:
-		*v = ToolKind(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -647,27 +611,7 @@ func (v *ToolKind) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolCallStatus value.
 func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = ToolCallStatusPending
-	case "in_progress":
-		*v = ToolCallStatusInProgress
-	case "paused":
-		*v = ToolCallStatusPaused
-	case "completed":
-		*v = ToolCallStatusCompleted
-	case "failed":
-		*v = ToolCallStatusFailed
-	case "cancelled":
-		*v = ToolCallStatusCancelled
-	default:
-		*v = ToolCallStatus(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1145,19 +1089,7 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one Role value.
 func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "assistant":
-		*v = RoleAssistant
-	case "user":
-		*v = RoleUser
-	default:
-		*v = Role(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1419,94 +1351,70 @@ func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersIcon = wire.Members{Required: []string{"src"}}
+var objectIcon = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Src",
+			Flags: wire.Required,
+			Name:  "src",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "MimeType",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "mimeType",
+			Value: wire.String,
+		},
+		{
+			Field: "Sizes",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "sizes",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Theme",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "theme",
+			Value: &wire.Value{
+				Coded: (*IconTheme)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Icon",
+	Type: (*Icon)(nil),
+}
 
 // DecodeJSON decodes one Icon object, keeping unknown members.
 func (v *Icon) DecodeJSON(d *wire.Decoder) error {
-	*v = Icon{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIcon, nil)
+	return wire.DecodeTable(d, v, &objectIcon)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Icon) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIcon)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Icon) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "src":
-		return 0, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
-	case "mimeType":
-		if d.TryNull() {
-			v.MimeType = nil
-			return wire.Optional, nil
-		}
-		v.MimeType = new(MediaType)
-		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
-			v.MimeType = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
-		}
-		return wire.Optional, nil
-	case "sizes":
-		if d.TryNull() {
-			v.Sizes = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Sizes, true, wire.DecodeString); err != nil {
-			v.Sizes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "sizes")
-		}
-		return wire.Optional, nil
-	case "theme":
-		if d.TryNull() {
-			v.Theme = nil
-			return wire.Optional, nil
-		}
-		v.Theme = new(IconTheme)
-		m := d.Mark()
-		if err := v.Theme.DecodeJSON(d); err != nil {
-			v.Theme = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "theme")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Icon) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"src\":")
-	b = wire.AppendString(b, v.Src)
-	if v.MimeType != nil {
-		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
-	}
-	if v.Sizes != nil {
-		b = wire.Key(b, &comma, "\"sizes\":")
-		b = wire.AppendSlice(b, v.Sizes, wire.EncodeString)
-	}
-	if v.Theme != nil {
-		b = wire.Key(b, &comma, "\"theme\":")
-		b = v.Theme.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Icon) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Icon")
+	return wire.MarshalTable(&v, &objectIcon)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1516,19 +1424,7 @@ func (v *Icon) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one IconTheme value.
 func (v *IconTheme) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "light":
-		*v = IconThemeLight
-	case "dark":
-		*v = IconThemeDark
-	default:
-		*v = IconTheme(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2284,23 +2180,7 @@ func (v *DiffChangeOperationOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one DiffFileType value.
 func (v *DiffFileType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "text":
-		*v = DiffFileTypeText
-	case "binary":
-		*v = DiffFileTypeBinary
-	case "directory":
-		*v = DiffFileTypeDirectory
-	case "symlink":
-		*v = DiffFileTypeSymlink
-	default:
-		*v = DiffFileType(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2434,51 +2314,51 @@ func (v *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDiffPatch = wire.Members{Required: []string{"format", "text"}}
+var objectDiffPatch = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Format",
+			Flags: wire.Required,
+			Name:  "format",
+			Value: &wire.Value{
+				Coded: (*DiffPatchFormat)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.DiffPatch",
+	Type: (*DiffPatch)(nil),
+}
 
 // DecodeJSON decodes one DiffPatch object, keeping unknown members.
 func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
-	*v = DiffPatch{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPatch, nil)
+	return wire.DecodeTable(d, v, &objectDiffPatch)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DiffPatch) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDiffPatch)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "format":
-		return 0, wire.AtKey(v.Format.DecodeJSON(d), "format")
-	case "text":
-		return 1, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DiffPatch) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"format\":")
-	b = v.Format.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.DiffPatch")
+	return wire.MarshalTable(&v, &objectDiffPatch)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2488,17 +2368,7 @@ func (v *DiffPatch) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one DiffPatchFormat value.
 func (v *DiffPatchFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "git_patch":
-		*v = DiffPatchFormatGitPatch
-	default:
-		*v = DiffPatchFormat(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2656,63 +2526,55 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+var objectToolCallLocation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "line",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint32,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ToolCallLocation",
+	Type: (*ToolCallLocation)(nil),
+}
 
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeTable(d, v, &objectToolCallLocation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.Line, d); err != nil {
-			v.Line = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallLocation")
+	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2720,57 +2582,45 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectToolCallCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectToolCallCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ToolCallCapabilities",
+	Type: (*ToolCallCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
 func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectToolCallCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(ToolCallCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallCapabilities")
+	return wire.MarshalTable(&v, &objectToolCallCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2778,41 +2628,36 @@ func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectToolCallCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ToolCallCancelCapabilities",
+	Type: (*ToolCallCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
 func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectToolCallCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallCancelCapabilities")
+	return wire.MarshalTable(&v, &objectToolCallCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2820,47 +2665,45 @@ func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallPermissionSubject = wire.Members{Required: []string{"toolCall"}}
+var objectToolCallPermissionSubject = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ToolCall",
+			Flags: wire.Required,
+			Name:  "toolCall",
+			Value: &wire.Value{
+				Coded: (*ToolCallUpdate)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ToolCallPermissionSubject",
+	Type: (*ToolCallPermissionSubject)(nil),
+}
 
 // DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
 func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallPermissionSubject{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallPermissionSubject, nil)
+	return wire.DecodeTable(d, v, &objectToolCallPermissionSubject)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallPermissionSubject)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "toolCall":
-		return 0, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"toolCall\":")
-	b = v.ToolCall.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallPermissionSubject")
+	return wire.MarshalTable(&v, &objectToolCallPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2868,83 +2711,60 @@ func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCommandPermissionSubject = wire.Members{Required: []string{"command", "cwd"}}
+var objectCommandPermissionSubject = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CommandPermissionSubject",
+	Type: (*CommandPermissionSubject)(nil),
+}
 
 // DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
 func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	*v = CommandPermissionSubject{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommandPermissionSubject, nil)
+	return wire.DecodeTable(d, v, &objectCommandPermissionSubject)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCommandPermissionSubject)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "command":
-		return 0, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "toolCallId":
-		if d.TryNull() {
-			v.ToolCallID = nil
-			return wire.Optional, nil
-		}
-		v.ToolCallID = new(ToolCallID)
-		m := d.Mark()
-		if err := v.ToolCallID.DecodeJSON(d); err != nil {
-			v.ToolCallID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
-		}
-		return wire.Optional, nil
-	case "terminalId":
-		if d.TryNull() {
-			v.TerminalID = nil
-			return wire.Optional, nil
-		}
-		v.TerminalID = new(TerminalID)
-		m := d.Mark()
-		if err := v.TerminalID.DecodeJSON(d); err != nil {
-			v.TerminalID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminalId")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CommandPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"command\":")
-	b = wire.AppendString(b, v.Command)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.ToolCallID != nil {
-		b = wire.Key(b, &comma, "\"toolCallId\":")
-		b = v.ToolCallID.AppendJSON(b)
-	}
-	if v.TerminalID != nil {
-		b = wire.Key(b, &comma, "\"terminalId\":")
-		b = v.TerminalID.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CommandPermissionSubject")
+	return wire.MarshalTable(&v, &objectCommandPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2952,55 +2772,57 @@ func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+var objectPermissionOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Kind",
+			Flags: wire.Required,
+			Name:  "kind",
+			Value: &wire.Value{
+				Coded: (*PermissionOptionKind)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PermissionOption",
+	Type: (*PermissionOption)(nil),
+}
 
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	*v = PermissionOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
+	return wire.DecodeTable(d, v, &objectPermissionOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "kind":
-		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"kind\":")
-	b = v.Kind.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PermissionOption")
+	return wire.MarshalTable(&v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3037,23 +2859,7 @@ func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PermissionOptionKind value.
 func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "allow_once":
-		*v = PermissionOptionKindAllowOnce
-	case "allow_always":
-		*v = PermissionOptionKindAllowAlways
-	case "reject_once":
-		*v = PermissionOptionKindRejectOnce
-	case "reject_always":
-		*v = PermissionOptionKindRejectAlways
-	default:
-		*v = PermissionOptionKind(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3286,9 +3092,9 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3297,9 +3103,9 @@ func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, 
 func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -3308,9 +3114,9 @@ func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -3326,57 +3132,39 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+var objectElicitationSessionScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.ElicitationSessionScope",
+	Type: (*ElicitationSessionScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCallId":
-		if d.TryNull() {
-			v.ToolCallID = nil
-			return wire.Optional, nil
-		}
-		v.ToolCallID = new(ToolCallID)
-		m := d.Mark()
-		if err := v.ToolCallID.DecodeJSON(d); err != nil {
-			v.ToolCallID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ToolCallID != nil {
-		b = wire.Key(b, &comma, "\"toolCallId\":")
-		b = v.ToolCallID.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationSessionScope")
+	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3384,41 +3172,36 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+var objectElicitationRequestScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.ElicitationRequestScope",
+	Type: (*ElicitationRequestScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationRequestScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationRequestScope")
+	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3426,93 +3209,78 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationSchema = wire.Members{Required: []string{"type", "properties"}}
+var objectElicitationSchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: &wire.Value{
+				Coded: (*ElicitationSchemaType)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Properties",
+			Flags: wire.Required,
+			Name:  "properties",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationPropertySchema)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Required",
+			Flags: wire.Nullable,
+			Name:  "required",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationSchema",
+	Type: (*ElicitationSchema)(nil),
+}
 
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSchema, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(v.Type.DecodeJSON(d), "type")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "properties":
-		return 1, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
-	case "required":
-		if d.TryNull() {
-			v.Required = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = v.Type.AppendJSON(b)
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"properties\":")
-	b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
-	if v.Required != nil {
-		b = wire.Key(b, &comma, "\"required\":")
-		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationSchema")
+	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3520,19 +3288,14 @@ func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumElicitationSchemaType = wire.Enum{
+	Name:   "ElicitationSchemaType",
+	Values: []string{"object"},
+}
+
 // DecodeJSON decodes one ElicitationSchemaType value.
 func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "object":
-		*v = ElicitationSchemaTypeObject
-	default:
-		return d.Errorf("unknown ElicitationSchemaType value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3597,24 +3360,24 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key)
+		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key)
+		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
 	case v.Array != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key)
+		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3625,15 +3388,15 @@ func (v *ElicitationPropertySchema) required(w int) []string {
 	case v.String != nil:
 		return wire.Level(w, nil)
 	case v.Number != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
 	case v.Integer != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
 	case v.Boolean != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
 	case v.Array != nil:
-		return wire.Level(w, membersMultiSelectPropertySchema.Required)
+		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
+		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
 	}
 	return nil
 }
@@ -3646,18 +3409,18 @@ func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 		return v.String.appendFields(b, comma)
 	case v.Number != nil:
 		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return v.Number.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
 	case v.Integer != nil:
 		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return v.Integer.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
 	case v.Array != nil:
 		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return v.Array.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
 	}
 	return b, comma
 }
@@ -3708,41 +3471,33 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+var objectElicitationPropertySchemaOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.ElicitationPropertySchemaOther",
+	Type: (*ElicitationPropertySchemaOther)(nil),
+}
 
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationPropertySchemaOther")
+	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3752,23 +3507,7 @@ func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one StringFormat value.
 func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "email":
-		*v = StringFormatEmail
-	case "uri":
-		*v = StringFormatURI
-	case "date":
-		*v = StringFormatDate
-	case "date-time":
-		*v = StringFormatDateTime
-	default:
-		*v = StringFormat(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3787,67 +3526,54 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+var objectEnumOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Const",
+			Flags: wire.Required,
+			Name:  "const",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.EnumOption",
+	Type: (*EnumOption)(nil),
+}
 
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	*v = EnumOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
+	return wire.DecodeTable(d, v, &objectEnumOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *EnumOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "const":
-		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"const\":")
-	b = wire.AppendString(b, v.Const)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.EnumOption")
+	return wire.MarshalTable(&v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4009,111 +3735,66 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectNumberPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.NumberPropertySchema",
+	Type: (*NumberPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendFloat(b, *v.Minimum)
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendFloat(b, *v.Maximum)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendFloat(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.NumberPropertySchema")
+	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4121,111 +3802,66 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIntegerPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.IntegerPropertySchema",
+	Type: (*IntegerPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(int64)
-		m := d.Mark()
-		if err := wire.DecodeInt64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendInt(b, int64(*v.Minimum))
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendInt(b, int64(*v.Maximum))
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendInt(b, int64(*v.Default))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IntegerPropertySchema")
+	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4233,89 +3869,54 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectBooleanPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.BooleanPropertySchema",
+	Type: (*BooleanPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendBool(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BooleanPropertySchema")
+	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4356,7 +3957,7 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		return v.String.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
 	case v.Titled != nil:
 		return v.Titled.decodeField(d, key)
 	}
@@ -4369,7 +3970,7 @@ func (v *MultiSelectItems) required(w int) []string {
 	case v.String != nil:
 		return wire.Level(w, membersStringMultiSelectItems.Required)
 	case v.Other != nil:
-		return wire.Level(w, membersMultiSelectItemsOther.Required)
+		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
 	case v.Titled != nil:
 		return wire.Level(w, membersTitledMultiSelectItems.Required)
 	}
@@ -4383,7 +3984,7 @@ func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
 	case v.Titled != nil:
 		return v.Titled.appendFields(b, comma)
 	}
@@ -4446,41 +4047,33 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+var objectMultiSelectItemsOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.MultiSelectItemsOther",
+	Type: (*MultiSelectItemsOther)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectItemsOther")
+	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4584,116 +4177,79 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+var objectMultiSelectPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "MaxItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Items",
+			Flags: wire.Required,
+			Name:  "items",
+			Value: &wire.Value{
+				Coded: (*MultiSelectItems)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "default",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MultiSelectPropertySchema",
+	Type: (*MultiSelectPropertySchema)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minItems":
-		if d.TryNull() {
-			v.MinItems = nil
-			return wire.Optional, nil
-		}
-		v.MinItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
-	case "maxItems":
-		if d.TryNull() {
-			v.MaxItems = nil
-			return wire.Optional, nil
-		}
-		v.MaxItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
-	case "items":
-		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinItems != nil {
-		b = wire.Key(b, &comma, "\"minItems\":")
-		b = wire.AppendUint(b, uint64(*v.MinItems))
-	}
-	if v.MaxItems != nil {
-		b = wire.Key(b, &comma, "\"maxItems\":")
-		b = wire.AppendUint(b, uint64(*v.MaxItems))
-	}
-	b = wire.Key(b, &comma, "\"items\":")
-	b = v.Items.AppendJSON(b)
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectPropertySchema")
+	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4778,9 +4334,9 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4789,9 +4345,9 @@ func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (i
 func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4800,9 +4356,9 @@ func (v *ElicitationFormModeVariant) required(w int) []string {
 func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -4926,9 +4482,9 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4937,9 +4493,9 @@ func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (in
 func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4948,9 +4504,9 @@ func (v *ElicitationURLModeVariant) required(w int) []string {
 func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -5024,7 +4580,7 @@ func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectAgentResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -5035,7 +4591,7 @@ func (v *AgentResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersAgentResponseError.Required)
+		return wire.Level(w, objectAgentResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -5046,7 +4602,7 @@ func (v *AgentResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectAgentResponseError, comma)
 	}
 	return b, comma
 }
@@ -5135,45 +4691,45 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectAgentResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*AgentResponseErrorID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "acp.AgentResponseError",
+	Type: (*AgentResponseError)(nil),
+}
 
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeTable(d, v, &objectAgentResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponseError")
+	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5239,74 +4795,73 @@ func (v *AgentResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion", "info"}}
+var objectInitializeResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "Info",
+			Flags: wire.Required,
+			Name:  "info",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Capabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "capabilities",
+			Value: &wire.Value{
+				Object: &objectAgentCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AuthMethods",
+			Flags: wire.DefaultOnError,
+			Name:  "authMethods",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AuthMethod)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.InitializeResponse",
+	Type: (*InitializeResponse)(nil),
+}
 
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeTable(d, v, &objectInitializeResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "info":
-		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
-	case "capabilities":
-		v.Capabilities = new(AgentCapabilities)
-		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
-			v.Capabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
-		}
-		return wire.Optional, nil
-	case "authMethods":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
-			v.AuthMethods = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"info\":")
-	b = v.Info.AppendJSON(b)
-	if v.Capabilities != nil {
-		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
-	}
-	if v.AuthMethods != nil {
-		b = wire.Key(b, &comma, "\"authMethods\":")
-		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.InitializeResponse")
+	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5341,67 +4896,54 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+var objectImplementation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Version",
+			Flags: wire.Required,
+			Name:  "version",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Implementation",
+	Type: (*Implementation)(nil),
+}
 
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	*v = Implementation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
+	return wire.DecodeTable(d, v, &objectImplementation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Implementation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectImplementation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "version":
-		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"version\":")
-	b = wire.AppendString(b, v.Version)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Implementation")
+	return wire.MarshalTable(&v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5409,73 +4951,54 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Session",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "session",
+			Value: &wire.Value{
+				Object: &objectSessionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Auth",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectAgentAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AgentCapabilities",
+	Type: (*AgentCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "session":
-		if d.TryNull() {
-			v.Session = nil
-			return wire.Optional, nil
-		}
-		v.Session = new(SessionCapabilities)
-		m := d.Mark()
-		if err := v.Session.DecodeJSON(d); err != nil {
-			v.Session = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
-		}
-		return wire.Optional, nil
-	case "auth":
-		if d.TryNull() {
-			v.Auth = nil
-			return wire.Optional, nil
-		}
-		v.Auth = new(AgentAuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Session != nil {
-		b = wire.Key(b, &comma, "\"session\":")
-		b = v.Session.AppendJSON(b)
-	}
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentCapabilities")
+	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5483,105 +5006,72 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Prompt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "prompt",
+			Value: &wire.Value{
+				Object: &objectPromptCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "MCP",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "mcp",
+			Value: &wire.Value{
+				Object: &objectMCPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Delete",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "delete",
+			Value: &wire.Value{
+				Object: &objectSessionDeleteCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Object: &objectSessionAdditionalDirectoriesCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionCapabilities",
+	Type: (*SessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "prompt":
-		if d.TryNull() {
-			v.Prompt = nil
-			return wire.Optional, nil
-		}
-		v.Prompt = new(PromptCapabilities)
-		m := d.Mark()
-		if err := v.Prompt.DecodeJSON(d); err != nil {
-			v.Prompt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "prompt")
-		}
-		return wire.Optional, nil
-	case "mcp":
-		if d.TryNull() {
-			v.MCP = nil
-			return wire.Optional, nil
-		}
-		v.MCP = new(MCPCapabilities)
-		m := d.Mark()
-		if err := v.MCP.DecodeJSON(d); err != nil {
-			v.MCP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcp")
-		}
-		return wire.Optional, nil
-	case "delete":
-		if d.TryNull() {
-			v.Delete = nil
-			return wire.Optional, nil
-		}
-		v.Delete = new(SessionDeleteCapabilities)
-		m := d.Mark()
-		if err := v.Delete.DecodeJSON(d); err != nil {
-			v.Delete = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
-		}
-		return wire.Optional, nil
-	case "additionalDirectories":
-		if d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
-		m := d.Mark()
-		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
-			v.AdditionalDirectories = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Prompt != nil {
-		b = wire.Key(b, &comma, "\"prompt\":")
-		b = v.Prompt.AppendJSON(b)
-	}
-	if v.MCP != nil {
-		b = wire.Key(b, &comma, "\"mcp\":")
-		b = v.MCP.AppendJSON(b)
-	}
-	if v.Delete != nil {
-		b = wire.Key(b, &comma, "\"delete\":")
-		b = v.Delete.AppendJSON(b)
-	}
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = v.AdditionalDirectories.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5589,89 +5079,63 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Image",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "image",
+			Value: &wire.Value{
+				Object: &objectPromptImageCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Audio",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "audio",
+			Value: &wire.Value{
+				Object: &objectPromptAudioCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "EmbeddedContext",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "embeddedContext",
+			Value: &wire.Value{
+				Object: &objectPromptEmbeddedContextCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptCapabilities",
+	Type: (*PromptCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "image":
-		if d.TryNull() {
-			v.Image = nil
-			return wire.Optional, nil
-		}
-		v.Image = new(PromptImageCapabilities)
-		m := d.Mark()
-		if err := v.Image.DecodeJSON(d); err != nil {
-			v.Image = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
-		}
-		return wire.Optional, nil
-	case "audio":
-		if d.TryNull() {
-			v.Audio = nil
-			return wire.Optional, nil
-		}
-		v.Audio = new(PromptAudioCapabilities)
-		m := d.Mark()
-		if err := v.Audio.DecodeJSON(d); err != nil {
-			v.Audio = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
-		}
-		return wire.Optional, nil
-	case "embeddedContext":
-		if d.TryNull() {
-			v.EmbeddedContext = nil
-			return wire.Optional, nil
-		}
-		v.EmbeddedContext = new(PromptEmbeddedContextCapabilities)
-		m := d.Mark()
-		if err := v.EmbeddedContext.DecodeJSON(d); err != nil {
-			v.EmbeddedContext = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Image != nil {
-		b = wire.Key(b, &comma, "\"image\":")
-		b = v.Image.AppendJSON(b)
-	}
-	if v.Audio != nil {
-		b = wire.Key(b, &comma, "\"audio\":")
-		b = v.Audio.AppendJSON(b)
-	}
-	if v.EmbeddedContext != nil {
-		b = wire.Key(b, &comma, "\"embeddedContext\":")
-		b = v.EmbeddedContext.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptCapabilities")
+	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5679,41 +5143,36 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptImageCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptImageCapabilities",
+	Type: (*PromptImageCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
 func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptImageCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptImageCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptImageCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptImageCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptImageCapabilities")
+	return wire.MarshalTable(&v, &objectPromptImageCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5721,41 +5180,36 @@ func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptAudioCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptAudioCapabilities",
+	Type: (*PromptAudioCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
 func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptAudioCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptAudioCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptAudioCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptAudioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptAudioCapabilities")
+	return wire.MarshalTable(&v, &objectPromptAudioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5763,41 +5217,36 @@ func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptEmbeddedContextCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.PromptEmbeddedContextCapabilities",
+	Type: (*PromptEmbeddedContextCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
 func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptEmbeddedContextCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptEmbeddedContextCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptEmbeddedContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.PromptEmbeddedContextCapabilities")
+	return wire.MarshalTable(&v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5805,73 +5254,54 @@ func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Stdio",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "stdio",
+			Value: &wire.Value{
+				Object: &objectMCPStdioCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "HTTP",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "http",
+			Value: &wire.Value{
+				Object: &objectMCPHTTPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPCapabilities",
+	Type: (*MCPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "stdio":
-		if d.TryNull() {
-			v.Stdio = nil
-			return wire.Optional, nil
-		}
-		v.Stdio = new(MCPStdioCapabilities)
-		m := d.Mark()
-		if err := v.Stdio.DecodeJSON(d); err != nil {
-			v.Stdio = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "stdio")
-		}
-		return wire.Optional, nil
-	case "http":
-		if d.TryNull() {
-			v.HTTP = nil
-			return wire.Optional, nil
-		}
-		v.HTTP = new(MCPHTTPCapabilities)
-		m := d.Mark()
-		if err := v.HTTP.DecodeJSON(d); err != nil {
-			v.HTTP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Stdio != nil {
-		b = wire.Key(b, &comma, "\"stdio\":")
-		b = v.Stdio.AppendJSON(b)
-	}
-	if v.HTTP != nil {
-		b = wire.Key(b, &comma, "\"http\":")
-		b = v.HTTP.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5879,41 +5309,36 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPStdioCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPStdioCapabilities",
+	Type: (*MCPStdioCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
 func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPStdioCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPStdioCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPStdioCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPStdioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPStdioCapabilities")
+	return wire.MarshalTable(&v, &objectMCPStdioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5921,41 +5346,36 @@ func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPHTTPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPHTTPCapabilities",
+	Type: (*MCPHTTPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
 func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPHTTPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPHTTPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPHTTPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPHTTPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPHTTPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPHTTPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5963,41 +5383,36 @@ func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionDeleteCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionDeleteCapabilities",
+	Type: (*SessionDeleteCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionDeleteCapabilities")
+	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6005,41 +5420,36 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionAdditionalDirectoriesCapabilities",
+	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionAdditionalDirectoriesCapabilities")
+	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6047,41 +5457,36 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AgentAuthCapabilities",
+	Type: (*AgentAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentAuthCapabilities")
+	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6121,14 +5526,14 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
 	case v.Agent != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Agent.decodeField(d, key)
+		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectAuthMethodOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -6137,11 +5542,11 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return wire.Level(w, membersAuthMethodTerminal.Required)
+		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
 	case v.Agent != nil:
-		return wire.Level(w, membersAuthMethodAgent.Required)
+		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersAuthMethodOther.Required)
+		return wire.Level(w, objectAuthMethodOther.RequiredNames())
 	}
 	return nil
 }
@@ -6151,12 +5556,12 @@ func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
 	case v.Agent != nil:
 		b = wire.Key(b, &comma, "\"type\":\"agent\"")
-		return v.Agent.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectAuthMethodOther, comma)
 	}
 	return b, comma
 }
@@ -6201,49 +5606,45 @@ func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodOther = wire.Members{Required: []string{"type", "methodId", "name"}}
+var objectAuthMethodOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.AuthMethodOther",
+	Type: (*AuthMethodOther)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
 func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodOther, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	case "methodId":
-		return 1, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 2, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethodOther")
+	return wire.MarshalTable(&v, &objectAuthMethodOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6278,51 +5679,48 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
+var objectEnvVariable = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.EnvVariable",
+	Type: (*EnvVariable)(nil),
+}
 
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
-	*v = EnvVariable{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
+	return wire.DecodeTable(d, v, &objectEnvVariable)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *EnvVariable) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectEnvVariable)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "value":
-		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, v.Value)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.EnvVariable")
+	return wire.MarshalTable(&v, &objectEnvVariable)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6330,87 +5728,75 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodTerminal = wire.Members{Required: []string{"methodId", "name"}}
+var objectAuthMethodTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnvVariable,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthMethodTerminal",
+	Type: (*AuthMethodTerminal)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethodTerminal")
+	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6418,67 +5804,54 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodAgent = wire.Members{Required: []string{"methodId", "name"}}
+var objectAuthMethodAgent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AuthMethodAgent",
+	Type: (*AuthMethodAgent)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethodAgent")
+	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6486,41 +5859,36 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLoginAuthResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LoginAuthResponse",
+	Type: (*LoginAuthResponse)(nil),
+}
+
 // DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
 func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LoginAuthResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLoginAuthResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoginAuthResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoginAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LoginAuthResponse")
+	return wire.MarshalTable(&v, &objectLoginAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6528,41 +5896,36 @@ func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutAuthResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LogoutAuthResponse",
+	Type: (*LogoutAuthResponse)(nil),
+}
+
 // DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
 func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutAuthResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutAuthResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutAuthResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LogoutAuthResponse")
+	return wire.MarshalTable(&v, &objectLogoutAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6570,69 +5933,68 @@ func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+var objectNewSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AvailableCommands",
+			Flags: wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AvailableCommand)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.NewSessionResponse",
+	Type: (*NewSessionResponse)(nil),
+}
 
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeTable(d, v, &objectNewSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.AvailableCommands != nil {
-		b = wire.Key(b, &comma, "\"availableCommands\":")
-		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.NewSessionResponse")
+	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6884,23 +6246,7 @@ func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigOptionCategory value.
 func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "mode":
-		*v = SessionConfigOptionCategoryMode
-	case "model":
-		*v = SessionConfigOptionCategoryModel
-	case "model_config":
-		*v = SessionConfigOptionCategoryModelConfig
-	case "thought_level":
-		*v = SessionConfigOptionCategoryThoughtLevel
-	default:
-		*v = SessionConfigOptionCategory(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7422,9 +6768,9 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key)
+		return wire.DecodeMember(d, v.Text, &objectTextCommandInput, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectAvailableCommandInputOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -7433,9 +6779,9 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return wire.Level(w, membersTextCommandInput.Required)
+		return wire.Level(w, objectTextCommandInput.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersAvailableCommandInputOther.Required)
+		return wire.Level(w, objectAvailableCommandInputOther.RequiredNames())
 	}
 	return nil
 }
@@ -7445,9 +6791,9 @@ func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool
 	switch {
 	case v.Text != nil:
 		b = wire.Key(b, &comma, "\"type\":\"text\"")
-		return v.Text.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Text, &objectTextCommandInput, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectAvailableCommandInputOther, comma)
 	}
 	return b, comma
 }
@@ -7490,41 +6836,33 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAvailableCommandInputOther = wire.Members{Required: []string{"type"}}
+var objectAvailableCommandInputOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.AvailableCommandInputOther",
+	Type: (*AvailableCommandInputOther)(nil),
+}
 
 // DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
 func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandInputOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandInputOther, nil)
+	return wire.DecodeTable(d, v, &objectAvailableCommandInputOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAvailableCommandInputOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommandInputOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommandInputOther")
+	return wire.MarshalTable(&v, &objectAvailableCommandInputOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7532,47 +6870,42 @@ func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTextCommandInput = wire.Members{Required: []string{"hint"}}
+var objectTextCommandInput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Hint",
+			Flags: wire.Required,
+			Name:  "hint",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TextCommandInput",
+	Type: (*TextCommandInput)(nil),
+}
 
 // DecodeJSON decodes one TextCommandInput object, keeping unknown members.
 func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = TextCommandInput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextCommandInput, nil)
+	return wire.DecodeTable(d, v, &objectTextCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TextCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTextCommandInput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "hint":
-		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TextCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"hint\":")
-	b = wire.AppendString(b, v.Hint)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TextCommandInput")
+	return wire.MarshalTable(&v, &objectTextCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7648,63 +6981,55 @@ func (v *Command) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+var objectListSessionsResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Sessions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "sessions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionInfo,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "NextCursor",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "nextCursor",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ListSessionsResponse",
+	Type: (*ListSessionsResponse)(nil),
+}
 
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
-			v.Sessions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "sessions")
-		}
-		return 0, nil
-	case "nextCursor":
-		if d.TryNull() {
-			v.NextCursor = nil
-			return wire.Optional, nil
-		}
-		v.NextCursor = new(SessionListCursor)
-		return wire.Optional, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessions\":")
-	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
-	if v.NextCursor != nil {
-		b = wire.Key(b, &comma, "\"nextCursor\":")
-		b = v.NextCursor.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ListSessionsResponse")
+	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7712,93 +7037,72 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectSessionInfo = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.DefaultOnNull,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "UpdatedAt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "updatedAt",
+			Value: &wire.Value{
+				Rule:  &stringRule1,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionInfo",
+	Type: (*SessionInfo)(nil),
+}
 
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionInfo{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
+	return wire.DecodeTable(d, v, &objectSessionInfo)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "updatedAt":
-		if d.TryNull() {
-			v.UpdatedAt = nil
-			return wire.Optional, nil
-		}
-		v.UpdatedAt = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
-			v.UpdatedAt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.UpdatedAt != nil {
-		b = wire.Key(b, &comma, "\"updatedAt\":")
-		b = wire.AppendString(b, *v.UpdatedAt)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionInfo")
+	return wire.MarshalTable(&v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7833,41 +7137,36 @@ func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectDeleteSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.DeleteSessionResponse",
+	Type: (*DeleteSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.DeleteSessionResponse")
+	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7875,63 +7174,62 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectResumeSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AvailableCommands",
+			Flags: wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AvailableCommand)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ResumeSessionResponse",
+	Type: (*ResumeSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.AvailableCommands != nil {
-		b = wire.Key(b, &comma, "\"availableCommands\":")
-		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ResumeSessionResponse")
+	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7939,41 +7237,36 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCloseSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CloseSessionResponse",
+	Type: (*CloseSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CloseSessionResponse")
+	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7981,41 +7274,36 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelToolCallResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelToolCallResponse",
+	Type: (*CancelToolCallResponse)(nil),
+}
+
 // DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
 func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelToolCallResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelToolCallResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelToolCallResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelToolCallResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelToolCallResponse")
+	return wire.MarshalTable(&v, &objectCancelToolCallResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8023,41 +7311,36 @@ func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelTerminalResponse",
+	Type: (*CancelTerminalResponse)(nil),
+}
+
 // DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
 func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelTerminalResponse")
+	return wire.MarshalTable(&v, &objectCancelTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8065,47 +7348,49 @@ func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+var objectSetSessionConfigOptionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Required,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SetSessionConfigOptionResponse",
+	Type: (*SetSessionConfigOptionResponse)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configOptions\":")
-	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionResponse")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8215,61 +7500,51 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersError = wire.Members{Required: []string{"code", "message"}}
+var objectError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Code",
+			Flags: wire.Required,
+			Name:  "code",
+			Value: &wire.Value{
+				Coded: (*ErrorCode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: wire.String,
+		},
+		{
+			Field: "Data",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "data",
+			Value: &wire.Value{
+				Coded: (*ErrorData)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.Error",
+	Type: (*Error)(nil),
+}
 
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	*v = Error{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
+	return wire.DecodeTable(d, v, &objectError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Error) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "code":
-		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
-	case "message":
-		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "data":
-		if d.TryNull() {
-			v.Data = nil
-			return wire.Optional, nil
-		}
-		v.Data = new(ErrorData)
-		m := d.Mark()
-		if err := v.Data.DecodeJSON(d); err != nil {
-			v.Data = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"code\":")
-	b = v.Code.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Data != nil {
-		b = wire.Key(b, &comma, "\"data\":")
-		b = v.Data.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Error")
+	return wire.MarshalTable(&v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8314,7 +7589,7 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 			var x UnsupportedProtocolVersionErrorData
 			err := x.DecodeJSON(d)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.validate(v)
+				x.ValidateWith(v)
 			}) {
 				v.UnsupportedProtocolVersion = &x
 				return nil
@@ -8329,7 +7604,7 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 			var x SessionNotFoundErrorData
 			err := x.DecodeJSON(d)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.validate(v)
+				x.ValidateWith(v)
 			}) {
 				v.SessionNotFound = &x
 				return nil
@@ -8378,51 +7653,51 @@ func (v *ErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnsupportedProtocolVersionErrorData = wire.Members{Required: []string{"requested", "supported"}}
+var objectUnsupportedProtocolVersionErrorData = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Requested",
+			Flags: wire.Required,
+			Name:  "requested",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "Supported",
+			Flags: wire.Required,
+			Name:  "supported",
+			Value: &wire.Value{
+				Elem:  wire.Uint16,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.UnsupportedProtocolVersionErrorData",
+	Type: (*UnsupportedProtocolVersionErrorData)(nil),
+}
 
 // DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
 func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
-	*v = UnsupportedProtocolVersionErrorData{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
+	return wire.DecodeTable(d, v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnsupportedProtocolVersionErrorData)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requested":
-		return 0, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
-	case "supported":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnsupportedProtocolVersionErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requested\":")
-	b = v.Requested.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"supported\":")
-	b = wire.AppendSlice(b, v.Supported, (*ProtocolVersion).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.UnsupportedProtocolVersionErrorData")
+	return wire.MarshalTable(&v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8430,47 +7705,42 @@ func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionNotFoundErrorData = wire.Members{Required: []string{"sessionId"}}
+var objectSessionNotFoundErrorData = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionNotFoundErrorData",
+	Type: (*SessionNotFoundErrorData)(nil),
+}
 
 // DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
 func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionNotFoundErrorData{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotFoundErrorData, nil)
+	return wire.DecodeTable(d, v, &objectSessionNotFoundErrorData)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionNotFoundErrorData)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionNotFoundErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionNotFoundErrorData")
+	return wire.MarshalTable(&v, &objectSessionNotFoundErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9264,14 +8534,14 @@ func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectBackgroundTerminal, key)
 	case v.ToolCall != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key)
+		return wire.DecodeMember(d, v.ToolCall, &objectBackgroundToolCall, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectBackgroundWorkOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -9280,11 +8550,11 @@ func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *BackgroundWork) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return wire.Level(w, membersBackgroundTerminal.Required)
+		return wire.Level(w, objectBackgroundTerminal.RequiredNames())
 	case v.ToolCall != nil:
-		return wire.Level(w, membersBackgroundToolCall.Required)
+		return wire.Level(w, objectBackgroundToolCall.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersBackgroundWorkOther.Required)
+		return wire.Level(w, objectBackgroundWorkOther.RequiredNames())
 	}
 	return nil
 }
@@ -9294,12 +8564,12 @@ func (v *BackgroundWork) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectBackgroundTerminal, comma)
 	case v.ToolCall != nil:
 		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return v.ToolCall.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ToolCall, &objectBackgroundToolCall, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectBackgroundWorkOther, comma)
 	}
 	return b, comma
 }
@@ -9344,41 +8614,33 @@ func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundWorkOther = wire.Members{Required: []string{"type"}}
+var objectBackgroundWorkOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.BackgroundWorkOther",
+	Type: (*BackgroundWorkOther)(nil),
+}
 
 // DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
 func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundWorkOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundWorkOther, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundWorkOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundWorkOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundWorkOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BackgroundWorkOther")
+	return wire.MarshalTable(&v, &objectBackgroundWorkOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9386,47 +8648,42 @@ func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundTerminal = wire.Members{Required: []string{"terminalId"}}
+var objectBackgroundTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.BackgroundTerminal",
+	Type: (*BackgroundTerminal)(nil),
+}
 
 // DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
 func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundTerminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundTerminal, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BackgroundTerminal")
+	return wire.MarshalTable(&v, &objectBackgroundTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9434,47 +8691,42 @@ func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundToolCall = wire.Members{Required: []string{"toolCallId"}}
+var objectBackgroundToolCall = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ToolCallID",
+			Flags: wire.Required,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.BackgroundToolCall",
+	Type: (*BackgroundToolCall)(nil),
+}
 
 // DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
 func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundToolCall{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundToolCall, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundToolCall)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundToolCall)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BackgroundToolCall")
+	return wire.MarshalTable(&v, &objectBackgroundToolCall)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10323,47 +9575,42 @@ func (v *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalOutput = wire.Members{Required: []string{"data"}}
+var objectTerminalOutput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Data",
+			Flags: wire.Required,
+			Name:  "data",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalOutput",
+	Type: (*TerminalOutput)(nil),
+}
 
 // DecodeJSON decodes one TerminalOutput object, keeping unknown members.
 func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalOutput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutput, nil)
+	return wire.DecodeTable(d, v, &objectTerminalOutput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalOutput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalOutput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "data":
-		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalOutput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"data\":")
-	b = wire.AppendString(b, v.Data)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalOutput")
+	return wire.MarshalTable(&v, &objectTerminalOutput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10371,73 +9618,48 @@ func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalExitStatus = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalExitStatus",
+	Type: (*TerminalExitStatus)(nil),
+}
+
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(int64)
-		m := d.Mark()
-		if err := wire.DecodeInt64(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendInt(b, int64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalExitStatus")
+	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10445,51 +9667,62 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalSize = wire.Members{Required: []string{"cols", "rows"}}
+var objectTerminalSize = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cols",
+			Flags: wire.Required,
+			Name:  "cols",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint16,
+			},
+		},
+		{
+			Field: "Rows",
+			Flags: wire.Required,
+			Name:  "rows",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint16,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalSize",
+	Type: (*TerminalSize)(nil),
+}
 
 // DecodeJSON decodes one TerminalSize object, keeping unknown members.
 func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalSize{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalSize, nil)
+	return wire.DecodeTable(d, v, &objectTerminalSize)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalSize) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalSize)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cols":
-		return 0, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
-	case "rows":
-		return 1, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalSize) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"cols\":")
-	b = wire.AppendUint(b, uint64(v.Cols))
-	b = wire.Key(b, &comma, "\"rows\":")
-	b = wire.AppendUint(b, uint64(v.Rows))
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalSize")
+	return wire.MarshalTable(&v, &objectTerminalSize)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10497,57 +9730,45 @@ func (v *TerminalSize) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectTerminalCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalCapabilities",
+	Type: (*TerminalCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
 func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(TerminalCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10555,41 +9776,36 @@ func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalCancelCapabilities",
+	Type: (*TerminalCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
 func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalCancelCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11361,51 +10577,48 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+var objectCost = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Amount",
+			Flags: wire.Required,
+			Name:  "amount",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Currency",
+			Flags: wire.Required,
+			Name:  "currency",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Cost",
+	Type: (*Cost)(nil),
+}
 
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	*v = Cost{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
+	return wire.DecodeTable(d, v, &objectCost)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Cost) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCost)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "amount":
-		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
-	case "currency":
-		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"amount\":")
-	b = wire.AppendFloat(b, v.Amount)
-	b = wire.Key(b, &comma, "\"currency\":")
-	b = wire.AppendString(b, v.Currency)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Cost")
+	return wire.MarshalTable(&v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11783,47 +10996,42 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+var objectCompleteElicitationNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ElicitationID",
+			Flags: wire.Required,
+			Name:  "elicitationId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CompleteElicitationNotification",
+	Type: (*CompleteElicitationNotification)(nil),
+}
 
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CompleteElicitationNotification")
+	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11914,63 +11122,60 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion", "info"}}
+var objectInitializeRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "Info",
+			Flags: wire.Required,
+			Name:  "info",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Capabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "capabilities",
+			Value: &wire.Value{
+				Object: &objectClientCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.InitializeRequest",
+	Type: (*InitializeRequest)(nil),
+}
 
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeTable(d, v, &objectInitializeRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "info":
-		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
-	case "capabilities":
-		v.Capabilities = new(ClientCapabilities)
-		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
-			v.Capabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"info\":")
-	b = v.Info.AppendJSON(b)
-	if v.Capabilities != nil {
-		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.InitializeRequest")
+	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11978,73 +11183,54 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Auth",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectClientAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Elicitation",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "elicitation",
+			Value: &wire.Value{
+				Object: &objectElicitationCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ClientCapabilities",
+	Type: (*ClientCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "auth":
-		if d.TryNull() {
-			v.Auth = nil
-			return wire.Optional, nil
-		}
-		v.Auth = new(ClientAuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "elicitation":
-		if d.TryNull() {
-			v.Elicitation = nil
-			return wire.Optional, nil
-		}
-		v.Elicitation = new(ElicitationCapabilities)
-		m := d.Mark()
-		if err := v.Elicitation.DecodeJSON(d); err != nil {
-			v.Elicitation = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Elicitation != nil {
-		b = wire.Key(b, &comma, "\"elicitation\":")
-		b = v.Elicitation.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientCapabilities")
+	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12052,57 +11238,45 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Terminal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "terminal",
+			Value: &wire.Value{
+				Object: &objectTerminalAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ClientAuthCapabilities",
+	Type: (*ClientAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
 func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminal":
-		if d.TryNull() {
-			v.Terminal = nil
-			return wire.Optional, nil
-		}
-		v.Terminal = new(TerminalAuthCapabilities)
-		m := d.Mark()
-		if err := v.Terminal.DecodeJSON(d); err != nil {
-			v.Terminal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Terminal != nil {
-		b = wire.Key(b, &comma, "\"terminal\":")
-		b = v.Terminal.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientAuthCapabilities")
+	return wire.MarshalTable(&v, &objectClientAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12110,41 +11284,36 @@ func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalAuthCapabilities",
+	Type: (*TerminalAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
 func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalAuthCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12152,73 +11321,54 @@ func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Form",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "form",
+			Value: &wire.Value{
+				Object: &objectElicitationFormCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "URL",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "url",
+			Value: &wire.Value{
+				Object: &objectElicitationURLCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationCapabilities",
+	Type: (*ElicitationCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "form":
-		if d.TryNull() {
-			v.Form = nil
-			return wire.Optional, nil
-		}
-		v.Form = new(ElicitationFormCapabilities)
-		m := d.Mark()
-		if err := v.Form.DecodeJSON(d); err != nil {
-			v.Form = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
-		}
-		return wire.Optional, nil
-	case "url":
-		if d.TryNull() {
-			v.URL = nil
-			return wire.Optional, nil
-		}
-		v.URL = new(ElicitationURLCapabilities)
-		m := d.Mark()
-		if err := v.URL.DecodeJSON(d); err != nil {
-			v.URL = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Form != nil {
-		b = wire.Key(b, &comma, "\"form\":")
-		b = v.Form.AppendJSON(b)
-	}
-	if v.URL != nil {
-		b = wire.Key(b, &comma, "\"url\":")
-		b = v.URL.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12226,41 +11376,36 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationFormCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationFormCapabilities",
+	Type: (*ElicitationFormCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationFormCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12268,41 +11413,36 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationURLCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationURLCapabilities",
+	Type: (*ElicitationURLCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationURLCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12310,47 +11450,42 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersLoginAuthRequest = wire.Members{Required: []string{"methodId"}}
+var objectLoginAuthRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LoginAuthRequest",
+	Type: (*LoginAuthRequest)(nil),
+}
 
 // DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
 func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LoginAuthRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoginAuthRequest, nil)
+	return wire.DecodeTable(d, v, &objectLoginAuthRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoginAuthRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoginAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LoginAuthRequest")
+	return wire.MarshalTable(&v, &objectLoginAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12358,41 +11493,36 @@ func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutAuthRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.LogoutAuthRequest",
+	Type: (*LogoutAuthRequest)(nil),
+}
+
 // DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
 func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutAuthRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutAuthRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutAuthRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.LogoutAuthRequest")
+	return wire.MarshalTable(&v, &objectLogoutAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12500,14 +11630,14 @@ func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.HTTP.decodeField(d, key)
+		return wire.DecodeMember(d, v.HTTP, &objectMCPServerHTTP, key)
 	case v.Stdio != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Stdio.decodeField(d, key)
+		return wire.DecodeMember(d, v.Stdio, &objectMCPServerStdio, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectMCPServerOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -12516,11 +11646,11 @@ func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *MCPServer) required(w int) []string {
 	switch {
 	case v.HTTP != nil:
-		return wire.Level(w, membersMCPServerHTTP.Required)
+		return wire.Level(w, objectMCPServerHTTP.RequiredNames())
 	case v.Stdio != nil:
-		return wire.Level(w, membersMCPServerStdio.Required)
+		return wire.Level(w, objectMCPServerStdio.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersMCPServerOther.Required)
+		return wire.Level(w, objectMCPServerOther.RequiredNames())
 	}
 	return nil
 }
@@ -12530,12 +11660,12 @@ func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.HTTP != nil:
 		b = wire.Key(b, &comma, "\"type\":\"http\"")
-		return v.HTTP.appendFields(b, comma)
+		return wire.AppendMembers(b, v.HTTP, &objectMCPServerHTTP, comma)
 	case v.Stdio != nil:
 		b = wire.Key(b, &comma, "\"type\":\"stdio\"")
-		return v.Stdio.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Stdio, &objectMCPServerStdio, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectMCPServerOther, comma)
 	}
 	return b, comma
 }
@@ -12580,41 +11710,33 @@ func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerOther = wire.Members{Required: []string{"type"}}
+var objectMCPServerOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.MCPServerOther",
+	Type: (*MCPServerOther)(nil),
+}
 
 // DecodeJSON decodes one MCPServerOther object, keeping unknown members.
 func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerOther, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPServerOther")
+	return wire.MarshalTable(&v, &objectMCPServerOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12622,51 +11744,48 @@ func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
+var objectHTTPHeader = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.HTTPHeader",
+	Type: (*HTTPHeader)(nil),
+}
 
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
-	*v = HTTPHeader{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
+	return wire.DecodeTable(d, v, &objectHTTPHeader)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *HTTPHeader) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectHTTPHeader)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "value":
-		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, v.Value)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.HTTPHeader")
+	return wire.MarshalTable(&v, &objectHTTPHeader)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12674,61 +11793,63 @@ func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url"}}
+var objectMCPServerHTTP = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "URL",
+			Flags: wire.Required,
+			Name:  "url",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Headers",
+			Flags: wire.DefaultOnNull,
+			Name:  "headers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectHTTPHeader,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPServerHTTP",
+	Type: (*MCPServerHTTP)(nil),
+}
 
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerHTTP{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerHTTP)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerHTTP)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "url":
-		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
-	case "headers":
-		if d.Lenient() && d.TryNull() {
-			v.Headers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"url\":")
-	b = wire.AppendString(b, v.URL)
-	if v.Headers != nil {
-		b = wire.Key(b, &comma, "\"headers\":")
-		b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPServerHTTP")
+	return wire.MarshalTable(&v, &objectMCPServerHTTP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12736,71 +11857,69 @@ func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerStdio = wire.Members{Required: []string{"name", "command"}}
+var objectMCPServerStdio = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnvVariable,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.MCPServerStdio",
+	Type: (*MCPServerStdio)(nil),
+}
 
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerStdio{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerStdio)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerStdio)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "command":
-		return 1, wire.AtKey(v.Command.DecodeJSON(d), "command")
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"command\":")
-	b = v.Command.AppendJSON(b)
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPServerStdio")
+	return wire.MarshalTable(&v, &objectMCPServerStdio)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12808,63 +11927,48 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectListSessionsRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "Cursor",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cursor",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ListSessionsRequest",
+	Type: (*ListSessionsRequest)(nil),
+}
+
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(AbsolutePath)
-		return wire.Optional, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "cursor":
-		if d.TryNull() {
-			v.Cursor = nil
-			return wire.Optional, nil
-		}
-		v.Cursor = new(SessionListCursor)
-		return wire.Optional, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = v.Cwd.AppendJSON(b)
-	}
-	if v.Cursor != nil {
-		b = wire.Key(b, &comma, "\"cursor\":")
-		b = v.Cursor.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ListSessionsRequest")
+	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12872,47 +11976,42 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectDeleteSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.DeleteSessionRequest",
+	Type: (*DeleteSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.DeleteSessionRequest")
+	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12920,82 +12019,78 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectResumeSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.DefaultOnNull,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "MCPServers",
+			Flags: wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "ReplayFrom",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "replayFrom",
+			Value: &wire.Value{
+				Coded: (*ReplayFrom)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ResumeSessionRequest",
+	Type: (*ResumeSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "replayFrom":
-		if d.TryNull() {
-			v.ReplayFrom = nil
-			return wire.Optional, nil
-		}
-		v.ReplayFrom = new(ReplayFrom)
-		return wire.Optional, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
-	}
-	if v.MCPServers != nil {
-		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	}
-	if v.ReplayFrom != nil {
-		b = wire.Key(b, &comma, "\"replayFrom\":")
-		b = v.ReplayFrom.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ResumeSessionRequest")
+	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13032,9 +12127,9 @@ func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Start.decodeField(d, key)
+		return wire.DecodeMember(d, v.Start, &objectReplayFromStart, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectReplayFromOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -13043,9 +12138,9 @@ func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ReplayFrom) required(w int) []string {
 	switch {
 	case v.Start != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectReplayFromStart.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersReplayFromOther.Required)
+		return wire.Level(w, objectReplayFromOther.RequiredNames())
 	}
 	return nil
 }
@@ -13055,9 +12150,9 @@ func (v *ReplayFrom) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Start != nil:
 		b = wire.Key(b, &comma, "\"type\":\"start\"")
-		return v.Start.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Start, &objectReplayFromStart, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectReplayFromOther, comma)
 	}
 	return b, comma
 }
@@ -13100,41 +12195,33 @@ func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReplayFromOther = wire.Members{Required: []string{"type"}}
+var objectReplayFromOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.ReplayFromOther",
+	Type: (*ReplayFromOther)(nil),
+}
 
 // DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
 func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
-	*v = ReplayFromOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReplayFromOther, nil)
+	return wire.DecodeTable(d, v, &objectReplayFromOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReplayFromOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReplayFromOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReplayFromOther")
+	return wire.MarshalTable(&v, &objectReplayFromOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13142,41 +12229,36 @@ func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectReplayFromStart = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ReplayFromStart",
+	Type: (*ReplayFromStart)(nil),
+}
+
 // DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
 func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
-	*v = ReplayFromStart{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectReplayFromStart)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReplayFromStart)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReplayFromStart) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReplayFromStart")
+	return wire.MarshalTable(&v, &objectReplayFromStart)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13184,47 +12266,42 @@ func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectCloseSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CloseSessionRequest",
+	Type: (*CloseSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CloseSessionRequest")
+	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13232,51 +12309,48 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelToolCallRequest = wire.Members{Required: []string{"sessionId", "toolCallId"}}
+var objectCancelToolCallRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Required,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelToolCallRequest",
+	Type: (*CancelToolCallRequest)(nil),
+}
 
 // DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
 func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelToolCallRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelToolCallRequest, nil)
+	return wire.DecodeTable(d, v, &objectCancelToolCallRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelToolCallRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCallId":
-		return 1, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelToolCallRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelToolCallRequest")
+	return wire.MarshalTable(&v, &objectCancelToolCallRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13284,51 +12358,48 @@ func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectCancelTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelTerminalRequest",
+	Type: (*CancelTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
 func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectCancelTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelTerminalRequest")
+	return wire.MarshalTable(&v, &objectCancelTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13426,14 +12497,14 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ID.decodeField(d, key)
+		return wire.DecodeMember(d, v.ID, &objectSetSessionConfigOptionRequestTypeID, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectSetSessionConfigOptionRequestTypeOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -13442,11 +12513,11 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.ID != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeID.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeID.RequiredNames())
 	case v.Boolean != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeBoolean.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeOther.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeOther.RequiredNames())
 	}
 	return nil
 }
@@ -13456,12 +12527,12 @@ func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) (
 	switch {
 	case v.ID != nil:
 		b = wire.Key(b, &comma, "\"type\":\"id\"")
-		return v.ID.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ID, &objectSetSessionConfigOptionRequestTypeID, comma)
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectSetSessionConfigOptionRequestTypeOther, comma)
 	}
 	return b, comma
 }
@@ -13477,41 +12548,33 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeID = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeID = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.SetSessionConfigOptionRequestTypeID",
+	Type: (*SetSessionConfigOptionRequestTypeID)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeID{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeID")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13519,41 +12582,33 @@ func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.Bool,
+		},
+	},
+	Name: "acp.SetSessionConfigOptionRequestTypeBoolean",
+	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendBool(b, v.Value)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeBoolean")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13561,54 +12616,39 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeOther = wire.Members{Required: []string{"type", "value"}}
+var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required | wire.Nullable,
+			Name:  "value",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.SetSessionConfigOptionRequestTypeOther",
+	Type: (*SetSessionConfigOptionRequestTypeOther)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	case "value":
-		if d.TryNull() {
-			v.Value = nil
-			return 1, nil
-		}
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	if v.Value == nil {
-		b = wire.Key(b, &comma, "\"value\":")
-		b = append(b, "null"...)
-	} else {
-		b = wire.Key(b, &comma, "\"value\":")
-		b = wire.AppendRaw(b, v.Value)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequestTypeOther")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13699,7 +12739,7 @@ func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectClientResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -13710,7 +12750,7 @@ func (v *ClientResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersClientResponseError.Required)
+		return wire.Level(w, objectClientResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -13721,7 +12761,7 @@ func (v *ClientResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectClientResponseError, comma)
 	}
 	return b, comma
 }
@@ -13810,45 +12850,45 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectClientResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*ClientResponseErrorID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "acp.ClientResponseError",
+	Type: (*ClientResponseError)(nil),
+}
 
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
+	return wire.DecodeTable(d, v, &objectClientResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponseError")
+	return wire.MarshalTable(&v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13914,47 +12954,45 @@ func (v *ClientResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+var objectRequestPermissionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: &wire.Value{
+				Coded: (*RequestPermissionOutcome)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.RequestPermissionResponse",
+	Type: (*RequestPermissionResponse)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = v.Outcome.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionResponse")
+	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13994,14 +13032,14 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancelled, &objectCancelledPermissionOutcome, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key)
+		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectRequestPermissionOutcomeOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -14010,11 +13048,11 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCancelledPermissionOutcome.RequiredNames())
 	case v.Selected != nil:
-		return wire.Level(w, membersSelectedPermissionOutcome.Required)
+		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersRequestPermissionOutcomeOther.Required)
+		return wire.Level(w, objectRequestPermissionOutcomeOther.RequiredNames())
 	}
 	return nil
 }
@@ -14024,12 +13062,12 @@ func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, b
 	switch {
 	case v.Cancelled != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return v.Cancelled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancelled, &objectCancelledPermissionOutcome, comma)
 	case v.Selected != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return v.Selected.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectRequestPermissionOutcomeOther, comma)
 	}
 	return b, comma
 }
@@ -14074,41 +13112,33 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionOutcomeOther = wire.Members{Required: []string{"outcome"}}
+var objectRequestPermissionOutcomeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.RequestPermissionOutcomeOther",
+	Type: (*RequestPermissionOutcomeOther)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
 func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcomeOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionOutcomeOther, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionOutcomeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = wire.AppendString(b, v.Outcome)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionOutcomeOther")
+	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14116,41 +13146,36 @@ func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelledPermissionOutcome = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelledPermissionOutcome",
+	Type: (*CancelledPermissionOutcome)(nil),
+}
+
 // DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
 func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelledPermissionOutcome{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelledPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelledPermissionOutcome)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelledPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelledPermissionOutcome")
+	return wire.MarshalTable(&v, &objectCancelledPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14158,47 +13183,42 @@ func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+var objectSelectedPermissionOutcome = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SelectedPermissionOutcome",
+	Type: (*SelectedPermissionOutcome)(nil),
+}
 
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SelectedPermissionOutcome")
+	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14289,19 +13309,19 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key)
+		return wire.DecodeMember(d, v.Accept, &objectElicitationAcceptAction, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key)
+		return wire.DecodeMember(d, v.Decline, &objectCreateElicitationResponseActionDecline, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancel, &objectCreateElicitationResponseActionCancel, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectCreateElicitationResponseActionOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -14310,13 +13330,13 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectElicitationAcceptAction.RequiredNames())
 	case v.Decline != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionDecline.RequiredNames())
 	case v.Cancel != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionCancel.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
+		return wire.Level(w, objectCreateElicitationResponseActionOther.RequiredNames())
 	}
 	return nil
 }
@@ -14326,15 +13346,15 @@ func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]
 	switch {
 	case v.Accept != nil:
 		b = wire.Key(b, &comma, "\"action\":\"accept\"")
-		return v.Accept.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Accept, &objectElicitationAcceptAction, comma)
 	case v.Decline != nil:
 		b = wire.Key(b, &comma, "\"action\":\"decline\"")
-		return v.Decline.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Decline, &objectCreateElicitationResponseActionDecline, comma)
 	case v.Cancel != nil:
 		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
-		return v.Cancel.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancel, &objectCreateElicitationResponseActionCancel, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectCreateElicitationResponseActionOther, comma)
 	}
 	return b, comma
 }
@@ -14350,33 +13370,25 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionDecline = wire.Object{
+	Name: "acp.CreateElicitationResponseActionDecline",
+	Type: (*CreateElicitationResponseActionDecline)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionDecline) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionDecline")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14384,33 +13396,25 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionCancel = wire.Object{
+	Name: "acp.CreateElicitationResponseActionCancel",
+	Type: (*CreateElicitationResponseActionCancel)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionCancel) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionCancel")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14418,41 +13422,33 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+var objectCreateElicitationResponseActionOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Action",
+			Flags: wire.Required,
+			Name:  "action",
+			Value: wire.String,
+		},
+	},
+	Name: "acp.CreateElicitationResponseActionOther",
+	Type: (*CreateElicitationResponseActionOther)(nil),
+}
 
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "action":
-		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"action\":")
-	b = wire.AppendString(b, v.Action)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponseActionOther")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14586,45 +13582,39 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationAcceptAction = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Nullable,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationContentValue)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ElicitationAcceptAction",
+	Type: (*ElicitationAcceptAction)(nil),
+}
+
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationAcceptAction")
+	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14684,47 +13674,42 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelSessionNotification = wire.Members{Required: []string{"sessionId"}}
+var objectCancelSessionNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelSessionNotification",
+	Type: (*CancelSessionNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
 func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelSessionNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelSessionNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelSessionNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelSessionNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelSessionNotification")
+	return wire.MarshalTable(&v, &objectCancelSessionNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14732,47 +13717,45 @@ func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+var objectCancelRequestNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CancelRequestNotification",
+	Type: (*CancelRequestNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CancelRequestNotification")
+	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14784,10 +13767,10 @@ func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 // one variant set: AppendJSON would write an empty object or only the first variant.
 func marshal(x interface {
 	wire.Appender
-	validate(*wire.Validator)
+	ValidateWith(*wire.Validator)
 }, typ string) ([]byte, error) {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	if err := v.EncodeErr(typ); err != nil {
 		return nil, err
 	}

@@ -25,139 +25,139 @@ var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeRespon
 	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
 	Params: dispatch.Codec[*InitializeRequest]{
 		New:      dispatch.New[InitializeRequest],
-		Validate: (*InitializeRequest).validate,
+		Validate: (*InitializeRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*InitializeResponse]{
 		New:      dispatch.New[InitializeResponse],
-		Validate: (*InitializeResponse).validate,
+		Validate: (*InitializeResponse).ValidateWith,
 	},
 }
 var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{
 	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent", Gates: &agentAuthLoginGates},
 	Params: dispatch.Codec[*LoginAuthRequest]{
 		New:      dispatch.New[LoginAuthRequest],
-		Validate: (*LoginAuthRequest).validate,
+		Validate: (*LoginAuthRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*LoginAuthResponse]{
 		New:      dispatch.New[LoginAuthResponse],
-		Validate: (*LoginAuthResponse).validate,
+		Validate: (*LoginAuthResponse).ValidateWith,
 	},
 }
 var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{
 	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent", Gates: &agentAuthLogoutGates},
 	Params: dispatch.Codec[*LogoutAuthRequest]{
 		New:      dispatch.New[LogoutAuthRequest],
-		Validate: (*LogoutAuthRequest).validate,
+		Validate: (*LogoutAuthRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*LogoutAuthResponse]{
 		New:      dispatch.New[LogoutAuthResponse],
-		Validate: (*LogoutAuthResponse).validate,
+		Validate: (*LogoutAuthResponse).ValidateWith,
 	},
 }
 var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
 	Params: dispatch.Codec[*NewSessionRequest]{
 		New:      dispatch.New[NewSessionRequest],
-		Validate: (*NewSessionRequest).validate,
+		Validate: (*NewSessionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*NewSessionResponse]{
 		New:      dispatch.New[NewSessionResponse],
-		Validate: (*NewSessionResponse).validate,
+		Validate: (*NewSessionResponse).ValidateWith,
 	},
 }
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
 	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
 	Params: dispatch.Codec[*ListSessionsRequest]{
 		New:      dispatch.New[ListSessionsRequest],
-		Validate: (*ListSessionsRequest).validate,
+		Validate: (*ListSessionsRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*ListSessionsResponse]{
 		New:      dispatch.New[ListSessionsResponse],
-		Validate: (*ListSessionsResponse).validate,
+		Validate: (*ListSessionsResponse).ValidateWith,
 	},
 }
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
 	Params: dispatch.Codec[*DeleteSessionRequest]{
 		New:      dispatch.New[DeleteSessionRequest],
-		Validate: (*DeleteSessionRequest).validate,
+		Validate: (*DeleteSessionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*DeleteSessionResponse]{
 		New:      dispatch.New[DeleteSessionResponse],
-		Validate: (*DeleteSessionResponse).validate,
+		Validate: (*DeleteSessionResponse).ValidateWith,
 	},
 }
 var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
 	Params: dispatch.Codec[*ResumeSessionRequest]{
 		New:      dispatch.New[ResumeSessionRequest],
-		Validate: (*ResumeSessionRequest).validate,
+		Validate: (*ResumeSessionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*ResumeSessionResponse]{
 		New:      dispatch.New[ResumeSessionResponse],
-		Validate: (*ResumeSessionResponse).validate,
+		Validate: (*ResumeSessionResponse).ValidateWith,
 	},
 }
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
 	Params: dispatch.Codec[*CloseSessionRequest]{
 		New:      dispatch.New[CloseSessionRequest],
-		Validate: (*CloseSessionRequest).validate,
+		Validate: (*CloseSessionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*CloseSessionResponse]{
 		New:      dispatch.New[CloseSessionResponse],
-		Validate: (*CloseSessionResponse).validate,
+		Validate: (*CloseSessionResponse).ValidateWith,
 	},
 }
 var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{
 	Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*CancelToolCallRequest]{
 		New:      dispatch.New[CancelToolCallRequest],
-		Validate: (*CancelToolCallRequest).validate,
+		Validate: (*CancelToolCallRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*CancelToolCallResponse]{
 		New:      dispatch.New[CancelToolCallResponse],
-		Validate: (*CancelToolCallResponse).validate,
+		Validate: (*CancelToolCallResponse).ValidateWith,
 	},
 }
 var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{
 	Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*CancelTerminalRequest]{
 		New:      dispatch.New[CancelTerminalRequest],
-		Validate: (*CancelTerminalRequest).validate,
+		Validate: (*CancelTerminalRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*CancelTerminalResponse]{
 		New:      dispatch.New[CancelTerminalResponse],
-		Validate: (*CancelTerminalResponse).validate,
+		Validate: (*CancelTerminalResponse).ValidateWith,
 	},
 }
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
 		New:      dispatch.New[SetSessionConfigOptionRequest],
-		Validate: (*SetSessionConfigOptionRequest).validate,
+		Validate: (*SetSessionConfigOptionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
 		New:      dispatch.New[SetSessionConfigOptionResponse],
-		Validate: (*SetSessionConfigOptionResponse).validate,
+		Validate: (*SetSessionConfigOptionResponse).ValidateWith,
 	},
 }
 var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
 	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
 	Params: dispatch.Codec[*PromptRequest]{
 		New:      dispatch.New[PromptRequest],
-		Validate: (*PromptRequest).validate,
+		Validate: (*PromptRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*PromptResponse]{
 		New:      dispatch.New[PromptResponse],
-		Validate: (*PromptResponse).validate,
+		Validate: (*PromptResponse).ValidateWith,
 	},
 }
 var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
 	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Gates: &agentSessionCancelGates},
 	Params: dispatch.Codec[*CancelSessionNotification]{
 		New:      dispatch.New[CancelSessionNotification],
-		Validate: (*CancelSessionNotification).validate,
+		Validate: (*CancelSessionNotification).ValidateWith,
 	},
 }
 
@@ -214,36 +214,36 @@ var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequ
 	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
 	Params: dispatch.Codec[*RequestPermissionRequest]{
 		New:      dispatch.New[RequestPermissionRequest],
-		Validate: (*RequestPermissionRequest).validate,
+		Validate: (*RequestPermissionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*RequestPermissionResponse]{
 		New:      dispatch.New[RequestPermissionResponse],
-		Validate: (*RequestPermissionResponse).validate,
+		Validate: (*RequestPermissionResponse).ValidateWith,
 	},
 }
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
 	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
 	Params: dispatch.Codec[*CreateElicitationRequest]{
 		New:      dispatch.New[CreateElicitationRequest],
-		Validate: (*CreateElicitationRequest).validate,
+		Validate: (*CreateElicitationRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*CreateElicitationResponse]{
 		New:      dispatch.New[CreateElicitationResponse],
-		Validate: (*CreateElicitationResponse).validate,
+		Validate: (*CreateElicitationResponse).ValidateWith,
 	},
 }
 var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{
 	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
 	Params: dispatch.Codec[*UpdateSessionNotification]{
 		New:      dispatch.New[UpdateSessionNotification],
-		Validate: (*UpdateSessionNotification).validate,
+		Validate: (*UpdateSessionNotification).ValidateWith,
 	},
 }
 var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
 	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
 	Params: dispatch.Codec[*CompleteElicitationNotification]{
 		New:      dispatch.New[CompleteElicitationNotification],
-		Validate: (*CompleteElicitationNotification).validate,
+		Validate: (*CompleteElicitationNotification).ValidateWith,
 	},
 }
 

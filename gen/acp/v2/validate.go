@@ -4,7 +4,6 @@
 package acp
 
 import (
-	"fmt"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"math"
 )
@@ -12,12 +11,14 @@ import (
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
 func (x *AgentRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
+func (x *AgentRequest) ValidateWith(v *wire.Validator) {
 	v.Push("id")
-	x.ID.validate(v)
+	x.ID.ValidateWith(v)
 	v.Pop()
 	if x.Params != nil {
 		v.Push("params")
@@ -34,10 +35,12 @@ func (x *AgentRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
 func (x *RequestID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *RequestID) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of RequestID to v, at v's position.
+func (x *RequestID) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Number != nil {
 		n++
@@ -53,13 +56,15 @@ func (x *RequestID) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *RequestPermissionRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
+func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
 	if x.Subject != nil {
 		v.Push("subject")
-		x.Subject.validate(v)
+		x.Subject.ValidateWith(v)
 		v.Pop()
 	}
 	v.Push("options")
@@ -68,7 +73,7 @@ func (x *RequestPermissionRequest) validate(v *wire.Validator) {
 	}
 	for i := range x.Options {
 		v.PushIndex(i)
-		x.Options[i].validate(v)
+		x.Options[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -85,30 +90,34 @@ func (x *RequestPermissionRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionID to v, at v's position.
+func (x *SessionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of RequestPermissionSubject, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubject) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *RequestPermissionSubject) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionSubject to v, at v's position.
+func (x *RequestPermissionSubject) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.ToolCall != nil {
 		n++
-		x.ToolCall.validate(v)
+		x.ToolCall.ValidateWith(v)
 	}
 	if x.Command != nil {
 		n++
-		x.Command.validate(v)
+		x.Command.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "tool_call", "command":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -122,27 +131,29 @@ func (x *RequestPermissionSubject) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionSubjectOther, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubjectOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectRequestPermissionSubjectOther)
 	return v.Err()
 }
-func (x *RequestPermissionSubjectOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionSubjectOther to v, at v's position.
+func (x *RequestPermissionSubjectOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectRequestPermissionSubjectOther)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
 func (x *ToolCallUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ToolCallUpdate to v, at v's position.
+func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].validate(v)
+			x.Content[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -151,7 +162,7 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].validate(v)
+			x.Locations[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -172,7 +183,7 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 	}
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.validate(v)
+		x.Capabilities.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -188,50 +199,58 @@ func (x *ToolCallUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ToolCallID to v, at v's position.
+func (x *ToolCallID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolKind) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
+func (x *ToolKind) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallStatus) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
+func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
 func (x *ToolCallContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ToolCallContent to v, at v's position.
+func (x *ToolCallContent) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Content != nil {
 		n++
-		x.Content.validate(v)
+		x.Content.ValidateWith(v)
 	}
 	if x.Diff != nil {
 		n++
-		x.Diff.validate(v)
+		x.Diff.ValidateWith(v)
 	}
 	if x.Terminal != nil {
 		n++
-		x.Terminal.validate(v)
+		x.Terminal.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "content", "diff", "terminal":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -245,10 +264,12 @@ func (x *ToolCallContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallContentOther, each with the JSON pointer of the offending value.
 func (x *ToolCallContentOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallContentOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ToolCallContentOther to v, at v's position.
+func (x *ToolCallContentOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "type")
 	}
@@ -257,34 +278,36 @@ func (x *ToolCallContentOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ContentBlock, each with the JSON pointer of the offending value.
 func (x *ContentBlock) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ContentBlock) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ContentBlock to v, at v's position.
+func (x *ContentBlock) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Text != nil {
 		n++
-		x.Text.validate(v)
+		x.Text.ValidateWith(v)
 	}
 	if x.Image != nil {
 		n++
-		x.Image.validate(v)
+		x.Image.ValidateWith(v)
 	}
 	if x.Audio != nil {
 		n++
-		x.Audio.validate(v)
+		x.Audio.ValidateWith(v)
 	}
 	if x.ResourceLink != nil {
 		n++
-		x.ResourceLink.validate(v)
+		x.ResourceLink.ValidateWith(v)
 	}
 	if x.Resource != nil {
 		n++
-		x.Resource.validate(v)
+		x.Resource.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "text", "image", "audio", "resource_link", "resource":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -298,10 +321,12 @@ func (x *ContentBlock) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ContentBlockOther, each with the JSON pointer of the offending value.
 func (x *ContentBlockOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ContentBlockOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ContentBlockOther to v, at v's position.
+func (x *ContentBlockOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "type")
 	}
@@ -310,10 +335,12 @@ func (x *ContentBlockOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Annotations, each with the JSON pointer of the offending value.
 func (x *Annotations) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Annotations) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
+func (x *Annotations) ValidateWith(v *wire.Validator) {
 	if x.Priority != nil {
 		v.Push("priority")
 		if math.IsNaN(*x.Priority) || math.IsInf(*x.Priority, 0) {
@@ -340,21 +367,25 @@ func (x *Annotations) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Role) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of Role to v, at v's position.
+func (x *Role) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
 func (x *TextContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TextContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of TextContent to v, at v's position.
+func (x *TextContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -370,18 +401,22 @@ func (x *TextContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MediaType, each with the JSON pointer of the offending value.
 func (x *MediaType) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MediaType) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of MediaType to v, at v's position.
+func (x *MediaType) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ImageContent, each with the JSON pointer of the offending value.
 func (x *ImageContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ImageContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ImageContent to v, at v's position.
+func (x *ImageContent) ValidateWith(v *wire.Validator) {
 	if x.URI != nil {
 		v.Push("uri")
 		stringRule0.Check(v, *x.URI)
@@ -389,7 +424,7 @@ func (x *ImageContent) validate(v *wire.Validator) {
 	}
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -405,13 +440,15 @@ func (x *ImageContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AudioContent, each with the JSON pointer of the offending value.
 func (x *AudioContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AudioContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AudioContent to v, at v's position.
+func (x *AudioContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -427,38 +464,34 @@ func (x *AudioContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Icon, each with the JSON pointer of the offending value.
 func (x *Icon) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectIcon)
 	return v.Err()
 }
-func (x *Icon) validate(v *wire.Validator) {
-	v.Push("src")
-	stringRule0.Check(v, x.Src)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "src", "mimeType", "sizes", "theme", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Icon to v, at v's position.
+func (x *Icon) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIcon)
 }
 
 // Validate reports every way x breaks the schema of IconTheme, each with the JSON pointer of the offending value.
 func (x *IconTheme) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IconTheme) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of IconTheme to v, at v's position.
+func (x *IconTheme) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ResourceLink, each with the JSON pointer of the offending value.
 func (x *ResourceLink) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ResourceLink) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ResourceLink to v, at v's position.
+func (x *ResourceLink) ValidateWith(v *wire.Validator) {
 	v.Push("uri")
 	stringRule0.Check(v, x.URI)
 	v.Pop()
@@ -466,14 +499,14 @@ func (x *ResourceLink) validate(v *wire.Validator) {
 		v.Push("icons")
 		for i := range x.Icons {
 			v.PushIndex(i)
-			x.Icons[i].validate(v)
+			x.Icons[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
 	}
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -489,18 +522,20 @@ func (x *ResourceLink) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of EmbeddedResourceResource, each with the JSON pointer of the offending value.
 func (x *EmbeddedResourceResource) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *EmbeddedResourceResource) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of EmbeddedResourceResource to v, at v's position.
+func (x *EmbeddedResourceResource) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.TextResourceContents != nil {
 		n++
-		x.TextResourceContents.validate(v)
+		x.TextResourceContents.ValidateWith(v)
 	}
 	if x.BlobResourceContents != nil {
 		n++
-		x.BlobResourceContents.validate(v)
+		x.BlobResourceContents.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("EmbeddedResourceResource", "TextResourceContents, BlobResourceContents", x.TextResourceContents != nil, x.BlobResourceContents != nil)
@@ -510,10 +545,12 @@ func (x *EmbeddedResourceResource) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TextResourceContents, each with the JSON pointer of the offending value.
 func (x *TextResourceContents) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TextResourceContents) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of TextResourceContents to v, at v's position.
+func (x *TextResourceContents) ValidateWith(v *wire.Validator) {
 	v.Push("uri")
 	stringRule0.Check(v, x.URI)
 	v.Pop()
@@ -530,10 +567,12 @@ func (x *TextResourceContents) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of BlobResourceContents, each with the JSON pointer of the offending value.
 func (x *BlobResourceContents) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *BlobResourceContents) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of BlobResourceContents to v, at v's position.
+func (x *BlobResourceContents) ValidateWith(v *wire.Validator) {
 	v.Push("uri")
 	stringRule0.Check(v, x.URI)
 	v.Pop()
@@ -550,16 +589,18 @@ func (x *BlobResourceContents) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of EmbeddedResource, each with the JSON pointer of the offending value.
 func (x *EmbeddedResource) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *EmbeddedResource) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of EmbeddedResource to v, at v's position.
+func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 	v.Push("resource")
-	x.Resource.validate(v)
+	x.Resource.ValidateWith(v)
 	v.Pop()
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.validate(v)
+		x.Annotations.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -575,12 +616,14 @@ func (x *EmbeddedResource) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Content, each with the JSON pointer of the offending value.
 func (x *Content) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Content) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of Content to v, at v's position.
+func (x *Content) ValidateWith(v *wire.Validator) {
 	v.Push("content")
-	x.Content.validate(v)
+	x.Content.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -595,10 +638,12 @@ func (x *Content) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffChange, each with the JSON pointer of the offending value.
 func (x *DiffChange) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *DiffChange) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of DiffChange to v, at v's position.
+func (x *DiffChange) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -607,34 +652,35 @@ func (x *DiffChange) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "fileType", "mimeType", "_meta")
 	}
-	x.Operation.validate(v)
+	x.Operation.ValidateWith(v)
 }
 
-func (x *DiffChangeOperation) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of DiffChangeOperation to v, at v's position.
+func (x *DiffChangeOperation) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Add != nil {
 		n++
-		x.Add.validate(v)
+		x.Add.ValidateWith(v)
 	}
 	if x.Delete != nil {
 		n++
-		x.Delete.validate(v)
+		x.Delete.ValidateWith(v)
 	}
 	if x.Modify != nil {
 		n++
-		x.Modify.validate(v)
+		x.Modify.ValidateWith(v)
 	}
 	if x.Move != nil {
 		n++
-		x.Move.validate(v)
+		x.Move.ValidateWith(v)
 	}
 	if x.Copy != nil {
 		n++
-		x.Copy.validate(v)
+		x.Copy.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Operation {
 		case "add", "delete", "modify", "move", "copy":
 			v.AddAt("operation", "is a known operation; the catch-all variant Other is for unknown ones")
@@ -648,10 +694,12 @@ func (x *DiffChangeOperation) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffChangeOperationOther, each with the JSON pointer of the offending value.
 func (x *DiffChangeOperationOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *DiffChangeOperationOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of DiffChangeOperationOther to v, at v's position.
+func (x *DiffChangeOperationOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "operation")
 	}
@@ -660,26 +708,32 @@ func (x *DiffChangeOperationOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffFileType, each with the JSON pointer of the offending value.
 func (x *DiffFileType) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *DiffFileType) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of DiffFileType to v, at v's position.
+func (x *DiffFileType) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AbsolutePath, each with the JSON pointer of the offending value.
 func (x *AbsolutePath) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AbsolutePath) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of AbsolutePath to v, at v's position.
+func (x *AbsolutePath) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DiffPathChange, each with the JSON pointer of the offending value.
 func (x *DiffPathChange) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *DiffPathChange) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of DiffPathChange to v, at v's position.
+func (x *DiffPathChange) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "path")
 	}
@@ -688,10 +742,12 @@ func (x *DiffPathChange) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffPathPairChange, each with the JSON pointer of the offending value.
 func (x *DiffPathPairChange) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *DiffPathPairChange) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of DiffPathPairChange to v, at v's position.
+func (x *DiffPathPairChange) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "oldPath", "path")
 	}
@@ -700,45 +756,44 @@ func (x *DiffPathPairChange) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffPatch, each with the JSON pointer of the offending value.
 func (x *DiffPatch) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectDiffPatch)
 	return v.Err()
 }
-func (x *DiffPatch) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "format", "text", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of DiffPatch to v, at v's position.
+func (x *DiffPatch) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectDiffPatch)
 }
 
 // Validate reports every way x breaks the schema of DiffPatchFormat, each with the JSON pointer of the offending value.
 func (x *DiffPatchFormat) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *DiffPatchFormat) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of DiffPatchFormat to v, at v's position.
+func (x *DiffPatchFormat) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Diff) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of Diff to v, at v's position.
+func (x *Diff) ValidateWith(v *wire.Validator) {
 	v.Push("changes")
 	for i := range x.Changes {
 		v.PushIndex(i)
-		x.Changes[i].validate(v)
+		x.Changes[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
 	if x.Patch != nil {
 		v.Push("patch")
-		x.Patch.validate(v)
+		x.Patch.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -754,18 +809,22 @@ func (x *Diff) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TerminalID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of TerminalID to v, at v's position.
+func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Terminal) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of Terminal to v, at v's position.
+func (x *Terminal) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -779,143 +838,104 @@ func (x *Terminal) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
 func (x *ToolCallLocation) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectToolCallLocation)
 	return v.Err()
 }
-func (x *ToolCallLocation) validate(v *wire.Validator) {
-	if x.Line != nil {
-		v.Push("line")
-		if *x.Line < 1 {
-			v.Add("must be at least 1")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "path", "line", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
+func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectToolCallLocation)
 }
 
 // Validate reports every way x breaks the schema of ToolCallCapabilities, each with the JSON pointer of the offending value.
 func (x *ToolCallCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectToolCallCapabilities)
 	return v.Err()
 }
-func (x *ToolCallCapabilities) validate(v *wire.Validator) {
-	if x.Cancel != nil {
-		v.Push("cancel")
-		x.Cancel.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cancel", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ToolCallCapabilities to v, at v's position.
+func (x *ToolCallCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectToolCallCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ToolCallCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *ToolCallCancelCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectToolCallCancelCapabilities)
 	return v.Err()
 }
-func (x *ToolCallCancelCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ToolCallCancelCapabilities to v, at v's position.
+func (x *ToolCallCancelCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectToolCallCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ToolCallPermissionSubject, each with the JSON pointer of the offending value.
 func (x *ToolCallPermissionSubject) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectToolCallPermissionSubject)
 	return v.Err()
 }
-func (x *ToolCallPermissionSubject) validate(v *wire.Validator) {
-	v.Push("toolCall")
-	x.ToolCall.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "toolCall", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ToolCallPermissionSubject to v, at v's position.
+func (x *ToolCallPermissionSubject) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectToolCallPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of CommandPermissionSubject, each with the JSON pointer of the offending value.
 func (x *CommandPermissionSubject) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCommandPermissionSubject)
 	return v.Err()
 }
-func (x *CommandPermissionSubject) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "command", "cwd", "toolCallId", "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CommandPermissionSubject to v, at v's position.
+func (x *CommandPermissionSubject) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCommandPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectPermissionOption)
 	return v.Err()
 }
-func (x *PermissionOption) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "optionId", "name", "kind", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of PermissionOption to v, at v's position.
+func (x *PermissionOption) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectPermissionOption)
 }
 
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PermissionOptionID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of PermissionOptionID to v, at v's position.
+func (x *PermissionOptionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PermissionOptionKind) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
+func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CreateElicitationRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationRequest to v, at v's position.
+func (x *CreateElicitationRequest) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -924,22 +944,23 @@ func (x *CreateElicitationRequest) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "message", "_meta")
 	}
-	x.Mode.validate(v)
+	x.Mode.ValidateWith(v)
 }
 
-func (x *CreateElicitationRequestMode) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of CreateElicitationRequestMode to v, at v's position.
+func (x *CreateElicitationRequestMode) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Form != nil {
 		n++
-		x.Form.validate(v)
+		x.Form.ValidateWith(v)
 	}
 	if x.URL != nil {
 		n++
-		x.URL.validate(v)
+		x.URL.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Mode {
 		case "form", "url":
 			v.AddAt("mode", "is a known mode; the catch-all variant Other is for unknown ones")
@@ -953,25 +974,28 @@ func (x *CreateElicitationRequestMode) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CreateElicitationRequestModeOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequestModeOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CreateElicitationRequestModeOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationRequestModeOther to v, at v's position.
+func (x *CreateElicitationRequestModeOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "mode")
 	}
-	x.Variant.validate(v)
+	x.Variant.ValidateWith(v)
 }
 
-func (x *CreateElicitationRequestModeOtherVariant) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of CreateElicitationRequestModeOtherVariant to v, at v's position.
+func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.validate(v)
+		x.Session.ValidateWith(v)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.validate(v)
+		x.Request.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -981,102 +1005,84 @@ func (x *CreateElicitationRequestModeOtherVariant) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationSessionScope, each with the JSON pointer of the offending value.
 func (x *ElicitationSessionScope) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationSessionScope)
 	return v.Err()
 }
-func (x *ElicitationSessionScope) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "toolCallId")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationSessionScope to v, at v's position.
+func (x *ElicitationSessionScope) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationSessionScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationRequestScope)
 	return v.Err()
 }
-func (x *ElicitationRequestScope) validate(v *wire.Validator) {
-	v.Push("requestId")
-	x.RequestID.validate(v)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requestId")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationRequestScope to v, at v's position.
+func (x *ElicitationRequestScope) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationRequestScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
 func (x *ElicitationSchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationSchema)
 	return v.Err()
 }
-func (x *ElicitationSchema) validate(v *wire.Validator) {
-	v.Push("type")
-	x.Type.validate(v)
-	v.Pop()
-	v.Push("properties")
-	for k, val := range x.Properties {
-		v.Push(k)
-		val.validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type", "title", "properties", "required", "description", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationSchema to v, at v's position.
+func (x *ElicitationSchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationSchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationSchemaType) validate(v *wire.Validator) {
-	switch *x {
-	case ElicitationSchemaTypeObject:
-	default:
-		v.Add(fmt.Sprintf("unknown ElicitationSchemaType value %q", *x))
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
+func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
+	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationPropertySchema) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
+func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.String != nil {
 		n++
-		x.String.validate(v)
+		x.String.ValidateWith(v)
 	}
 	if x.Number != nil {
 		n++
-		x.Number.validate(v)
+		x.Number.ValidateWith(v)
 	}
 	if x.Integer != nil {
 		n++
-		x.Integer.validate(v)
+		x.Integer.ValidateWith(v)
 	}
 	if x.Boolean != nil {
 		n++
-		x.Boolean.validate(v)
+		x.Boolean.ValidateWith(v)
 	}
 	if x.Array != nil {
 		n++
-		x.Array.validate(v)
+		x.Array.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "string", "number", "integer", "boolean", "array":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -1090,50 +1096,49 @@ func (x *ElicitationPropertySchema) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationPropertySchemaOther)
 	return v.Err()
 }
-func (x *ElicitationPropertySchemaOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationPropertySchemaOther to v, at v's position.
+func (x *ElicitationPropertySchemaOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationPropertySchemaOther)
 }
 
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *StringFormat) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
+func (x *StringFormat) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
 func (x *EnumOption) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectEnumOption)
 	return v.Err()
 }
-func (x *EnumOption) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "const", "title", "description", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of EnumOption to v, at v's position.
+func (x *EnumOption) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectEnumOption)
 }
 
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *StringPropertySchema) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
+func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
 	if x.Pattern != nil {
 		v.Push("pattern")
-		stringRule1.Check(v, *x.Pattern)
+		stringRule2.Check(v, *x.Pattern)
 		v.Pop()
 	}
 	if x.Enum != nil {
@@ -1150,7 +1155,7 @@ func (x *StringPropertySchema) validate(v *wire.Validator) {
 		}
 		for i := range x.OneOf {
 			v.PushIndex(i)
-			x.OneOf[i].validate(v)
+			x.OneOf[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -1168,90 +1173,56 @@ func (x *StringPropertySchema) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
 func (x *NumberPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectNumberPropertySchema)
 	return v.Err()
 }
-func (x *NumberPropertySchema) validate(v *wire.Validator) {
-	if x.Minimum != nil {
-		v.Push("minimum")
-		if math.IsNaN(*x.Minimum) || math.IsInf(*x.Minimum, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Maximum != nil {
-		v.Push("maximum")
-		if math.IsNaN(*x.Maximum) || math.IsInf(*x.Maximum, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Default != nil {
-		v.Push("default")
-		if math.IsNaN(*x.Default) || math.IsInf(*x.Default, 0) {
-			v.Add("must be a finite number")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of NumberPropertySchema to v, at v's position.
+func (x *NumberPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectNumberPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
 func (x *IntegerPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectIntegerPropertySchema)
 	return v.Err()
 }
-func (x *IntegerPropertySchema) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minimum", "maximum", "default", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of IntegerPropertySchema to v, at v's position.
+func (x *IntegerPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectIntegerPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
 func (x *BooleanPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectBooleanPropertySchema)
 	return v.Err()
 }
-func (x *BooleanPropertySchema) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "default", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of BooleanPropertySchema to v, at v's position.
+func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectBooleanPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MultiSelectItems) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
+func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.String != nil {
 		n++
-		x.String.validate(v)
+		x.String.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "string":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -1259,7 +1230,7 @@ func (x *MultiSelectItems) validate(v *wire.Validator) {
 	}
 	if x.Titled != nil {
 		n++
-		x.Titled.validate(v)
+		x.Titled.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("MultiSelectItems", "String, Other, Titled", x.String != nil, x.Other != nil, x.Titled != nil)
@@ -1269,22 +1240,24 @@ func (x *MultiSelectItems) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
 func (x *MultiSelectItemsOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMultiSelectItemsOther)
 	return v.Err()
 }
-func (x *MultiSelectItemsOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of MultiSelectItemsOther to v, at v's position.
+func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMultiSelectItemsOther)
 }
 
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *StringMultiSelectItems) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
+func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
 	v.Push("enum")
 	if len(x.Enum) < 1 {
 		v.Add("must have at least 1 item")
@@ -1303,17 +1276,19 @@ func (x *StringMultiSelectItems) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *TitledMultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TitledMultiSelectItems) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
+func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
 	v.Push("anyOf")
 	if len(x.AnyOf) < 1 {
 		v.Add("must have at least 1 item")
 	}
 	for i := range x.AnyOf {
 		v.PushIndex(i)
-		x.AnyOf[i].validate(v)
+		x.AnyOf[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -1330,48 +1305,43 @@ func (x *TitledMultiSelectItems) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
 }
-func (x *MultiSelectPropertySchema) validate(v *wire.Validator) {
-	v.Push("items")
-	x.Items.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minItems", "maxItems", "items", "default", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
+func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
 func (x *ElicitationFormMode) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationFormMode) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
+func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
 	v.Push("requestedSchema")
-	x.RequestedSchema.validate(v)
+	x.RequestedSchema.ValidateWith(v)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "requestedSchema")
 	}
-	x.Variant.validate(v)
+	x.Variant.ValidateWith(v)
 }
 
-func (x *ElicitationFormModeVariant) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of ElicitationFormModeVariant to v, at v's position.
+func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.validate(v)
+		x.Session.ValidateWith(v)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.validate(v)
+		x.Request.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -1381,36 +1351,41 @@ func (x *ElicitationFormModeVariant) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ElicitationID to v, at v's position.
+func (x *ElicitationID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationURLMode) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ElicitationURLMode to v, at v's position.
+func (x *ElicitationURLMode) ValidateWith(v *wire.Validator) {
 	v.Push("url")
 	stringRule0.Check(v, x.URL)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "elicitationId", "url")
 	}
-	x.Variant.validate(v)
+	x.Variant.ValidateWith(v)
 }
 
-func (x *ElicitationURLModeVariant) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of ElicitationURLModeVariant to v, at v's position.
+func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.validate(v)
+		x.Session.ValidateWith(v)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.validate(v)
+		x.Request.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -1420,10 +1395,12 @@ func (x *ElicitationURLModeVariant) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.
 func (x *ExtRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ExtRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ExtRequest to v, at v's position.
+func (x *ExtRequest) ValidateWith(v *wire.Validator) {
 	if len(wire.Raw(*x)) > 0 && !wire.Valid(wire.Raw(*x)) {
 		v.Add("is not valid JSON")
 	}
@@ -1432,18 +1409,20 @@ func (x *ExtRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponse, each with the JSON pointer of the offending value.
 func (x *AgentResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
+func (x *AgentResponse) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Result != nil {
 		n++
-		x.Result.validate(v)
+		x.Result.ValidateWith(v)
 	}
 	if x.Error != nil {
 		n++
-		x.Error.validate(v)
+		x.Error.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("AgentResponse", "Result, Error", x.Result != nil, x.Error != nil)
@@ -1453,12 +1432,14 @@ func (x *AgentResponse) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentResponseResult) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
+func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
 	v.Push("id")
-	x.ID.validate(v)
+	x.ID.ValidateWith(v)
 	v.Pop()
 	v.Push("result")
 	if len(x.Result) > 0 && !wire.Valid(x.Result) {
@@ -1473,28 +1454,24 @@ func (x *AgentResponseResult) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
 func (x *AgentResponseError) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAgentResponseError)
 	return v.Err()
 }
-func (x *AgentResponseError) validate(v *wire.Validator) {
-	v.Push("id")
-	x.ID.validate(v)
-	v.Pop()
-	v.Push("error")
-	x.Error.validate(v)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "error")
-	}
+
+// ValidateWith adds every way x breaks the schema of AgentResponseError to v, at v's position.
+func (x *AgentResponseError) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAgentResponseError)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseErrorID, each with the JSON pointer of the offending value.
 func (x *AgentResponseErrorID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentResponseErrorID) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentResponseErrorID to v, at v's position.
+func (x *AgentResponseErrorID) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Number != nil {
 		n++
@@ -1513,343 +1490,202 @@ func (x *AgentResponseErrorID) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of InitializeResponse, each with the JSON pointer of the offending value.
 func (x *InitializeResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectInitializeResponse)
 	return v.Err()
 }
-func (x *InitializeResponse) validate(v *wire.Validator) {
-	v.Push("protocolVersion")
-	x.ProtocolVersion.validate(v)
-	v.Pop()
-	v.Push("info")
-	x.Info.validate(v)
-	v.Pop()
-	if x.Capabilities != nil {
-		v.Push("capabilities")
-		x.Capabilities.validate(v)
-		v.Pop()
-	}
-	if x.AuthMethods != nil {
-		v.Push("authMethods")
-		for i := range x.AuthMethods {
-			v.PushIndex(i)
-			x.AuthMethods[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "protocolVersion", "info", "capabilities", "authMethods", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of InitializeResponse to v, at v's position.
+func (x *InitializeResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectInitializeResponse)
 }
 
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ProtocolVersion) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ProtocolVersion to v, at v's position.
+func (x *ProtocolVersion) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectImplementation)
 	return v.Err()
 }
-func (x *Implementation) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "title", "version", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Implementation to v, at v's position.
+func (x *Implementation) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectImplementation)
 }
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAgentCapabilities)
 	return v.Err()
 }
-func (x *AgentCapabilities) validate(v *wire.Validator) {
-	if x.Session != nil {
-		v.Push("session")
-		x.Session.validate(v)
-		v.Pop()
-	}
-	if x.Auth != nil {
-		v.Push("auth")
-		x.Auth.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "session", "auth", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AgentCapabilities to v, at v's position.
+func (x *AgentCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAgentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionCapabilities)
 	return v.Err()
 }
-func (x *SessionCapabilities) validate(v *wire.Validator) {
-	if x.Prompt != nil {
-		v.Push("prompt")
-		x.Prompt.validate(v)
-		v.Pop()
-	}
-	if x.MCP != nil {
-		v.Push("mcp")
-		x.MCP.validate(v)
-		v.Pop()
-	}
-	if x.Delete != nil {
-		v.Push("delete")
-		x.Delete.validate(v)
-		v.Pop()
-	}
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		x.AdditionalDirectories.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "prompt", "mcp", "delete", "additionalDirectories", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionCapabilities to v, at v's position.
+func (x *SessionCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectPromptCapabilities)
 	return v.Err()
 }
-func (x *PromptCapabilities) validate(v *wire.Validator) {
-	if x.Image != nil {
-		v.Push("image")
-		x.Image.validate(v)
-		v.Pop()
-	}
-	if x.Audio != nil {
-		v.Push("audio")
-		x.Audio.validate(v)
-		v.Pop()
-	}
-	if x.EmbeddedContext != nil {
-		v.Push("embeddedContext")
-		x.EmbeddedContext.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "image", "audio", "embeddedContext", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of PromptCapabilities to v, at v's position.
+func (x *PromptCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectPromptCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptImageCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptImageCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectPromptImageCapabilities)
 	return v.Err()
 }
-func (x *PromptImageCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of PromptImageCapabilities to v, at v's position.
+func (x *PromptImageCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectPromptImageCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptAudioCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptAudioCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectPromptAudioCapabilities)
 	return v.Err()
 }
-func (x *PromptAudioCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of PromptAudioCapabilities to v, at v's position.
+func (x *PromptAudioCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectPromptAudioCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptEmbeddedContextCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptEmbeddedContextCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectPromptEmbeddedContextCapabilities)
 	return v.Err()
 }
-func (x *PromptEmbeddedContextCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of PromptEmbeddedContextCapabilities to v, at v's position.
+func (x *PromptEmbeddedContextCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectPromptEmbeddedContextCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMCPCapabilities)
 	return v.Err()
 }
-func (x *MCPCapabilities) validate(v *wire.Validator) {
-	if x.Stdio != nil {
-		v.Push("stdio")
-		x.Stdio.validate(v)
-		v.Pop()
-	}
-	if x.HTTP != nil {
-		v.Push("http")
-		x.HTTP.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "stdio", "http", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of MCPCapabilities to v, at v's position.
+func (x *MCPCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMCPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPStdioCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPStdioCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMCPStdioCapabilities)
 	return v.Err()
 }
-func (x *MCPStdioCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of MCPStdioCapabilities to v, at v's position.
+func (x *MCPStdioCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMCPStdioCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPHTTPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPHTTPCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMCPHTTPCapabilities)
 	return v.Err()
 }
-func (x *MCPHTTPCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of MCPHTTPCapabilities to v, at v's position.
+func (x *MCPHTTPCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMCPHTTPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionDeleteCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionDeleteCapabilities)
 	return v.Err()
 }
-func (x *SessionDeleteCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionDeleteCapabilities to v, at v's position.
+func (x *SessionDeleteCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionDeleteCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionAdditionalDirectoriesCapabilities)
 	return v.Err()
 }
-func (x *SessionAdditionalDirectoriesCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionAdditionalDirectoriesCapabilities to v, at v's position.
+func (x *SessionAdditionalDirectoriesCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentAuthCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAgentAuthCapabilities)
 	return v.Err()
 }
-func (x *AgentAuthCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AgentAuthCapabilities to v, at v's position.
+func (x *AgentAuthCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAgentAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AuthMethod) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
+func (x *AuthMethod) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Terminal != nil {
 		n++
-		x.Terminal.validate(v)
+		x.Terminal.ValidateWith(v)
 	}
 	if x.Agent != nil {
 		n++
-		x.Agent.validate(v)
+		x.Agent.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "terminal", "agent":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -1863,159 +1699,106 @@ func (x *AuthMethod) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AuthMethodOther, each with the JSON pointer of the offending value.
 func (x *AuthMethodOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAuthMethodOther)
 	return v.Err()
 }
-func (x *AuthMethodOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type", "methodId", "name")
-	}
+
+// ValidateWith adds every way x breaks the schema of AuthMethodOther to v, at v's position.
+func (x *AuthMethodOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAuthMethodOther)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AuthMethodID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of AuthMethodID to v, at v's position.
+func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
 func (x *EnvVariable) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectEnvVariable)
 	return v.Err()
 }
-func (x *EnvVariable) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "value", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of EnvVariable to v, at v's position.
+func (x *EnvVariable) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectEnvVariable)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
 func (x *AuthMethodTerminal) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAuthMethodTerminal)
 	return v.Err()
 }
-func (x *AuthMethodTerminal) validate(v *wire.Validator) {
-	if x.Env != nil {
-		v.Push("env")
-		for i := range x.Env {
-			v.PushIndex(i)
-			x.Env[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "methodId", "name", "description", "args", "env", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AuthMethodTerminal to v, at v's position.
+func (x *AuthMethodTerminal) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAuthMethodTerminal)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
 func (x *AuthMethodAgent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAuthMethodAgent)
 	return v.Err()
 }
-func (x *AuthMethodAgent) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "methodId", "name", "description", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of AuthMethodAgent to v, at v's position.
+func (x *AuthMethodAgent) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAuthMethodAgent)
 }
 
 // Validate reports every way x breaks the schema of LoginAuthResponse, each with the JSON pointer of the offending value.
 func (x *LoginAuthResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLoginAuthResponse)
 	return v.Err()
 }
-func (x *LoginAuthResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LoginAuthResponse to v, at v's position.
+func (x *LoginAuthResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLoginAuthResponse)
 }
 
 // Validate reports every way x breaks the schema of LogoutAuthResponse, each with the JSON pointer of the offending value.
 func (x *LogoutAuthResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLogoutAuthResponse)
 	return v.Err()
 }
-func (x *LogoutAuthResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LogoutAuthResponse to v, at v's position.
+func (x *LogoutAuthResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLogoutAuthResponse)
 }
 
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
 func (x *NewSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectNewSessionResponse)
 	return v.Err()
 }
-func (x *NewSessionResponse) validate(v *wire.Validator) {
-	if x.ConfigOptions != nil {
-		v.Push("configOptions")
-		for i := range x.ConfigOptions {
-			v.PushIndex(i)
-			x.ConfigOptions[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.AvailableCommands != nil {
-		v.Push("availableCommands")
-		for i := range x.AvailableCommands {
-			v.PushIndex(i)
-			x.AvailableCommands[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "configOptions", "availableCommands", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of NewSessionResponse to v, at v's position.
+func (x *NewSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectNewSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigOption) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigOption) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigOption to v, at v's position.
+func (x *SessionConfigOption) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -2024,22 +1807,23 @@ func (x *SessionConfigOption) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "configId", "name", "description", "category", "_meta")
 	}
-	x.Type.validate(v)
+	x.Type.ValidateWith(v)
 }
 
-func (x *SessionConfigOptionType) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of SessionConfigOptionType to v, at v's position.
+func (x *SessionConfigOptionType) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Select != nil {
 		n++
-		x.Select.validate(v)
+		x.Select.ValidateWith(v)
 	}
 	if x.Boolean != nil {
 		n++
-		x.Boolean.validate(v)
+		x.Boolean.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "select", "boolean":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -2053,10 +1837,12 @@ func (x *SessionConfigOptionType) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigOptionTypeOther, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionTypeOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigOptionTypeOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigOptionTypeOther to v, at v's position.
+func (x *SessionConfigOptionTypeOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "type")
 	}
@@ -2065,34 +1851,42 @@ func (x *SessionConfigOptionTypeOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigID to v, at v's position.
+func (x *SessionConfigID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigOptionCategory) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigOptionCategory to v, at v's position.
+func (x *SessionConfigOptionCategory) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigValueID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigValueID to v, at v's position.
+func (x *SessionConfigValueID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOptions) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigSelectOptions to v, at v's position.
+func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Ungrouped != nil {
 		n++
@@ -2101,7 +1895,7 @@ func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
 		}
 		for i := range x.Ungrouped {
 			v.PushIndex(i)
-			x.Ungrouped[i].validate(v)
+			x.Ungrouped[i].ValidateWith(v)
 			v.Pop()
 		}
 	}
@@ -2112,7 +1906,7 @@ func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
 		}
 		for i := range x.Grouped {
 			v.PushIndex(i)
-			x.Grouped[i].validate(v)
+			x.Grouped[i].ValidateWith(v)
 			v.Pop()
 		}
 	}
@@ -2124,10 +1918,12 @@ func (x *SessionConfigSelectOptions) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigSelectOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOption) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigSelectOption) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigSelectOption to v, at v's position.
+func (x *SessionConfigSelectOption) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -2141,17 +1937,19 @@ func (x *SessionConfigSelectOption) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigSelectGroup, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectGroup) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigSelectGroup) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigSelectGroup to v, at v's position.
+func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
 	v.Push("options")
 	if len(x.Options) < 1 {
 		v.Add("must have at least 1 item")
 	}
 	for i := range x.Options {
 		v.PushIndex(i)
-		x.Options[i].validate(v)
+		x.Options[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -2168,20 +1966,24 @@ func (x *SessionConfigSelectGroup) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigGroupID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionConfigGroupID to v, at v's position.
+func (x *SessionConfigGroupID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigSelect) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigSelect to v, at v's position.
+func (x *SessionConfigSelect) ValidateWith(v *wire.Validator) {
 	v.Push("options")
-	x.Options.validate(v)
+	x.Options.ValidateWith(v)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "currentValue", "options")
@@ -2191,10 +1993,12 @@ func (x *SessionConfigSelect) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigBoolean, each with the JSON pointer of the offending value.
 func (x *SessionConfigBoolean) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionConfigBoolean) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionConfigBoolean to v, at v's position.
+func (x *SessionConfigBoolean) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "currentValue")
 	}
@@ -2203,18 +2007,20 @@ func (x *SessionConfigBoolean) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommand, each with the JSON pointer of the offending value.
 func (x *AvailableCommand) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AvailableCommand) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AvailableCommand to v, at v's position.
+func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Command != nil {
 		n++
-		x.Command.validate(v)
+		x.Command.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "command":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -2228,10 +2034,12 @@ func (x *AvailableCommand) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandOther, each with the JSON pointer of the offending value.
 func (x *AvailableCommandOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AvailableCommandOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AvailableCommandOther to v, at v's position.
+func (x *AvailableCommandOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "type", "name", "description")
 	}
@@ -2240,18 +2048,20 @@ func (x *AvailableCommandOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInput) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AvailableCommandInput) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
+func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Text != nil {
 		n++
-		x.Text.validate(v)
+		x.Text.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "text":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -2265,42 +2075,39 @@ func (x *AvailableCommandInput) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandInputOther, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInputOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectAvailableCommandInputOther)
 	return v.Err()
 }
-func (x *AvailableCommandInputOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of AvailableCommandInputOther to v, at v's position.
+func (x *AvailableCommandInputOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectAvailableCommandInputOther)
 }
 
 // Validate reports every way x breaks the schema of TextCommandInput, each with the JSON pointer of the offending value.
 func (x *TextCommandInput) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTextCommandInput)
 	return v.Err()
 }
-func (x *TextCommandInput) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "hint", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TextCommandInput to v, at v's position.
+func (x *TextCommandInput) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTextCommandInput)
 }
 
 // Validate reports every way x breaks the schema of Command, each with the JSON pointer of the offending value.
 func (x *Command) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Command) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of Command to v, at v's position.
+func (x *Command) ValidateWith(v *wire.Validator) {
 	if x.Input != nil {
 		v.Push("input")
-		x.Input.validate(v)
+		x.Input.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2316,191 +2123,118 @@ func (x *Command) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ListSessionsResponse, each with the JSON pointer of the offending value.
 func (x *ListSessionsResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectListSessionsResponse)
 	return v.Err()
 }
-func (x *ListSessionsResponse) validate(v *wire.Validator) {
-	v.Push("sessions")
-	for i := range x.Sessions {
-		v.PushIndex(i)
-		x.Sessions[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessions", "nextCursor", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ListSessionsResponse to v, at v's position.
+func (x *ListSessionsResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectListSessionsResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
 func (x *SessionInfo) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionInfo)
 	return v.Err()
 }
-func (x *SessionInfo) validate(v *wire.Validator) {
-	if x.UpdatedAt != nil {
-		v.Push("updatedAt")
-		stringRule2.Check(v, *x.UpdatedAt)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionInfo to v, at v's position.
+func (x *SessionInfo) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionInfo)
 }
 
 // Validate reports every way x breaks the schema of SessionListCursor, each with the JSON pointer of the offending value.
 func (x *SessionListCursor) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionListCursor) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of SessionListCursor to v, at v's position.
+func (x *SessionListCursor) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
 	return v.Err()
 }
-func (x *DeleteSessionResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of DeleteSessionResponse to v, at v's position.
+func (x *DeleteSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
 func (x *ResumeSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectResumeSessionResponse)
 	return v.Err()
 }
-func (x *ResumeSessionResponse) validate(v *wire.Validator) {
-	if x.ConfigOptions != nil {
-		v.Push("configOptions")
-		for i := range x.ConfigOptions {
-			v.PushIndex(i)
-			x.ConfigOptions[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.AvailableCommands != nil {
-		v.Push("availableCommands")
-		for i := range x.AvailableCommands {
-			v.PushIndex(i)
-			x.AvailableCommands[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "configOptions", "availableCommands", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ResumeSessionResponse to v, at v's position.
+func (x *ResumeSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectResumeSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
 func (x *CloseSessionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCloseSessionResponse)
 	return v.Err()
 }
-func (x *CloseSessionResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CloseSessionResponse to v, at v's position.
+func (x *CloseSessionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCloseSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CancelToolCallResponse, each with the JSON pointer of the offending value.
 func (x *CancelToolCallResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelToolCallResponse)
 	return v.Err()
 }
-func (x *CancelToolCallResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelToolCallResponse to v, at v's position.
+func (x *CancelToolCallResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelToolCallResponse)
 }
 
 // Validate reports every way x breaks the schema of CancelTerminalResponse, each with the JSON pointer of the offending value.
 func (x *CancelTerminalResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelTerminalResponse)
 	return v.Err()
 }
-func (x *CancelTerminalResponse) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelTerminalResponse to v, at v's position.
+func (x *CancelTerminalResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionResponse) validate(v *wire.Validator) {
-	v.Push("configOptions")
-	for i := range x.ConfigOptions {
-		v.PushIndex(i)
-		x.ConfigOptions[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "configOptions", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionResponse to v, at v's position.
+func (x *SetSessionConfigOptionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
 func (x *PromptResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PromptResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PromptResponse to v, at v's position.
+func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -2514,18 +2248,22 @@ func (x *PromptResponse) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MessageID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of MessageID to v, at v's position.
+func (x *MessageID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
 func (x *ExtResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ExtResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ExtResponse to v, at v's position.
+func (x *ExtResponse) ValidateWith(v *wire.Validator) {
 	if len(wire.Raw(*x)) > 0 && !wire.Valid(wire.Raw(*x)) {
 		v.Add("is not valid JSON")
 	}
@@ -2534,43 +2272,42 @@ func (x *ExtResponse) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Error, each with the JSON pointer of the offending value.
 func (x *Error) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectError)
 	return v.Err()
 }
-func (x *Error) validate(v *wire.Validator) {
-	if x.Data != nil {
-		v.Push("data")
-		x.Data.validate(v)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "code", "message", "data")
-	}
+
+// ValidateWith adds every way x breaks the schema of Error to v, at v's position.
+func (x *Error) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectError)
 }
 
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
 func (x *ErrorCode) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ErrorCode) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of ErrorCode to v, at v's position.
+func (x *ErrorCode) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ErrorData, each with the JSON pointer of the offending value.
 func (x *ErrorData) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ErrorData) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ErrorData to v, at v's position.
+func (x *ErrorData) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.UnsupportedProtocolVersion != nil {
 		n++
-		x.UnsupportedProtocolVersion.validate(v)
+		x.UnsupportedProtocolVersion.ValidateWith(v)
 	}
 	if x.SessionNotFound != nil {
 		n++
-		x.SessionNotFound.validate(v)
+		x.SessionNotFound.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
@@ -2586,54 +2323,36 @@ func (x *ErrorData) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of UnsupportedProtocolVersionErrorData, each with the JSON pointer of the offending value.
 func (x *UnsupportedProtocolVersionErrorData) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectUnsupportedProtocolVersionErrorData)
 	return v.Err()
 }
-func (x *UnsupportedProtocolVersionErrorData) validate(v *wire.Validator) {
-	v.Push("requested")
-	x.Requested.validate(v)
-	v.Pop()
-	v.Push("supported")
-	for i := range x.Supported {
-		v.PushIndex(i)
-		x.Supported[i].validate(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requested", "supported", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of UnsupportedProtocolVersionErrorData to v, at v's position.
+func (x *UnsupportedProtocolVersionErrorData) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // Validate reports every way x breaks the schema of SessionNotFoundErrorData, each with the JSON pointer of the offending value.
 func (x *SessionNotFoundErrorData) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSessionNotFoundErrorData)
 	return v.Err()
 }
-func (x *SessionNotFoundErrorData) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SessionNotFoundErrorData to v, at v's position.
+func (x *SessionNotFoundErrorData) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSessionNotFoundErrorData)
 }
 
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
 func (x *AgentNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentNotification) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
+func (x *AgentNotification) ValidateWith(v *wire.Validator) {
 	if x.Params != nil {
 		v.Push("params")
 		if len(x.Params) > 0 && !wire.Valid(x.Params) {
@@ -2649,12 +2368,14 @@ func (x *AgentNotification) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of UpdateSessionNotification, each with the JSON pointer of the offending value.
 func (x *UpdateSessionNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *UpdateSessionNotification) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of UpdateSessionNotification to v, at v's position.
+func (x *UpdateSessionNotification) ValidateWith(v *wire.Validator) {
 	v.Push("update")
-	x.Update.validate(v)
+	x.Update.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2669,90 +2390,92 @@ func (x *UpdateSessionNotification) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionUpdate, each with the JSON pointer of the offending value.
 func (x *SessionUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionUpdate to v, at v's position.
+func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.UserMessageChunk != nil {
 		n++
-		x.UserMessageChunk.validate(v)
+		x.UserMessageChunk.ValidateWith(v)
 	}
 	if x.UserMessage != nil {
 		n++
-		x.UserMessage.validate(v)
+		x.UserMessage.ValidateWith(v)
 	}
 	if x.AgentMessageChunk != nil {
 		n++
-		x.AgentMessageChunk.validate(v)
+		x.AgentMessageChunk.ValidateWith(v)
 	}
 	if x.AgentMessage != nil {
 		n++
-		x.AgentMessage.validate(v)
+		x.AgentMessage.ValidateWith(v)
 	}
 	if x.AgentThoughtChunk != nil {
 		n++
-		x.AgentThoughtChunk.validate(v)
+		x.AgentThoughtChunk.ValidateWith(v)
 	}
 	if x.AgentThought != nil {
 		n++
-		x.AgentThought.validate(v)
+		x.AgentThought.ValidateWith(v)
 	}
 	if x.StateUpdate != nil {
 		n++
-		x.StateUpdate.validate(v)
+		x.StateUpdate.ValidateWith(v)
 	}
 	if x.ToolCallContentChunk != nil {
 		n++
-		x.ToolCallContentChunk.validate(v)
+		x.ToolCallContentChunk.ValidateWith(v)
 	}
 	if x.ToolCallUpdate != nil {
 		n++
-		x.ToolCallUpdate.validate(v)
+		x.ToolCallUpdate.ValidateWith(v)
 	}
 	if x.TerminalUpdate != nil {
 		n++
-		x.TerminalUpdate.validate(v)
+		x.TerminalUpdate.ValidateWith(v)
 	}
 	if x.TerminalOutputChunk != nil {
 		n++
-		x.TerminalOutputChunk.validate(v)
+		x.TerminalOutputChunk.ValidateWith(v)
 	}
 	if x.PlanUpdate != nil {
 		n++
-		x.PlanUpdate.validate(v)
+		x.PlanUpdate.ValidateWith(v)
 	}
 	if x.AvailableCommandsUpdate != nil {
 		n++
-		x.AvailableCommandsUpdate.validate(v)
+		x.AvailableCommandsUpdate.ValidateWith(v)
 	}
 	if x.ConfigOptionUpdate != nil {
 		n++
-		x.ConfigOptionUpdate.validate(v)
+		x.ConfigOptionUpdate.ValidateWith(v)
 	}
 	if x.SessionInfoUpdate != nil {
 		n++
-		x.SessionInfoUpdate.validate(v)
+		x.SessionInfoUpdate.ValidateWith(v)
 	}
 	if x.UsageUpdate != nil {
 		n++
-		x.UsageUpdate.validate(v)
+		x.UsageUpdate.ValidateWith(v)
 	}
 	if x.Notice != nil {
 		n++
-		x.Notice.validate(v)
+		x.Notice.ValidateWith(v)
 	}
 	if x.CompactionUpdate != nil {
 		n++
-		x.CompactionUpdate.validate(v)
+		x.CompactionUpdate.ValidateWith(v)
 	}
 	if x.CompactionSummaryChunk != nil {
 		n++
-		x.CompactionSummaryChunk.validate(v)
+		x.CompactionSummaryChunk.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.SessionUpdate {
 		case "user_message_chunk", "user_message", "agent_message_chunk", "agent_message", "agent_thought_chunk", "agent_thought", "state_update", "tool_call_content_chunk", "tool_call_update", "terminal_update", "terminal_output_chunk", "plan_update", "available_commands_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk":
 			v.AddAt("sessionUpdate", "is a known sessionUpdate; the catch-all variant Other is for unknown ones")
@@ -2766,10 +2489,12 @@ func (x *SessionUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionUpdateOther, each with the JSON pointer of the offending value.
 func (x *SessionUpdateOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionUpdateOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionUpdateOther to v, at v's position.
+func (x *SessionUpdateOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "sessionUpdate")
 	}
@@ -2778,12 +2503,14 @@ func (x *SessionUpdateOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ContentChunk, each with the JSON pointer of the offending value.
 func (x *ContentChunk) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ContentChunk) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ContentChunk to v, at v's position.
+func (x *ContentChunk) ValidateWith(v *wire.Validator) {
 	v.Push("content")
-	x.Content.validate(v)
+	x.Content.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2798,15 +2525,17 @@ func (x *ContentChunk) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of UserMessage, each with the JSON pointer of the offending value.
 func (x *UserMessage) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *UserMessage) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of UserMessage to v, at v's position.
+func (x *UserMessage) ValidateWith(v *wire.Validator) {
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].validate(v)
+			x.Content[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -2824,15 +2553,17 @@ func (x *UserMessage) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentMessage, each with the JSON pointer of the offending value.
 func (x *AgentMessage) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentMessage) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentMessage to v, at v's position.
+func (x *AgentMessage) ValidateWith(v *wire.Validator) {
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].validate(v)
+			x.Content[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -2850,15 +2581,17 @@ func (x *AgentMessage) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentThought, each with the JSON pointer of the offending value.
 func (x *AgentThought) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AgentThought) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AgentThought to v, at v's position.
+func (x *AgentThought) ValidateWith(v *wire.Validator) {
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].validate(v)
+			x.Content[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -2876,22 +2609,24 @@ func (x *AgentThought) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of BackgroundWork, each with the JSON pointer of the offending value.
 func (x *BackgroundWork) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *BackgroundWork) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of BackgroundWork to v, at v's position.
+func (x *BackgroundWork) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Terminal != nil {
 		n++
-		x.Terminal.validate(v)
+		x.Terminal.ValidateWith(v)
 	}
 	if x.ToolCall != nil {
 		n++
-		x.ToolCall.validate(v)
+		x.ToolCall.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "terminal", "tool_call":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -2905,61 +2640,53 @@ func (x *BackgroundWork) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of BackgroundWorkOther, each with the JSON pointer of the offending value.
 func (x *BackgroundWorkOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectBackgroundWorkOther)
 	return v.Err()
 }
-func (x *BackgroundWorkOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of BackgroundWorkOther to v, at v's position.
+func (x *BackgroundWorkOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectBackgroundWorkOther)
 }
 
 // Validate reports every way x breaks the schema of BackgroundTerminal, each with the JSON pointer of the offending value.
 func (x *BackgroundTerminal) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectBackgroundTerminal)
 	return v.Err()
 }
-func (x *BackgroundTerminal) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of BackgroundTerminal to v, at v's position.
+func (x *BackgroundTerminal) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectBackgroundTerminal)
 }
 
 // Validate reports every way x breaks the schema of BackgroundToolCall, each with the JSON pointer of the offending value.
 func (x *BackgroundToolCall) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectBackgroundToolCall)
 	return v.Err()
 }
-func (x *BackgroundToolCall) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "toolCallId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of BackgroundToolCall to v, at v's position.
+func (x *BackgroundToolCall) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectBackgroundToolCall)
 }
 
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
 func (x *RunningStateUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *RunningStateUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of RunningStateUpdate to v, at v's position.
+func (x *RunningStateUpdate) ValidateWith(v *wire.Validator) {
 	if x.Background != nil {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].validate(v)
+			x.Background[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -2977,13 +2704,15 @@ func (x *RunningStateUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ErrorStopReason, each with the JSON pointer of the offending value.
 func (x *ErrorStopReason) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ErrorStopReason) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ErrorStopReason to v, at v's position.
+func (x *ErrorStopReason) ValidateWith(v *wire.Validator) {
 	if x.Error != nil {
 		v.Push("error")
-		x.Error.validate(v)
+		x.Error.ValidateWith(v)
 		v.Pop()
 	}
 	if len(x.Unknown) > 0 {
@@ -2994,15 +2723,17 @@ func (x *ErrorStopReason) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IdleStateUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of IdleStateUpdate to v, at v's position.
+func (x *IdleStateUpdate) ValidateWith(v *wire.Validator) {
 	if x.Background != nil {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].validate(v)
+			x.Background[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -3015,38 +2746,39 @@ func (x *IdleStateUpdate) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "background", "_meta")
 	}
-	x.StopReason.validate(v)
+	x.StopReason.ValidateWith(v)
 }
 
-func (x *IdleStateUpdateStopReason) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReason to v, at v's position.
+func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.EndTurn != nil {
 		n++
-		x.EndTurn.validate(v)
+		x.EndTurn.ValidateWith(v)
 	}
 	if x.MaxTokens != nil {
 		n++
-		x.MaxTokens.validate(v)
+		x.MaxTokens.ValidateWith(v)
 	}
 	if x.MaxTurnRequests != nil {
 		n++
-		x.MaxTurnRequests.validate(v)
+		x.MaxTurnRequests.ValidateWith(v)
 	}
 	if x.Refusal != nil {
 		n++
-		x.Refusal.validate(v)
+		x.Refusal.ValidateWith(v)
 	}
 	if x.Cancelled != nil {
 		n++
-		x.Cancelled.validate(v)
+		x.Cancelled.ValidateWith(v)
 	}
 	if x.Error != nil {
 		n++
-		x.Error.validate(v)
+		x.Error.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.StopReason {
 		case "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error":
 			v.AddAt("stopReason", "is a known stopReason; the catch-all variant Other is for unknown ones")
@@ -3054,7 +2786,7 @@ func (x *IdleStateUpdateStopReason) validate(v *wire.Validator) {
 	}
 	if x.None != nil {
 		n++
-		x.None.validate(v)
+		x.None.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("IdleStateUpdateStopReason", "EndTurn, MaxTokens, MaxTurnRequests, Refusal, Cancelled, Error, Other, None", x.EndTurn != nil, x.MaxTokens != nil, x.MaxTurnRequests != nil, x.Refusal != nil, x.Cancelled != nil, x.Error != nil, x.Other != nil, x.None != nil)
@@ -3064,50 +2796,62 @@ func (x *IdleStateUpdateStopReason) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonEndTurn, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonEndTurn) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IdleStateUpdateStopReasonEndTurn) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonEndTurn to v, at v's position.
+func (x *IdleStateUpdateStopReasonEndTurn) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTokens) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IdleStateUpdateStopReasonMaxTokens) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens to v, at v's position.
+func (x *IdleStateUpdateStopReasonMaxTokens) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests to v, at v's position.
+func (x *IdleStateUpdateStopReasonMaxTurnRequests) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonRefusal, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonRefusal) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IdleStateUpdateStopReasonRefusal) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonRefusal to v, at v's position.
+func (x *IdleStateUpdateStopReasonRefusal) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonCancelled, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonCancelled) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IdleStateUpdateStopReasonCancelled) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonCancelled to v, at v's position.
+func (x *IdleStateUpdateStopReasonCancelled) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonOther, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IdleStateUpdateStopReasonOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonOther to v, at v's position.
+func (x *IdleStateUpdateStopReasonOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "stopReason")
 	}
@@ -3116,23 +2860,27 @@ func (x *IdleStateUpdateStopReasonOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonNone, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonNone) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *IdleStateUpdateStopReasonNone) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonNone to v, at v's position.
+func (x *IdleStateUpdateStopReasonNone) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of RequiresActionStateUpdate, each with the JSON pointer of the offending value.
 func (x *RequiresActionStateUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *RequiresActionStateUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of RequiresActionStateUpdate to v, at v's position.
+func (x *RequiresActionStateUpdate) ValidateWith(v *wire.Validator) {
 	if x.Background != nil {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].validate(v)
+			x.Background[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -3150,26 +2898,28 @@ func (x *RequiresActionStateUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
 func (x *StateUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *StateUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of StateUpdate to v, at v's position.
+func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Running != nil {
 		n++
-		x.Running.validate(v)
+		x.Running.ValidateWith(v)
 	}
 	if x.Idle != nil {
 		n++
-		x.Idle.validate(v)
+		x.Idle.ValidateWith(v)
 	}
 	if x.RequiresAction != nil {
 		n++
-		x.RequiresAction.validate(v)
+		x.RequiresAction.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.State {
 		case "running", "idle", "requires_action":
 			v.AddAt("state", "is a known state; the catch-all variant Other is for unknown ones")
@@ -3183,10 +2933,12 @@ func (x *StateUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StateUpdateOther, each with the JSON pointer of the offending value.
 func (x *StateUpdateOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *StateUpdateOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of StateUpdateOther to v, at v's position.
+func (x *StateUpdateOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "state")
 	}
@@ -3195,12 +2947,14 @@ func (x *StateUpdateOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallContentChunk, each with the JSON pointer of the offending value.
 func (x *ToolCallContentChunk) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ToolCallContentChunk) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ToolCallContentChunk to v, at v's position.
+func (x *ToolCallContentChunk) ValidateWith(v *wire.Validator) {
 	v.Push("content")
-	x.Content.validate(v)
+	x.Content.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -3215,128 +2969,90 @@ func (x *ToolCallContentChunk) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalOutput, each with the JSON pointer of the offending value.
 func (x *TerminalOutput) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalOutput)
 	return v.Err()
 }
-func (x *TerminalOutput) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "data", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalOutput to v, at v's position.
+func (x *TerminalOutput) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalOutput)
 }
 
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
 }
-func (x *TerminalExitStatus) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "exitCode", "signal", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
+func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of TerminalSize, each with the JSON pointer of the offending value.
 func (x *TerminalSize) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalSize)
 	return v.Err()
 }
-func (x *TerminalSize) validate(v *wire.Validator) {
-	v.Push("cols")
-	if x.Cols < 1 {
-		v.Add("must be at least 1")
-	}
-	v.Pop()
-	v.Push("rows")
-	if x.Rows < 1 {
-		v.Add("must be at least 1")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cols", "rows", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalSize to v, at v's position.
+func (x *TerminalSize) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalSize)
 }
 
 // Validate reports every way x breaks the schema of TerminalCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalCapabilities)
 	return v.Err()
 }
-func (x *TerminalCapabilities) validate(v *wire.Validator) {
-	if x.Cancel != nil {
-		v.Push("cancel")
-		x.Cancel.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cancel", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalCapabilities to v, at v's position.
+func (x *TerminalCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCancelCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalCancelCapabilities)
 	return v.Err()
 }
-func (x *TerminalCancelCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalCancelCapabilities to v, at v's position.
+func (x *TerminalCancelCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalUpdate, each with the JSON pointer of the offending value.
 func (x *TerminalUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TerminalUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of TerminalUpdate to v, at v's position.
+func (x *TerminalUpdate) ValidateWith(v *wire.Validator) {
 	if x.Output != nil {
 		v.Push("output")
-		x.Output.validate(v)
+		x.Output.ValidateWith(v)
 		v.Pop()
 	}
 	if x.ExitStatus != nil {
 		v.Push("exitStatus")
-		x.ExitStatus.validate(v)
+		x.ExitStatus.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Size != nil {
 		v.Push("size")
-		x.Size.validate(v)
+		x.Size.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.validate(v)
+		x.Capabilities.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3352,10 +3068,12 @@ func (x *TerminalUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalOutputChunk, each with the JSON pointer of the offending value.
 func (x *TerminalOutputChunk) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *TerminalOutputChunk) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of TerminalOutputChunk to v, at v's position.
+func (x *TerminalOutputChunk) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -3369,18 +3087,20 @@ func (x *TerminalOutputChunk) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanUpdateContent, each with the JSON pointer of the offending value.
 func (x *PlanUpdateContent) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanUpdateContent) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PlanUpdateContent to v, at v's position.
+func (x *PlanUpdateContent) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Items != nil {
 		n++
-		x.Items.validate(v)
+		x.Items.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "items":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -3394,10 +3114,12 @@ func (x *PlanUpdateContent) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanUpdateContentOther, each with the JSON pointer of the offending value.
 func (x *PlanUpdateContentOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanUpdateContentOther) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PlanUpdateContentOther to v, at v's position.
+func (x *PlanUpdateContentOther) ValidateWith(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "type", "planId")
 	}
@@ -3406,18 +3128,22 @@ func (x *PlanUpdateContentOther) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanID, each with the JSON pointer of the offending value.
 func (x *PlanID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of PlanID to v, at v's position.
+func (x *PlanID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanEntry, each with the JSON pointer of the offending value.
 func (x *PlanEntry) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanEntry) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PlanEntry to v, at v's position.
+func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -3431,30 +3157,36 @@ func (x *PlanEntry) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanEntryPriority) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of PlanEntryPriority to v, at v's position.
+func (x *PlanEntryPriority) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanEntryStatus) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of PlanEntryStatus to v, at v's position.
+func (x *PlanEntryStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanItems, each with the JSON pointer of the offending value.
 func (x *PlanItems) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanItems) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PlanItems to v, at v's position.
+func (x *PlanItems) ValidateWith(v *wire.Validator) {
 	v.Push("entries")
 	for i := range x.Entries {
 		v.PushIndex(i)
-		x.Entries[i].validate(v)
+		x.Entries[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -3471,12 +3203,14 @@ func (x *PlanItems) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanUpdate, each with the JSON pointer of the offending value.
 func (x *PlanUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PlanUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PlanUpdate to v, at v's position.
+func (x *PlanUpdate) ValidateWith(v *wire.Validator) {
 	v.Push("plan")
-	x.Plan.validate(v)
+	x.Plan.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -3491,14 +3225,16 @@ func (x *PlanUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
 func (x *AvailableCommandsUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *AvailableCommandsUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of AvailableCommandsUpdate to v, at v's position.
+func (x *AvailableCommandsUpdate) ValidateWith(v *wire.Validator) {
 	v.Push("availableCommands")
 	for i := range x.AvailableCommands {
 		v.PushIndex(i)
-		x.AvailableCommands[i].validate(v)
+		x.AvailableCommands[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -3515,14 +3251,16 @@ func (x *AvailableCommandsUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ConfigOptionUpdate, each with the JSON pointer of the offending value.
 func (x *ConfigOptionUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ConfigOptionUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ConfigOptionUpdate to v, at v's position.
+func (x *ConfigOptionUpdate) ValidateWith(v *wire.Validator) {
 	v.Push("configOptions")
 	for i := range x.ConfigOptions {
 		v.PushIndex(i)
-		x.ConfigOptions[i].validate(v)
+		x.ConfigOptions[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -3539,13 +3277,15 @@ func (x *ConfigOptionUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionInfoUpdate, each with the JSON pointer of the offending value.
 func (x *SessionInfoUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SessionInfoUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SessionInfoUpdate to v, at v's position.
+func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
 	if x.UpdatedAt != nil {
 		v.Push("updatedAt")
-		stringRule2.Check(v, *x.UpdatedAt)
+		stringRule1.Check(v, *x.UpdatedAt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3561,35 +3301,27 @@ func (x *SessionInfoUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
 func (x *Cost) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCost)
 	return v.Err()
 }
-func (x *Cost) validate(v *wire.Validator) {
-	v.Push("amount")
-	if math.IsNaN(x.Amount) || math.IsInf(x.Amount, 0) {
-		v.Add("must be a finite number")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "amount", "currency", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
+func (x *Cost) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCost)
 }
 
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *UsageUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of UsageUpdate to v, at v's position.
+func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 	if x.Cost != nil {
 		v.Push("cost")
-		x.Cost.validate(v)
+		x.Cost.ValidateWith(v)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3605,18 +3337,22 @@ func (x *UsageUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *NoticeSeverity) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of NoticeSeverity to v, at v's position.
+func (x *NoticeSeverity) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *Notice) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of Notice to v, at v's position.
+func (x *Notice) ValidateWith(v *wire.Validator) {
 	v.Push("title")
 	stringRule3.Check(v, x.Title)
 	v.Pop()
@@ -3633,31 +3369,37 @@ func (x *Notice) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CompactionID) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CompactionID to v, at v's position.
+func (x *CompactionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CompactionStatus) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CompactionStatus to v, at v's position.
+func (x *CompactionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CompactionUpdate) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CompactionUpdate to v, at v's position.
+func (x *CompactionUpdate) ValidateWith(v *wire.Validator) {
 	if x.Summary != nil {
 		v.Push("summary")
 		for i := range x.Summary {
 			v.PushIndex(i)
-			x.Summary[i].validate(v)
+			x.Summary[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -3675,12 +3417,14 @@ func (x *CompactionUpdate) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionSummaryChunk, each with the JSON pointer of the offending value.
 func (x *CompactionSummaryChunk) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CompactionSummaryChunk) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CompactionSummaryChunk to v, at v's position.
+func (x *CompactionSummaryChunk) ValidateWith(v *wire.Validator) {
 	v.Push("content")
-	x.Content.validate(v)
+	x.Content.ValidateWith(v)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -3695,27 +3439,24 @@ func (x *CompactionSummaryChunk) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompleteElicitationNotification, each with the JSON pointer of the offending value.
 func (x *CompleteElicitationNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCompleteElicitationNotification)
 	return v.Err()
 }
-func (x *CompleteElicitationNotification) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "elicitationId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CompleteElicitationNotification to v, at v's position.
+func (x *CompleteElicitationNotification) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCompleteElicitationNotification)
 }
 
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
 func (x *ExtNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ExtNotification) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ExtNotification to v, at v's position.
+func (x *ExtNotification) ValidateWith(v *wire.Validator) {
 	if len(wire.Raw(*x)) > 0 && !wire.Valid(wire.Raw(*x)) {
 		v.Add("is not valid JSON")
 	}
@@ -3724,12 +3465,14 @@ func (x *ExtNotification) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientRequest, each with the JSON pointer of the offending value.
 func (x *ClientRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
+func (x *ClientRequest) ValidateWith(v *wire.Validator) {
 	v.Push("id")
-	x.ID.validate(v)
+	x.ID.ValidateWith(v)
 	v.Pop()
 	if x.Params != nil {
 		v.Push("params")
@@ -3746,204 +3489,125 @@ func (x *ClientRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectInitializeRequest)
 	return v.Err()
 }
-func (x *InitializeRequest) validate(v *wire.Validator) {
-	v.Push("protocolVersion")
-	x.ProtocolVersion.validate(v)
-	v.Pop()
-	v.Push("info")
-	x.Info.validate(v)
-	v.Pop()
-	if x.Capabilities != nil {
-		v.Push("capabilities")
-		x.Capabilities.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "protocolVersion", "info", "capabilities", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of InitializeRequest to v, at v's position.
+func (x *InitializeRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectClientCapabilities)
 	return v.Err()
 }
-func (x *ClientCapabilities) validate(v *wire.Validator) {
-	if x.Auth != nil {
-		v.Push("auth")
-		x.Auth.validate(v)
-		v.Pop()
-	}
-	if x.Elicitation != nil {
-		v.Push("elicitation")
-		x.Elicitation.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "auth", "elicitation", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ClientCapabilities to v, at v's position.
+func (x *ClientCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectClientCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ClientAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientAuthCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectClientAuthCapabilities)
 	return v.Err()
 }
-func (x *ClientAuthCapabilities) validate(v *wire.Validator) {
-	if x.Terminal != nil {
-		v.Push("terminal")
-		x.Terminal.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminal", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ClientAuthCapabilities to v, at v's position.
+func (x *ClientAuthCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectClientAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalAuthCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectTerminalAuthCapabilities)
 	return v.Err()
 }
-func (x *TerminalAuthCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of TerminalAuthCapabilities to v, at v's position.
+func (x *TerminalAuthCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectTerminalAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationCapabilities)
 	return v.Err()
 }
-func (x *ElicitationCapabilities) validate(v *wire.Validator) {
-	if x.Form != nil {
-		v.Push("form")
-		x.Form.validate(v)
-		v.Pop()
-	}
-	if x.URL != nil {
-		v.Push("url")
-		x.URL.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "form", "url", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationCapabilities to v, at v's position.
+func (x *ElicitationCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationFormCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationFormCapabilities)
 	return v.Err()
 }
-func (x *ElicitationFormCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationFormCapabilities to v, at v's position.
+func (x *ElicitationFormCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationFormCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationURLCapabilities) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationURLCapabilities)
 	return v.Err()
 }
-func (x *ElicitationURLCapabilities) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationURLCapabilities to v, at v's position.
+func (x *ElicitationURLCapabilities) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationURLCapabilities)
 }
 
 // Validate reports every way x breaks the schema of LoginAuthRequest, each with the JSON pointer of the offending value.
 func (x *LoginAuthRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLoginAuthRequest)
 	return v.Err()
 }
-func (x *LoginAuthRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "methodId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LoginAuthRequest to v, at v's position.
+func (x *LoginAuthRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLoginAuthRequest)
 }
 
 // Validate reports every way x breaks the schema of LogoutAuthRequest, each with the JSON pointer of the offending value.
 func (x *LogoutAuthRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectLogoutAuthRequest)
 	return v.Err()
 }
-func (x *LogoutAuthRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of LogoutAuthRequest to v, at v's position.
+func (x *LogoutAuthRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectLogoutAuthRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
 func (x *NewSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *NewSessionRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.
+func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	if x.MCPServers != nil {
 		v.Push("mcpServers")
 		for i := range x.MCPServers {
 			v.PushIndex(i)
-			x.MCPServers[i].validate(v)
+			x.MCPServers[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
@@ -3961,22 +3625,24 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServer, each with the JSON pointer of the offending value.
 func (x *MCPServer) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *MCPServer) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of MCPServer to v, at v's position.
+func (x *MCPServer) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.HTTP != nil {
 		n++
-		x.HTTP.validate(v)
+		x.HTTP.ValidateWith(v)
 	}
 	if x.Stdio != nil {
 		n++
-		x.Stdio.validate(v)
+		x.Stdio.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "http", "stdio":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -3990,167 +3656,104 @@ func (x *MCPServer) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServerOther, each with the JSON pointer of the offending value.
 func (x *MCPServerOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMCPServerOther)
 	return v.Err()
 }
-func (x *MCPServerOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of MCPServerOther to v, at v's position.
+func (x *MCPServerOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMCPServerOther)
 }
 
 // Validate reports every way x breaks the schema of HTTPHeader, each with the JSON pointer of the offending value.
 func (x *HTTPHeader) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectHTTPHeader)
 	return v.Err()
 }
-func (x *HTTPHeader) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "value", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of HTTPHeader to v, at v's position.
+func (x *HTTPHeader) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectHTTPHeader)
 }
 
 // Validate reports every way x breaks the schema of MCPServerHTTP, each with the JSON pointer of the offending value.
 func (x *MCPServerHTTP) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMCPServerHTTP)
 	return v.Err()
 }
-func (x *MCPServerHTTP) validate(v *wire.Validator) {
-	v.Push("url")
-	stringRule0.Check(v, x.URL)
-	v.Pop()
-	if x.Headers != nil {
-		v.Push("headers")
-		for i := range x.Headers {
-			v.PushIndex(i)
-			x.Headers[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "url", "headers", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of MCPServerHTTP to v, at v's position.
+func (x *MCPServerHTTP) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMCPServerHTTP)
 }
 
 // Validate reports every way x breaks the schema of MCPServerStdio, each with the JSON pointer of the offending value.
 func (x *MCPServerStdio) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectMCPServerStdio)
 	return v.Err()
 }
-func (x *MCPServerStdio) validate(v *wire.Validator) {
-	if x.Env != nil {
-		v.Push("env")
-		for i := range x.Env {
-			v.PushIndex(i)
-			x.Env[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "command", "args", "env", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of MCPServerStdio to v, at v's position.
+func (x *MCPServerStdio) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectMCPServerStdio)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectListSessionsRequest)
 	return v.Err()
 }
-func (x *ListSessionsRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cwd", "cursor", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ListSessionsRequest to v, at v's position.
+func (x *ListSessionsRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectListSessionsRequest)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
 func (x *DeleteSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectDeleteSessionRequest)
 	return v.Err()
 }
-func (x *DeleteSessionRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of DeleteSessionRequest to v, at v's position.
+func (x *DeleteSessionRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectDeleteSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
 func (x *ResumeSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectResumeSessionRequest)
 	return v.Err()
 }
-func (x *ResumeSessionRequest) validate(v *wire.Validator) {
-	if x.MCPServers != nil {
-		v.Push("mcpServers")
-		for i := range x.MCPServers {
-			v.PushIndex(i)
-			x.MCPServers[i].validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.ReplayFrom != nil {
-		v.Push("replayFrom")
-		x.ReplayFrom.validate(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "replayFrom", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ResumeSessionRequest to v, at v's position.
+func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectResumeSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ReplayFrom, each with the JSON pointer of the offending value.
 func (x *ReplayFrom) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ReplayFrom) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ReplayFrom to v, at v's position.
+func (x *ReplayFrom) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Start != nil {
 		n++
-		x.Start.validate(v)
+		x.Start.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "start":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -4164,90 +3767,72 @@ func (x *ReplayFrom) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ReplayFromOther, each with the JSON pointer of the offending value.
 func (x *ReplayFromOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectReplayFromOther)
 	return v.Err()
 }
-func (x *ReplayFromOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
+
+// ValidateWith adds every way x breaks the schema of ReplayFromOther to v, at v's position.
+func (x *ReplayFromOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectReplayFromOther)
 }
 
 // Validate reports every way x breaks the schema of ReplayFromStart, each with the JSON pointer of the offending value.
 func (x *ReplayFromStart) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectReplayFromStart)
 	return v.Err()
 }
-func (x *ReplayFromStart) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of ReplayFromStart to v, at v's position.
+func (x *ReplayFromStart) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectReplayFromStart)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
 func (x *CloseSessionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCloseSessionRequest)
 	return v.Err()
 }
-func (x *CloseSessionRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CloseSessionRequest to v, at v's position.
+func (x *CloseSessionRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCloseSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of CancelToolCallRequest, each with the JSON pointer of the offending value.
 func (x *CancelToolCallRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelToolCallRequest)
 	return v.Err()
 }
-func (x *CancelToolCallRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "toolCallId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelToolCallRequest to v, at v's position.
+func (x *CancelToolCallRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelToolCallRequest)
 }
 
 // Validate reports every way x breaks the schema of CancelTerminalRequest, each with the JSON pointer of the offending value.
 func (x *CancelTerminalRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelTerminalRequest)
 	return v.Err()
 }
-func (x *CancelTerminalRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "terminalId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelTerminalRequest to v, at v's position.
+func (x *CancelTerminalRequest) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
+func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -4256,22 +3841,23 @@ func (x *SetSessionConfigOptionRequest) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
 	}
-	x.Type.validate(v)
+	x.Type.ValidateWith(v)
 }
 
-func (x *SetSessionConfigOptionRequestType) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
+func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.ID != nil {
 		n++
-		x.ID.validate(v)
+		x.ID.ValidateWith(v)
 	}
 	if x.Boolean != nil {
 		n++
-		x.Boolean.validate(v)
+		x.Boolean.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Type {
 		case "id", "boolean":
 			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
@@ -4285,58 +3871,55 @@ func (x *SetSessionConfigOptionRequestType) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeID)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionRequestTypeID) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "value")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeID to v, at v's position.
+func (x *SetSessionConfigOptionRequestTypeID) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionRequestTypeBoolean) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "value")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean to v, at v's position.
+func (x *SetSessionConfigOptionRequestTypeBoolean) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeOther, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeOther)
 	return v.Err()
 }
-func (x *SetSessionConfigOptionRequestTypeOther) validate(v *wire.Validator) {
-	v.Push("value")
-	if len(x.Value) > 0 && !wire.Valid(x.Value) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type", "value")
-	}
+
+// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeOther to v, at v's position.
+func (x *SetSessionConfigOptionRequestTypeOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
 func (x *PromptRequest) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *PromptRequest) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of PromptRequest to v, at v's position.
+func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 	v.Push("prompt")
 	if len(x.Prompt) < 1 {
 		v.Add("must have at least 1 item")
 	}
 	for i := range x.Prompt {
 		v.PushIndex(i)
-		x.Prompt[i].validate(v)
+		x.Prompt[i].ValidateWith(v)
 		v.Pop()
 	}
 	v.Pop()
@@ -4353,18 +3936,20 @@ func (x *PromptRequest) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponse, each with the JSON pointer of the offending value.
 func (x *ClientResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
+func (x *ClientResponse) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Result != nil {
 		n++
-		x.Result.validate(v)
+		x.Result.ValidateWith(v)
 	}
 	if x.Error != nil {
 		n++
-		x.Error.validate(v)
+		x.Error.ValidateWith(v)
 	}
 	if n != 1 {
 		v.Variants("ClientResponse", "Result, Error", x.Result != nil, x.Error != nil)
@@ -4374,12 +3959,14 @@ func (x *ClientResponse) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientResponseResult) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
+func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
 	v.Push("id")
-	x.ID.validate(v)
+	x.ID.ValidateWith(v)
 	v.Pop()
 	v.Push("result")
 	if len(x.Result) > 0 && !wire.Valid(x.Result) {
@@ -4394,28 +3981,24 @@ func (x *ClientResponseResult) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
 func (x *ClientResponseError) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectClientResponseError)
 	return v.Err()
 }
-func (x *ClientResponseError) validate(v *wire.Validator) {
-	v.Push("id")
-	x.ID.validate(v)
-	v.Pop()
-	v.Push("error")
-	x.Error.validate(v)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "error")
-	}
+
+// ValidateWith adds every way x breaks the schema of ClientResponseError to v, at v's position.
+func (x *ClientResponseError) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectClientResponseError)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseErrorID, each with the JSON pointer of the offending value.
 func (x *ClientResponseErrorID) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientResponseErrorID) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientResponseErrorID to v, at v's position.
+func (x *ClientResponseErrorID) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Number != nil {
 		n++
@@ -4434,42 +4017,36 @@ func (x *ClientResponseErrorID) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionResponse, each with the JSON pointer of the offending value.
 func (x *RequestPermissionResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectRequestPermissionResponse)
 	return v.Err()
 }
-func (x *RequestPermissionResponse) validate(v *wire.Validator) {
-	v.Push("outcome")
-	x.Outcome.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "outcome", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionResponse to v, at v's position.
+func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectRequestPermissionResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *RequestPermissionOutcome) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
+func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Cancelled != nil {
 		n++
-		x.Cancelled.validate(v)
+		x.Cancelled.ValidateWith(v)
 	}
 	if x.Selected != nil {
 		n++
-		x.Selected.validate(v)
+		x.Selected.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Outcome {
 		case "cancelled", "selected":
 			v.AddAt("outcome", "is a known outcome; the catch-all variant Other is for unknown ones")
@@ -4483,56 +4060,48 @@ func (x *RequestPermissionOutcome) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeOther, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcomeOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectRequestPermissionOutcomeOther)
 	return v.Err()
 }
-func (x *RequestPermissionOutcomeOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "outcome")
-	}
+
+// ValidateWith adds every way x breaks the schema of RequestPermissionOutcomeOther to v, at v's position.
+func (x *RequestPermissionOutcomeOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectRequestPermissionOutcomeOther)
 }
 
 // Validate reports every way x breaks the schema of CancelledPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *CancelledPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelledPermissionOutcome)
 	return v.Err()
 }
-func (x *CancelledPermissionOutcome) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelledPermissionOutcome to v, at v's position.
+func (x *CancelledPermissionOutcome) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelledPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *SelectedPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectSelectedPermissionOutcome)
 	return v.Err()
 }
-func (x *SelectedPermissionOutcome) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "optionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of SelectedPermissionOutcome to v, at v's position.
+func (x *SelectedPermissionOutcome) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectSelectedPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *CreateElicitationResponse) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
+func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)
@@ -4541,26 +4110,27 @@ func (x *CreateElicitationResponse) validate(v *wire.Validator) {
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "_meta")
 	}
-	x.Action.validate(v)
+	x.Action.ValidateWith(v)
 }
 
-func (x *CreateElicitationResponseAction) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
+func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Accept != nil {
 		n++
-		x.Accept.validate(v)
+		x.Accept.ValidateWith(v)
 	}
 	if x.Decline != nil {
 		n++
-		x.Decline.validate(v)
+		x.Decline.ValidateWith(v)
 	}
 	if x.Cancel != nil {
 		n++
-		x.Cancel.validate(v)
+		x.Cancel.ValidateWith(v)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.validate(v)
+		x.Other.ValidateWith(v)
 		switch x.Other.Action {
 		case "accept", "decline", "cancel":
 			v.AddAt("action", "is a known action; the catch-all variant Other is for unknown ones")
@@ -4574,38 +4144,48 @@ func (x *CreateElicitationResponseAction) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionDecline) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionDecline)
 	return v.Err()
 }
-func (x *CreateElicitationResponseActionDecline) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionDecline to v, at v's position.
+func (x *CreateElicitationResponseActionDecline) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionDecline)
+}
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionCancel)
 	return v.Err()
 }
-func (x *CreateElicitationResponseActionCancel) validate(v *wire.Validator) {}
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionCancel to v, at v's position.
+func (x *CreateElicitationResponseActionCancel) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionCancel)
+}
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
 	return v.Err()
 }
-func (x *CreateElicitationResponseActionOther) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "action")
-	}
+
+// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionOther to v, at v's position.
+func (x *CreateElicitationResponseActionOther) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
 func (x *ElicitationContentValue) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ElicitationContentValue) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ElicitationContentValue to v, at v's position.
+func (x *ElicitationContentValue) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.String != nil {
 		n++
@@ -4639,31 +4219,24 @@ func (x *ElicitationContentValue) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationAcceptAction, each with the JSON pointer of the offending value.
 func (x *ElicitationAcceptAction) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectElicitationAcceptAction)
 	return v.Err()
 }
-func (x *ElicitationAcceptAction) validate(v *wire.Validator) {
-	if x.Content != nil {
-		v.Push("content")
-		for k, val := range x.Content {
-			v.Push(k)
-			val.validate(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "content")
-	}
+
+// ValidateWith adds every way x breaks the schema of ElicitationAcceptAction to v, at v's position.
+func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectElicitationAcceptAction)
 }
 
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	return v.Err()
 }
-func (x *ClientNotification) validate(v *wire.Validator) {
+
+// ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
+func (x *ClientNotification) ValidateWith(v *wire.Validator) {
 	if x.Params != nil {
 		v.Push("params")
 		if len(x.Params) > 0 && !wire.Valid(x.Params) {
@@ -4679,41 +4252,28 @@ func (x *ClientNotification) validate(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CancelSessionNotification, each with the JSON pointer of the offending value.
 func (x *CancelSessionNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelSessionNotification)
 	return v.Err()
 }
-func (x *CancelSessionNotification) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelSessionNotification to v, at v's position.
+func (x *CancelSessionNotification) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelSessionNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
 	var v wire.Validator
-	x.validate(&v)
+	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
 	return v.Err()
 }
-func (x *CancelRequestNotification) validate(v *wire.Validator) {
-	v.Push("requestId")
-	x.RequestID.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requestId", "_meta")
-	}
+
+// ValidateWith adds every way x breaks the schema of CancelRequestNotification to v, at v's position.
+func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
+	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
 var stringRule0 = wire.StringRule{URI: true}
-var stringRule1 = wire.StringRule{Format: wire.FormatRegex}
-var stringRule2 = wire.StringRule{Format: wire.FormatDateTime}
+var stringRule1 = wire.StringRule{Format: wire.FormatDateTime}
+var stringRule2 = wire.StringRule{Format: wire.FormatRegex}
 var stringRule3 = wire.StringRule{MinLength: 1}

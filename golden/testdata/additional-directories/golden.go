@@ -14,10 +14,8 @@ package additionaldirectories
 
 // ==== codec.go ====
 //
-// changed: NewSessionRequest.decodeField, LoadSessionRequest.decodeField,
-//     ResumeSessionRequest.decodeField, ForkSessionRequest.decodeField,
-//     ForkSessionRequest.appendFields, ListSessionsRequest.decodeField,
-//     ListSessionsRequest.appendFields, SessionInfo.decodeField
+// changed: NewSessionRequest.decodeField, objectLoadSessionRequest, objectResumeSessionRequest,
+//     objectForkSessionRequest, objectListSessionsRequest, objectSessionInfo
 
 // decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
 func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
@@ -39,102 +37,211 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 	return wire.NotMember, nil
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	// ... 2 unchanged cases
-	case "additionalDirectories":
+var objectLoadSessionRequest = wire.Object{
+	Members: []wire.Member{
+		// ... 1 unchanged element
 		// removed:
-		//	if d.Lenient() && d.TryNull() {
-		//		v.AdditionalDirectories = nil
-		//		return wire.Optional, nil
+		//	{
+		//		Field: "Cwd",
+		//		Flags: wire.Required,
+		//		Name:  "cwd",
+		//		Value: wire.String,
 		//	}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "mcpServers":
-		// ... 2 unchanged statements
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
+		//	{
+		//		Field: "AdditionalDirectories",
+		//		Flags: wire.DefaultOnNull,
+		//		Name:  "additionalDirectories",
+		//		Value: &wire.Value{
+		//			Elem:  wire.String,
+		//			Shape: wire.ShapeSlice,
+		//		},
+		//	}
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		// ... 2 unchanged elements
+	},
+	Name: "additionaldirectories.LoadSessionRequest",
+	Type: (*LoadSessionRequest)(nil),
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	// ... 2 unchanged cases
-	case "additionalDirectories":
+var objectResumeSessionRequest = wire.Object{
+	Members: []wire.Member{
+		// ... 1 unchanged element
 		// removed:
-		//	if d.Lenient() && d.TryNull() {
-		//		v.AdditionalDirectories = nil
-		//		return wire.Optional, nil
+		//	{
+		//		Field: "Cwd",
+		//		Flags: wire.Required,
+		//		Name:  "cwd",
+		//		Value: wire.String,
 		//	}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "mcpServers":
-		// ... 2 unchanged statements
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
+		//	{
+		//		Field: "AdditionalDirectories",
+		//		Flags: wire.DefaultOnNull,
+		//		Name:  "additionalDirectories",
+		//		Value: &wire.Value{
+		//			Elem:  wire.String,
+		//			Shape: wire.ShapeSlice,
+		//		},
+		//	}
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		// ... 2 unchanged elements
+	},
+	Name: "additionaldirectories.ResumeSessionRequest",
+	Type: (*ResumeSessionRequest)(nil),
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	// ... 4 unchanged cases
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ForkSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	// ... 6 unchanged statements
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	// ... 3 unchanged cases
-	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	// ... 3 unchanged statements
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	// ... 2 unchanged cases
-	case "additionalDirectories":
+var objectForkSessionRequest = wire.Object{
+	Members: []wire.Member{
+		// ... 1 unchanged element
 		// removed:
-		//	m := d.Mark()
-		//	if err := wire.DecodeSlice(d, &v.AdditionalDirectories, true, wire.DecodeString); err != nil {
-		//		v.AdditionalDirectories = nil
-		//		return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
+		//	{
+		//		Field: "Cwd",
+		//		Flags: wire.Required,
+		//		Name:  "cwd",
+		//		Value: wire.String,
 		//	}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "title":
-		// ... 5 unchanged statements
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		// ... 2 unchanged elements
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+	},
+	Name: "additionaldirectories.ForkSessionRequest",
+	Type: (*ForkSessionRequest)(nil),
+}
+
+var objectListSessionsRequest = wire.Object{
+	Members: []wire.Member{
+		// removed:
+		//	{
+		//		Field: "Cwd",
+		//		Flags: wire.Nullable | wire.Pointer,
+		//		Name:  "cwd",
+		//		Value: wire.String,
+		//	}
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		// ... 2 unchanged elements
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+	},
+	Name: "additionaldirectories.ListSessionsRequest",
+	Type: (*ListSessionsRequest)(nil),
+}
+
+var objectSessionInfo = wire.Object{
+	Members: []wire.Member{
+		// ... 1 unchanged element
+		// removed:
+		//	{
+		//		Field: "Cwd",
+		//		Flags: wire.Required,
+		//		Name:  "cwd",
+		//		Value: wire.String,
+		//	}
+		//	{
+		//		Field: "AdditionalDirectories",
+		//		Flags: wire.DefaultOnError,
+		//		Name:  "additionalDirectories",
+		//		Value: &wire.Value{
+		//			Elem:        wire.String,
+		//			Shape:       wire.ShapeSlice,
+		//			SkipInvalid: true,
+		//		},
+		//	}
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Rule:  &stringRule0,
+					Shape: wire.ShapeString,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		// ... 2 unchanged elements
+	},
+	Name: "additionaldirectories.SessionInfo",
+	Type: (*SessionInfo)(nil),
 }
 
 // ==== defs_test.go ====
@@ -391,10 +498,10 @@ type SessionInfo struct {
 // ==== validate.go ====
 //
 // added: pattern0, stringRule0
-// changed: NewSessionRequest.validate, LoadSessionRequest.validate, ResumeSessionRequest.validate,
-//     ForkSessionRequest.validate, ListSessionsRequest.validate, SessionInfo.validate
+// changed: NewSessionRequest.ValidateWith
 
-func (x *NewSessionRequest) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.
+func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	v.Push("cwd")
 	stringRule0.Check(v, x.Cwd)
 	v.Pop()
@@ -408,94 +515,6 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 		v.Pop()
 	}
 	// ... 5 unchanged statements
-}
-
-func (x *LoadSessionRequest) validate(v *wire.Validator) {
-	v.Push("cwd")
-	stringRule0.Check(v, x.Cwd)
-	v.Pop()
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule0.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	// ... 5 unchanged statements
-}
-
-func (x *ResumeSessionRequest) validate(v *wire.Validator) {
-	v.Push("cwd")
-	stringRule0.Check(v, x.Cwd)
-	v.Pop()
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule0.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	// ... 3 unchanged statements
-}
-
-func (x *ForkSessionRequest) validate(v *wire.Validator) {
-	v.Push("cwd")
-	stringRule0.Check(v, x.Cwd)
-	v.Pop()
-	// ... 2 unchanged statements
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule0.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "cwd", "mcpServers", "_meta", "additionalDirectories")
-	}
-}
-
-func (x *ListSessionsRequest) validate(v *wire.Validator) {
-	if x.Cwd != nil {
-		v.Push("cwd")
-		stringRule0.Check(v, *x.Cwd)
-		v.Pop()
-	}
-	// ... 1 unchanged statement
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule0.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "cwd", "cursor", "_meta", "additionalDirectories")
-	}
-}
-
-func (x *SessionInfo) validate(v *wire.Validator) {
-	v.Push("cwd")
-	stringRule0.Check(v, x.Cwd)
-	v.Pop()
-	if x.AdditionalDirectories != nil {
-		v.Push("additionalDirectories")
-		for i := range x.AdditionalDirectories {
-			v.PushIndex(i)
-			stringRule0.Check(v, x.AdditionalDirectories[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	// ... 2 unchanged statements
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")

@@ -14,47 +14,31 @@ package runtimecontext
 
 // ==== codec.go ====
 //
-// added: membersRuntimeContextItem, RuntimeContextItem.decodeField, RuntimeContextItem.appendFields
+// added: objectSessionRuntimeContextCapabilities, objectRuntimeContextItem
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of SessionRuntimeContextCapabilities (as ClientCapabilities.DecodeJSON)
+//   DecodeJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.DecodeJSON)
 //   AppendJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.AppendJSON)
-//   decodeField of SessionRuntimeContextCapabilities (as ClientCapabilities.decodeField)
-//   appendFields of SessionRuntimeContextCapabilities (as ClientCapabilities.appendFields)
-//   MarshalJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as RequestID.MarshalJSON)
+//   MarshalJSON of SessionRuntimeContextCapabilities,
+//     RuntimeContextItem (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of SessionRuntimeContextCapabilities,
 //     RuntimeContextItem (as SessionID.UnmarshalJSON)
-//   DecodeJSON of RuntimeContextItem (as Error.DecodeJSON)
-// changed: SessionCapabilities.decodeField, SessionCapabilities.appendFields,
-//     PromptRequest.decodeField, PromptRequest.appendFields
+// changed: objectSessionCapabilities, PromptRequest.decodeField, PromptRequest.appendFields
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	// ... 4 unchanged cases
-	case "runtimeContext":
-		if d.TryNull() {
-			v.RuntimeContext = nil
-			return wire.Optional, nil
-		}
-		v.RuntimeContext = new(SessionRuntimeContextCapabilities)
-		m := d.Mark()
-		if err := v.RuntimeContext.DecodeJSON(d); err != nil {
-			v.RuntimeContext = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "runtimeContext")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	// ... 4 unchanged statements
-	if v.RuntimeContext != nil {
-		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = v.RuntimeContext.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
+var objectSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		// ... 4 unchanged elements
+		{
+			Field: "RuntimeContext",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "runtimeContext",
+			Value: &wire.Value{
+				Object: &objectSessionRuntimeContextCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "runtimecontext.SessionCapabilities",
+	Type: (*SessionCapabilities)(nil),
 }
 
 // decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
@@ -77,29 +61,39 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	return v.Unknown.AppendMembers(b, comma)
 }
 
-var membersRuntimeContextItem = wire.Members{Required: []string{"text"}}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RuntimeContextItem) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		v.Title = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
-	case "text":
-		return 0, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	}
-	return wire.NotMember, nil
+var objectSessionRuntimeContextCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "runtimecontext.SessionRuntimeContextCapabilities",
+	Type: (*SessionRuntimeContextCapabilities)(nil),
 }
 
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RuntimeContextItem) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	return v.Unknown.AppendMembers(b, comma)
+var objectRuntimeContextItem = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Pointer,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+	},
+	Name: "runtimecontext.RuntimeContextItem",
+	Type: (*RuntimeContextItem)(nil),
 }
 
 // ==== defs_test.go ====
@@ -266,42 +260,24 @@ type RuntimeContextItem struct {
 
 // ==== validate.go ====
 //
-// added: RuntimeContextItem.validate
 // added, not shown: the same as another type's, with the type's name replaced:
-//   Validate of SessionRuntimeContextCapabilities, RuntimeContextItem (as SessionID.Validate)
-//   validate of SessionRuntimeContextCapabilities (as ClientCapabilities.validate)
-// changed: SessionCapabilities.validate, PromptRequest.validate
+//   Validate of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.Validate)
+//   ValidateWith of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.ValidateWith)
+// changed: PromptRequest.ValidateWith
 
-func (x *SessionCapabilities) validate(v *wire.Validator) {
-	// ... 4 unchanged statements
-	if x.RuntimeContext != nil {
-		v.Push("runtimeContext")
-		x.RuntimeContext.validate(v)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "list", "additionalDirectories", "fork", "_meta", "runtimeContext")
-	}
-}
-
-func (x *PromptRequest) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of PromptRequest to v, at v's position.
+func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 	// ... 4 unchanged statements
 	if x.RuntimeContext != nil {
 		v.Push("runtimeContext")
 		for i := range x.RuntimeContext {
 			v.PushIndex(i)
-			x.RuntimeContext[i].validate(v)
+			x.RuntimeContext[i].ValidateWith(v)
 			v.Pop()
 		}
 		v.Pop()
 	}
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "sessionId", "prompt", "_meta", "runtimeContext")
-	}
-}
-
-func (x *RuntimeContextItem) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "text")
 	}
 }

@@ -14,282 +14,243 @@ package sandboxagent
 
 // ==== codec.go ====
 //
-// added: SandboxAgentSessionMeta.decodeField, SandboxAgentSessionMeta.appendFields,
-//     SandboxAgentExtensions.decodeField, SandboxAgentExtensions.appendFields,
-//     SandboxAgentCapabilities.decodeField, SandboxAgentCapabilities.appendFields,
-//     SandboxAgentQuestionOutcome.DecodeJSON, membersSandboxAgentRequestQuestionRequest,
-//     SandboxAgentRequestQuestionRequest.decodeField,
-//     SandboxAgentRequestQuestionRequest.appendFields, membersSandboxAgentRequestQuestionResponse,
-//     SandboxAgentRequestQuestionResponse.decodeField,
-//     SandboxAgentRequestQuestionResponse.appendFields, membersSandboxAgentSetMetadataRequest,
-//     SandboxAgentSetMetadataRequest.decodeField, SandboxAgentSetMetadataRequest.appendFields,
-//     SandboxAgentSetMetadataResponse.decodeField
+// added: objectSandboxAgentSessionMeta, objectSandboxAgentExtensions,
+//     objectSandboxAgentCapabilities, enumSandboxAgentQuestionOutcome,
+//     SandboxAgentQuestionOutcome.DecodeJSON, objectSandboxAgentRequestQuestionRequest,
+//     objectSandboxAgentRequestQuestionResponse, objectSandboxAgentSetMetadataRequest,
+//     objectSandboxAgentSetMetadataResponse
 // added, not shown: the same as another type's, with the type's name replaced:
 //   DecodeJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentSetMetadataResponse (as ClientCapabilities.DecodeJSON)
+//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
+//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.DecodeJSON)
 //   AppendJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.AppendJSON)
 //   MarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as RequestID.MarshalJSON)
+//     SandboxAgentSetMetadataRequest,
+//     SandboxAgentSetMetadataResponse (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentQuestionOutcome, SandboxAgentRequestQuestionRequest,
 //     SandboxAgentRequestQuestionResponse, SandboxAgentSetMetadataRequest,
 //     SandboxAgentSetMetadataResponse (as SessionID.UnmarshalJSON)
 //   AppendJSON of SandboxAgentQuestionOutcome (as SessionID.AppendJSON)
 //   MarshalJSON of SandboxAgentQuestionOutcome (as SessionID.MarshalJSON)
-//   DecodeJSON of SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest (as Error.DecodeJSON)
-//   appendFields of SandboxAgentSetMetadataResponse (as ClientCapabilities.appendFields)
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SandboxAgentSessionMeta) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestedSessionId":
-		v.RequestedSessionID = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.RequestedSessionID, d), "requestedSessionId")
-	case "title":
-		v.Title = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Title, d), "title")
-	case "skills":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Skills, false, wire.DecodeString), "skills")
-	case "agentVersionRequested":
-		v.AgentVersionRequested = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.AgentVersionRequested, d), "agentVersionRequested")
-	case "permissionMode":
-		v.PermissionMode = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.PermissionMode, d), "permissionMode")
-	case "variant":
-		v.Variant = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Variant, d), "variant")
-	}
-	return wire.NotMember, nil
+var objectSandboxAgentSessionMeta = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestedSessionID",
+			Flags: wire.Pointer,
+			Name:  "requestedSessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Pointer,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Skills",
+			Name:  "skills",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "AgentVersionRequested",
+			Flags: wire.Pointer,
+			Name:  "agentVersionRequested",
+			Value: wire.String,
+		},
+		{
+			Field: "PermissionMode",
+			Flags: wire.Pointer,
+			Name:  "permissionMode",
+			Value: wire.String,
+		},
+		{
+			Field: "Variant",
+			Flags: wire.Pointer,
+			Name:  "variant",
+			Value: wire.String,
+		},
+	},
+	Name: "sandboxagent.SandboxAgentSessionMeta",
+	Type: (*SandboxAgentSessionMeta)(nil),
 }
 
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SandboxAgentSessionMeta) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.RequestedSessionID != nil {
-		b = wire.Key(b, &comma, "\"requestedSessionId\":")
-		b = wire.AppendString(b, *v.RequestedSessionID)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Skills != nil {
-		b = wire.Key(b, &comma, "\"skills\":")
-		b = wire.AppendSlice(b, v.Skills, wire.EncodeString)
-	}
-	if v.AgentVersionRequested != nil {
-		b = wire.Key(b, &comma, "\"agentVersionRequested\":")
-		b = wire.AppendString(b, *v.AgentVersionRequested)
-	}
-	if v.PermissionMode != nil {
-		b = wire.Key(b, &comma, "\"permissionMode\":")
-		b = wire.AppendString(b, *v.PermissionMode)
-	}
-	if v.Variant != nil {
-		b = wire.Key(b, &comma, "\"variant\":")
-		b = wire.AppendString(b, *v.Variant)
-	}
-	return v.Unknown.AppendMembers(b, comma)
+var objectSandboxAgentExtensions = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionMetadata",
+			Flags: wire.Pointer,
+			Name:  "sessionMetadata",
+			Value: wire.Bool,
+		},
+		{
+			Field: "RequestQuestion",
+			Flags: wire.Pointer,
+			Name:  "requestQuestion",
+			Value: wire.Bool,
+		},
+		{
+			Field: "SessionTerminate",
+			Flags: wire.Pointer,
+			Name:  "sessionTerminate",
+			Value: wire.Bool,
+		},
+		{
+			Field: "SessionEventsPoll",
+			Flags: wire.Pointer,
+			Name:  "sessionEventsPoll",
+			Value: wire.Bool,
+		},
+	},
+	Name: "sandboxagent.SandboxAgentExtensions",
+	Type: (*SandboxAgentExtensions)(nil),
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SandboxAgentExtensions) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionMetadata":
-		v.SessionMetadata = new(bool)
-		return wire.Optional, wire.AtKey(wire.DecodeBool(v.SessionMetadata, d), "sessionMetadata")
-	case "requestQuestion":
-		v.RequestQuestion = new(bool)
-		return wire.Optional, wire.AtKey(wire.DecodeBool(v.RequestQuestion, d), "requestQuestion")
-	case "sessionTerminate":
-		v.SessionTerminate = new(bool)
-		return wire.Optional, wire.AtKey(wire.DecodeBool(v.SessionTerminate, d), "sessionTerminate")
-	case "sessionEventsPoll":
-		v.SessionEventsPoll = new(bool)
-		return wire.Optional, wire.AtKey(wire.DecodeBool(v.SessionEventsPoll, d), "sessionEventsPoll")
-	}
-	return wire.NotMember, nil
+var objectSandboxAgentCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Extensions",
+			Flags: wire.Pointer,
+			Name:  "extensions",
+			Value: &wire.Value{
+				Object: &objectSandboxAgentExtensions,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "sandboxagent.SandboxAgentCapabilities",
+	Type: (*SandboxAgentCapabilities)(nil),
 }
 
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SandboxAgentExtensions) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.SessionMetadata != nil {
-		b = wire.Key(b, &comma, "\"sessionMetadata\":")
-		b = wire.AppendBool(b, *v.SessionMetadata)
-	}
-	if v.RequestQuestion != nil {
-		b = wire.Key(b, &comma, "\"requestQuestion\":")
-		b = wire.AppendBool(b, *v.RequestQuestion)
-	}
-	if v.SessionTerminate != nil {
-		b = wire.Key(b, &comma, "\"sessionTerminate\":")
-		b = wire.AppendBool(b, *v.SessionTerminate)
-	}
-	if v.SessionEventsPoll != nil {
-		b = wire.Key(b, &comma, "\"sessionEventsPoll\":")
-		b = wire.AppendBool(b, *v.SessionEventsPoll)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SandboxAgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "extensions":
-		v.Extensions = new(SandboxAgentExtensions)
-		return wire.Optional, wire.AtKey(v.Extensions.DecodeJSON(d), "extensions")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SandboxAgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Extensions != nil {
-		b = wire.Key(b, &comma, "\"extensions\":")
-		b = v.Extensions.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
+var enumSandboxAgentQuestionOutcome = wire.Enum{
+	Name:   "SandboxAgentQuestionOutcome",
+	Values: []string{"answered", "rejected", "cancelled"},
 }
 
 // DecodeJSON decodes one SandboxAgentQuestionOutcome value.
 func (v *SandboxAgentQuestionOutcome) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "answered":
-		*v = SandboxAgentQuestionOutcomeAnswered
-	case "rejected":
-		*v = SandboxAgentQuestionOutcomeRejected
-	case "cancelled":
-		*v = SandboxAgentQuestionOutcomeCancelled
-	default:
-		return d.Errorf("unknown SandboxAgentQuestionOutcome value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumSandboxAgentQuestionOutcome)
 }
 
-var membersSandboxAgentRequestQuestionRequest = wire.Members{Required: []string{"sessionId", "question"}}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SandboxAgentRequestQuestionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "question":
-		return 1, wire.AtKey(wire.DecodeString(&v.Question, d), "question")
-	case "options":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, wire.DecodeString), "options")
-	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
-	}
-	return wire.NotMember, nil
+var objectSandboxAgentRequestQuestionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Question",
+			Flags: wire.Required,
+			Name:  "question",
+			Value: wire.String,
+		},
+		{
+			Field: "Options",
+			Name:  "options",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "sandboxagent.SandboxAgentRequestQuestionRequest",
+	Type: (*SandboxAgentRequestQuestionRequest)(nil),
 }
 
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SandboxAgentRequestQuestionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"question\":")
-	b = wire.AppendString(b, v.Question)
-	if v.Options != nil {
-		b = wire.Key(b, &comma, "\"options\":")
-		b = wire.AppendSlice(b, v.Options, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
+var objectSandboxAgentRequestQuestionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: &wire.Value{
+				Coded: (*SandboxAgentQuestionOutcome)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Answer",
+			Flags: wire.Pointer,
+			Name:  "answer",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "sandboxagent.SandboxAgentRequestQuestionResponse",
+	Type: (*SandboxAgentRequestQuestionResponse)(nil),
 }
 
-var membersSandboxAgentRequestQuestionResponse = wire.Members{Required: []string{"outcome"}}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SandboxAgentRequestQuestionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
-	case "answer":
-		v.Answer = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Answer, d), "answer")
-	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
-	}
-	return wire.NotMember, nil
+var objectSandboxAgentSetMetadataRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Metadata",
+			Flags: wire.Required,
+			Name:  "metadata",
+			Value: &wire.Value{
+				Object: &objectSandboxAgentSessionMeta,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "sandboxagent.SandboxAgentSetMetadataRequest",
+	Type: (*SandboxAgentSetMetadataRequest)(nil),
 }
 
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SandboxAgentRequestQuestionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = v.Outcome.AppendJSON(b)
-	if v.Answer != nil {
-		b = wire.Key(b, &comma, "\"answer\":")
-		b = wire.AppendString(b, *v.Answer)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-var membersSandboxAgentSetMetadataRequest = wire.Members{Required: []string{"sessionId", "metadata"}}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SandboxAgentSetMetadataRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "metadata":
-		return 1, wire.AtKey(v.Metadata.DecodeJSON(d), "metadata")
-	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SandboxAgentSetMetadataRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"metadata\":")
-	b = v.Metadata.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SandboxAgentSetMetadataResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		if d.TryNull() {
-			v.Meta = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Meta), "_meta")
-	}
-	return wire.NotMember, nil
+var objectSandboxAgentSetMetadataResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "sandboxagent.SandboxAgentSetMetadataResponse",
+	Type: (*SandboxAgentSetMetadataResponse)(nil),
 }
 
 // ==== defs_test.go ====
@@ -332,11 +293,11 @@ var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetM
 	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true, Gates: &agentSandboxagentSessionSetMetadataGates},
 	Params: dispatch.Codec[*SandboxAgentSetMetadataRequest]{
 		New:      dispatch.New[SandboxAgentSetMetadataRequest],
-		Validate: (*SandboxAgentSetMetadataRequest).validate,
+		Validate: (*SandboxAgentSetMetadataRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*SandboxAgentSetMetadataResponse]{
 		New:      dispatch.New[SandboxAgentSetMetadataResponse],
-		Validate: (*SandboxAgentSetMetadataResponse).validate,
+		Validate: (*SandboxAgentSetMetadataResponse).ValidateWith,
 	},
 }
 
@@ -381,11 +342,11 @@ var clientSandboxagentSessionRequestQuestionDesc = dispatch.Request[*SandboxAgen
 	Method: dispatch.Method{Wire: MethodSandboxagentSessionRequestQuestion, Side: "client", SessionScoped: true},
 	Params: dispatch.Codec[*SandboxAgentRequestQuestionRequest]{
 		New:      dispatch.New[SandboxAgentRequestQuestionRequest],
-		Validate: (*SandboxAgentRequestQuestionRequest).validate,
+		Validate: (*SandboxAgentRequestQuestionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*SandboxAgentRequestQuestionResponse]{
 		New:      dispatch.New[SandboxAgentRequestQuestionResponse],
-		Validate: (*SandboxAgentRequestQuestionResponse).validate,
+		Validate: (*SandboxAgentRequestQuestionResponse).ValidateWith,
 	},
 }
 
@@ -847,83 +808,17 @@ const SandboxAgentQuestionOutcomeCancelled SandboxAgentQuestionOutcome = "cancel
 
 // ==== validate.go ====
 //
-// added: SandboxAgentSessionMeta.validate, SandboxAgentExtensions.validate,
-//     SandboxAgentCapabilities.validate, SandboxAgentQuestionOutcome.validate,
-//     SandboxAgentRequestQuestionRequest.validate, SandboxAgentRequestQuestionResponse.validate,
-//     SandboxAgentSetMetadataRequest.validate
+// added: SandboxAgentQuestionOutcome.ValidateWith
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentQuestionOutcome, SandboxAgentRequestQuestionRequest,
-//     SandboxAgentRequestQuestionResponse, SandboxAgentSetMetadataRequest,
-//     SandboxAgentSetMetadataResponse (as SessionID.Validate)
-//   validate of SandboxAgentSetMetadataResponse (as ClientCapabilities.validate)
+//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
+//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.Validate)
+//   ValidateWith of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
+//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
+//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.ValidateWith)
+//   Validate of SandboxAgentQuestionOutcome (as SessionID.Validate)
 
-func (x *SandboxAgentSessionMeta) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requestedSessionId", "title", "skills", "agentVersionRequested", "permissionMode", "variant")
-	}
-}
-
-func (x *SandboxAgentExtensions) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionMetadata", "requestQuestion", "sessionTerminate", "sessionEventsPoll")
-	}
-}
-
-func (x *SandboxAgentCapabilities) validate(v *wire.Validator) {
-	if x.Extensions != nil {
-		v.Push("extensions")
-		x.Extensions.validate(v)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "extensions")
-	}
-}
-
-func (x *SandboxAgentQuestionOutcome) validate(v *wire.Validator) {
-	switch *x {
-	case SandboxAgentQuestionOutcomeAnswered, SandboxAgentQuestionOutcomeRejected, SandboxAgentQuestionOutcomeCancelled:
-	default:
-		v.Add(fmt.Sprintf("unknown SandboxAgentQuestionOutcome value %q", *x))
-	}
-}
-
-func (x *SandboxAgentRequestQuestionRequest) validate(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "question", "options", "_meta")
-	}
-}
-
-func (x *SandboxAgentRequestQuestionResponse) validate(v *wire.Validator) {
-	v.Push("outcome")
-	x.Outcome.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "outcome", "answer", "_meta")
-	}
-}
-
-func (x *SandboxAgentSetMetadataRequest) validate(v *wire.Validator) {
-	v.Push("metadata")
-	x.Metadata.validate(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "metadata", "_meta")
-	}
+// ValidateWith adds every way x breaks the schema of SandboxAgentQuestionOutcome to v, at v's position.
+func (x *SandboxAgentQuestionOutcome) ValidateWith(v *wire.Validator) {
+	enumSandboxAgentQuestionOutcome.Check(v, string(*x))
 }

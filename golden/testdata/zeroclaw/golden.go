@@ -14,25 +14,27 @@ package zeroclaw
 
 // ==== codec.go ====
 //
-// added: aliasesNewSessionRequest, aliasesLoadSessionRequest, aliasesCancelNotification,
-//     ZeroClawInitializeMeta.decodeField, ZeroClawInitializeMeta.appendFields,
-//     membersZeroClawStopSessionRequest, ZeroClawStopSessionRequest.decodeField,
-//     ZeroClawStopSessionRequest.appendFields, membersZeroClawStopSessionResponse,
-//     ZeroClawStopSessionResponse.decodeField, ZeroClawStopSessionResponse.appendFields
+// added: aliasesNewSessionRequest, aliasesLoadSessionRequest, membersLoadSessionRequest,
+//     LoadSessionRequest.decodeField, LoadSessionRequest.appendFields, aliasesCancelNotification,
+//     membersCancelNotification, CancelNotification.decodeField, CancelNotification.appendFields,
+//     objectZeroClawInitializeMeta, objectZeroClawStopSessionRequest,
+//     objectZeroClawStopSessionResponse
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of ZeroClawInitializeMeta (as ClientCapabilities.DecodeJSON)
+//   DecodeJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as Error.DecodeJSON)
 //   AppendJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse (as Error.AppendJSON)
 //   MarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as RequestID.MarshalJSON)
+//     ZeroClawStopSessionResponse (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse, ZeroClawErrorCode (as SessionID.UnmarshalJSON)
-//   DecodeJSON of ZeroClawStopSessionRequest, ZeroClawStopSessionResponse (as Error.DecodeJSON)
 //   DecodeJSON of ZeroClawErrorCode (as ErrorCode.DecodeJSON)
 //   AppendJSON of ZeroClawErrorCode (as ErrorCode.AppendJSON)
 //   MarshalJSON of ZeroClawErrorCode (as SessionID.MarshalJSON)
 // changed: membersNewSessionRequest, NewSessionRequest.decodeField, NewSessionRequest.appendFields,
-//     membersLoadSessionRequest, membersCancelNotification
+//     LoadSessionRequest.DecodeJSON, LoadSessionRequest.AppendJSON, LoadSessionRequest.MarshalJSON,
+//     CancelNotification.DecodeJSON, CancelNotification.AppendJSON, CancelNotification.MarshalJSON
+// removed: objectLoadSessionRequest, objectCancelNotification
 
 // aliasesNewSessionRequest lists the other names of NewSessionRequest's members, in precedence order: lenient decoding
 // reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
@@ -80,6 +82,69 @@ var membersLoadSessionRequest = wire.Members{
 	Required: []string{"sessionId", "cwd", "mcpServers"},
 }
 
+// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
+func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
+	*v = LoadSessionRequest{}
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
+}
+
+// AppendJSON appends the JSON encoding of v to b.
+func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b, _ = v.appendFields(b, false)
+	return append(b, '}')
+}
+
+// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
+func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	switch string(key) {
+	case "sessionId":
+		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+	case "cwd":
+		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
+	case "additionalDirectories":
+		if d.Lenient() && d.TryNull() {
+			v.AdditionalDirectories = nil
+			return wire.Optional, nil
+		}
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+	case "mcpServers":
+		if d.Lenient() && d.TryNull() {
+			v.MCPServers = nil
+			return 2, nil
+		}
+		return 2, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServerStdio).DecodeJSON), "mcpServers")
+	case "_meta":
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
+	}
+	return wire.NotMember, nil
+}
+
+// appendFields appends v's members, comma-separated; comma says whether one was written before.
+func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
+	b = wire.Key(b, &comma, "\"sessionId\":")
+	b = v.SessionID.AppendJSON(b)
+	b = wire.Key(b, &comma, "\"cwd\":")
+	b = wire.AppendString(b, v.Cwd)
+	if v.AdditionalDirectories != nil {
+		b = wire.Key(b, &comma, "\"additionalDirectories\":")
+		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
+	}
+	b = wire.Key(b, &comma, "\"mcpServers\":")
+	b = wire.AppendSlice(b, v.MCPServers, (*MCPServerStdio).AppendJSON)
+	if v.Meta != nil {
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
+	}
+	return v.Unknown.AppendMembers(b, comma)
+}
+
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
+func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
+	return marshal(&v, "zeroclaw.LoadSessionRequest")
+}
+
 // aliasesCancelNotification lists the other names of CancelNotification's members, in precedence order: lenient decoding
 // reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
 var aliasesCancelNotification = wire.NewAliases(
@@ -91,77 +156,102 @@ var membersCancelNotification = wire.Members{
 	Required: []string{"sessionId"},
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ZeroClawInitializeMeta) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "defaultModel":
-		v.DefaultModel = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.DefaultModel, d), "defaultModel")
-	case "maxSessions":
-		v.MaxSessions = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxSessions, d), "maxSessions")
-	case "sessionTimeoutSecs":
-		v.SessionTimeoutSecs = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.SessionTimeoutSecs, d), "sessionTimeoutSecs")
-	}
-	return wire.NotMember, nil
+// DecodeJSON decodes one CancelNotification object, keeping unknown members.
+func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
+	*v = CancelNotification{}
+	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
 }
 
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ZeroClawInitializeMeta) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.DefaultModel != nil {
-		b = wire.Key(b, &comma, "\"defaultModel\":")
-		b = wire.AppendString(b, *v.DefaultModel)
-	}
-	if v.MaxSessions != nil {
-		b = wire.Key(b, &comma, "\"maxSessions\":")
-		b = wire.AppendUint(b, uint64(*v.MaxSessions))
-	}
-	if v.SessionTimeoutSecs != nil {
-		b = wire.Key(b, &comma, "\"sessionTimeoutSecs\":")
-		b = wire.AppendUint(b, uint64(*v.SessionTimeoutSecs))
-	}
-	return v.Unknown.AppendMembers(b, comma)
+// AppendJSON appends the JSON encoding of v to b.
+func (v *CancelNotification) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b, _ = v.appendFields(b, false)
+	return append(b, '}')
 }
 
-var membersZeroClawStopSessionRequest = wire.Members{Required: []string{"sessionId"}}
-
 // decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ZeroClawStopSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
+func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
 		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+	case "_meta":
+		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
 	return wire.NotMember, nil
 }
 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ZeroClawStopSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
+func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
 	b = v.SessionID.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-var membersZeroClawStopSessionResponse = wire.Members{Required: []string{"sessionId", "stopped"}}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ZeroClawStopSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "stopped":
-		return 1, wire.AtKey(wire.DecodeBool(&v.Stopped, d), "stopped")
+	if v.Meta != nil {
+		b = wire.Key(b, &comma, "\"_meta\":")
+		b = wire.AppendRawMap(b, v.Meta)
 	}
-	return wire.NotMember, nil
+	return v.Unknown.AppendMembers(b, comma)
 }
 
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ZeroClawStopSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"stopped\":")
-	b = wire.AppendBool(b, v.Stopped)
-	return v.Unknown.AppendMembers(b, comma)
+// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
+func (v CancelNotification) MarshalJSON() ([]byte, error) {
+	return marshal(&v, "zeroclaw.CancelNotification")
+}
+
+var objectZeroClawInitializeMeta = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "DefaultModel",
+			Flags: wire.Pointer,
+			Name:  "defaultModel",
+			Value: wire.String,
+		},
+		{
+			Field: "MaxSessions",
+			Flags: wire.Pointer,
+			Name:  "maxSessions",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "SessionTimeoutSecs",
+			Flags: wire.Pointer,
+			Name:  "sessionTimeoutSecs",
+			Value: wire.Uint64,
+		},
+	},
+	Name: "zeroclaw.ZeroClawInitializeMeta",
+	Type: (*ZeroClawInitializeMeta)(nil),
+}
+
+var objectZeroClawStopSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+	},
+	Name: "zeroclaw.ZeroClawStopSessionRequest",
+	Type: (*ZeroClawStopSessionRequest)(nil),
+}
+
+var objectZeroClawStopSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Stopped",
+			Flags: wire.Required,
+			Name:  "stopped",
+			Value: wire.Bool,
+		},
+	},
+	Name: "zeroclaw.ZeroClawStopSessionResponse",
+	Type: (*ZeroClawStopSessionResponse)(nil),
 }
 
 // ==== defs_test.go ====
@@ -194,11 +284,11 @@ var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroCl
 	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*ZeroClawStopSessionRequest]{
 		New:      dispatch.New[ZeroClawStopSessionRequest],
-		Validate: (*ZeroClawStopSessionRequest).validate,
+		Validate: (*ZeroClawStopSessionRequest).ValidateWith,
 	},
 	Result: dispatch.Codec[*ZeroClawStopSessionResponse]{
 		New:      dispatch.New[ZeroClawStopSessionResponse],
-		Validate: (*ZeroClawStopSessionResponse).validate,
+		Validate: (*ZeroClawStopSessionResponse).ValidateWith,
 	},
 }
 
@@ -472,15 +562,19 @@ const ZeroClawErrorCodeSessionBusy ZeroClawErrorCode = -32002
 
 // ==== validate.go ====
 //
-// added: ZeroClawInitializeMeta.validate, ZeroClawStopSessionRequest.validate,
-//     ZeroClawStopSessionResponse.validate, stringRule0
+// added: stringRule0
 // added, not shown: the same as another type's, with the type's name replaced:
-//   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest, ZeroClawStopSessionResponse,
-//     ZeroClawErrorCode (as SessionID.Validate)
-//   validate of ZeroClawErrorCode (as SessionID.validate)
-// changed: NewSessionRequest.validate
+//   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as Error.Validate)
+//   ValidateWith of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
+//     ZeroClawStopSessionResponse (as Error.ValidateWith)
+//   Validate of ZeroClawErrorCode (as SessionID.Validate)
+//   ValidateWith of ZeroClawErrorCode (as SessionID.ValidateWith)
+// changed: NewSessionRequest.ValidateWith, LoadSessionRequest.Validate,
+//     LoadSessionRequest.ValidateWith, CancelNotification.Validate, CancelNotification.ValidateWith
 
-func (x *NewSessionRequest) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.
+func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	// ... 4 unchanged statements
 	if x.AgentAlias != nil {
 		v.Push("agentAlias")
@@ -492,21 +586,56 @@ func (x *NewSessionRequest) validate(v *wire.Validator) {
 	}
 }
 
-func (x *ZeroClawInitializeMeta) validate(v *wire.Validator) {
+// Validate reports every way x breaks the schema of LoadSessionRequest, each with the JSON pointer of the offending value.
+func (x *LoadSessionRequest) Validate() error {
+	var v wire.Validator
+	// removed:
+	//	wire.ValidateTable(&v, x, &objectLoadSessionRequest)
+	x.ValidateWith(&v)
+	return v.Err()
+}
+
+// ValidateWith adds every way x breaks the schema of LoadSessionRequest to v, at v's position.
+func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
+	// removed:
+	//	wire.ValidateTable(v, x, &objectLoadSessionRequest)
+	v.Push("mcpServers")
+	for i := range x.MCPServers {
+		v.PushIndex(i)
+		x.MCPServers[i].ValidateWith(v)
+		v.Pop()
+	}
+	v.Pop()
+	if x.Meta != nil {
+		v.Push("_meta")
+		v.RawValues(x.Meta)
+		v.Pop()
+	}
 	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "defaultModel", "maxSessions", "sessionTimeoutSecs")
+		v.Declared(x.Unknown, "sessionId", "cwd", "additionalDirectories", "mcpServers", "_meta")
 	}
 }
 
-func (x *ZeroClawStopSessionRequest) validate(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId")
-	}
+// Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
+func (x *CancelNotification) Validate() error {
+	var v wire.Validator
+	// removed:
+	//	wire.ValidateTable(&v, x, &objectCancelNotification)
+	x.ValidateWith(&v)
+	return v.Err()
 }
 
-func (x *ZeroClawStopSessionResponse) validate(v *wire.Validator) {
+// ValidateWith adds every way x breaks the schema of CancelNotification to v, at v's position.
+func (x *CancelNotification) ValidateWith(v *wire.Validator) {
+	// removed:
+	//	wire.ValidateTable(v, x, &objectCancelNotification)
+	if x.Meta != nil {
+		v.Push("_meta")
+		v.RawValues(x.Meta)
+		v.Pop()
+	}
 	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "stopped")
+		v.Declared(x.Unknown, "sessionId", "_meta")
 	}
 }
 

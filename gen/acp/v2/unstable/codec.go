@@ -259,14 +259,14 @@ func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key)
+		return wire.DecodeMember(d, v.ToolCall, &objectToolCallPermissionSubject, key)
 	case v.Command != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Command.decodeField(d, key)
+		return wire.DecodeMember(d, v.Command, &objectCommandPermissionSubject, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectRequestPermissionSubjectOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -275,11 +275,11 @@ func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int
 func (v *RequestPermissionSubject) required(w int) []string {
 	switch {
 	case v.ToolCall != nil:
-		return wire.Level(w, membersToolCallPermissionSubject.Required)
+		return wire.Level(w, objectToolCallPermissionSubject.RequiredNames())
 	case v.Command != nil:
-		return wire.Level(w, membersCommandPermissionSubject.Required)
+		return wire.Level(w, objectCommandPermissionSubject.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersRequestPermissionSubjectOther.Required)
+		return wire.Level(w, objectRequestPermissionSubjectOther.RequiredNames())
 	}
 	return nil
 }
@@ -289,12 +289,12 @@ func (v *RequestPermissionSubject) appendFields(b []byte, comma bool) ([]byte, b
 	switch {
 	case v.ToolCall != nil:
 		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return v.ToolCall.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ToolCall, &objectToolCallPermissionSubject, comma)
 	case v.Command != nil:
 		b = wire.Key(b, &comma, "\"type\":\"command\"")
-		return v.Command.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Command, &objectCommandPermissionSubject, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectRequestPermissionSubjectOther, comma)
 	}
 	return b, comma
 }
@@ -339,41 +339,33 @@ func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionSubjectOther = wire.Members{Required: []string{"type"}}
+var objectRequestPermissionSubjectOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.RequestPermissionSubjectOther",
+	Type: (*RequestPermissionSubjectOther)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
 func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionSubjectOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionSubjectOther, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionSubjectOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionSubjectOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionSubjectOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionSubjectOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionSubjectOther")
+	return wire.MarshalTable(&v, &objectRequestPermissionSubjectOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -598,35 +590,7 @@ func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolKind value.
 func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "read":
-		*v = ToolKindRead
-	case "edit":
-		*v = ToolKindEdit
-	case "delete":
-		*v = ToolKindDelete
-	case "move":
-		*v = ToolKindMove
-	case "search":
-		*v = ToolKindSearch
-	case "execute":
-		*v = ToolKindExecute
-	case "think":
-		*v = ToolKindThink
-	case "fetch":
-		*v = ToolKindFetch
-	case "switch_mode":
-		*v = ToolKindSwitchMode
-	case "other":
-		*v = ToolKindOther
-	default:
-		*v = ToolKind(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -647,27 +611,7 @@ func (v *ToolKind) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one ToolCallStatus value.
 func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = ToolCallStatusPending
-	case "in_progress":
-		*v = ToolCallStatusInProgress
-	case "paused":
-		*v = ToolCallStatusPaused
-	case "completed":
-		*v = ToolCallStatusCompleted
-	case "failed":
-		*v = ToolCallStatusFailed
-	case "cancelled":
-		*v = ToolCallStatusCancelled
-	default:
-		*v = ToolCallStatus(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1145,19 +1089,7 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one Role value.
 func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "assistant":
-		*v = RoleAssistant
-	case "user":
-		*v = RoleUser
-	default:
-		*v = Role(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -1419,94 +1351,70 @@ func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersIcon = wire.Members{Required: []string{"src"}}
+var objectIcon = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Src",
+			Flags: wire.Required,
+			Name:  "src",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "MimeType",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "mimeType",
+			Value: wire.String,
+		},
+		{
+			Field: "Sizes",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "sizes",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Theme",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "theme",
+			Value: &wire.Value{
+				Coded: (*IconTheme)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Icon",
+	Type: (*Icon)(nil),
+}
 
 // DecodeJSON decodes one Icon object, keeping unknown members.
 func (v *Icon) DecodeJSON(d *wire.Decoder) error {
-	*v = Icon{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIcon, nil)
+	return wire.DecodeTable(d, v, &objectIcon)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Icon) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIcon)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Icon) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "src":
-		return 0, wire.AtKey(wire.DecodeString(&v.Src, d), "src")
-	case "mimeType":
-		if d.TryNull() {
-			v.MimeType = nil
-			return wire.Optional, nil
-		}
-		v.MimeType = new(MediaType)
-		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
-			v.MimeType = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
-		}
-		return wire.Optional, nil
-	case "sizes":
-		if d.TryNull() {
-			v.Sizes = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Sizes, true, wire.DecodeString); err != nil {
-			v.Sizes = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "sizes")
-		}
-		return wire.Optional, nil
-	case "theme":
-		if d.TryNull() {
-			v.Theme = nil
-			return wire.Optional, nil
-		}
-		v.Theme = new(IconTheme)
-		m := d.Mark()
-		if err := v.Theme.DecodeJSON(d); err != nil {
-			v.Theme = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "theme")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Icon) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"src\":")
-	b = wire.AppendString(b, v.Src)
-	if v.MimeType != nil {
-		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
-	}
-	if v.Sizes != nil {
-		b = wire.Key(b, &comma, "\"sizes\":")
-		b = wire.AppendSlice(b, v.Sizes, wire.EncodeString)
-	}
-	if v.Theme != nil {
-		b = wire.Key(b, &comma, "\"theme\":")
-		b = v.Theme.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Icon) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Icon")
+	return wire.MarshalTable(&v, &objectIcon)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1516,19 +1424,7 @@ func (v *Icon) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one IconTheme value.
 func (v *IconTheme) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "light":
-		*v = IconThemeLight
-	case "dark":
-		*v = IconThemeDark
-	default:
-		*v = IconTheme(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2284,23 +2180,7 @@ func (v *DiffChangeOperationOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one DiffFileType value.
 func (v *DiffFileType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "text":
-		*v = DiffFileTypeText
-	case "binary":
-		*v = DiffFileTypeBinary
-	case "directory":
-		*v = DiffFileTypeDirectory
-	case "symlink":
-		*v = DiffFileTypeSymlink
-	default:
-		*v = DiffFileType(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2434,51 +2314,51 @@ func (v *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDiffPatch = wire.Members{Required: []string{"format", "text"}}
+var objectDiffPatch = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Format",
+			Flags: wire.Required,
+			Name:  "format",
+			Value: &wire.Value{
+				Coded: (*DiffPatchFormat)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Text",
+			Flags: wire.Required,
+			Name:  "text",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DiffPatch",
+	Type: (*DiffPatch)(nil),
+}
 
 // DecodeJSON decodes one DiffPatch object, keeping unknown members.
 func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
-	*v = DiffPatch{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDiffPatch, nil)
+	return wire.DecodeTable(d, v, &objectDiffPatch)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DiffPatch) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDiffPatch)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DiffPatch) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "format":
-		return 0, wire.AtKey(v.Format.DecodeJSON(d), "format")
-	case "text":
-		return 1, wire.AtKey(wire.DecodeString(&v.Text, d), "text")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DiffPatch) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"format\":")
-	b = v.Format.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"text\":")
-	b = wire.AppendString(b, v.Text)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DiffPatch")
+	return wire.MarshalTable(&v, &objectDiffPatch)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2488,17 +2368,7 @@ func (v *DiffPatch) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one DiffPatchFormat value.
 func (v *DiffPatchFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "git_patch":
-		*v = DiffPatchFormatGitPatch
-	default:
-		*v = DiffPatchFormat(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -2656,63 +2526,55 @@ func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallLocation = wire.Members{Required: []string{"path"}}
+var objectToolCallLocation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Path",
+			Flags: wire.Required,
+			Name:  "path",
+			Value: wire.String,
+		},
+		{
+			Field: "Line",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "line",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint32,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallLocation",
+	Type: (*ToolCallLocation)(nil),
+}
 
 // DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
 func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallLocation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallLocation, nil)
+	return wire.DecodeTable(d, v, &objectToolCallLocation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallLocation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "path":
-		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
-	case "line":
-		if d.TryNull() {
-			v.Line = nil
-			return wire.Optional, nil
-		}
-		v.Line = new(uint32)
-		m := d.Mark()
-		if err := wire.DecodeUint32(v.Line, d); err != nil {
-			v.Line = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "line")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallLocation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
-	if v.Line != nil {
-		b = wire.Key(b, &comma, "\"line\":")
-		b = wire.AppendUint(b, uint64(*v.Line))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallLocation")
+	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2720,57 +2582,45 @@ func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectToolCallCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectToolCallCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallCapabilities",
+	Type: (*ToolCallCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
 func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectToolCallCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(ToolCallCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallCapabilities")
+	return wire.MarshalTable(&v, &objectToolCallCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2778,41 +2628,36 @@ func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectToolCallCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallCancelCapabilities",
+	Type: (*ToolCallCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
 func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectToolCallCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallCancelCapabilities")
+	return wire.MarshalTable(&v, &objectToolCallCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2820,47 +2665,45 @@ func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersToolCallPermissionSubject = wire.Members{Required: []string{"toolCall"}}
+var objectToolCallPermissionSubject = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ToolCall",
+			Flags: wire.Required,
+			Name:  "toolCall",
+			Value: &wire.Value{
+				Coded: (*ToolCallUpdate)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ToolCallPermissionSubject",
+	Type: (*ToolCallPermissionSubject)(nil),
+}
 
 // DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
 func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallPermissionSubject{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersToolCallPermissionSubject, nil)
+	return wire.DecodeTable(d, v, &objectToolCallPermissionSubject)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectToolCallPermissionSubject)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ToolCallPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "toolCall":
-		return 0, wire.AtKey(v.ToolCall.DecodeJSON(d), "toolCall")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ToolCallPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"toolCall\":")
-	b = v.ToolCall.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallPermissionSubject")
+	return wire.MarshalTable(&v, &objectToolCallPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2868,83 +2711,60 @@ func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCommandPermissionSubject = wire.Members{Required: []string{"command", "cwd"}}
+var objectCommandPermissionSubject = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CommandPermissionSubject",
+	Type: (*CommandPermissionSubject)(nil),
+}
 
 // DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
 func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	*v = CommandPermissionSubject{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommandPermissionSubject, nil)
+	return wire.DecodeTable(d, v, &objectCommandPermissionSubject)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCommandPermissionSubject)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CommandPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "command":
-		return 0, wire.AtKey(wire.DecodeString(&v.Command, d), "command")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "toolCallId":
-		if d.TryNull() {
-			v.ToolCallID = nil
-			return wire.Optional, nil
-		}
-		v.ToolCallID = new(ToolCallID)
-		m := d.Mark()
-		if err := v.ToolCallID.DecodeJSON(d); err != nil {
-			v.ToolCallID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
-		}
-		return wire.Optional, nil
-	case "terminalId":
-		if d.TryNull() {
-			v.TerminalID = nil
-			return wire.Optional, nil
-		}
-		v.TerminalID = new(TerminalID)
-		m := d.Mark()
-		if err := v.TerminalID.DecodeJSON(d); err != nil {
-			v.TerminalID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminalId")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CommandPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"command\":")
-	b = wire.AppendString(b, v.Command)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.ToolCallID != nil {
-		b = wire.Key(b, &comma, "\"toolCallId\":")
-		b = v.ToolCallID.AppendJSON(b)
-	}
-	if v.TerminalID != nil {
-		b = wire.Key(b, &comma, "\"terminalId\":")
-		b = v.TerminalID.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CommandPermissionSubject")
+	return wire.MarshalTable(&v, &objectCommandPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2952,55 +2772,57 @@ func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersPermissionOption = wire.Members{Required: []string{"optionId", "name", "kind"}}
+var objectPermissionOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Kind",
+			Flags: wire.Required,
+			Name:  "kind",
+			Value: &wire.Value{
+				Coded: (*PermissionOptionKind)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PermissionOption",
+	Type: (*PermissionOption)(nil),
+}
 
 // DecodeJSON decodes one PermissionOption object, keeping unknown members.
 func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	*v = PermissionOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPermissionOption, nil)
+	return wire.DecodeTable(d, v, &objectPermissionOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PermissionOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "kind":
-		return 2, wire.AtKey(v.Kind.DecodeJSON(d), "kind")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PermissionOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"kind\":")
-	b = v.Kind.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PermissionOption")
+	return wire.MarshalTable(&v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3037,23 +2859,7 @@ func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one PermissionOptionKind value.
 func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "allow_once":
-		*v = PermissionOptionKindAllowOnce
-	case "allow_always":
-		*v = PermissionOptionKindAllowAlways
-	case "reject_once":
-		*v = PermissionOptionKindRejectOnce
-	case "reject_always":
-		*v = PermissionOptionKindRejectAlways
-	default:
-		*v = PermissionOptionKind(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3286,9 +3092,9 @@ func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder
 func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3297,9 +3103,9 @@ func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, 
 func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -3308,9 +3114,9 @@ func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
 func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -3326,57 +3132,39 @@ func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationSessionScope = wire.Members{Required: []string{"sessionId"}}
+var objectElicitationSessionScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.ElicitationSessionScope",
+	Type: (*ElicitationSessionScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
 func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSessionScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSessionScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSessionScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCallId":
-		if d.TryNull() {
-			v.ToolCallID = nil
-			return wire.Optional, nil
-		}
-		v.ToolCallID = new(ToolCallID)
-		m := d.Mark()
-		if err := v.ToolCallID.DecodeJSON(d); err != nil {
-			v.ToolCallID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "toolCallId")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSessionScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ToolCallID != nil {
-		b = wire.Key(b, &comma, "\"toolCallId\":")
-		b = v.ToolCallID.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationSessionScope")
+	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3384,41 +3172,36 @@ func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationRequestScope = wire.Members{Required: []string{"requestId"}}
+var objectElicitationRequestScope = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "unstable.ElicitationRequestScope",
+	Type: (*ElicitationRequestScope)(nil),
+}
 
 // DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
 func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationRequestScope{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationRequestScope, nil)
+	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationRequestScope)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationRequestScope) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationRequestScope) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationRequestScope")
+	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3426,93 +3209,78 @@ func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationSchema = wire.Members{Required: []string{"type", "properties"}}
+var objectElicitationSchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: &wire.Value{
+				Coded: (*ElicitationSchemaType)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Properties",
+			Flags: wire.Required,
+			Name:  "properties",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationPropertySchema)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Required",
+			Flags: wire.Nullable,
+			Name:  "required",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationSchema",
+	Type: (*ElicitationSchema)(nil),
+}
 
 // DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
 func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationSchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationSchema, nil)
+	return wire.DecodeTable(d, v, &objectElicitationSchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationSchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(v.Type.DecodeJSON(d), "type")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "properties":
-		return 1, wire.AtKey(wire.DecodeMap(d, &v.Properties, (*ElicitationPropertySchema).DecodeJSON), "properties")
-	case "required":
-		if d.TryNull() {
-			v.Required = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Required, false, wire.DecodeString), "required")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationSchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = v.Type.AppendJSON(b)
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"properties\":")
-	b = wire.AppendMap(b, v.Properties, (*ElicitationPropertySchema).AppendJSON)
-	if v.Required != nil {
-		b = wire.Key(b, &comma, "\"required\":")
-		b = wire.AppendSlice(b, v.Required, wire.EncodeString)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationSchema")
+	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3520,19 +3288,14 @@ func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var enumElicitationSchemaType = wire.Enum{
+	Name:   "ElicitationSchemaType",
+	Values: []string{"object"},
+}
+
 // DecodeJSON decodes one ElicitationSchemaType value.
 func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "object":
-		*v = ElicitationSchemaTypeObject
-	default:
-		return d.Errorf("unknown ElicitationSchemaType value %q", s)
-	}
-	return nil
+	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3597,24 +3360,24 @@ func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Number.decodeField(d, key)
+		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
 	case v.Integer != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Integer.decodeField(d, key)
+		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
 	case v.Array != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Array.decodeField(d, key)
+		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3625,15 +3388,15 @@ func (v *ElicitationPropertySchema) required(w int) []string {
 	case v.String != nil:
 		return wire.Level(w, nil)
 	case v.Number != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
 	case v.Integer != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
 	case v.Boolean != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
 	case v.Array != nil:
-		return wire.Level(w, membersMultiSelectPropertySchema.Required)
+		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersElicitationPropertySchemaOther.Required)
+		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
 	}
 	return nil
 }
@@ -3646,18 +3409,18 @@ func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, 
 		return v.String.appendFields(b, comma)
 	case v.Number != nil:
 		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return v.Number.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
 	case v.Integer != nil:
 		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return v.Integer.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
 	case v.Array != nil:
 		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return v.Array.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
 	}
 	return b, comma
 }
@@ -3708,41 +3471,33 @@ func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersElicitationPropertySchemaOther = wire.Members{Required: []string{"type"}}
+var objectElicitationPropertySchemaOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.ElicitationPropertySchemaOther",
+	Type: (*ElicitationPropertySchemaOther)(nil),
+}
 
 // DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
 func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchemaOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationPropertySchemaOther, nil)
+	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationPropertySchemaOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationPropertySchemaOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationPropertySchemaOther")
+	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3752,23 +3507,7 @@ func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one StringFormat value.
 func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "email":
-		*v = StringFormatEmail
-	case "uri":
-		*v = StringFormatURI
-	case "date":
-		*v = StringFormatDate
-	case "date-time":
-		*v = StringFormatDateTime
-	default:
-		*v = StringFormat(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -3787,67 +3526,54 @@ func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersEnumOption = wire.Members{Required: []string{"const", "title"}}
+var objectEnumOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Const",
+			Flags: wire.Required,
+			Name:  "const",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.EnumOption",
+	Type: (*EnumOption)(nil),
+}
 
 // DecodeJSON decodes one EnumOption object, keeping unknown members.
 func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	*v = EnumOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnumOption, nil)
+	return wire.DecodeTable(d, v, &objectEnumOption)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *EnumOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *EnumOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "const":
-		return 0, wire.AtKey(wire.DecodeString(&v.Const, d), "const")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *EnumOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"const\":")
-	b = wire.AppendString(b, v.Const)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.EnumOption")
+	return wire.MarshalTable(&v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4009,111 +3735,66 @@ func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectNumberPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.NumberPropertySchema",
+	Type: (*NumberPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
 func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = NumberPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NumberPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(float64)
-		return wire.Optional, wire.AtKey(wire.DecodeFloat64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NumberPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendFloat(b, *v.Minimum)
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendFloat(b, *v.Maximum)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendFloat(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.NumberPropertySchema")
+	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4121,111 +3802,66 @@ func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectIntegerPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Minimum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minimum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Maximum",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maximum",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.IntegerPropertySchema",
+	Type: (*IntegerPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
 func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = IntegerPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IntegerPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minimum":
-		if d.TryNull() {
-			v.Minimum = nil
-			return wire.Optional, nil
-		}
-		v.Minimum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Minimum, d), "minimum")
-	case "maximum":
-		if d.TryNull() {
-			v.Maximum = nil
-			return wire.Optional, nil
-		}
-		v.Maximum = new(int64)
-		return wire.Optional, wire.AtKey(wire.DecodeInt64(v.Maximum, d), "maximum")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(int64)
-		m := d.Mark()
-		if err := wire.DecodeInt64(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IntegerPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Minimum != nil {
-		b = wire.Key(b, &comma, "\"minimum\":")
-		b = wire.AppendInt(b, int64(*v.Minimum))
-	}
-	if v.Maximum != nil {
-		b = wire.Key(b, &comma, "\"maximum\":")
-		b = wire.AppendInt(b, int64(*v.Maximum))
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendInt(b, int64(*v.Default))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IntegerPropertySchema")
+	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4233,89 +3869,54 @@ func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectBooleanPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BooleanPropertySchema",
+	Type: (*BooleanPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
 func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = BooleanPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BooleanPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BooleanPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendBool(b, *v.Default)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BooleanPropertySchema")
+	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4356,7 +3957,7 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		return v.String.decodeField(d, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
 	case v.Titled != nil:
 		return v.Titled.decodeField(d, key)
 	}
@@ -4369,7 +3970,7 @@ func (v *MultiSelectItems) required(w int) []string {
 	case v.String != nil:
 		return wire.Level(w, membersStringMultiSelectItems.Required)
 	case v.Other != nil:
-		return wire.Level(w, membersMultiSelectItemsOther.Required)
+		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
 	case v.Titled != nil:
 		return wire.Level(w, membersTitledMultiSelectItems.Required)
 	}
@@ -4383,7 +3984,7 @@ func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
 		return v.String.appendFields(b, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
 	case v.Titled != nil:
 		return v.Titled.appendFields(b, comma)
 	}
@@ -4446,41 +4047,33 @@ func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectItemsOther = wire.Members{Required: []string{"type"}}
+var objectMultiSelectItemsOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.MultiSelectItemsOther",
+	Type: (*MultiSelectItemsOther)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
 func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectItemsOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectItemsOther, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectItemsOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectItemsOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectItemsOther")
+	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4584,116 +4177,79 @@ func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMultiSelectPropertySchema = wire.Members{Required: []string{"items"}}
+var objectMultiSelectPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "MaxItems",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxItems",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Items",
+			Flags: wire.Required,
+			Name:  "items",
+			Value: &wire.Value{
+				Coded: (*MultiSelectItems)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "default",
+			Value: &wire.Value{
+				Elem:        wire.String,
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MultiSelectPropertySchema",
+	Type: (*MultiSelectPropertySchema)(nil),
+}
 
 // DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
 func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = MultiSelectPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMultiSelectPropertySchema, nil)
+	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MultiSelectPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minItems":
-		if d.TryNull() {
-			v.MinItems = nil
-			return wire.Optional, nil
-		}
-		v.MinItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MinItems, d), "minItems")
-	case "maxItems":
-		if d.TryNull() {
-			v.MaxItems = nil
-			return wire.Optional, nil
-		}
-		v.MaxItems = new(uint64)
-		return wire.Optional, wire.AtKey(wire.DecodeUint64(v.MaxItems, d), "maxItems")
-	case "items":
-		return 0, wire.AtKey(v.Items.DecodeJSON(d), "items")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Default, true, wire.DecodeString); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MultiSelectPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinItems != nil {
-		b = wire.Key(b, &comma, "\"minItems\":")
-		b = wire.AppendUint(b, uint64(*v.MinItems))
-	}
-	if v.MaxItems != nil {
-		b = wire.Key(b, &comma, "\"maxItems\":")
-		b = wire.AppendUint(b, uint64(*v.MaxItems))
-	}
-	b = wire.Key(b, &comma, "\"items\":")
-	b = v.Items.AppendJSON(b)
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendSlice(b, v.Default, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectPropertySchema")
+	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4778,9 +4334,9 @@ func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4789,9 +4345,9 @@ func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (i
 func (v *ElicitationFormModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4800,9 +4356,9 @@ func (v *ElicitationFormModeVariant) required(w int) []string {
 func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -4926,9 +4482,9 @@ func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
 func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Session != nil:
-		return v.Session.decodeField(d, key)
+		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
 	case v.Request != nil:
-		return v.Request.decodeField(d, key)
+		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
 	}
 	return wire.NotMember, nil
 }
@@ -4937,9 +4493,9 @@ func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (in
 func (v *ElicitationURLModeVariant) required(w int) []string {
 	switch {
 	case v.Session != nil:
-		return wire.Level(w, membersElicitationSessionScope.Required)
+		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
 	case v.Request != nil:
-		return wire.Level(w, membersElicitationRequestScope.Required)
+		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
 	}
 	return nil
 }
@@ -4948,9 +4504,9 @@ func (v *ElicitationURLModeVariant) required(w int) []string {
 func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Session != nil:
-		return v.Session.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
 	case v.Request != nil:
-		return v.Request.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
 	}
 	return b, comma
 }
@@ -4966,65 +4522,63 @@ func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMessageMCPRequest = wire.Members{Required: []string{"serverId", "requestId", "method"}}
+var objectMessageMCPRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ServerID",
+			Flags: wire.Required,
+			Name:  "serverId",
+			Value: wire.String,
+		},
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: wire.String,
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MessageMCPRequest",
+	Type: (*MessageMCPRequest)(nil),
+}
 
 // DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
 func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPRequest, nil)
+	return wire.DecodeTable(d, v, &objectMessageMCPRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMessageMCPRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MessageMCPRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "serverId":
-		return 0, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
-	case "requestId":
-		return 1, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "method":
-		return 2, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MessageMCPRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"serverId\":")
-	b = v.ServerID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRawMap(b, v.Params)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPRequest")
+	return wire.MarshalTable(&v, &objectMessageMCPRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5144,7 +4698,7 @@ func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectAgentResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -5155,7 +4709,7 @@ func (v *AgentResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersAgentResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersAgentResponseError.Required)
+		return wire.Level(w, objectAgentResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -5166,7 +4720,7 @@ func (v *AgentResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectAgentResponseError, comma)
 	}
 	return b, comma
 }
@@ -5255,45 +4809,45 @@ func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectAgentResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*AgentResponseErrorID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.AgentResponseError",
+	Type: (*AgentResponseError)(nil),
+}
 
 // DecodeJSON decodes one AgentResponseError object, keeping unknown members.
 func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseError, nil)
+	return wire.DecodeTable(d, v, &objectAgentResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentResponseError")
+	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5359,74 +4913,73 @@ func (v *AgentResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeResponse = wire.Members{Required: []string{"protocolVersion", "info"}}
+var objectInitializeResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "Info",
+			Flags: wire.Required,
+			Name:  "info",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Capabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "capabilities",
+			Value: &wire.Value{
+				Object: &objectAgentCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AuthMethods",
+			Flags: wire.DefaultOnError,
+			Name:  "authMethods",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AuthMethod)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.InitializeResponse",
+	Type: (*InitializeResponse)(nil),
+}
 
 // DecodeJSON decodes one InitializeResponse object, keeping unknown members.
 func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeResponse, nil)
+	return wire.DecodeTable(d, v, &objectInitializeResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "info":
-		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
-	case "capabilities":
-		v.Capabilities = new(AgentCapabilities)
-		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
-			v.Capabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
-		}
-		return wire.Optional, nil
-	case "authMethods":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AuthMethods, true, (*AuthMethod).DecodeJSON); err != nil {
-			v.AuthMethods = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "authMethods")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"info\":")
-	b = v.Info.AppendJSON(b)
-	if v.Capabilities != nil {
-		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
-	}
-	if v.AuthMethods != nil {
-		b = wire.Key(b, &comma, "\"authMethods\":")
-		b = wire.AppendSlice(b, v.AuthMethods, (*AuthMethod).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.InitializeResponse")
+	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5461,67 +5014,54 @@ func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersImplementation = wire.Members{Required: []string{"name", "version"}}
+var objectImplementation = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Version",
+			Flags: wire.Required,
+			Name:  "version",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Implementation",
+	Type: (*Implementation)(nil),
+}
 
 // DecodeJSON decodes one Implementation object, keeping unknown members.
 func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	*v = Implementation{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersImplementation, nil)
+	return wire.DecodeTable(d, v, &objectImplementation)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Implementation) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectImplementation)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Implementation) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "version":
-		return 1, wire.AtKey(wire.DecodeString(&v.Version, d), "version")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Implementation) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	b = wire.Key(b, &comma, "\"version\":")
-	b = wire.AppendString(b, v.Version)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Implementation")
+	return wire.MarshalTable(&v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5529,89 +5069,63 @@ func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Session",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "session",
+			Value: &wire.Value{
+				Object: &objectSessionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Auth",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectAgentAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Providers",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "providers",
+			Value: &wire.Value{
+				Object: &objectProvidersCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AgentCapabilities",
+	Type: (*AgentCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
 func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "session":
-		if d.TryNull() {
-			v.Session = nil
-			return wire.Optional, nil
-		}
-		v.Session = new(SessionCapabilities)
-		m := d.Mark()
-		if err := v.Session.DecodeJSON(d); err != nil {
-			v.Session = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "session")
-		}
-		return wire.Optional, nil
-	case "auth":
-		if d.TryNull() {
-			v.Auth = nil
-			return wire.Optional, nil
-		}
-		v.Auth = new(AgentAuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "providers":
-		if d.TryNull() {
-			v.Providers = nil
-			return wire.Optional, nil
-		}
-		v.Providers = new(ProvidersCapabilities)
-		m := d.Mark()
-		if err := v.Providers.DecodeJSON(d); err != nil {
-			v.Providers = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "providers")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Session != nil {
-		b = wire.Key(b, &comma, "\"session\":")
-		b = v.Session.AppendJSON(b)
-	}
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Providers != nil {
-		b = wire.Key(b, &comma, "\"providers\":")
-		b = v.Providers.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentCapabilities")
+	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5619,185 +5133,117 @@ func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Prompt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "prompt",
+			Value: &wire.Value{
+				Object: &objectPromptCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "MCP",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "mcp",
+			Value: &wire.Value{
+				Object: &objectMCPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Delete",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "delete",
+			Value: &wire.Value{
+				Object: &objectSessionDeleteCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Object: &objectSessionAdditionalDirectoriesCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "SystemPrompt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "systemPrompt",
+			Value: &wire.Value{
+				Object: &objectSessionSystemPromptCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Fork",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "fork",
+			Value: &wire.Value{
+				Object: &objectSessionForkCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Archive",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "archive",
+			Value: &wire.Value{
+				Object: &objectSessionArchiveCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Status",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "status",
+			Value: &wire.Value{
+				Object: &objectSessionStatusCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: &wire.Value{
+				Object: &objectSessionTitleCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionCapabilities",
+	Type: (*SessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
 func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "prompt":
-		if d.TryNull() {
-			v.Prompt = nil
-			return wire.Optional, nil
-		}
-		v.Prompt = new(PromptCapabilities)
-		m := d.Mark()
-		if err := v.Prompt.DecodeJSON(d); err != nil {
-			v.Prompt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "prompt")
-		}
-		return wire.Optional, nil
-	case "mcp":
-		if d.TryNull() {
-			v.MCP = nil
-			return wire.Optional, nil
-		}
-		v.MCP = new(MCPCapabilities)
-		m := d.Mark()
-		if err := v.MCP.DecodeJSON(d); err != nil {
-			v.MCP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mcp")
-		}
-		return wire.Optional, nil
-	case "delete":
-		if d.TryNull() {
-			v.Delete = nil
-			return wire.Optional, nil
-		}
-		v.Delete = new(SessionDeleteCapabilities)
-		m := d.Mark()
-		if err := v.Delete.DecodeJSON(d); err != nil {
-			v.Delete = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "delete")
-		}
-		return wire.Optional, nil
-	case "additionalDirectories":
-		if d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		v.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
-		m := d.Mark()
-		if err := v.AdditionalDirectories.DecodeJSON(d); err != nil {
-			v.AdditionalDirectories = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "additionalDirectories")
-		}
-		return wire.Optional, nil
-	case "systemPrompt":
-		if d.TryNull() {
-			v.SystemPrompt = nil
-			return wire.Optional, nil
-		}
-		v.SystemPrompt = new(SessionSystemPromptCapabilities)
-		m := d.Mark()
-		if err := v.SystemPrompt.DecodeJSON(d); err != nil {
-			v.SystemPrompt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "systemPrompt")
-		}
-		return wire.Optional, nil
-	case "fork":
-		if d.TryNull() {
-			v.Fork = nil
-			return wire.Optional, nil
-		}
-		v.Fork = new(SessionForkCapabilities)
-		m := d.Mark()
-		if err := v.Fork.DecodeJSON(d); err != nil {
-			v.Fork = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "fork")
-		}
-		return wire.Optional, nil
-	case "archive":
-		if d.TryNull() {
-			v.Archive = nil
-			return wire.Optional, nil
-		}
-		v.Archive = new(SessionArchiveCapabilities)
-		m := d.Mark()
-		if err := v.Archive.DecodeJSON(d); err != nil {
-			v.Archive = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "archive")
-		}
-		return wire.Optional, nil
-	case "status":
-		if d.TryNull() {
-			v.Status = nil
-			return wire.Optional, nil
-		}
-		v.Status = new(SessionStatusCapabilities)
-		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
-			v.Status = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
-		}
-		return wire.Optional, nil
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(SessionTitleCapabilities)
-		m := d.Mark()
-		if err := v.Title.DecodeJSON(d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Prompt != nil {
-		b = wire.Key(b, &comma, "\"prompt\":")
-		b = v.Prompt.AppendJSON(b)
-	}
-	if v.MCP != nil {
-		b = wire.Key(b, &comma, "\"mcp\":")
-		b = v.MCP.AppendJSON(b)
-	}
-	if v.Delete != nil {
-		b = wire.Key(b, &comma, "\"delete\":")
-		b = v.Delete.AppendJSON(b)
-	}
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = v.AdditionalDirectories.AppendJSON(b)
-	}
-	if v.SystemPrompt != nil {
-		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
-	}
-	if v.Fork != nil {
-		b = wire.Key(b, &comma, "\"fork\":")
-		b = v.Fork.AppendJSON(b)
-	}
-	if v.Archive != nil {
-		b = wire.Key(b, &comma, "\"archive\":")
-		b = v.Archive.AppendJSON(b)
-	}
-	if v.Status != nil {
-		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = v.Title.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5805,89 +5251,63 @@ func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Image",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "image",
+			Value: &wire.Value{
+				Object: &objectPromptImageCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Audio",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "audio",
+			Value: &wire.Value{
+				Object: &objectPromptAudioCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "EmbeddedContext",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "embeddedContext",
+			Value: &wire.Value{
+				Object: &objectPromptEmbeddedContextCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PromptCapabilities",
+	Type: (*PromptCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
 func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "image":
-		if d.TryNull() {
-			v.Image = nil
-			return wire.Optional, nil
-		}
-		v.Image = new(PromptImageCapabilities)
-		m := d.Mark()
-		if err := v.Image.DecodeJSON(d); err != nil {
-			v.Image = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "image")
-		}
-		return wire.Optional, nil
-	case "audio":
-		if d.TryNull() {
-			v.Audio = nil
-			return wire.Optional, nil
-		}
-		v.Audio = new(PromptAudioCapabilities)
-		m := d.Mark()
-		if err := v.Audio.DecodeJSON(d); err != nil {
-			v.Audio = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audio")
-		}
-		return wire.Optional, nil
-	case "embeddedContext":
-		if d.TryNull() {
-			v.EmbeddedContext = nil
-			return wire.Optional, nil
-		}
-		v.EmbeddedContext = new(PromptEmbeddedContextCapabilities)
-		m := d.Mark()
-		if err := v.EmbeddedContext.DecodeJSON(d); err != nil {
-			v.EmbeddedContext = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "embeddedContext")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Image != nil {
-		b = wire.Key(b, &comma, "\"image\":")
-		b = v.Image.AppendJSON(b)
-	}
-	if v.Audio != nil {
-		b = wire.Key(b, &comma, "\"audio\":")
-		b = v.Audio.AppendJSON(b)
-	}
-	if v.EmbeddedContext != nil {
-		b = wire.Key(b, &comma, "\"embeddedContext\":")
-		b = v.EmbeddedContext.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PromptCapabilities")
+	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5895,41 +5315,36 @@ func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptImageCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PromptImageCapabilities",
+	Type: (*PromptImageCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
 func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptImageCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptImageCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptImageCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptImageCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptImageCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PromptImageCapabilities")
+	return wire.MarshalTable(&v, &objectPromptImageCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5937,41 +5352,36 @@ func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptAudioCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PromptAudioCapabilities",
+	Type: (*PromptAudioCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
 func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptAudioCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptAudioCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptAudioCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptAudioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptAudioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PromptAudioCapabilities")
+	return wire.MarshalTable(&v, &objectPromptAudioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5979,41 +5389,36 @@ func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectPromptEmbeddedContextCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PromptEmbeddedContextCapabilities",
+	Type: (*PromptEmbeddedContextCapabilities)(nil),
+}
+
 // DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
 func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = PromptEmbeddedContextCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectPromptEmbeddedContextCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PromptEmbeddedContextCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PromptEmbeddedContextCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PromptEmbeddedContextCapabilities")
+	return wire.MarshalTable(&v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6021,89 +5426,63 @@ func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Stdio",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "stdio",
+			Value: &wire.Value{
+				Object: &objectMCPStdioCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "HTTP",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "http",
+			Value: &wire.Value{
+				Object: &objectMCPHTTPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ACP",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "acp",
+			Value: &wire.Value{
+				Object: &objectMCPACPCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPCapabilities",
+	Type: (*MCPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
 func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "stdio":
-		if d.TryNull() {
-			v.Stdio = nil
-			return wire.Optional, nil
-		}
-		v.Stdio = new(MCPStdioCapabilities)
-		m := d.Mark()
-		if err := v.Stdio.DecodeJSON(d); err != nil {
-			v.Stdio = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "stdio")
-		}
-		return wire.Optional, nil
-	case "http":
-		if d.TryNull() {
-			v.HTTP = nil
-			return wire.Optional, nil
-		}
-		v.HTTP = new(MCPHTTPCapabilities)
-		m := d.Mark()
-		if err := v.HTTP.DecodeJSON(d); err != nil {
-			v.HTTP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "http")
-		}
-		return wire.Optional, nil
-	case "acp":
-		if d.TryNull() {
-			v.ACP = nil
-			return wire.Optional, nil
-		}
-		v.ACP = new(MCPACPCapabilities)
-		m := d.Mark()
-		if err := v.ACP.DecodeJSON(d); err != nil {
-			v.ACP = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "acp")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Stdio != nil {
-		b = wire.Key(b, &comma, "\"stdio\":")
-		b = v.Stdio.AppendJSON(b)
-	}
-	if v.HTTP != nil {
-		b = wire.Key(b, &comma, "\"http\":")
-		b = v.HTTP.AppendJSON(b)
-	}
-	if v.ACP != nil {
-		b = wire.Key(b, &comma, "\"acp\":")
-		b = v.ACP.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6111,41 +5490,36 @@ func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPStdioCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPStdioCapabilities",
+	Type: (*MCPStdioCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
 func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPStdioCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPStdioCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPStdioCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPStdioCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPStdioCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPStdioCapabilities")
+	return wire.MarshalTable(&v, &objectMCPStdioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6153,41 +5527,36 @@ func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPHTTPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPHTTPCapabilities",
+	Type: (*MCPHTTPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
 func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPHTTPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPHTTPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPHTTPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPHTTPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPHTTPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPHTTPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPHTTPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6195,41 +5564,36 @@ func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectMCPACPCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPACPCapabilities",
+	Type: (*MCPACPCapabilities)(nil),
+}
+
 // DecodeJSON decodes one MCPACPCapabilities object, keeping unknown members.
 func (v *MCPACPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPACPCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectMCPACPCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPACPCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPACPCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPACPCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPACPCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPACPCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPACPCapabilities")
+	return wire.MarshalTable(&v, &objectMCPACPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6237,41 +5601,36 @@ func (v *MCPACPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionDeleteCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionDeleteCapabilities",
+	Type: (*SessionDeleteCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
 func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionDeleteCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionDeleteCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionDeleteCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionDeleteCapabilities")
+	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6279,41 +5638,36 @@ func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionAdditionalDirectoriesCapabilities",
+	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
 func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionAdditionalDirectoriesCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionAdditionalDirectoriesCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionAdditionalDirectoriesCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionAdditionalDirectoriesCapabilities")
+	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6321,57 +5675,45 @@ func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionSystemPromptCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Mode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "mode",
+			Value: &wire.Value{
+				Object: &objectSessionSystemPromptModeCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionSystemPromptCapabilities",
+	Type: (*SessionSystemPromptCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionSystemPromptCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionSystemPromptCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionSystemPromptCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionSystemPromptCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionSystemPromptCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mode":
-		if d.TryNull() {
-			v.Mode = nil
-			return wire.Optional, nil
-		}
-		v.Mode = new(SessionSystemPromptModeCapabilities)
-		m := d.Mark()
-		if err := v.Mode.DecodeJSON(d); err != nil {
-			v.Mode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "mode")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionSystemPromptCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Mode != nil {
-		b = wire.Key(b, &comma, "\"mode\":")
-		b = v.Mode.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionSystemPromptCapabilities")
+	return wire.MarshalTable(&v, &objectSessionSystemPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6379,57 +5721,45 @@ func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionSystemPromptModeCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Override",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "override",
+			Value: &wire.Value{
+				Object: &objectSessionSystemPromptOverrideCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionSystemPromptModeCapabilities",
+	Type: (*SessionSystemPromptModeCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionSystemPromptModeCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionSystemPromptModeCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionSystemPromptModeCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionSystemPromptModeCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "override":
-		if d.TryNull() {
-			v.Override = nil
-			return wire.Optional, nil
-		}
-		v.Override = new(SessionSystemPromptOverrideCapabilities)
-		m := d.Mark()
-		if err := v.Override.DecodeJSON(d); err != nil {
-			v.Override = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "override")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionSystemPromptModeCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Override != nil {
-		b = wire.Key(b, &comma, "\"override\":")
-		b = v.Override.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionSystemPromptModeCapabilities")
+	return wire.MarshalTable(&v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6437,41 +5767,36 @@ func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionSystemPromptOverrideCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionSystemPromptOverrideCapabilities",
+	Type: (*SessionSystemPromptOverrideCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
 func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionSystemPromptOverrideCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionSystemPromptOverrideCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionSystemPromptOverrideCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionSystemPromptOverrideCapabilities")
+	return wire.MarshalTable(&v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6479,41 +5804,36 @@ func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) err
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionForkCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionForkCapabilities",
+	Type: (*SessionForkCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
 func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionForkCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionForkCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionForkCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionForkCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionForkCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionForkCapabilities")
+	return wire.MarshalTable(&v, &objectSessionForkCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6521,41 +5841,36 @@ func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionArchiveCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionArchiveCapabilities",
+	Type: (*SessionArchiveCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
 func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionArchiveCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionArchiveCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionArchiveCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionArchiveCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionArchiveCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionArchiveCapabilities")
+	return wire.MarshalTable(&v, &objectSessionArchiveCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6563,41 +5878,36 @@ func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionStatusCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionStatusCapabilities",
+	Type: (*SessionStatusCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
 func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionStatusCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionStatusCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionStatusCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionStatusCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionStatusCapabilities")
+	return wire.MarshalTable(&v, &objectSessionStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6605,41 +5915,36 @@ func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionTitleCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionTitleCapabilities",
+	Type: (*SessionTitleCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
 func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionTitleCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionTitleCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionTitleCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionTitleCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionTitleCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionTitleCapabilities")
+	return wire.MarshalTable(&v, &objectSessionTitleCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6647,57 +5952,45 @@ func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAgentAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Status",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "status",
+			Value: &wire.Value{
+				Object: &objectAuthStatusCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AgentAuthCapabilities",
+	Type: (*AgentAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
 func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "status":
-		if d.TryNull() {
-			v.Status = nil
-			return wire.Optional, nil
-		}
-		v.Status = new(AuthStatusCapabilities)
-		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
-			v.Status = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Status != nil {
-		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentAuthCapabilities")
+	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6705,41 +5998,36 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAuthStatusCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthStatusCapabilities",
+	Type: (*AuthStatusCapabilities)(nil),
+}
+
 // DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
 func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthStatusCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAuthStatusCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthStatusCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthStatusCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthStatusCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthStatusCapabilities")
+	return wire.MarshalTable(&v, &objectAuthStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6747,41 +6035,36 @@ func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectProvidersCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProvidersCapabilities",
+	Type: (*ProvidersCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
 func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ProvidersCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectProvidersCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProvidersCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProvidersCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProvidersCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProvidersCapabilities")
+	return wire.MarshalTable(&v, &objectProvidersCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6821,14 +6104,14 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
 	case v.Agent != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Agent.decodeField(d, key)
+		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectAuthMethodOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -6837,11 +6120,11 @@ func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AuthMethod) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return wire.Level(w, membersAuthMethodTerminal.Required)
+		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
 	case v.Agent != nil:
-		return wire.Level(w, membersAuthMethodAgent.Required)
+		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersAuthMethodOther.Required)
+		return wire.Level(w, objectAuthMethodOther.RequiredNames())
 	}
 	return nil
 }
@@ -6851,12 +6134,12 @@ func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
 	case v.Agent != nil:
 		b = wire.Key(b, &comma, "\"type\":\"agent\"")
-		return v.Agent.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectAuthMethodOther, comma)
 	}
 	return b, comma
 }
@@ -6901,49 +6184,45 @@ func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodOther = wire.Members{Required: []string{"type", "methodId", "name"}}
+var objectAuthMethodOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.AuthMethodOther",
+	Type: (*AuthMethodOther)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
 func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodOther, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	case "methodId":
-		return 1, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 2, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethodOther")
+	return wire.MarshalTable(&v, &objectAuthMethodOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6978,51 +6257,48 @@ func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
+var objectEnvVariable = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.EnvVariable",
+	Type: (*EnvVariable)(nil),
+}
 
 // DecodeJSON decodes one EnvVariable object, keeping unknown members.
 func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
-	*v = EnvVariable{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersEnvVariable, nil)
+	return wire.DecodeTable(d, v, &objectEnvVariable)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *EnvVariable) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectEnvVariable)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *EnvVariable) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "value":
-		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, v.Value)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.EnvVariable")
+	return wire.MarshalTable(&v, &objectEnvVariable)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7030,87 +6306,75 @@ func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodTerminal = wire.Members{Required: []string{"methodId", "name"}}
+var objectAuthMethodTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnvVariable,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthMethodTerminal",
+	Type: (*AuthMethodTerminal)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
 func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodTerminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodTerminal, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethodTerminal")
+	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7118,67 +6382,54 @@ func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthMethodAgent = wire.Members{Required: []string{"methodId", "name"}}
+var objectAuthMethodAgent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthMethodAgent",
+	Type: (*AuthMethodAgent)(nil),
+}
 
 // DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
 func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethodAgent{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthMethodAgent, nil)
+	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthMethodAgent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthMethodAgent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethodAgent")
+	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7186,41 +6437,36 @@ func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLoginAuthResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LoginAuthResponse",
+	Type: (*LoginAuthResponse)(nil),
+}
+
 // DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
 func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LoginAuthResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLoginAuthResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoginAuthResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoginAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoginAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LoginAuthResponse")
+	return wire.MarshalTable(&v, &objectLoginAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7228,47 +6474,48 @@ func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersListProvidersResponse = wire.Members{Required: []string{"providers"}}
+var objectListProvidersResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Providers",
+			Flags: wire.Required,
+			Name:  "providers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectProviderInfo,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ListProvidersResponse",
+	Type: (*ListProvidersResponse)(nil),
+}
 
 // DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
 func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ListProvidersResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListProvidersResponse, nil)
+	return wire.DecodeTable(d, v, &objectListProvidersResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListProvidersResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListProvidersResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListProvidersResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "providers":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Providers, false, (*ProviderInfo).DecodeJSON), "providers")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListProvidersResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"providers\":")
-	b = wire.AppendSlice(b, v.Providers, (*ProviderInfo).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ListProvidersResponse")
+	return wire.MarshalTable(&v, &objectListProvidersResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7276,71 +6523,70 @@ func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProviderInfo = wire.Members{Required: []string{"providerId", "supported", "required"}}
+var objectProviderInfo = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProviderID",
+			Flags: wire.Required,
+			Name:  "providerId",
+			Value: wire.String,
+		},
+		{
+			Field: "Supported",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "supported",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*LlmProtocol)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Required",
+			Flags: wire.Required,
+			Name:  "required",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Current",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "current",
+			Value: &wire.Value{
+				Object: &objectProviderCurrentConfig,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProviderInfo",
+	Type: (*ProviderInfo)(nil),
+}
 
 // DecodeJSON decodes one ProviderInfo object, keeping unknown members.
 func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
-	*v = ProviderInfo{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderInfo, nil)
+	return wire.DecodeTable(d, v, &objectProviderInfo)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProviderInfo) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProviderInfo)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProviderInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "providerId":
-		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
-	case "supported":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Supported, true, (*LlmProtocol).DecodeJSON); err != nil {
-			v.Supported = nil
-			return 1, wire.AtKey(d.Recover(m, err), "supported")
-		}
-		return 1, nil
-	case "required":
-		return 2, wire.AtKey(wire.DecodeBool(&v.Required, d), "required")
-	case "current":
-		if d.TryNull() {
-			v.Current = nil
-			return wire.Optional, nil
-		}
-		v.Current = new(ProviderCurrentConfig)
-		return wire.Optional, wire.AtKey(v.Current.DecodeJSON(d), "current")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProviderInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"providerId\":")
-	b = v.ProviderID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"supported\":")
-	b = wire.AppendSlice(b, v.Supported, (*LlmProtocol).AppendJSON)
-	b = wire.Key(b, &comma, "\"required\":")
-	b = wire.AppendBool(b, v.Required)
-	if v.Current != nil {
-		b = wire.Key(b, &comma, "\"current\":")
-		b = v.Current.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProviderInfo")
+	return wire.MarshalTable(&v, &objectProviderInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7377,25 +6623,7 @@ func (v *ProviderID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one LlmProtocol value.
 func (v *LlmProtocol) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "anthropic":
-		*v = LlmProtocolAnthropic
-	case "openai":
-		*v = LlmProtocolOpenai
-	case "azure":
-		*v = LlmProtocolAzure
-	case "vertex":
-		*v = LlmProtocolVertex
-	case "bedrock":
-		*v = LlmProtocolBedrock
-	default:
-		*v = LlmProtocol(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7414,51 +6642,54 @@ func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProviderCurrentConfig = wire.Members{Required: []string{"apiType", "baseUrl"}}
+var objectProviderCurrentConfig = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "APIType",
+			Flags: wire.Required,
+			Name:  "apiType",
+			Value: &wire.Value{
+				Coded: (*LlmProtocol)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "BaseURL",
+			Flags: wire.Required,
+			Name:  "baseUrl",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProviderCurrentConfig",
+	Type: (*ProviderCurrentConfig)(nil),
+}
 
 // DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
 func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
-	*v = ProviderCurrentConfig{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProviderCurrentConfig, nil)
+	return wire.DecodeTable(d, v, &objectProviderCurrentConfig)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProviderCurrentConfig) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProviderCurrentConfig)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProviderCurrentConfig) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "apiType":
-		return 0, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
-	case "baseUrl":
-		return 1, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProviderCurrentConfig) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"apiType\":")
-	b = v.APIType.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"baseUrl\":")
-	b = wire.AppendString(b, v.BaseURL)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProviderCurrentConfig")
+	return wire.MarshalTable(&v, &objectProviderCurrentConfig)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7466,41 +6697,36 @@ func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSetProviderResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetProviderResponse",
+	Type: (*SetProviderResponse)(nil),
+}
+
 // DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
 func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetProviderResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSetProviderResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetProviderResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetProviderResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetProviderResponse")
+	return wire.MarshalTable(&v, &objectSetProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7508,41 +6734,36 @@ func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectDisableProviderResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DisableProviderResponse",
+	Type: (*DisableProviderResponse)(nil),
+}
+
 // DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
 func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = DisableProviderResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectDisableProviderResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDisableProviderResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DisableProviderResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DisableProviderResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DisableProviderResponse")
+	return wire.MarshalTable(&v, &objectDisableProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7550,41 +6771,36 @@ func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutAuthResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LogoutAuthResponse",
+	Type: (*LogoutAuthResponse)(nil),
+}
+
 // DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
 func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutAuthResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutAuthResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutAuthResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutAuthResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutAuthResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LogoutAuthResponse")
+	return wire.MarshalTable(&v, &objectLogoutAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7592,58 +6808,58 @@ func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthStatusResponse = wire.Members{Required: []string{"state"}}
+var objectAuthStatusResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "State",
+			Flags: wire.Required,
+			Name:  "state",
+			Value: &wire.Value{
+				Coded: (*AuthState)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Accounts",
+			Flags: wire.DefaultOnError,
+			Name:  "accounts",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectAuthAccount,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthStatusResponse",
+	Type: (*AuthStatusResponse)(nil),
+}
 
 // DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
 func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthStatusResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusResponse, nil)
+	return wire.DecodeTable(d, v, &objectAuthStatusResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthStatusResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthStatusResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthStatusResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "state":
-		return 0, wire.AtKey(v.State.DecodeJSON(d), "state")
-	case "accounts":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
-			v.Accounts = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "accounts")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"state\":")
-	b = v.State.AppendJSON(b)
-	if v.Accounts != nil {
-		b = wire.Key(b, &comma, "\"accounts\":")
-		b = wire.AppendSlice(b, v.Accounts, (*AuthAccount).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthStatusResponse")
+	return wire.MarshalTable(&v, &objectAuthStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7653,23 +6869,7 @@ func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one AuthState value.
 func (v *AuthState) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "authenticated":
-		*v = AuthStateAuthenticated
-	case "unauthenticated":
-		*v = AuthStateUnauthenticated
-	case "not_required":
-		*v = AuthStateNotRequired
-	case "unknown":
-		*v = AuthStateUnknown
-	default:
-		*v = AuthState(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -7688,111 +6888,66 @@ func (v *AuthState) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthAccount = wire.Members{Required: []string{"label"}}
+var objectAuthAccount = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Label",
+			Flags: wire.Required,
+			Name:  "label",
+			Value: wire.String,
+		},
+		{
+			Field: "Active",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "active",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Email",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "email",
+			Value: wire.String,
+		},
+		{
+			Field: "Organization",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "organization",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthAccount",
+	Type: (*AuthAccount)(nil),
+}
 
 // DecodeJSON decodes one AuthAccount object, keeping unknown members.
 func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthAccount{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthAccount, nil)
+	return wire.DecodeTable(d, v, &objectAuthAccount)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthAccount) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthAccount)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthAccount) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "label":
-		return 0, wire.AtKey(wire.DecodeString(&v.Label, d), "label")
-	case "active":
-		if d.TryNull() {
-			v.Active = nil
-			return wire.Optional, nil
-		}
-		v.Active = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Active, d); err != nil {
-			v.Active = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "active")
-		}
-		return wire.Optional, nil
-	case "name":
-		if d.TryNull() {
-			v.Name = nil
-			return wire.Optional, nil
-		}
-		v.Name = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Name, d); err != nil {
-			v.Name = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "name")
-		}
-		return wire.Optional, nil
-	case "email":
-		if d.TryNull() {
-			v.Email = nil
-			return wire.Optional, nil
-		}
-		v.Email = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Email, d); err != nil {
-			v.Email = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "email")
-		}
-		return wire.Optional, nil
-	case "organization":
-		if d.TryNull() {
-			v.Organization = nil
-			return wire.Optional, nil
-		}
-		v.Organization = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Organization, d); err != nil {
-			v.Organization = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "organization")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthAccount) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"label\":")
-	b = wire.AppendString(b, v.Label)
-	if v.Active != nil {
-		b = wire.Key(b, &comma, "\"active\":")
-		b = wire.AppendBool(b, *v.Active)
-	}
-	if v.Name != nil {
-		b = wire.Key(b, &comma, "\"name\":")
-		b = wire.AppendString(b, *v.Name)
-	}
-	if v.Email != nil {
-		b = wire.Key(b, &comma, "\"email\":")
-		b = wire.AppendString(b, *v.Email)
-	}
-	if v.Organization != nil {
-		b = wire.Key(b, &comma, "\"organization\":")
-		b = wire.AppendString(b, *v.Organization)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthAccount")
+	return wire.MarshalTable(&v, &objectAuthAccount)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7800,69 +6955,68 @@ func (v *AuthAccount) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersNewSessionResponse = wire.Members{Required: []string{"sessionId"}}
+var objectNewSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AvailableCommands",
+			Flags: wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AvailableCommand)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.NewSessionResponse",
+	Type: (*NewSessionResponse)(nil),
+}
 
 // DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
 func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = NewSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNewSessionResponse, nil)
+	return wire.DecodeTable(d, v, &objectNewSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *NewSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *NewSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.AvailableCommands != nil {
-		b = wire.Key(b, &comma, "\"availableCommands\":")
-		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.NewSessionResponse")
+	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8114,23 +7268,7 @@ func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionConfigOptionCategory value.
 func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "mode":
-		*v = SessionConfigOptionCategoryMode
-	case "model":
-		*v = SessionConfigOptionCategoryModel
-	case "model_config":
-		*v = SessionConfigOptionCategoryModelConfig
-	case "thought_level":
-		*v = SessionConfigOptionCategoryThoughtLevel
-	default:
-		*v = SessionConfigOptionCategory(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -8652,9 +7790,9 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Text.decodeField(d, key)
+		return wire.DecodeMember(d, v.Text, &objectTextCommandInput, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectAvailableCommandInputOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -8663,9 +7801,9 @@ func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, e
 func (v *AvailableCommandInput) required(w int) []string {
 	switch {
 	case v.Text != nil:
-		return wire.Level(w, membersTextCommandInput.Required)
+		return wire.Level(w, objectTextCommandInput.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersAvailableCommandInputOther.Required)
+		return wire.Level(w, objectAvailableCommandInputOther.RequiredNames())
 	}
 	return nil
 }
@@ -8675,9 +7813,9 @@ func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool
 	switch {
 	case v.Text != nil:
 		b = wire.Key(b, &comma, "\"type\":\"text\"")
-		return v.Text.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Text, &objectTextCommandInput, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectAvailableCommandInputOther, comma)
 	}
 	return b, comma
 }
@@ -8720,41 +7858,33 @@ func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAvailableCommandInputOther = wire.Members{Required: []string{"type"}}
+var objectAvailableCommandInputOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.AvailableCommandInputOther",
+	Type: (*AvailableCommandInputOther)(nil),
+}
 
 // DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
 func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandInputOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandInputOther, nil)
+	return wire.DecodeTable(d, v, &objectAvailableCommandInputOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAvailableCommandInputOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommandInputOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommandInputOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AvailableCommandInputOther")
+	return wire.MarshalTable(&v, &objectAvailableCommandInputOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8762,47 +7892,42 @@ func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTextCommandInput = wire.Members{Required: []string{"hint"}}
+var objectTextCommandInput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Hint",
+			Flags: wire.Required,
+			Name:  "hint",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TextCommandInput",
+	Type: (*TextCommandInput)(nil),
+}
 
 // DecodeJSON decodes one TextCommandInput object, keeping unknown members.
 func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = TextCommandInput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTextCommandInput, nil)
+	return wire.DecodeTable(d, v, &objectTextCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TextCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTextCommandInput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TextCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "hint":
-		return 0, wire.AtKey(wire.DecodeString(&v.Hint, d), "hint")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TextCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"hint\":")
-	b = wire.AppendString(b, v.Hint)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TextCommandInput")
+	return wire.MarshalTable(&v, &objectTextCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8878,63 +8003,55 @@ func (v *Command) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersListSessionsResponse = wire.Members{Required: []string{"sessions"}}
+var objectListSessionsResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Sessions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "sessions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionInfo,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "NextCursor",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "nextCursor",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ListSessionsResponse",
+	Type: (*ListSessionsResponse)(nil),
+}
 
 // DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
 func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersListSessionsResponse, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Sessions, true, (*SessionInfo).DecodeJSON); err != nil {
-			v.Sessions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "sessions")
-		}
-		return 0, nil
-	case "nextCursor":
-		if d.TryNull() {
-			v.NextCursor = nil
-			return wire.Optional, nil
-		}
-		v.NextCursor = new(SessionListCursor)
-		return wire.Optional, wire.AtKey(v.NextCursor.DecodeJSON(d), "nextCursor")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessions\":")
-	b = wire.AppendSlice(b, v.Sessions, (*SessionInfo).AppendJSON)
-	if v.NextCursor != nil {
-		b = wire.Key(b, &comma, "\"nextCursor\":")
-		b = v.NextCursor.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ListSessionsResponse")
+	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8942,109 +8059,78 @@ func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionInfo = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectSessionInfo = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.DefaultOnNull,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "UpdatedAt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "updatedAt",
+			Value: &wire.Value{
+				Rule:  &stringRule1,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Archived",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "archived",
+			Value: wire.Bool,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionInfo",
+	Type: (*SessionInfo)(nil),
+}
 
 // DecodeJSON decodes one SessionInfo object, keeping unknown members.
 func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionInfo{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionInfo, nil)
+	return wire.DecodeTable(d, v, &objectSessionInfo)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfo) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "updatedAt":
-		if d.TryNull() {
-			v.UpdatedAt = nil
-			return wire.Optional, nil
-		}
-		v.UpdatedAt = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
-			v.UpdatedAt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
-		}
-		return wire.Optional, nil
-	case "archived":
-		if d.TryNull() {
-			v.Archived = nil
-			return wire.Optional, nil
-		}
-		v.Archived = new(bool)
-		m := d.Mark()
-		if err := wire.DecodeBool(v.Archived, d); err != nil {
-			v.Archived = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "archived")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionInfo) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
-	}
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.UpdatedAt != nil {
-		b = wire.Key(b, &comma, "\"updatedAt\":")
-		b = wire.AppendString(b, *v.UpdatedAt)
-	}
-	if v.Archived != nil {
-		b = wire.Key(b, &comma, "\"archived\":")
-		b = wire.AppendBool(b, *v.Archived)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionInfo")
+	return wire.MarshalTable(&v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9079,41 +8165,36 @@ func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectDeleteSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DeleteSessionResponse",
+	Type: (*DeleteSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
 func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DeleteSessionResponse")
+	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9121,69 +8202,68 @@ func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersForkSessionResponse = wire.Members{Required: []string{"sessionId"}}
+var objectForkSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ConfigOptions",
+			Flags: wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AvailableCommands",
+			Flags: wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AvailableCommand)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ForkSessionResponse",
+	Type: (*ForkSessionResponse)(nil),
+}
 
 // DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
 func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ForkSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionResponse, nil)
+	return wire.DecodeTable(d, v, &objectForkSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ForkSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectForkSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ForkSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ForkSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.AvailableCommands != nil {
-		b = wire.Key(b, &comma, "\"availableCommands\":")
-		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ForkSessionResponse")
+	return wire.MarshalTable(&v, &objectForkSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9191,41 +8271,36 @@ func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectArchiveSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ArchiveSessionResponse",
+	Type: (*ArchiveSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
 func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ArchiveSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectArchiveSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectArchiveSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ArchiveSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ArchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ArchiveSessionResponse")
+	return wire.MarshalTable(&v, &objectArchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9233,41 +8308,36 @@ func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectUnarchiveSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnarchiveSessionResponse",
+	Type: (*UnarchiveSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
 func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = UnarchiveSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectUnarchiveSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnarchiveSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnarchiveSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnarchiveSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnarchiveSessionResponse")
+	return wire.MarshalTable(&v, &objectUnarchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9275,63 +8345,54 @@ func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionStatusResponse = wire.Members{Required: []string{"status"}}
+var objectSessionStatusResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Status",
+			Flags: wire.Required,
+			Name:  "status",
+			Value: &wire.Value{
+				Coded: (*SessionStatus)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "State",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "state",
+			Value: &wire.Value{
+				Coded: (*StateUpdate)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionStatusResponse",
+	Type: (*SessionStatusResponse)(nil),
+}
 
 // DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
 func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionStatusResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusResponse, nil)
+	return wire.DecodeTable(d, v, &objectSessionStatusResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionStatusResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionStatusResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionStatusResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "status":
-		return 0, wire.AtKey(v.Status.DecodeJSON(d), "status")
-	case "state":
-		if d.TryNull() {
-			v.State = nil
-			return wire.Optional, nil
-		}
-		v.State = new(StateUpdate)
-		m := d.Mark()
-		if err := v.State.DecodeJSON(d); err != nil {
-			v.State = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "state")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionStatusResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
-	if v.State != nil {
-		b = wire.Key(b, &comma, "\"state\":")
-		b = v.State.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionStatusResponse")
+	return wire.MarshalTable(&v, &objectSessionStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9341,19 +8402,7 @@ func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionStatus value.
 func (v *SessionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "open":
-		*v = SessionStatusOpen
-	case "saved":
-		*v = SessionStatusSaved
-	default:
-		*v = SessionStatus(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -9591,19 +8640,19 @@ func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Terminal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Terminal, &objectBackgroundTerminal, key)
 	case v.ToolCall != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ToolCall.decodeField(d, key)
+		return wire.DecodeMember(d, v.ToolCall, &objectBackgroundToolCall, key)
 	case v.Subagent != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Subagent.decodeField(d, key)
+		return wire.DecodeMember(d, v.Subagent, &objectBackgroundSubagent, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectBackgroundWorkOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -9612,13 +8661,13 @@ func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *BackgroundWork) required(w int) []string {
 	switch {
 	case v.Terminal != nil:
-		return wire.Level(w, membersBackgroundTerminal.Required)
+		return wire.Level(w, objectBackgroundTerminal.RequiredNames())
 	case v.ToolCall != nil:
-		return wire.Level(w, membersBackgroundToolCall.Required)
+		return wire.Level(w, objectBackgroundToolCall.RequiredNames())
 	case v.Subagent != nil:
-		return wire.Level(w, membersBackgroundSubagent.Required)
+		return wire.Level(w, objectBackgroundSubagent.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersBackgroundWorkOther.Required)
+		return wire.Level(w, objectBackgroundWorkOther.RequiredNames())
 	}
 	return nil
 }
@@ -9628,15 +8677,15 @@ func (v *BackgroundWork) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Terminal != nil:
 		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return v.Terminal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Terminal, &objectBackgroundTerminal, comma)
 	case v.ToolCall != nil:
 		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return v.ToolCall.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ToolCall, &objectBackgroundToolCall, comma)
 	case v.Subagent != nil:
 		b = wire.Key(b, &comma, "\"type\":\"subagent\"")
-		return v.Subagent.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Subagent, &objectBackgroundSubagent, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectBackgroundWorkOther, comma)
 	}
 	return b, comma
 }
@@ -9683,41 +8732,33 @@ func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundWorkOther = wire.Members{Required: []string{"type"}}
+var objectBackgroundWorkOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.BackgroundWorkOther",
+	Type: (*BackgroundWorkOther)(nil),
+}
 
 // DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
 func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundWorkOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundWorkOther, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundWorkOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundWorkOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundWorkOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundWorkOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundWorkOther")
+	return wire.MarshalTable(&v, &objectBackgroundWorkOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9725,47 +8766,42 @@ func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundTerminal = wire.Members{Required: []string{"terminalId"}}
+var objectBackgroundTerminal = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BackgroundTerminal",
+	Type: (*BackgroundTerminal)(nil),
+}
 
 // DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
 func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundTerminal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundTerminal, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundTerminal)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundTerminal)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundTerminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundTerminal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundTerminal")
+	return wire.MarshalTable(&v, &objectBackgroundTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9773,47 +8809,42 @@ func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundToolCall = wire.Members{Required: []string{"toolCallId"}}
+var objectBackgroundToolCall = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ToolCallID",
+			Flags: wire.Required,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BackgroundToolCall",
+	Type: (*BackgroundToolCall)(nil),
+}
 
 // DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
 func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundToolCall{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundToolCall, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundToolCall)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundToolCall)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundToolCall")
+	return wire.MarshalTable(&v, &objectBackgroundToolCall)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9821,47 +8852,42 @@ func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersBackgroundSubagent = wire.Members{Required: []string{"sessionId"}}
+var objectBackgroundSubagent = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.BackgroundSubagent",
+	Type: (*BackgroundSubagent)(nil),
+}
 
 // DecodeJSON decodes one BackgroundSubagent object, keeping unknown members.
 func (v *BackgroundSubagent) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundSubagent{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersBackgroundSubagent, nil)
+	return wire.DecodeTable(d, v, &objectBackgroundSubagent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundSubagent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectBackgroundSubagent)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *BackgroundSubagent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *BackgroundSubagent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundSubagent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundSubagent")
+	return wire.MarshalTable(&v, &objectBackgroundSubagent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9926,61 +8952,51 @@ func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersError = wire.Members{Required: []string{"code", "message"}}
+var objectError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Code",
+			Flags: wire.Required,
+			Name:  "code",
+			Value: &wire.Value{
+				Coded: (*ErrorCode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: wire.String,
+		},
+		{
+			Field: "Data",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "data",
+			Value: &wire.Value{
+				Coded: (*ErrorData)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "unstable.Error",
+	Type: (*Error)(nil),
+}
 
 // DecodeJSON decodes one Error object, keeping unknown members.
 func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	*v = Error{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersError, nil)
+	return wire.DecodeTable(d, v, &objectError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Error) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Error) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "code":
-		return 0, wire.AtKey(v.Code.DecodeJSON(d), "code")
-	case "message":
-		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "data":
-		if d.TryNull() {
-			v.Data = nil
-			return wire.Optional, nil
-		}
-		v.Data = new(ErrorData)
-		m := d.Mark()
-		if err := v.Data.DecodeJSON(d); err != nil {
-			v.Data = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "data")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Error) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"code\":")
-	b = v.Code.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Data != nil {
-		b = wire.Key(b, &comma, "\"data\":")
-		b = v.Data.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Error")
+	return wire.MarshalTable(&v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10025,7 +9041,7 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 			var x UnsupportedProtocolVersionErrorData
 			err := x.DecodeJSON(d)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.validate(v)
+				x.ValidateWith(v)
 			}) {
 				v.UnsupportedProtocolVersion = &x
 				return nil
@@ -10040,7 +9056,7 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 			var x SessionNotFoundErrorData
 			err := x.DecodeJSON(d)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.validate(v)
+				x.ValidateWith(v)
 			}) {
 				v.SessionNotFound = &x
 				return nil
@@ -10089,51 +9105,51 @@ func (v *ErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnsupportedProtocolVersionErrorData = wire.Members{Required: []string{"requested", "supported"}}
+var objectUnsupportedProtocolVersionErrorData = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Requested",
+			Flags: wire.Required,
+			Name:  "requested",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "Supported",
+			Flags: wire.Required,
+			Name:  "supported",
+			Value: &wire.Value{
+				Elem:  wire.Uint16,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnsupportedProtocolVersionErrorData",
+	Type: (*UnsupportedProtocolVersionErrorData)(nil),
+}
 
 // DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
 func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
-	*v = UnsupportedProtocolVersionErrorData{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnsupportedProtocolVersionErrorData, nil)
+	return wire.DecodeTable(d, v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnsupportedProtocolVersionErrorData)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnsupportedProtocolVersionErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requested":
-		return 0, wire.AtKey(v.Requested.DecodeJSON(d), "requested")
-	case "supported":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Supported, false, (*ProtocolVersion).DecodeJSON), "supported")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnsupportedProtocolVersionErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requested\":")
-	b = v.Requested.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"supported\":")
-	b = wire.AppendSlice(b, v.Supported, (*ProtocolVersion).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnsupportedProtocolVersionErrorData")
+	return wire.MarshalTable(&v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10141,47 +9157,42 @@ func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionNotFoundErrorData = wire.Members{Required: []string{"sessionId"}}
+var objectSessionNotFoundErrorData = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionNotFoundErrorData",
+	Type: (*SessionNotFoundErrorData)(nil),
+}
 
 // DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
 func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionNotFoundErrorData{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionNotFoundErrorData, nil)
+	return wire.DecodeTable(d, v, &objectSessionNotFoundErrorData)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionNotFoundErrorData)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionNotFoundErrorData) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionNotFoundErrorData) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionNotFoundErrorData")
+	return wire.MarshalTable(&v, &objectSessionNotFoundErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10241,103 +9252,72 @@ func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUsage = wire.Members{Required: []string{"totalTokens", "inputTokens", "outputTokens"}}
+var objectUsage = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TotalTokens",
+			Flags: wire.Required,
+			Name:  "totalTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "InputTokens",
+			Flags: wire.Required,
+			Name:  "inputTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "OutputTokens",
+			Flags: wire.Required,
+			Name:  "outputTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "ThoughtTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "thoughtTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "CachedReadTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cachedReadTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "CachedWriteTokens",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cachedWriteTokens",
+			Value: wire.Uint64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Usage",
+	Type: (*Usage)(nil),
+}
 
 // DecodeJSON decodes one Usage object, keeping unknown members.
 func (v *Usage) DecodeJSON(d *wire.Decoder) error {
-	*v = Usage{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsage, nil)
+	return wire.DecodeTable(d, v, &objectUsage)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Usage) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUsage)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Usage) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "totalTokens":
-		return 0, wire.AtKey(wire.DecodeUint64(&v.TotalTokens, d), "totalTokens")
-	case "inputTokens":
-		return 1, wire.AtKey(wire.DecodeUint64(&v.InputTokens, d), "inputTokens")
-	case "outputTokens":
-		return 2, wire.AtKey(wire.DecodeUint64(&v.OutputTokens, d), "outputTokens")
-	case "thoughtTokens":
-		if d.TryNull() {
-			v.ThoughtTokens = nil
-			return wire.Optional, nil
-		}
-		v.ThoughtTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.ThoughtTokens, d); err != nil {
-			v.ThoughtTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "thoughtTokens")
-		}
-		return wire.Optional, nil
-	case "cachedReadTokens":
-		if d.TryNull() {
-			v.CachedReadTokens = nil
-			return wire.Optional, nil
-		}
-		v.CachedReadTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.CachedReadTokens, d); err != nil {
-			v.CachedReadTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedReadTokens")
-		}
-		return wire.Optional, nil
-	case "cachedWriteTokens":
-		if d.TryNull() {
-			v.CachedWriteTokens = nil
-			return wire.Optional, nil
-		}
-		v.CachedWriteTokens = new(uint64)
-		m := d.Mark()
-		if err := wire.DecodeUint64(v.CachedWriteTokens, d); err != nil {
-			v.CachedWriteTokens = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cachedWriteTokens")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Usage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"totalTokens\":")
-	b = wire.AppendUint(b, uint64(v.TotalTokens))
-	b = wire.Key(b, &comma, "\"inputTokens\":")
-	b = wire.AppendUint(b, uint64(v.InputTokens))
-	b = wire.Key(b, &comma, "\"outputTokens\":")
-	b = wire.AppendUint(b, uint64(v.OutputTokens))
-	if v.ThoughtTokens != nil {
-		b = wire.Key(b, &comma, "\"thoughtTokens\":")
-		b = wire.AppendUint(b, uint64(*v.ThoughtTokens))
-	}
-	if v.CachedReadTokens != nil {
-		b = wire.Key(b, &comma, "\"cachedReadTokens\":")
-		b = wire.AppendUint(b, uint64(*v.CachedReadTokens))
-	}
-	if v.CachedWriteTokens != nil {
-		b = wire.Key(b, &comma, "\"cachedWriteTokens\":")
-		b = wire.AppendUint(b, uint64(*v.CachedWriteTokens))
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Usage) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Usage")
+	return wire.MarshalTable(&v, &objectUsage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10929,47 +9909,42 @@ func (v *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionTitleResponse = wire.Members{Required: []string{"title"}}
+var objectSetSessionTitleResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetSessionTitleResponse",
+	Type: (*SetSessionTitleResponse)(nil),
+}
 
 // DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
 func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionTitleResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleResponse, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionTitleResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionTitleResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionTitleResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionTitleResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		return 0, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionTitleResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionTitleResponse")
+	return wire.MarshalTable(&v, &objectSetSessionTitleResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10977,63 +9952,62 @@ func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectResumeSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "AvailableCommands",
+			Flags: wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*AvailableCommand)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ResumeSessionResponse",
+	Type: (*ResumeSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
 func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return wire.Optional, nil
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ConfigOptions != nil {
-		b = wire.Key(b, &comma, "\"configOptions\":")
-		b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	}
-	if v.AvailableCommands != nil {
-		b = wire.Key(b, &comma, "\"availableCommands\":")
-		b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ResumeSessionResponse")
+	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11041,41 +10015,36 @@ func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCloseSessionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CloseSessionResponse",
+	Type: (*CloseSessionResponse)(nil),
+}
+
 // DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
 func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CloseSessionResponse")
+	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11083,41 +10052,36 @@ func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelToolCallResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelToolCallResponse",
+	Type: (*CancelToolCallResponse)(nil),
+}
+
 // DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
 func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelToolCallResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelToolCallResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelToolCallResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelToolCallResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelToolCallResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelToolCallResponse")
+	return wire.MarshalTable(&v, &objectCancelToolCallResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11125,41 +10089,36 @@ func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelTerminalResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelTerminalResponse",
+	Type: (*CancelTerminalResponse)(nil),
+}
+
 // DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
 func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelTerminalResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelTerminalResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelTerminalResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelTerminalResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelTerminalResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelTerminalResponse")
+	return wire.MarshalTable(&v, &objectCancelTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11167,47 +10126,49 @@ func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionResponse = wire.Members{Required: []string{"configOptions"}}
+var objectSetSessionConfigOptionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Required,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*SessionConfigOption)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetSessionConfigOptionResponse",
+	Type: (*SetSessionConfigOptionResponse)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
 func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionResponse, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configOptions\":")
-	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionConfigOptionResponse")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12183,47 +11144,42 @@ func (v *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalOutput = wire.Members{Required: []string{"data"}}
+var objectTerminalOutput = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Data",
+			Flags: wire.Required,
+			Name:  "data",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalOutput",
+	Type: (*TerminalOutput)(nil),
+}
 
 // DecodeJSON decodes one TerminalOutput object, keeping unknown members.
 func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalOutput{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalOutput, nil)
+	return wire.DecodeTable(d, v, &objectTerminalOutput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalOutput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalOutput)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalOutput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "data":
-		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalOutput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"data\":")
-	b = wire.AppendString(b, v.Data)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalOutput")
+	return wire.MarshalTable(&v, &objectTerminalOutput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12231,73 +11187,48 @@ func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalExitStatus = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ExitCode",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitCode",
+			Value: wire.Int64,
+		},
+		{
+			Field: "Signal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "signal",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalExitStatus",
+	Type: (*TerminalExitStatus)(nil),
+}
+
 // DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
 func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalExitStatus{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalExitStatus) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "exitCode":
-		if d.TryNull() {
-			v.ExitCode = nil
-			return wire.Optional, nil
-		}
-		v.ExitCode = new(int64)
-		m := d.Mark()
-		if err := wire.DecodeInt64(v.ExitCode, d); err != nil {
-			v.ExitCode = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitCode")
-		}
-		return wire.Optional, nil
-	case "signal":
-		if d.TryNull() {
-			v.Signal = nil
-			return wire.Optional, nil
-		}
-		v.Signal = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Signal, d); err != nil {
-			v.Signal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "signal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalExitStatus) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.ExitCode != nil {
-		b = wire.Key(b, &comma, "\"exitCode\":")
-		b = wire.AppendInt(b, int64(*v.ExitCode))
-	}
-	if v.Signal != nil {
-		b = wire.Key(b, &comma, "\"signal\":")
-		b = wire.AppendString(b, *v.Signal)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalExitStatus")
+	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12305,51 +11236,62 @@ func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTerminalSize = wire.Members{Required: []string{"cols", "rows"}}
+var objectTerminalSize = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cols",
+			Flags: wire.Required,
+			Name:  "cols",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint16,
+			},
+		},
+		{
+			Field: "Rows",
+			Flags: wire.Required,
+			Name:  "rows",
+			Value: &wire.Value{
+				Ints: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must be at least 1",
+				},
+				Shape: wire.ShapeUint16,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalSize",
+	Type: (*TerminalSize)(nil),
+}
 
 // DecodeJSON decodes one TerminalSize object, keeping unknown members.
 func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalSize{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalSize, nil)
+	return wire.DecodeTable(d, v, &objectTerminalSize)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalSize) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalSize)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalSize) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cols":
-		return 0, wire.AtKey(wire.DecodeUint16(&v.Cols, d), "cols")
-	case "rows":
-		return 1, wire.AtKey(wire.DecodeUint16(&v.Rows, d), "rows")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalSize) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"cols\":")
-	b = wire.AppendUint(b, uint64(v.Cols))
-	b = wire.Key(b, &comma, "\"rows\":")
-	b = wire.AppendUint(b, uint64(v.Rows))
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalSize")
+	return wire.MarshalTable(&v, &objectTerminalSize)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12357,57 +11299,45 @@ func (v *TerminalSize) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectTerminalCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalCapabilities",
+	Type: (*TerminalCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
 func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(TerminalCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12415,41 +11345,36 @@ func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalCancelCapabilities",
+	Type: (*TerminalCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
 func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalCancelCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13403,51 +12328,48 @@ func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCost = wire.Members{Required: []string{"amount", "currency"}}
+var objectCost = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Amount",
+			Flags: wire.Required,
+			Name:  "amount",
+			Value: wire.Float64,
+		},
+		{
+			Field: "Currency",
+			Flags: wire.Required,
+			Name:  "currency",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Cost",
+	Type: (*Cost)(nil),
+}
 
 // DecodeJSON decodes one Cost object, keeping unknown members.
 func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	*v = Cost{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCost, nil)
+	return wire.DecodeTable(d, v, &objectCost)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Cost) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCost)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Cost) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "amount":
-		return 0, wire.AtKey(wire.DecodeFloat64(&v.Amount, d), "amount")
-	case "currency":
-		return 1, wire.AtKey(wire.DecodeString(&v.Currency, d), "currency")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Cost) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"amount\":")
-	b = wire.AppendFloat(b, v.Amount)
-	b = wire.Key(b, &comma, "\"currency\":")
-	b = wire.AppendString(b, v.Currency)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Cost")
+	return wire.MarshalTable(&v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13825,57 +12747,45 @@ func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSubagentSessionCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cancel",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cancel",
+			Value: &wire.Value{
+				Object: &objectSessionCancelCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SubagentSessionCapabilities",
+	Type: (*SubagentSessionCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
 func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SubagentSessionCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSubagentSessionCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSubagentSessionCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SubagentSessionCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cancel":
-		if d.TryNull() {
-			v.Cancel = nil
-			return wire.Optional, nil
-		}
-		v.Cancel = new(SessionCancelCapabilities)
-		m := d.Mark()
-		if err := v.Cancel.DecodeJSON(d); err != nil {
-			v.Cancel = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cancel")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SubagentSessionCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cancel != nil {
-		b = wire.Key(b, &comma, "\"cancel\":")
-		b = v.Cancel.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SubagentSessionCapabilities")
+	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13883,41 +12793,36 @@ func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectSessionCancelCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionCancelCapabilities",
+	Type: (*SessionCancelCapabilities)(nil),
+}
+
 // DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
 func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionCancelCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectSessionCancelCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionCancelCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionCancelCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionCancelCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionCancelCapabilities")
+	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14237,47 +13142,42 @@ func (v *SessionMessageChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCompleteElicitationNotification = wire.Members{Required: []string{"elicitationId"}}
+var objectCompleteElicitationNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ElicitationID",
+			Flags: wire.Required,
+			Name:  "elicitationId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CompleteElicitationNotification",
+	Type: (*CompleteElicitationNotification)(nil),
+}
 
 // DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
 func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CompleteElicitationNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompleteElicitationNotification, nil)
+	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompleteElicitationNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompleteElicitationNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CompleteElicitationNotification")
+	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14285,58 +13185,58 @@ func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAuthStatusUpdateNotification = wire.Members{Required: []string{"state"}}
+var objectAuthStatusUpdateNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "State",
+			Flags: wire.Required,
+			Name:  "state",
+			Value: &wire.Value{
+				Coded: (*AuthState)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Accounts",
+			Flags: wire.DefaultOnError,
+			Name:  "accounts",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectAuthAccount,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthStatusUpdateNotification",
+	Type: (*AuthStatusUpdateNotification)(nil),
+}
 
 // DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
 func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthStatusUpdateNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAuthStatusUpdateNotification, nil)
+	return wire.DecodeTable(d, v, &objectAuthStatusUpdateNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthStatusUpdateNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthStatusUpdateNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthStatusUpdateNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "state":
-		return 0, wire.AtKey(v.State.DecodeJSON(d), "state")
-	case "accounts":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Accounts, true, (*AuthAccount).DecodeJSON); err != nil {
-			v.Accounts = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "accounts")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthStatusUpdateNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"state\":")
-	b = v.State.AppendJSON(b)
-	if v.Accounts != nil {
-		b = wire.Key(b, &comma, "\"accounts\":")
-		b = wire.AppendSlice(b, v.Accounts, (*AuthAccount).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthStatusUpdateNotification")
+	return wire.MarshalTable(&v, &objectAuthStatusUpdateNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14427,63 +13327,60 @@ func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersInitializeRequest = wire.Members{Required: []string{"protocolVersion", "info"}}
+var objectInitializeRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProtocolVersion",
+			Flags: wire.Required,
+			Name:  "protocolVersion",
+			Value: wire.Uint16,
+		},
+		{
+			Field: "Info",
+			Flags: wire.Required,
+			Name:  "info",
+			Value: &wire.Value{
+				Object: &objectImplementation,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Capabilities",
+			Flags: wire.Pointer | wire.DefaultOnError,
+			Name:  "capabilities",
+			Value: &wire.Value{
+				Object: &objectClientCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.InitializeRequest",
+	Type: (*InitializeRequest)(nil),
+}
 
 // DecodeJSON decodes one InitializeRequest object, keeping unknown members.
 func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = InitializeRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersInitializeRequest, nil)
+	return wire.DecodeTable(d, v, &objectInitializeRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *InitializeRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "protocolVersion":
-		return 0, wire.AtKey(v.ProtocolVersion.DecodeJSON(d), "protocolVersion")
-	case "info":
-		return 1, wire.AtKey(v.Info.DecodeJSON(d), "info")
-	case "capabilities":
-		v.Capabilities = new(ClientCapabilities)
-		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
-			v.Capabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *InitializeRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"protocolVersion\":")
-	b = v.ProtocolVersion.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"info\":")
-	b = v.Info.AppendJSON(b)
-	if v.Capabilities != nil {
-		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.InitializeRequest")
+	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14491,73 +13388,54 @@ func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Auth",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "auth",
+			Value: &wire.Value{
+				Object: &objectClientAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Elicitation",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "elicitation",
+			Value: &wire.Value{
+				Object: &objectElicitationCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ClientCapabilities",
+	Type: (*ClientCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
 func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "auth":
-		if d.TryNull() {
-			v.Auth = nil
-			return wire.Optional, nil
-		}
-		v.Auth = new(ClientAuthCapabilities)
-		m := d.Mark()
-		if err := v.Auth.DecodeJSON(d); err != nil {
-			v.Auth = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "auth")
-		}
-		return wire.Optional, nil
-	case "elicitation":
-		if d.TryNull() {
-			v.Elicitation = nil
-			return wire.Optional, nil
-		}
-		v.Elicitation = new(ElicitationCapabilities)
-		m := d.Mark()
-		if err := v.Elicitation.DecodeJSON(d); err != nil {
-			v.Elicitation = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "elicitation")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Auth != nil {
-		b = wire.Key(b, &comma, "\"auth\":")
-		b = v.Auth.AppendJSON(b)
-	}
-	if v.Elicitation != nil {
-		b = wire.Key(b, &comma, "\"elicitation\":")
-		b = v.Elicitation.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientCapabilities")
+	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14565,57 +13443,45 @@ func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectClientAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Terminal",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "terminal",
+			Value: &wire.Value{
+				Object: &objectTerminalAuthCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ClientAuthCapabilities",
+	Type: (*ClientAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
 func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectClientAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminal":
-		if d.TryNull() {
-			v.Terminal = nil
-			return wire.Optional, nil
-		}
-		v.Terminal = new(TerminalAuthCapabilities)
-		m := d.Mark()
-		if err := v.Terminal.DecodeJSON(d); err != nil {
-			v.Terminal = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "terminal")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Terminal != nil {
-		b = wire.Key(b, &comma, "\"terminal\":")
-		b = v.Terminal.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientAuthCapabilities")
+	return wire.MarshalTable(&v, &objectClientAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14623,41 +13489,36 @@ func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectTerminalAuthCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TerminalAuthCapabilities",
+	Type: (*TerminalAuthCapabilities)(nil),
+}
+
 // DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
 func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalAuthCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectTerminalAuthCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTerminalAuthCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalAuthCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalAuthCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.TerminalAuthCapabilities")
+	return wire.MarshalTable(&v, &objectTerminalAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14665,73 +13526,54 @@ func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Form",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "form",
+			Value: &wire.Value{
+				Object: &objectElicitationFormCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "URL",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "url",
+			Value: &wire.Value{
+				Object: &objectElicitationURLCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationCapabilities",
+	Type: (*ElicitationCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
 func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "form":
-		if d.TryNull() {
-			v.Form = nil
-			return wire.Optional, nil
-		}
-		v.Form = new(ElicitationFormCapabilities)
-		m := d.Mark()
-		if err := v.Form.DecodeJSON(d); err != nil {
-			v.Form = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "form")
-		}
-		return wire.Optional, nil
-	case "url":
-		if d.TryNull() {
-			v.URL = nil
-			return wire.Optional, nil
-		}
-		v.URL = new(ElicitationURLCapabilities)
-		m := d.Mark()
-		if err := v.URL.DecodeJSON(d); err != nil {
-			v.URL = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "url")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Form != nil {
-		b = wire.Key(b, &comma, "\"form\":")
-		b = v.Form.AppendJSON(b)
-	}
-	if v.URL != nil {
-		b = wire.Key(b, &comma, "\"url\":")
-		b = v.URL.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14739,41 +13581,36 @@ func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationFormCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationFormCapabilities",
+	Type: (*ElicitationFormCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
 func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationFormCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationFormCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationFormCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationFormCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14781,41 +13618,36 @@ func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationURLCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationURLCapabilities",
+	Type: (*ElicitationURLCapabilities)(nil),
+}
+
 // DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
 func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationURLCapabilities{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationURLCapabilities) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationURLCapabilities) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationURLCapabilities")
+	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14823,47 +13655,42 @@ func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersLoginAuthRequest = wire.Members{Required: []string{"methodId"}}
+var objectLoginAuthRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MethodID",
+			Flags: wire.Required,
+			Name:  "methodId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LoginAuthRequest",
+	Type: (*LoginAuthRequest)(nil),
+}
 
 // DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
 func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LoginAuthRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoginAuthRequest, nil)
+	return wire.DecodeTable(d, v, &objectLoginAuthRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLoginAuthRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LoginAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "methodId":
-		return 0, wire.AtKey(v.MethodID.DecodeJSON(d), "methodId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LoginAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"methodId\":")
-	b = v.MethodID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LoginAuthRequest")
+	return wire.MarshalTable(&v, &objectLoginAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14871,41 +13698,36 @@ func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectListProvidersRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ListProvidersRequest",
+	Type: (*ListProvidersRequest)(nil),
+}
+
 // DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
 func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ListProvidersRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectListProvidersRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListProvidersRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListProvidersRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListProvidersRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ListProvidersRequest")
+	return wire.MarshalTable(&v, &objectListProvidersRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14913,61 +13735,68 @@ func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetProviderRequest = wire.Members{Required: []string{"providerId", "apiType", "baseUrl"}}
+var objectSetProviderRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProviderID",
+			Flags: wire.Required,
+			Name:  "providerId",
+			Value: wire.String,
+		},
+		{
+			Field: "APIType",
+			Flags: wire.Required,
+			Name:  "apiType",
+			Value: &wire.Value{
+				Coded: (*LlmProtocol)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "BaseURL",
+			Flags: wire.Required,
+			Name:  "baseUrl",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Headers",
+			Name:  "headers",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetProviderRequest",
+	Type: (*SetProviderRequest)(nil),
+}
 
 // DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
 func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetProviderRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetProviderRequest, nil)
+	return wire.DecodeTable(d, v, &objectSetProviderRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetProviderRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetProviderRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetProviderRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "providerId":
-		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
-	case "apiType":
-		return 1, wire.AtKey(v.APIType.DecodeJSON(d), "apiType")
-	case "baseUrl":
-		return 2, wire.AtKey(wire.DecodeString(&v.BaseURL, d), "baseUrl")
-	case "headers":
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Headers, wire.DecodeString), "headers")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"providerId\":")
-	b = v.ProviderID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"apiType\":")
-	b = v.APIType.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"baseUrl\":")
-	b = wire.AppendString(b, v.BaseURL)
-	if v.Headers != nil {
-		b = wire.Key(b, &comma, "\"headers\":")
-		b = wire.AppendMap(b, v.Headers, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetProviderRequest")
+	return wire.MarshalTable(&v, &objectSetProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -14975,47 +13804,42 @@ func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDisableProviderRequest = wire.Members{Required: []string{"providerId"}}
+var objectDisableProviderRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ProviderID",
+			Flags: wire.Required,
+			Name:  "providerId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DisableProviderRequest",
+	Type: (*DisableProviderRequest)(nil),
+}
 
 // DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
 func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = DisableProviderRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDisableProviderRequest, nil)
+	return wire.DecodeTable(d, v, &objectDisableProviderRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DisableProviderRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDisableProviderRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DisableProviderRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "providerId":
-		return 0, wire.AtKey(v.ProviderID.DecodeJSON(d), "providerId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DisableProviderRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"providerId\":")
-	b = v.ProviderID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DisableProviderRequest")
+	return wire.MarshalTable(&v, &objectDisableProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15023,41 +13847,36 @@ func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectLogoutAuthRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.LogoutAuthRequest",
+	Type: (*LogoutAuthRequest)(nil),
+}
+
 // DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
 func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LogoutAuthRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectLogoutAuthRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectLogoutAuthRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *LogoutAuthRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *LogoutAuthRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.LogoutAuthRequest")
+	return wire.MarshalTable(&v, &objectLogoutAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15065,41 +13884,36 @@ func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAuthStatusRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AuthStatusRequest",
+	Type: (*AuthStatusRequest)(nil),
+}
+
 // DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
 func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthStatusRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAuthStatusRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAuthStatusRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AuthStatusRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AuthStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthStatusRequest")
+	return wire.MarshalTable(&v, &objectAuthStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15221,19 +14035,19 @@ func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.HTTP.decodeField(d, key)
+		return wire.DecodeMember(d, v.HTTP, &objectMCPServerHTTP, key)
 	case v.ACP != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ACP.decodeField(d, key)
+		return wire.DecodeMember(d, v.ACP, &objectMCPServerACP, key)
 	case v.Stdio != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Stdio.decodeField(d, key)
+		return wire.DecodeMember(d, v.Stdio, &objectMCPServerStdio, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectMCPServerOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -15242,13 +14056,13 @@ func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *MCPServer) required(w int) []string {
 	switch {
 	case v.HTTP != nil:
-		return wire.Level(w, membersMCPServerHTTP.Required)
+		return wire.Level(w, objectMCPServerHTTP.RequiredNames())
 	case v.ACP != nil:
-		return wire.Level(w, membersMCPServerACP.Required)
+		return wire.Level(w, objectMCPServerACP.RequiredNames())
 	case v.Stdio != nil:
-		return wire.Level(w, membersMCPServerStdio.Required)
+		return wire.Level(w, objectMCPServerStdio.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersMCPServerOther.Required)
+		return wire.Level(w, objectMCPServerOther.RequiredNames())
 	}
 	return nil
 }
@@ -15258,15 +14072,15 @@ func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.HTTP != nil:
 		b = wire.Key(b, &comma, "\"type\":\"http\"")
-		return v.HTTP.appendFields(b, comma)
+		return wire.AppendMembers(b, v.HTTP, &objectMCPServerHTTP, comma)
 	case v.ACP != nil:
 		b = wire.Key(b, &comma, "\"type\":\"acp\"")
-		return v.ACP.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ACP, &objectMCPServerACP, comma)
 	case v.Stdio != nil:
 		b = wire.Key(b, &comma, "\"type\":\"stdio\"")
-		return v.Stdio.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Stdio, &objectMCPServerStdio, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectMCPServerOther, comma)
 	}
 	return b, comma
 }
@@ -15313,41 +14127,33 @@ func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerOther = wire.Members{Required: []string{"type"}}
+var objectMCPServerOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.MCPServerOther",
+	Type: (*MCPServerOther)(nil),
+}
 
 // DecodeJSON decodes one MCPServerOther object, keeping unknown members.
 func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerOther, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServerOther")
+	return wire.MarshalTable(&v, &objectMCPServerOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15355,51 +14161,48 @@ func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersHTTPHeader = wire.Members{Required: []string{"name", "value"}}
+var objectHTTPHeader = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.HTTPHeader",
+	Type: (*HTTPHeader)(nil),
+}
 
 // DecodeJSON decodes one HTTPHeader object, keeping unknown members.
 func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
-	*v = HTTPHeader{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersHTTPHeader, nil)
+	return wire.DecodeTable(d, v, &objectHTTPHeader)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *HTTPHeader) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectHTTPHeader)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *HTTPHeader) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "value":
-		return 1, wire.AtKey(wire.DecodeString(&v.Value, d), "value")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, v.Value)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.HTTPHeader")
+	return wire.MarshalTable(&v, &objectHTTPHeader)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15407,61 +14210,63 @@ func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerHTTP = wire.Members{Required: []string{"name", "url"}}
+var objectMCPServerHTTP = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "URL",
+			Flags: wire.Required,
+			Name:  "url",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Headers",
+			Flags: wire.DefaultOnNull,
+			Name:  "headers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectHTTPHeader,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPServerHTTP",
+	Type: (*MCPServerHTTP)(nil),
+}
 
 // DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
 func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerHTTP{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerHTTP, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerHTTP)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerHTTP)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "url":
-		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
-	case "headers":
-		if d.Lenient() && d.TryNull() {
-			v.Headers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"url\":")
-	b = wire.AppendString(b, v.URL)
-	if v.Headers != nil {
-		b = wire.Key(b, &comma, "\"headers\":")
-		b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServerHTTP")
+	return wire.MarshalTable(&v, &objectMCPServerHTTP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15469,51 +14274,48 @@ func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerACP = wire.Members{Required: []string{"name", "serverId"}}
+var objectMCPServerACP = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "ServerID",
+			Flags: wire.Required,
+			Name:  "serverId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPServerACP",
+	Type: (*MCPServerACP)(nil),
+}
 
 // DecodeJSON decodes one MCPServerACP object, keeping unknown members.
 func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerACP{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerACP, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerACP)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerACP) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerACP)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "serverId":
-		return 1, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerACP) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"serverId\":")
-	b = v.ServerID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerACP) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServerACP")
+	return wire.MarshalTable(&v, &objectMCPServerACP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15521,71 +14323,69 @@ func (v *MCPServerACP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPServerStdio = wire.Members{Required: []string{"name", "command"}}
+var objectMCPServerStdio = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: wire.String,
+		},
+		{
+			Field: "Command",
+			Flags: wire.Required,
+			Name:  "command",
+			Value: wire.String,
+		},
+		{
+			Field: "Args",
+			Flags: wire.DefaultOnNull,
+			Name:  "args",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Env",
+			Flags: wire.DefaultOnNull,
+			Name:  "env",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnvVariable,
+					Shape:  wire.ShapeObject,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MCPServerStdio",
+	Type: (*MCPServerStdio)(nil),
+}
 
 // DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
 func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServerStdio{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPServerStdio, nil)
+	return wire.DecodeTable(d, v, &objectMCPServerStdio)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPServerStdio)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "command":
-		return 1, wire.AtKey(v.Command.DecodeJSON(d), "command")
-	case "args":
-		if d.Lenient() && d.TryNull() {
-			v.Args = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
-	case "env":
-		if d.Lenient() && d.TryNull() {
-			v.Env = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"command\":")
-	b = v.Command.AppendJSON(b)
-	if v.Args != nil {
-		b = wire.Key(b, &comma, "\"args\":")
-		b = wire.AppendSlice(b, v.Args, wire.EncodeString)
-	}
-	if v.Env != nil {
-		b = wire.Key(b, &comma, "\"env\":")
-		b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServerStdio")
+	return wire.MarshalTable(&v, &objectMCPServerStdio)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15593,51 +14393,57 @@ func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSystemPrompt = wire.Members{Required: []string{"mode", "content"}}
+var objectSystemPrompt = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Mode",
+			Flags: wire.Required,
+			Name:  "mode",
+			Value: &wire.Value{
+				Coded: (*SystemPromptMode)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SystemPrompt",
+	Type: (*SystemPrompt)(nil),
+}
 
 // DecodeJSON decodes one SystemPrompt object, keeping unknown members.
 func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
-	*v = SystemPrompt{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSystemPrompt, nil)
+	return wire.DecodeTable(d, v, &objectSystemPrompt)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SystemPrompt) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSystemPrompt)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SystemPrompt) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mode":
-		return 0, wire.AtKey(v.Mode.DecodeJSON(d), "mode")
-	case "content":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Content, false, (*ContentBlock).DecodeJSON), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SystemPrompt) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"mode\":")
-	b = v.Mode.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"content\":")
-	b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SystemPrompt")
+	return wire.MarshalTable(&v, &objectSystemPrompt)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15647,19 +14453,7 @@ func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SystemPromptMode value.
 func (v *SystemPromptMode) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "append":
-		*v = SystemPromptModeAppend
-	case "override":
-		*v = SystemPromptModeOverride
-	default:
-		*v = SystemPromptMode(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15678,74 +14472,57 @@ func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectListSessionsRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "Cursor",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cursor",
+			Value: wire.String,
+		},
+		{
+			Field: "Archived",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "archived",
+			Value: &wire.Value{
+				Coded: (*SessionArchiveFilter)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ListSessionsRequest",
+	Type: (*ListSessionsRequest)(nil),
+}
+
 // DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
 func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ListSessionsRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectListSessionsRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectListSessionsRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ListSessionsRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(AbsolutePath)
-		return wire.Optional, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "cursor":
-		if d.TryNull() {
-			v.Cursor = nil
-			return wire.Optional, nil
-		}
-		v.Cursor = new(SessionListCursor)
-		return wire.Optional, wire.AtKey(v.Cursor.DecodeJSON(d), "cursor")
-	case "archived":
-		if d.TryNull() {
-			v.Archived = nil
-			return wire.Optional, nil
-		}
-		v.Archived = new(SessionArchiveFilter)
-		return wire.Optional, wire.AtKey(v.Archived.DecodeJSON(d), "archived")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ListSessionsRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = v.Cwd.AppendJSON(b)
-	}
-	if v.Cursor != nil {
-		b = wire.Key(b, &comma, "\"cursor\":")
-		b = v.Cursor.AppendJSON(b)
-	}
-	if v.Archived != nil {
-		b = wire.Key(b, &comma, "\"archived\":")
-		b = v.Archived.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ListSessionsRequest")
+	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15755,21 +14532,7 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 
 // DecodeJSON decodes one SessionArchiveFilter value.
 func (v *SessionArchiveFilter) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "exclude":
-		*v = SessionArchiveFilterExclude
-	case "include":
-		*v = SessionArchiveFilterInclude
-	case "only":
-		*v = SessionArchiveFilterOnly
-	default:
-		*v = SessionArchiveFilter(string(s))
-	}
-	return nil
+	return wire.DecodeString((*string)(v), d)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
@@ -15788,47 +14551,42 @@ func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersDeleteSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectDeleteSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.DeleteSessionRequest",
+	Type: (*DeleteSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
 func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = DeleteSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersDeleteSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *DeleteSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *DeleteSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.DeleteSessionRequest")
+	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15836,82 +14594,78 @@ func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersForkSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectForkSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.DefaultOnNull,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "MCPServers",
+			Flags: wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "SystemPrompt",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "systemPrompt",
+			Value: &wire.Value{
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ForkSessionRequest",
+	Type: (*ForkSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
 func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ForkSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersForkSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectForkSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ForkSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectForkSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ForkSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "systemPrompt":
-		if d.TryNull() {
-			v.SystemPrompt = nil
-			return wire.Optional, nil
-		}
-		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ForkSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
-	}
-	if v.MCPServers != nil {
-		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	}
-	if v.SystemPrompt != nil {
-		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ForkSessionRequest")
+	return wire.MarshalTable(&v, &objectForkSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15919,47 +14673,42 @@ func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersArchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectArchiveSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ArchiveSessionRequest",
+	Type: (*ArchiveSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
 func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ArchiveSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersArchiveSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectArchiveSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ArchiveSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectArchiveSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ArchiveSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ArchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ArchiveSessionRequest")
+	return wire.MarshalTable(&v, &objectArchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15967,47 +14716,42 @@ func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUnarchiveSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectUnarchiveSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UnarchiveSessionRequest",
+	Type: (*UnarchiveSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
 func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = UnarchiveSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUnarchiveSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectUnarchiveSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *UnarchiveSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectUnarchiveSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UnarchiveSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UnarchiveSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UnarchiveSessionRequest")
+	return wire.MarshalTable(&v, &objectUnarchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16015,47 +14759,42 @@ func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionStatusRequest = wire.Members{Required: []string{"sessionId"}}
+var objectSessionStatusRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionStatusRequest",
+	Type: (*SessionStatusRequest)(nil),
+}
 
 // DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
 func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionStatusRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionStatusRequest, nil)
+	return wire.DecodeTable(d, v, &objectSessionStatusRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SessionStatusRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSessionStatusRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionStatusRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionStatusRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionStatusRequest")
+	return wire.MarshalTable(&v, &objectSessionStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16063,51 +14802,48 @@ func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionTitleRequest = wire.Members{Required: []string{"sessionId", "title"}}
+var objectSetSessionTitleRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SetSessionTitleRequest",
+	Type: (*SetSessionTitleRequest)(nil),
+}
 
 // DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
 func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionTitleRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionTitleRequest, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionTitleRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionTitleRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionTitleRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionTitleRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionTitleRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionTitleRequest")
+	return wire.MarshalTable(&v, &objectSetSessionTitleRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16115,93 +14851,87 @@ func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersResumeSessionRequest = wire.Members{Required: []string{"sessionId", "cwd"}}
+var objectResumeSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Required,
+			Name:  "cwd",
+			Value: wire.String,
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.DefaultOnNull,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem:  wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "MCPServers",
+			Flags: wire.DefaultOnNull,
+			Name:  "mcpServers",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*MCPServer)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "ReplayFrom",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "replayFrom",
+			Value: &wire.Value{
+				Coded: (*ReplayFrom)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "SystemPrompt",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "systemPrompt",
+			Value: &wire.Value{
+				Object: &objectSystemPrompt,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ResumeSessionRequest",
+	Type: (*ResumeSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
 func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ResumeSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersResumeSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ResumeSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "cwd":
-		return 1, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
-	case "additionalDirectories":
-		if d.Lenient() && d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
-	case "mcpServers":
-		if d.Lenient() && d.TryNull() {
-			v.MCPServers = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
-	case "replayFrom":
-		if d.TryNull() {
-			v.ReplayFrom = nil
-			return wire.Optional, nil
-		}
-		v.ReplayFrom = new(ReplayFrom)
-		return wire.Optional, wire.AtKey(v.ReplayFrom.DecodeJSON(d), "replayFrom")
-	case "systemPrompt":
-		if d.TryNull() {
-			v.SystemPrompt = nil
-			return wire.Optional, nil
-		}
-		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ResumeSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
-	}
-	if v.MCPServers != nil {
-		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
-	}
-	if v.ReplayFrom != nil {
-		b = wire.Key(b, &comma, "\"replayFrom\":")
-		b = v.ReplayFrom.AppendJSON(b)
-	}
-	if v.SystemPrompt != nil {
-		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ResumeSessionRequest")
+	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16238,9 +14968,9 @@ func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Start.decodeField(d, key)
+		return wire.DecodeMember(d, v.Start, &objectReplayFromStart, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectReplayFromOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -16249,9 +14979,9 @@ func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ReplayFrom) required(w int) []string {
 	switch {
 	case v.Start != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectReplayFromStart.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersReplayFromOther.Required)
+		return wire.Level(w, objectReplayFromOther.RequiredNames())
 	}
 	return nil
 }
@@ -16261,9 +14991,9 @@ func (v *ReplayFrom) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Start != nil:
 		b = wire.Key(b, &comma, "\"type\":\"start\"")
-		return v.Start.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Start, &objectReplayFromStart, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectReplayFromOther, comma)
 	}
 	return b, comma
 }
@@ -16306,41 +15036,33 @@ func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersReplayFromOther = wire.Members{Required: []string{"type"}}
+var objectReplayFromOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.ReplayFromOther",
+	Type: (*ReplayFromOther)(nil),
+}
 
 // DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
 func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
-	*v = ReplayFromOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersReplayFromOther, nil)
+	return wire.DecodeTable(d, v, &objectReplayFromOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReplayFromOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReplayFromOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReplayFromOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReplayFromOther")
+	return wire.MarshalTable(&v, &objectReplayFromOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16348,41 +15070,36 @@ func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectReplayFromStart = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ReplayFromStart",
+	Type: (*ReplayFromStart)(nil),
+}
+
 // DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
 func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
-	*v = ReplayFromStart{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectReplayFromStart)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectReplayFromStart)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ReplayFromStart) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ReplayFromStart) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReplayFromStart")
+	return wire.MarshalTable(&v, &objectReplayFromStart)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16390,47 +15107,42 @@ func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCloseSessionRequest = wire.Members{Required: []string{"sessionId"}}
+var objectCloseSessionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CloseSessionRequest",
+	Type: (*CloseSessionRequest)(nil),
+}
 
 // DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
 func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CloseSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCloseSessionRequest, nil)
+	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CloseSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CloseSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CloseSessionRequest")
+	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16438,51 +15150,48 @@ func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelToolCallRequest = wire.Members{Required: []string{"sessionId", "toolCallId"}}
+var objectCancelToolCallRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ToolCallID",
+			Flags: wire.Required,
+			Name:  "toolCallId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelToolCallRequest",
+	Type: (*CancelToolCallRequest)(nil),
+}
 
 // DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
 func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelToolCallRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelToolCallRequest, nil)
+	return wire.DecodeTable(d, v, &objectCancelToolCallRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelToolCallRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelToolCallRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "toolCallId":
-		return 1, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelToolCallRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelToolCallRequest")
+	return wire.MarshalTable(&v, &objectCancelToolCallRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16490,51 +15199,48 @@ func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelTerminalRequest = wire.Members{Required: []string{"sessionId", "terminalId"}}
+var objectCancelTerminalRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelTerminalRequest",
+	Type: (*CancelTerminalRequest)(nil),
+}
 
 // DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
 func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelTerminalRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelTerminalRequest, nil)
+	return wire.DecodeTable(d, v, &objectCancelTerminalRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelTerminalRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelTerminalRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "terminalId":
-		return 1, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelTerminalRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelTerminalRequest")
+	return wire.MarshalTable(&v, &objectCancelTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16632,14 +15338,14 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ID.decodeField(d, key)
+		return wire.DecodeMember(d, v.ID, &objectSetSessionConfigOptionRequestTypeID, key)
 	case v.Boolean != nil:
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Boolean.decodeField(d, key)
+		return wire.DecodeMember(d, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectSetSessionConfigOptionRequestTypeOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -16648,11 +15354,11 @@ func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []b
 func (v *SetSessionConfigOptionRequestType) required(w int) []string {
 	switch {
 	case v.ID != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeID.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeID.RequiredNames())
 	case v.Boolean != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeBoolean.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeBoolean.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersSetSessionConfigOptionRequestTypeOther.Required)
+		return wire.Level(w, objectSetSessionConfigOptionRequestTypeOther.RequiredNames())
 	}
 	return nil
 }
@@ -16662,12 +15368,12 @@ func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) (
 	switch {
 	case v.ID != nil:
 		b = wire.Key(b, &comma, "\"type\":\"id\"")
-		return v.ID.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ID, &objectSetSessionConfigOptionRequestTypeID, comma)
 	case v.Boolean != nil:
 		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectSetSessionConfigOptionRequestTypeOther, comma)
 	}
 	return b, comma
 }
@@ -16683,41 +15389,33 @@ func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeID = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeID = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.SetSessionConfigOptionRequestTypeID",
+	Type: (*SetSessionConfigOptionRequestTypeID)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeID{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeID, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeID) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeID) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionConfigOptionRequestTypeID")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16725,41 +15423,33 @@ func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeBoolean = wire.Members{Required: []string{"value"}}
+var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: wire.Bool,
+		},
+	},
+	Name: "unstable.SetSessionConfigOptionRequestTypeBoolean",
+	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeBoolean{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeBoolean, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(wire.DecodeBool(&v.Value, d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendBool(b, v.Value)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionConfigOptionRequestTypeBoolean")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16767,54 +15457,39 @@ func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) er
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequestTypeOther = wire.Members{Required: []string{"type", "value"}}
+var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: wire.String,
+		},
+		{
+			Field: "Value",
+			Flags: wire.Required | wire.Nullable,
+			Name:  "value",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.SetSessionConfigOptionRequestTypeOther",
+	Type: (*SetSessionConfigOptionRequestTypeOther)(nil),
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
 func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequestTypeOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequestTypeOther, nil)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequestTypeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	case "value":
-		if d.TryNull() {
-			v.Value = nil
-			return 1, nil
-		}
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Value, d), "value")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequestTypeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	if v.Value == nil {
-		b = wire.Key(b, &comma, "\"value\":")
-		b = append(b, "null"...)
-	} else {
-		b = wire.Key(b, &comma, "\"value\":")
-		b = wire.AppendRaw(b, v.Value)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionConfigOptionRequestTypeOther")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16905,7 +15580,7 @@ func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectClientResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -16916,7 +15591,7 @@ func (v *ClientResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersClientResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersClientResponseError.Required)
+		return wire.Level(w, objectClientResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -16927,7 +15602,7 @@ func (v *ClientResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectClientResponseError, comma)
 	}
 	return b, comma
 }
@@ -17016,45 +15691,45 @@ func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectClientResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*ClientResponseErrorID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.ClientResponseError",
+	Type: (*ClientResponseError)(nil),
+}
 
 // DecodeJSON decodes one ClientResponseError object, keeping unknown members.
 func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseError, nil)
+	return wire.DecodeTable(d, v, &objectClientResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientResponseError")
+	return wire.MarshalTable(&v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17120,47 +15795,45 @@ func (v *ClientResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionResponse = wire.Members{Required: []string{"outcome"}}
+var objectRequestPermissionResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: &wire.Value{
+				Coded: (*RequestPermissionOutcome)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.RequestPermissionResponse",
+	Type: (*RequestPermissionResponse)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
 func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionResponse{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionResponse, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(v.Outcome.DecodeJSON(d), "outcome")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = v.Outcome.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionResponse")
+	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17200,14 +15873,14 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancelled, &objectCancelledPermissionOutcome, key)
 	case v.Selected != nil:
 		if string(key) == "outcome" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Selected.decodeField(d, key)
+		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectRequestPermissionOutcomeOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -17216,11 +15889,11 @@ func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int
 func (v *RequestPermissionOutcome) required(w int) []string {
 	switch {
 	case v.Cancelled != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCancelledPermissionOutcome.RequiredNames())
 	case v.Selected != nil:
-		return wire.Level(w, membersSelectedPermissionOutcome.Required)
+		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersRequestPermissionOutcomeOther.Required)
+		return wire.Level(w, objectRequestPermissionOutcomeOther.RequiredNames())
 	}
 	return nil
 }
@@ -17230,12 +15903,12 @@ func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, b
 	switch {
 	case v.Cancelled != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return v.Cancelled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancelled, &objectCancelledPermissionOutcome, comma)
 	case v.Selected != nil:
 		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return v.Selected.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectRequestPermissionOutcomeOther, comma)
 	}
 	return b, comma
 }
@@ -17280,41 +15953,33 @@ func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionOutcomeOther = wire.Members{Required: []string{"outcome"}}
+var objectRequestPermissionOutcomeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Outcome",
+			Flags: wire.Required,
+			Name:  "outcome",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.RequestPermissionOutcomeOther",
+	Type: (*RequestPermissionOutcomeOther)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
 func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcomeOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionOutcomeOther, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionOutcomeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "outcome":
-		return 0, wire.AtKey(wire.DecodeString(&v.Outcome, d), "outcome")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionOutcomeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"outcome\":")
-	b = wire.AppendString(b, v.Outcome)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionOutcomeOther")
+	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17322,41 +15987,36 @@ func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCancelledPermissionOutcome = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelledPermissionOutcome",
+	Type: (*CancelledPermissionOutcome)(nil),
+}
+
 // DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
 func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelledPermissionOutcome{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCancelledPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelledPermissionOutcome)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelledPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelledPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelledPermissionOutcome")
+	return wire.MarshalTable(&v, &objectCancelledPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17364,47 +16024,42 @@ func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSelectedPermissionOutcome = wire.Members{Required: []string{"optionId"}}
+var objectSelectedPermissionOutcome = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "OptionID",
+			Flags: wire.Required,
+			Name:  "optionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SelectedPermissionOutcome",
+	Type: (*SelectedPermissionOutcome)(nil),
+}
 
 // DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
 func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = SelectedPermissionOutcome{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSelectedPermissionOutcome, nil)
+	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SelectedPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "optionId":
-		return 0, wire.AtKey(v.OptionID.DecodeJSON(d), "optionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SelectedPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"optionId\":")
-	b = v.OptionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SelectedPermissionOutcome")
+	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17495,19 +16150,19 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Accept.decodeField(d, key)
+		return wire.DecodeMember(d, v.Accept, &objectElicitationAcceptAction, key)
 	case v.Decline != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Decline.decodeField(d, key)
+		return wire.DecodeMember(d, v.Decline, &objectCreateElicitationResponseActionDecline, key)
 	case v.Cancel != nil:
 		if string(key) == "action" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancel.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancel, &objectCreateElicitationResponseActionCancel, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectCreateElicitationResponseActionOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -17516,13 +16171,13 @@ func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byt
 func (v *CreateElicitationResponseAction) required(w int) []string {
 	switch {
 	case v.Accept != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectElicitationAcceptAction.RequiredNames())
 	case v.Decline != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionDecline.RequiredNames())
 	case v.Cancel != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectCreateElicitationResponseActionCancel.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersCreateElicitationResponseActionOther.Required)
+		return wire.Level(w, objectCreateElicitationResponseActionOther.RequiredNames())
 	}
 	return nil
 }
@@ -17532,15 +16187,15 @@ func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]
 	switch {
 	case v.Accept != nil:
 		b = wire.Key(b, &comma, "\"action\":\"accept\"")
-		return v.Accept.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Accept, &objectElicitationAcceptAction, comma)
 	case v.Decline != nil:
 		b = wire.Key(b, &comma, "\"action\":\"decline\"")
-		return v.Decline.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Decline, &objectCreateElicitationResponseActionDecline, comma)
 	case v.Cancel != nil:
 		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
-		return v.Cancel.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancel, &objectCreateElicitationResponseActionCancel, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectCreateElicitationResponseActionOther, comma)
 	}
 	return b, comma
 }
@@ -17556,33 +16211,25 @@ func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionDecline = wire.Object{
+	Name: "unstable.CreateElicitationResponseActionDecline",
+	Type: (*CreateElicitationResponseActionDecline)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
 func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionDecline{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionDecline) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionDecline) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationResponseActionDecline")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17590,33 +16237,25 @@ func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) erro
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectCreateElicitationResponseActionCancel = wire.Object{
+	Name: "unstable.CreateElicitationResponseActionCancel",
+	Type: (*CreateElicitationResponseActionCancel)(nil),
+}
+
 // DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
 func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionCancel{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionCancel) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionCancel) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationResponseActionCancel")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17624,41 +16263,33 @@ func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCreateElicitationResponseActionOther = wire.Members{Required: []string{"action"}}
+var objectCreateElicitationResponseActionOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Action",
+			Flags: wire.Required,
+			Name:  "action",
+			Value: wire.String,
+		},
+	},
+	Name: "unstable.CreateElicitationResponseActionOther",
+	Type: (*CreateElicitationResponseActionOther)(nil),
+}
 
 // DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
 func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponseActionOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationResponseActionOther, nil)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponseActionOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "action":
-		return 0, wire.AtKey(wire.DecodeString(&v.Action, d), "action")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponseActionOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"action\":")
-	b = wire.AppendString(b, v.Action)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationResponseActionOther")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17792,45 +16423,39 @@ func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectElicitationAcceptAction = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Content",
+			Flags: wire.Nullable,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ElicitationContentValue)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ElicitationAcceptAction",
+	Type: (*ElicitationAcceptAction)(nil),
+}
+
 // DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
 func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationAcceptAction{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationAcceptAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeMap(d, &v.Content, (*ElicitationContentValue).DecodeJSON), "content")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationAcceptAction) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendMap(b, v.Content, (*ElicitationContentValue).AppendJSON)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationAcceptAction")
+	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17867,9 +16492,9 @@ func (v *MessageMCPResponse) selectVariant(d *wire.Decoder) error {
 func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.Result != nil:
-		return v.Result.decodeField(d, key)
+		return wire.DecodeMember(d, v.Result, &objectMessageMCPResponseResult, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectMessageMCPResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -17878,9 +16503,9 @@ func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte) (int, erro
 func (v *MessageMCPResponse) required(w int) []string {
 	switch {
 	case v.Result != nil:
-		return wire.Level(w, membersMessageMCPResponseResult.Required)
+		return wire.Level(w, objectMessageMCPResponseResult.RequiredNames())
 	case v.Error != nil:
-		return wire.Level(w, membersMessageMCPResponseError.Required)
+		return wire.Level(w, objectMessageMCPResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -17889,9 +16514,9 @@ func (v *MessageMCPResponse) required(w int) []string {
 func (v *MessageMCPResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Result, &objectMessageMCPResponseResult, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectMessageMCPResponseError, comma)
 	}
 	return b, comma
 }
@@ -17934,56 +16559,42 @@ func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMessageMCPResponseResult = wire.Members{Required: []string{"result"}}
+var objectMessageMCPResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Result",
+			Flags: wire.Required | wire.Nullable,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MessageMCPResponseResult",
+	Type: (*MessageMCPResponseResult)(nil),
+}
 
 // DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
 func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectMessageMCPResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMessageMCPResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MessageMCPResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "result":
-		if d.TryNull() {
-			v.Result = nil
-			return 0, nil
-		}
-		return 0, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MessageMCPResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Result == nil {
-		b = wire.Key(b, &comma, "\"result\":")
-		b = append(b, "null"...)
-	} else {
-		b = wire.Key(b, &comma, "\"result\":")
-		b = wire.AppendRaw(b, v.Result)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPResponseResult")
+	return wire.MarshalTable(&v, &objectMessageMCPResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -17991,47 +16602,45 @@ func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMessageMCPResponseError = wire.Members{Required: []string{"error"}}
+var objectMessageMCPResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectMCPError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MessageMCPResponseError",
+	Type: (*MessageMCPResponseError)(nil),
+}
 
 // DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
 func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPResponseError, nil)
+	return wire.DecodeTable(d, v, &objectMessageMCPResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMessageMCPResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MessageMCPResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "error":
-		return 0, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MessageMCPResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPResponseError")
+	return wire.MarshalTable(&v, &objectMessageMCPResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18039,55 +16648,45 @@ func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMCPError = wire.Members{Required: []string{"code", "message"}}
+var objectMCPError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Code",
+			Flags: wire.Required,
+			Name:  "code",
+			Value: wire.Int32,
+		},
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: wire.String,
+		},
+		{
+			Field: "Data",
+			Flags: wire.Nullable,
+			Name:  "data",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.MCPError",
+	Type: (*MCPError)(nil),
+}
 
 // DecodeJSON decodes one MCPError object, keeping unknown members.
 func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMCPError, nil)
+	return wire.DecodeTable(d, v, &objectMCPError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMCPError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MCPError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "code":
-		return 0, wire.AtKey(wire.DecodeInt32(&v.Code, d), "code")
-	case "message":
-		return 1, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "data":
-		if d.TryNull() {
-			v.Data = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Data, d), "data")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MCPError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"code\":")
-	b = wire.AppendInt(b, int64(v.Code))
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Data != nil {
-		b = wire.Key(b, &comma, "\"data\":")
-		b = wire.AppendRaw(b, v.Data)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPError")
+	return wire.MarshalTable(&v, &objectMCPError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18147,47 +16746,42 @@ func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelSessionNotification = wire.Members{Required: []string{"sessionId"}}
+var objectCancelSessionNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelSessionNotification",
+	Type: (*CancelSessionNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
 func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelSessionNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelSessionNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelSessionNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelSessionNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelSessionNotification")
+	return wire.MarshalTable(&v, &objectCancelSessionNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18195,65 +16789,63 @@ func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersMessageMCPNotification = wire.Members{Required: []string{"serverId", "requestId", "method"}}
+var objectMessageMCPNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ServerID",
+			Flags: wire.Required,
+			Name:  "serverId",
+			Value: wire.String,
+		},
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: wire.String,
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.MessageMCPNotification",
+	Type: (*MessageMCPNotification)(nil),
+}
 
 // DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
 func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersMessageMCPNotification, nil)
+	return wire.DecodeTable(d, v, &objectMessageMCPNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectMessageMCPNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *MessageMCPNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "serverId":
-		return 0, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
-	case "requestId":
-		return 1, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "method":
-		return 2, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRawMap(d, &v.Params), "params")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *MessageMCPNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"serverId\":")
-	b = v.ServerID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRawMap(b, v.Params)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPNotification")
+	return wire.MarshalTable(&v, &objectMessageMCPNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18261,47 +16853,45 @@ func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersCancelRequestNotification = wire.Members{Required: []string{"requestId"}}
+var objectCancelRequestNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestID",
+			Flags: wire.Required,
+			Name:  "requestId",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CancelRequestNotification",
+	Type: (*CancelRequestNotification)(nil),
+}
 
 // DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
 func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelRequestNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelRequestNotification, nil)
+	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CancelRequestNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestId":
-		return 0, wire.AtKey(v.RequestID.DecodeJSON(d), "requestId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CancelRequestNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestId\":")
-	b = v.RequestID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CancelRequestNotification")
+	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18365,57 +16955,48 @@ func (v *ProxyRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxySuccessorRequest = wire.Members{Required: []string{"method"}}
+var objectProxySuccessorRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProxySuccessorRequest",
+	Type: (*ProxySuccessorRequest)(nil),
+}
 
 // DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
 func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxySuccessorRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorRequest, nil)
+	return wire.DecodeTable(d, v, &objectProxySuccessorRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxySuccessorRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxySuccessorRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxySuccessorRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxySuccessorRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxySuccessorRequest")
+	return wire.MarshalTable(&v, &objectProxySuccessorRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18454,7 +17035,7 @@ func (v *ProxyResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case v.Result != nil:
 		return v.Result.decodeField(d, key)
 	case v.Error != nil:
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectProxyResponseError, key)
 	}
 	return wire.NotMember, nil
 }
@@ -18465,7 +17046,7 @@ func (v *ProxyResponse) required(w int) []string {
 	case v.Result != nil:
 		return wire.Level(w, membersProxyResponseResult.Required)
 	case v.Error != nil:
-		return wire.Level(w, membersProxyResponseError.Required)
+		return wire.Level(w, objectProxyResponseError.RequiredNames())
 	}
 	return nil
 }
@@ -18476,7 +17057,7 @@ func (v *ProxyResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	case v.Result != nil:
 		return v.Result.appendFields(b, comma)
 	case v.Error != nil:
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectProxyResponseError, comma)
 	}
 	return b, comma
 }
@@ -18565,45 +17146,45 @@ func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxyResponseError = wire.Members{Required: []string{"id", "error"}}
+var objectProxyResponseError = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*ProxyResponseErrorID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Required,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "unstable.ProxyResponseError",
+	Type: (*ProxyResponseError)(nil),
+}
 
 // DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
 func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxyResponseError{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseError, nil)
+	return wire.DecodeTable(d, v, &objectProxyResponseError)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxyResponseError) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxyResponseError)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxyResponseError) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "error":
-		return 1, wire.AtKey(v.Error.DecodeJSON(d), "error")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxyResponseError) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"error\":")
-	b = v.Error.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyResponseError")
+	return wire.MarshalTable(&v, &objectProxyResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18696,52 +17277,42 @@ func (v *ProxySuccessorResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxyNotification = wire.Members{Required: []string{"method"}}
+var objectProxyNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "params",
+			Value: &wire.Value{
+				Coded: (*ProxyNotificationParams)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "unstable.ProxyNotification",
+	Type: (*ProxyNotification)(nil),
+}
 
 // DecodeJSON decodes one ProxyNotification object, keeping unknown members.
 func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxyNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyNotification, nil)
+	return wire.DecodeTable(d, v, &objectProxyNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxyNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxyNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxyNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		v.Params = new(ProxyNotificationParams)
-		return wire.Optional, wire.AtKey(v.Params.DecodeJSON(d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxyNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = v.Params.AppendJSON(b)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyNotification")
+	return wire.MarshalTable(&v, &objectProxyNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18759,7 +17330,7 @@ func (v *ProxyNotificationParams) selectVariant(d *wire.Decoder) error {
 func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return v.ProxySuccessorNotification.decodeField(d, key)
+		return wire.DecodeMember(d, v.ProxySuccessorNotification, &objectProxySuccessorNotification, key)
 	}
 	return wire.NotMember, nil
 }
@@ -18768,7 +17339,7 @@ func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte) (int,
 func (v *ProxyNotificationParams) required(w int) []string {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return wire.Level(w, membersProxySuccessorNotification.Required)
+		return wire.Level(w, objectProxySuccessorNotification.RequiredNames())
 	}
 	return nil
 }
@@ -18777,7 +17348,7 @@ func (v *ProxyNotificationParams) required(w int) []string {
 func (v *ProxyNotificationParams) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.ProxySuccessorNotification != nil:
-		return v.ProxySuccessorNotification.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ProxySuccessorNotification, &objectProxySuccessorNotification, comma)
 	}
 	return b, comma
 }
@@ -18818,57 +17389,48 @@ func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxySuccessorNotification = wire.Members{Required: []string{"method"}}
+var objectProxySuccessorNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ProxySuccessorNotification",
+	Type: (*ProxySuccessorNotification)(nil),
+}
 
 // DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
 func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxySuccessorNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxySuccessorNotification, nil)
+	return wire.DecodeTable(d, v, &objectProxySuccessorNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxySuccessorNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxySuccessorNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxySuccessorNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxySuccessorNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxySuccessorNotification")
+	return wire.MarshalTable(&v, &objectProxySuccessorNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -18880,10 +17442,10 @@ func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
 // one variant set: AppendJSON would write an empty object or only the first variant.
 func marshal(x interface {
 	wire.Appender
-	validate(*wire.Validator)
+	ValidateWith(*wire.Validator)
 }, typ string) ([]byte, error) {
 	var v wire.Validator
-	x.validate(&v)
+	x.ValidateWith(&v)
 	if err := v.EncodeErr(typ); err != nil {
 		return nil, err
 	}

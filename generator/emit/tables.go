@@ -1,0 +1,297 @@
+package emit
+
+import (
+	"fmt"
+
+	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/dave/jennifer/jen"
+)
+
+// This file emits cold types: structs off the streaming path (ir's hot set,
+// hot.go) that runtime/wire's interpreter decodes, encodes and validates
+// from a static table (wire.Object) instead of generated code. Their
+// methods are one call each into the runtime.
+
+// cold reports whether struct t is described by a table: it is not hot, and
+// everything it does is something the interpreter does (see tabular).
+func (e *emitter) cold(t *ir.Type) bool {
+	if e.colds == nil {
+		e.colds = e.coldSet()
+	}
+	return e.colds[t]
+}
+
+// coldSet decides cold once for every type of the model.
+func (e *emitter) coldSet() map[*ir.Type]bool {
+	cyclic := onCycle(e.m.Types)
+	out := map[*ir.Type]bool{}
+	for _, t := range e.m.Types {
+		if t.Kind == ir.Struct && !t.Hot && t.Union == nil && t.Rules == nil && len(aliasedFields(t)) == 0 &&
+			!cyclic[t] && tabularFields(t) {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// onCycle are the types that reach themselves: their tables would refer to
+// each other at package initialisation, which Go rejects.
+func onCycle(types []*ir.Type) map[*ir.Type]bool {
+	out := map[*ir.Type]bool{}
+	for _, t := range types {
+		seen := map[*ir.Type]bool{}
+		var reaches func(u *ir.Type) bool
+		reaches = func(u *ir.Type) bool {
+			found := false
+			u.EachRef(func(r *ir.Ref) {
+				if found || r.Kind != ir.Named {
+					return
+				}
+				if r.Type == t {
+					found = true
+				} else if !seen[r.Type] {
+					seen[r.Type] = true
+					found = reaches(r.Type)
+				}
+			})
+			return found
+		}
+		out[t] = reaches(t)
+	}
+	return out
+}
+
+func tabularFields(t *ir.Type) bool {
+	for _, fl := range t.Fields {
+		if !tabular(fl.Ref) {
+			return false
+		}
+	}
+	return true
+}
+
+// tabular reports whether the interpreter checks a value of shape r as its
+// generated code would: strings with their StringRule, numbers without
+// bounds, raw values, named types (which check themselves), and arrays and
+// maps of those without item or member constraints.
+func tabular(r *ir.Ref) bool {
+	if r.Const != nil || r.Enum != nil {
+		return false
+	}
+	switch r.Kind {
+	case ir.String, ir.Bool, ir.Raw:
+		return true
+	case ir.Int:
+		return r.MultipleOf == nil && (!hasBounds(r) || r.Format != "uint64" && intRule(r) != nil || boundsHeld(r))
+	case ir.Float:
+		return !hasBounds(r) && r.MultipleOf == nil
+	case ir.Named:
+		return !nilable(r)
+	case ir.Array:
+		return r.MinItems == nil && r.MaxItems == nil && !r.UniqueItems && !r.ElemNullable && tabular(r.Elem)
+	case ir.Map:
+		return r.Rules == nil && !r.ElemNullable && tabular(r.Elem)
+	}
+	return false
+}
+
+// boundsHeld reports bounds the Go type of an integer already guarantees.
+func boundsHeld(r *ir.Ref) bool {
+	typeLo, typeHi := formatBounds(r.Format)
+	lo, _ := intLowerBound(r)
+	hi, _ := intUpperBound(r)
+	return (lo == nil || lo.Cmp(typeLo) <= 0) && (hi == nil || hi.Cmp(typeHi) >= 0)
+}
+
+func hasBounds(r *ir.Ref) bool {
+	return r.Minimum != nil || r.Maximum != nil || r.ExclusiveMinimum != nil || r.ExclusiveMaximum != nil
+}
+
+// intRule is the wire.IntRule of an integer's bounds (as intChecks derives
+// them, leaving out what the Go type guarantees), or nil when there is none
+// to check or the interpreter cannot hold them (a uint64, a bound beyond
+// int64).
+func intRule(r *ir.Ref) jen.Dict {
+	if !hasBounds(r) || r.Format == "uint64" {
+		return nil
+	}
+	out := jen.Dict{}
+	typeLo, typeHi := formatBounds(r.Format)
+	if lo, what := intLowerBound(r); lo != nil && lo.Cmp(typeLo) > 0 {
+		if !lo.IsInt64() {
+			return nil
+		}
+		out[jen.Id("HasMin")], out[jen.Id("Min")], out[jen.Id("MinWhat")] = jen.True(), jen.Lit(int(lo.Int64())), jen.Lit(what)
+	}
+	if hi, what := intUpperBound(r); hi != nil && hi.Cmp(typeHi) < 0 {
+		if !hi.IsInt64() {
+			return nil
+		}
+		out[jen.Id("HasMax")], out[jen.Id("Max")], out[jen.Id("MaxWhat")] = jen.True(), jen.Lit(int(hi.Int64())), jen.Lit(what)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// shapeNames are runtime/wire's Shape constants of the integer formats.
+var shapeNames = map[string]string{"int32": "ShapeInt32", "uint16": "ShapeUint16", "uint32": "ShapeUint32", "int64": "ShapeInt64", "": "ShapeInt64"}
+
+// objectTable names the package variable holding t's wire.Object.
+func objectTable(t *ir.Type) string { return "object" + t.Name }
+
+// coldCodec emits t's table and its codec methods.
+func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
+	var members []jen.Code
+	for _, fl := range t.Fields {
+		vals := jen.Dict{
+			jen.Id("Name"):  jen.Lit(fl.JSON),
+			jen.Id("Field"): jen.Lit(fl.Name),
+			jen.Id("Value"): e.tableValue(fl.Ref),
+		}
+		if flags := memberFlags(fl); flags != nil {
+			vals[jen.Id("Flags")] = flags
+		}
+		members = append(members, jen.Values(vals))
+	}
+	obj := jen.Dict{
+		jen.Id("Name"): jen.Lit(e.o.Package + "." + t.Name),
+		jen.Id("Type"): jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
+	}
+	if len(members) > 0 {
+		obj[jen.Id("Members")] = jen.Index().Add(wq("Member")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, members...)
+	}
+	f.Var().Id(objectTable(t)).Op("=").Add(wq("Object")).Values(obj)
+	table := jen.Op("&").Id(objectTable(t))
+	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", t.Name))
+	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
+		jen.Return(wq("DecodeTable").Call(jen.Id("d"), jen.Id("v"), table.Clone())))
+	f.Comment("AppendJSON appends the JSON encoding of v to b.")
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
+		jen.Return(wq("AppendTable").Call(jen.Id("b"), jen.Id("v"), table.Clone())))
+	f.Comment("MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,")
+	f.Comment("naming the union and its variants, when a union in v has no variant or several set.")
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(wq("MarshalTable").Call(jen.Op("&").Id("v"), table.Clone())))
+	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
+	f.Func().Add(recv(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Return(wq("Decode").Call(jen.Id("data"), jen.Id("v"), wq("Lenient"))))
+	f.Line()
+}
+
+// coldValidate emits t's Validate and ValidateWith over its table.
+func coldValidate(f *jen.File, t *ir.Type) {
+	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+		jen.Var().Id("v").Qual(WirePath, "Validator"),
+		wq("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))),
+		jen.Return(jen.Id("v").Dot("Err").Call()),
+	)
+	validateWithDoc(f, t.Name)
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(
+		wq("ValidateTable").Call(jen.Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))))
+	f.Line()
+}
+
+// memberFlags are fl's wire.MemberFlags, nil for none.
+func memberFlags(fl *ir.Field) jen.Code {
+	var flags []jen.Code
+	add := func(on bool, name string) {
+		if on {
+			flags = append(flags, wq(name))
+		}
+	}
+	add(fl.Required, "Required")
+	add(fl.Nullable, "Nullable")
+	add(fieldPtr(fl), "Pointer")
+	add(fl.DefaultOnNull, "DefaultOnNull")
+	add(fl.DefaultOnError, "DefaultOnError")
+	if len(flags) == 0 {
+		return nil
+	}
+	out := jen.Add(flags[0])
+	for _, fl := range flags[1:] {
+		out = out.Op("|").Add(fl)
+	}
+	return out
+}
+
+// scalarValues are runtime/wire's shared values of the scalar shapes.
+var scalarValues = map[string]string{"int32": "Int32", "uint16": "Uint16", "uint32": "Uint32", "int64": "Int64", "uint64": "Uint64", "": "Int64"}
+
+// scalar reports a string, boolean or number shape.
+func scalar(r *ir.Ref) bool {
+	return r.Kind == ir.String || r.Kind == ir.Bool || r.Kind == ir.Int || r.Kind == ir.Float
+}
+
+// tableValue is the *wire.Value describing shape r.
+func (e *emitter) tableValue(r *ir.Ref) jen.Code {
+	value := func(shape string, fields jen.Dict) jen.Code {
+		fields[jen.Id("Shape")] = wq(shape)
+		return jen.Op("&").Add(wq("Value")).Values(fields)
+	}
+	switch r.Kind {
+	case ir.String:
+		if rule := e.stringRule(r, ""); rule != "" {
+			return value("ShapeString", jen.Dict{jen.Id("Rule"): jen.Op("&").Id(rule)})
+		}
+		return wq("String")
+	case ir.Bool:
+		return wq("Bool")
+	case ir.Int:
+		if rule := intRule(r); rule != nil {
+			return value(shapeNames[r.Format], jen.Dict{jen.Id("Ints"): jen.Op("&").Add(wq("IntRule")).Values(rule)})
+		}
+		return wq(scalarValues[r.Format])
+	case ir.Float:
+		return wq("Float64")
+	case ir.Raw:
+		return wq("RawJSON")
+	case ir.Named:
+		u := r.Type.Underlying()
+		if u.Kind == ir.Alias && scalar(u.Target) && tabular(u.Target) {
+			// A named scalar has the scalar's layout and checks.
+			return e.tableValue(u.Target)
+		}
+		if e.cold(u) {
+			return value("ShapeObject", jen.Dict{jen.Id("Object"): jen.Op("&").Id(objectTable(u))})
+		}
+		return value("ShapeCoded", jen.Dict{jen.Id("Coded"): jen.Parens(jen.Op("*").Id(r.Type.Name)).Call(jen.Nil())})
+	case ir.Array:
+		fields := jen.Dict{jen.Id("Elem"): e.tableValue(r.Elem)}
+		if r.SkipInvalidItems {
+			fields[jen.Id("SkipInvalid")] = jen.True()
+		}
+		return value("ShapeSlice", fields)
+	case ir.Map:
+		return value("ShapeMap", jen.Dict{jen.Id("Elem"): e.tableValue(r.Elem)})
+	}
+	panic("tableValue")
+}
+
+// coldEnum reports a string enumeration off the streaming path, which
+// decodes and validates with a wire.Enum of its values (a closed one) or as
+// any string (an open one) instead of a switch.
+func coldEnum(t *ir.Type) bool { return t.Kind == ir.Enum && !t.Hot && t.EnumBase.Kind == ir.String }
+
+// enumTable names the package variable holding a closed cold enum's values.
+func enumTable(t *ir.Type) string { return "enum" + t.Name }
+
+// coldEnumDecode declares t's wire.Enum (closed enums) and returns the body
+// of its DecodeJSON.
+func coldEnumDecode(f *jen.File, t *ir.Type) []jen.Code {
+	target := jen.Parens(jen.Op("*").String()).Call(jen.Id("v"))
+	if t.EnumOpen {
+		return []jen.Code{jen.Return(wq("DecodeString").Call(target, jen.Id("d")))}
+	}
+	var vals []jen.Code
+	for _, v := range t.EnumValues {
+		vals = append(vals, jen.Lit(v.String))
+	}
+	f.Var().Id(enumTable(t)).Op("=").Add(wq("Enum")).Values(jen.Dict{
+		jen.Id("Name"):   jen.Lit(t.Name),
+		jen.Id("Values"): jen.Index().String().Values(vals...),
+	})
+	return []jen.Code{jen.Return(wq("DecodeEnum").Call(jen.Id("d"), target, jen.Op("&").Id(enumTable(t))))}
+}

@@ -1,0 +1,489 @@
+package wire
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"unsafe"
+)
+
+// This file is the interpreter of Object tables: what a generated type's
+// decodeField, appendFields and validate do, member by member, read from
+// its table instead. Pointers to members are formed with the offsets the
+// table's layout read from the struct (table.go); every value is read and
+// written as the Go type the layout checked, so the arithmetic stays inside
+// the struct it describes.
+
+// The entry points take the object as any, a pointer to the struct o
+// describes (checked: anything else panics). Not generic: a type parameter
+// would compile one copy of each per struct.
+
+// DecodeTable decodes one object described by o into *v, keeping unknown
+// members, as a generated DecodeJSON does.
+func DecodeTable(d *Decoder, v any, o *Object) error {
+	return decodeObject(d, o.pointer(v), o)
+}
+
+// AppendTable appends the object *v described by o.
+func AppendTable(b []byte, v any, o *Object) []byte {
+	return appendObject(b, o.pointer(v), o)
+}
+
+// ValidateTable adds the violations of the object *v described by o to vd.
+// The walk runs on a pooled Validator at vd's position: it calls generated
+// methods through interfaces, which would make vd (often a Validate
+// method's local) escape to the heap.
+func ValidateTable(vd *Validator, v any, o *Object) {
+	w := vd.borrow()
+	validateObject(w, o.pointer(v), o)
+	vd.giveBack(w)
+}
+
+// MarshalTable encodes *v for encoding/json after checking that every union
+// in it has exactly one variant set (a *EncodeError otherwise).
+func MarshalTable(v any, o *Object) ([]byte, error) {
+	vd := validators.Get().(*Validator)
+	*vd = Validator{}
+	p := o.pointer(v)
+	validateObject(vd, p, o)
+	err := vd.EncodeErr(o.Name)
+	*vd = Validator{} // the error owns the violations now
+	validators.Put(vd)
+	if err != nil {
+		return nil, err
+	}
+	return appendObject(nil, p, o), nil
+}
+
+// DecodeMember decodes the member named key of the object *v described by
+// o, as a generated decodeField does: it returns the member's required
+// slot, Optional, or NotMember for a key o does not declare. A union whose
+// variant is described by a table decodes the variant's members with it.
+func DecodeMember(d *Decoder, v any, o *Object, key []byte) (int, error) {
+	return memberOf(d, o.pointer(v), o, key)
+}
+
+// AppendMembers appends the members of the object *v described by o,
+// comma-separated, its unknown ones last, as a generated appendFields does;
+// comma says whether a member was written before.
+func AppendMembers(b []byte, v any, o *Object, comma bool) ([]byte, bool) {
+	return appendMembers(b, o.pointer(v), o, comma)
+}
+
+// RequiredNames names o's required members by slot.
+func (o *Object) RequiredNames() []string { return o.layout().required.Required }
+
+func decodeObject(d *Decoder, p unsafe.Pointer, o *Object) error {
+	zeroStruct(o, p)
+	sink := (*Fields)(at(p, o.unknown))
+	return DecodeObject(d, sink, func(d *Decoder, key []byte) (int, error) {
+		return memberOf(d, p, o, key)
+	}, &o.required, nil)
+}
+
+func memberOf(d *Decoder, p unsafe.Pointer, o *Object, key []byte) (int, error) {
+	i, ok := o.byName[string(key)]
+	if !ok {
+		return NotMember, nil
+	}
+	m := &o.Members[i]
+	return m.slot, decodeMember(d, at(p, m.offset), m)
+}
+
+// zeroStruct sets the struct at p to its zero value, as *v = T{} does.
+func zeroStruct(o *Object, p unsafe.Pointer) {
+	reflect.NewAt(reflect.TypeOf(o.Type).Elem(), p).Elem().SetZero()
+}
+
+// decodeMember decodes member m into its field at f.
+func decodeMember(d *Decoder, f unsafe.Pointer, m *Member) error {
+	if m.Flags&Nullable != 0 || (m.Flags&DefaultOnNull != 0 && d.Lenient()) {
+		if d.TryNull() {
+			zeroMember(f, m)
+			return nil
+		}
+	}
+	target := f
+	if m.Flags&Pointer != 0 {
+		target = newValue(m.Value)
+		*(*unsafe.Pointer)(f) = target
+	}
+	mark := d.Mark()
+	err := decodeValue(d, target, m.Value)
+	if err == nil {
+		return nil
+	}
+	if m.Flags&DefaultOnError == 0 {
+		return AtKey(err, m.Name)
+	}
+	zeroMember(f, m)
+	return AtKey(d.Recover(mark, err), m.Name)
+}
+
+// zeroMember leaves member m absent: nil for pointers, slices, maps and raw
+// values, the zero value otherwise.
+func zeroMember(f unsafe.Pointer, m *Member) {
+	if m.Flags&Pointer != 0 {
+		*(*unsafe.Pointer)(f) = nil
+		return
+	}
+	zeroValue(f, m.Value)
+}
+
+func zeroValue(p unsafe.Pointer, v *Value) {
+	switch v.Shape {
+	case ShapeString:
+		*(*string)(p) = ""
+	case ShapeBool:
+		*(*bool)(p) = false
+	case ShapeInt64, ShapeUint64, ShapeFloat64:
+		*(*uint64)(p) = 0
+	case ShapeInt32, ShapeUint32:
+		*(*uint32)(p) = 0
+	case ShapeUint16:
+		*(*uint16)(p) = 0
+	case ShapeRaw:
+		*(*Raw)(p) = nil
+	default:
+		reflect.NewAt(goType(v), p).Elem().SetZero()
+	}
+}
+
+// goType is the Go type of a value of shape v.
+func goType(v *Value) reflect.Type {
+	switch v.Shape {
+	case ShapeString:
+		return reflect.TypeFor[string]()
+	case ShapeBool:
+		return reflect.TypeFor[bool]()
+	case ShapeInt64:
+		return reflect.TypeFor[int64]()
+	case ShapeInt32:
+		return reflect.TypeFor[int32]()
+	case ShapeUint16:
+		return reflect.TypeFor[uint16]()
+	case ShapeUint32:
+		return reflect.TypeFor[uint32]()
+	case ShapeUint64:
+		return reflect.TypeFor[uint64]()
+	case ShapeFloat64:
+		return reflect.TypeFor[float64]()
+	case ShapeRaw:
+		return reflect.TypeFor[Raw]()
+	case ShapeObject:
+		return reflect.TypeOf(v.Object.Type).Elem()
+	case ShapeCoded:
+		return reflect.TypeOf(v.Coded).Elem()
+	}
+	return v.typ
+}
+
+// newValue allocates a zero value of shape v.
+func newValue(v *Value) unsafe.Pointer {
+	return reflect.New(goType(v)).UnsafePointer()
+}
+
+func decodeValue(d *Decoder, p unsafe.Pointer, v *Value) error {
+	switch v.Shape {
+	case ShapeString:
+		return DecodeString((*string)(p), d)
+	case ShapeBool:
+		return DecodeBool((*bool)(p), d)
+	case ShapeInt64:
+		return DecodeInt64((*int64)(p), d)
+	case ShapeInt32:
+		return DecodeInt32((*int32)(p), d)
+	case ShapeUint16:
+		return DecodeUint16((*uint16)(p), d)
+	case ShapeUint32:
+		return DecodeUint32((*uint32)(p), d)
+	case ShapeUint64:
+		return DecodeUint64((*uint64)(p), d)
+	case ShapeFloat64:
+		return DecodeFloat64((*float64)(p), d)
+	case ShapeRaw:
+		return DecodeRaw((*Raw)(p), d)
+	case ShapeObject:
+		return decodeObject(d, p, v.Object.layout())
+	case ShapeCoded:
+		return codedAt(v.Coded, p).DecodeJSON(d)
+	case ShapeSlice:
+		return decodeSlice(d, p, v)
+	case ShapeMap:
+		if v.Elem.Shape == ShapeRaw {
+			return DecodeRawMap(d, (*map[string]Raw)(p))
+		}
+		return decodeMap(d, p, v)
+	}
+	panic("wire: unknown shape")
+}
+
+// decodeSlice is DecodeSlice for a slice of shape v at p, grown in place:
+// reflection only to grow it (a typed reallocation), items addressed from
+// the slice header.
+func decodeSlice(d *Decoder, p unsafe.Pointer, v *Value) error {
+	if err := d.BeginArray(); err != nil {
+		return err
+	}
+	s := reflect.NewAt(v.typ, p).Elem()
+	h := (*sliceHeader)(p)
+	*h = sliceHeader{data: unsafe.Pointer(&emptyArray)}
+	for i := 0; ; i++ {
+		ok, err := d.NextItem()
+		if err != nil || !ok {
+			return err
+		}
+		m := d.Mark()
+		if h.len == h.cap {
+			s.Grow(1)
+		}
+		n := h.len
+		h.len++
+		s.Index(n).SetZero() // growing leaves memory past the old length as it was
+		if err := decodeValue(d, item(p, n, v.size), v.Elem); err != nil {
+			if !v.SkipInvalid || !d.Lenient() || IsSyntax(err) {
+				return AtIndex(err, i)
+			}
+			s.Index(n).SetZero()
+			h.len--
+			d.Rewind(m)
+			if err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// decodeMap is DecodeMap for a map of shape v at p.
+func decodeMap(d *Decoder, p unsafe.Pointer, v *Value) error {
+	if err := d.BeginObject(); err != nil {
+		return err
+	}
+	out := reflect.MakeMap(v.typ)
+	for {
+		key, ok, err := d.NextKey()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			reflect.NewAt(v.typ, p).Elem().Set(out)
+			return nil
+		}
+		name := string(key)
+		x := reflect.New(v.typ.Elem())
+		if err := decodeValue(d, x.UnsafePointer(), v.Elem); err != nil {
+			return AtKey(err, name)
+		}
+		out.SetMapIndex(reflect.ValueOf(name), x.Elem())
+	}
+}
+
+func appendObject(b []byte, p unsafe.Pointer, o *Object) []byte {
+	b = append(b, '{')
+	b, _ = appendMembers(b, p, o, false)
+	return append(b, '}')
+}
+
+func appendMembers(b []byte, p unsafe.Pointer, o *Object, comma bool) ([]byte, bool) {
+	for i := range o.Members {
+		m := &o.Members[i]
+		f := at(p, m.offset)
+		if m.Flags&Pointer != 0 {
+			f = *(*unsafe.Pointer)(f)
+		}
+		if f == nil || (m.Flags&Pointer == 0 && isNil(f, m.Value)) {
+			if m.Flags&Required == 0 {
+				continue
+			}
+			if m.Flags&(Pointer|Nullable) != 0 {
+				b = Key(b, &comma, m.key)
+				b = append(b, "null"...)
+				continue
+			}
+		}
+		b = Key(b, &comma, m.key)
+		b = appendValue(b, f, m.Value)
+	}
+	return (*Fields)(at(p, o.unknown)).AppendMembers(b, comma)
+}
+
+// isNil reports a nil slice, map or raw value: an absent member.
+func isNil(p unsafe.Pointer, v *Value) bool {
+	switch v.Shape {
+	case ShapeRaw:
+		return *(*Raw)(p) == nil
+	case ShapeSlice, ShapeMap:
+		// A slice's first word is its data pointer, nil only for a nil
+		// slice; a map is one pointer.
+		return *(*unsafe.Pointer)(p) == nil
+	}
+	return false
+}
+
+func appendValue(b []byte, p unsafe.Pointer, v *Value) []byte {
+	switch v.Shape {
+	case ShapeString:
+		return AppendString(b, *(*string)(p))
+	case ShapeBool:
+		return AppendBool(b, *(*bool)(p))
+	case ShapeInt64:
+		return AppendInt(b, *(*int64)(p))
+	case ShapeInt32:
+		return AppendInt(b, int64(*(*int32)(p)))
+	case ShapeUint16:
+		return AppendUint(b, uint64(*(*uint16)(p)))
+	case ShapeUint32:
+		return AppendUint(b, uint64(*(*uint32)(p)))
+	case ShapeUint64:
+		return AppendUint(b, *(*uint64)(p))
+	case ShapeFloat64:
+		return AppendFloat(b, *(*float64)(p))
+	case ShapeRaw:
+		return AppendRaw(b, *(*Raw)(p))
+	case ShapeObject:
+		return appendObject(b, p, v.Object.layout())
+	case ShapeCoded:
+		return codedAt(v.Coded, p).AppendJSON(b)
+	case ShapeSlice:
+		b = append(b, '[')
+		for i := range (*sliceHeader)(p).len {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, item(p, i, v.size), v.Elem)
+		}
+		return append(b, ']')
+	case ShapeMap:
+		return appendMap(b, p, v)
+	}
+	panic("wire: unknown shape")
+}
+
+// appendMap is AppendMap for a map of shape v at p: keys sorted.
+func appendMap(b []byte, p unsafe.Pointer, v *Value) []byte {
+	if v.Elem.Shape == ShapeRaw {
+		return AppendRawMap(b, *(*map[string]Raw)(p))
+	}
+	m := reflect.NewAt(v.typ, p).Elem()
+	keys := make([]string, 0, m.Len())
+	for _, k := range m.MapKeys() {
+		keys = append(keys, k.String())
+	}
+	slices.Sort(keys)
+	x := reflect.New(v.typ.Elem())
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, k)
+		b = append(b, ':')
+		x.Elem().Set(m.MapIndex(reflect.ValueOf(k)))
+		b = appendValue(b, x.UnsafePointer(), v.Elem)
+	}
+	return append(b, '}')
+}
+
+func validateObject(vd *Validator, p unsafe.Pointer, o *Object) {
+	for i := range o.Members {
+		m := &o.Members[i]
+		f := at(p, m.offset)
+		if m.Flags&Pointer != 0 {
+			if f = *(*unsafe.Pointer)(f); f == nil {
+				continue
+			}
+		} else if m.Flags&Required == 0 && isNil(f, m.Value) {
+			continue
+		}
+		vd.Push(m.Name)
+		validateValue(vd, f, m.Value)
+		vd.Pop()
+	}
+	unknown := *(*Fields)(at(p, o.unknown))
+	for _, u := range unknown {
+		if _, ok := o.byName[u.Name]; ok {
+			vd.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
+		}
+	}
+}
+
+func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
+	switch v.Shape {
+	case ShapeString:
+		if v.Rule != nil {
+			v.Rule.Check(vd, *(*string)(p))
+		}
+	case ShapeInt64, ShapeInt32, ShapeUint16, ShapeUint32:
+		if v.Ints != nil {
+			v.Ints.Check(vd, intAt(p, v.Shape))
+		}
+	case ShapeFloat64:
+		if x := *(*float64)(p); math.IsNaN(x) || math.IsInf(x, 0) {
+			vd.Add("must be a finite number")
+		}
+	case ShapeRaw:
+		if r := *(*Raw)(p); len(r) > 0 && !Valid(r) {
+			vd.Add("is not valid JSON")
+		}
+	case ShapeObject:
+		validateObject(vd, p, v.Object.layout())
+	case ShapeCoded:
+		codedAt(v.Coded, p).ValidateWith(vd)
+	case ShapeSlice:
+		if !needsCheck(v.Elem) {
+			return
+		}
+		for i := range (*sliceHeader)(p).len {
+			vd.PushIndex(i)
+			validateValue(vd, item(p, i, v.size), v.Elem)
+			vd.Pop()
+		}
+	case ShapeMap:
+		validateMap(vd, p, v)
+	}
+}
+
+// validateMap checks each value of a map of shape v at p, under its key.
+func validateMap(vd *Validator, p unsafe.Pointer, v *Value) {
+	if v.Elem.Shape == ShapeRaw {
+		vd.RawValues(*(*map[string]Raw)(p))
+		return
+	}
+	if !needsCheck(v.Elem) {
+		return
+	}
+	m := reflect.NewAt(v.typ, p).Elem()
+	x := reflect.New(v.typ.Elem())
+	for it := m.MapRange(); it.Next(); {
+		x.Elem().Set(it.Value())
+		vd.Push(it.Key().String())
+		validateValue(vd, x.UnsafePointer(), v.Elem)
+		vd.Pop()
+	}
+}
+
+// intAt reads an integer of shape s (not ShapeUint64) as an int64.
+func intAt(p unsafe.Pointer, s Shape) int64 {
+	switch s {
+	case ShapeInt32:
+		return int64(*(*int32)(p))
+	case ShapeUint16:
+		return int64(*(*uint16)(p))
+	case ShapeUint32:
+		return int64(*(*uint32)(p))
+	}
+	return *(*int64)(p)
+}
+
+// needsCheck reports whether a value of shape v can break its schema.
+func needsCheck(v *Value) bool {
+	switch v.Shape {
+	case ShapeBool, ShapeUint64:
+		return false
+	case ShapeInt64, ShapeInt32, ShapeUint16, ShapeUint32:
+		return v.Ints != nil
+	case ShapeString:
+		return v.Rule != nil
+	}
+	return true
+}

@@ -1,0 +1,227 @@
+package wire
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+// This file describes a generated struct as data, for the one interpreter
+// (interp.go) that decodes, encodes and validates every cold type: the types
+// off the streaming path, whose speed matters less than the size of the
+// code. A generated table is a composite literal the compiler lays out
+// statically (no package init code); the Go side of it (member offsets,
+// element types) is read once with reflection on first use, so generated
+// code needs no unsafe. unsafe is confined to this file and interp.go.
+
+// Shape is how the interpreter reads and writes one value.
+type Shape uint8
+
+// The shapes of values.
+const (
+	ShapeString  Shape = iota + 1 // string
+	ShapeBool                     // bool
+	ShapeInt64                    // int64
+	ShapeInt32                    // int32
+	ShapeUint16                   // uint16
+	ShapeUint32                   // uint32
+	ShapeUint64                   // uint64
+	ShapeFloat64                  // float64, checked finite
+	ShapeRaw                      // Raw, checked valid JSON
+	ShapeObject                   // a struct described by Value.Object
+	ShapeCoded                    // a type with its own methods (Value.Coded)
+	ShapeSlice                    // []Elem, nil when absent
+	ShapeMap                      // map[string]Elem, nil when absent
+)
+
+// Coded is a generated type that decodes, encodes and validates itself; a
+// table names one by a nil pointer of it, such as (*ContentBlock)(nil).
+type Coded interface {
+	Decodable
+	Appender
+	// ValidateWith adds the value's violations to v at v's position.
+	ValidateWith(v *Validator)
+}
+
+// Value is the shape of a member, array item or map value.
+type Value struct {
+	Shape  Shape
+	Rule   *StringRule // ShapeString: the constraints, nil for none
+	Ints   *IntRule    // integer shapes but ShapeUint64: the bounds, nil for none
+	Object *Object     // ShapeObject
+	Coded  Coded       // ShapeCoded: a nil pointer of the type
+	Elem   *Value      // ShapeSlice, ShapeMap
+	// SkipInvalid drops array items that fail to decode, in lenient mode.
+	SkipInvalid bool
+
+	typ  reflect.Type // the Go type, set by Object.layout
+	size uintptr      // ShapeSlice: the size of an item
+}
+
+// sliceHeader is the layout of a slice value.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// emptyArray is where an empty, non-nil slice points (as []T{} does, to
+// no memory of its own): with capacity 0 nothing is read or written there.
+var emptyArray uintptr
+
+// item is the address of item i of the slice at p, of items of size.
+func item(p unsafe.Pointer, i int, size uintptr) unsafe.Pointer {
+	return unsafe.Add((*sliceHeader)(p).data, uintptr(i)*size)
+}
+
+// The scalar shapes, shared by every table.
+var (
+	String  = &Value{Shape: ShapeString}
+	Bool    = &Value{Shape: ShapeBool}
+	Int64   = &Value{Shape: ShapeInt64}
+	Int32   = &Value{Shape: ShapeInt32}
+	Uint16  = &Value{Shape: ShapeUint16}
+	Uint32  = &Value{Shape: ShapeUint32}
+	Uint64  = &Value{Shape: ShapeUint64}
+	Float64 = &Value{Shape: ShapeFloat64}
+	RawJSON = &Value{Shape: ShapeRaw}
+)
+
+// MemberFlags say how a member is present.
+type MemberFlags uint8
+
+// Member flags.
+const (
+	// Required: decoding fails without the member; encoding always writes it.
+	Required MemberFlags = 1 << iota
+	// Nullable: null is read as the zero value (absent).
+	Nullable
+	// Pointer: the field is a pointer to the value, nil when absent.
+	Pointer
+	// DefaultOnNull: lenient decoding reads null as absent.
+	DefaultOnNull
+	// DefaultOnError: lenient decoding reads a value that fails as absent.
+	DefaultOnError
+)
+
+// Member is one declared member of an Object.
+type Member struct {
+	Name  string // JSON name
+	Field string // Go field name
+	Flags MemberFlags
+	Value *Value
+
+	key    string  // `"name":`
+	offset uintptr // of the field in the struct
+	slot   int     // required slot, or Optional
+}
+
+// Object describes one generated struct: its members in schema order and an
+// Unknown field of type Fields keeping the others.
+type Object struct {
+	// Name is the package-qualified Go name, for encoding errors.
+	Name string
+	// Type is a nil pointer of the struct, such as (*NewSessionRequest)(nil).
+	Type    any
+	Members []Member
+
+	once     sync.Once
+	unknown  uintptr        // offset of the Unknown field
+	required Members        // required members by slot
+	byName   map[string]int // member index by JSON name
+}
+
+// layout reads the struct's offsets and types once.
+func (o *Object) layout() *Object {
+	o.once.Do(o.resolve)
+	return o
+}
+
+func (o *Object) resolve() {
+	t := reflect.TypeOf(o.Type).Elem()
+	unknown := field(t, "Unknown", reflect.TypeFor[Fields]())
+	o.unknown = unknown.Offset
+	o.byName = make(map[string]int, len(o.Members))
+	for i := range o.Members {
+		m := &o.Members[i]
+		f := field(t, m.Field, nil)
+		ft := f.Type
+		if m.Flags&Pointer != 0 {
+			ft = ft.Elem()
+		}
+		m.Value.resolve(ft)
+		m.offset, m.key, m.slot = f.Offset, fmt.Sprintf("%q:", m.Name), Optional
+		if m.Flags&Required != 0 {
+			m.slot = len(o.required.Required)
+			o.required.Required = append(o.required.Required, m.Name)
+		}
+		o.byName[m.Name] = i
+	}
+}
+
+// field finds a struct field, of type want when want is not nil; a table
+// that does not fit its struct is a generator bug, reported at once.
+func field(t reflect.Type, name string, want reflect.Type) reflect.StructField {
+	f, ok := t.FieldByName(name)
+	if !ok || (want != nil && f.Type != want) {
+		panic(fmt.Sprintf("wire: table of %s: no field %s of the described type", t, name))
+	}
+	return f
+}
+
+// resolve notes the Go type of a container value and checks the scalars.
+func (v *Value) resolve(t reflect.Type) {
+	switch v.Shape {
+	case ShapeSlice:
+		v.typ, v.size = t, t.Elem().Size()
+		v.Elem.resolve(t.Elem())
+	case ShapeMap:
+		v.typ = t
+		v.Elem.resolve(t.Elem())
+	case ShapeObject:
+		if reflect.TypeOf(v.Object.Type).Elem() != t {
+			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Object.Type).Elem()))
+		}
+	case ShapeCoded:
+		if reflect.TypeOf(v.Coded).Elem() != t {
+			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Coded).Elem()))
+		}
+	}
+}
+
+// eface is the layout of an empty interface value: its type and its data
+// word, which for a pointer type is the pointer itself.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// pointer is the struct v points to, after o's layout is read; v must be a
+// pointer of o's type (a generator bug otherwise, reported at once).
+func (o *Object) pointer(v any) unsafe.Pointer {
+	o.layout()
+	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&o.Type))
+	if e.typ != want.typ {
+		panic(fmt.Sprintf("wire: table of %T used on a %T", o.Type, v))
+	}
+	return e.data
+}
+
+// iface is the layout of a non-empty interface value: its method table and
+// its data word, which for a pointer type is the pointer itself.
+type iface struct {
+	tab  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// codedAt is c's type holding the pointer p: c is a nil pointer of a
+// generated type, so the result calls that type's methods on *p without
+// reflection or allocation.
+func codedAt(c Coded, p unsafe.Pointer) Coded {
+	i := *(*iface)(unsafe.Pointer(&c))
+	i.data = p
+	return *(*Coded)(unsafe.Pointer(&i))
+}
+
+// at is the address of the member at offset off of the struct at p.
+func at(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
