@@ -1,13 +1,12 @@
 package conductor
 
 import (
-	"bytes"
 	"context"
 	"io"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/acpgen/acpgen/internal/heapsample"
 )
 
 // burstUpdates is the size of the burst: 20,000 updates of 1 KiB, 20 MiB
@@ -20,45 +19,13 @@ const burstUpdates = 20_000
 // it.
 const heapGrowthBound = 8 << 20
 
-// sampler is the editor's stdout: it counts the lines it gets, measures
-// the live heap once near the burst's end, and reports the last line.
-type sampler struct {
-	mu    sync.Mutex
-	lines int
-	at    int
-	heap  uint64
-	want  int
-	done  chan struct{}
-}
-
-func (s *sampler) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	before := s.lines
-	s.lines += bytes.Count(p, []byte("\n"))
-	if before < s.at && s.lines >= s.at {
-		s.heap = liveHeap()
-	}
-	if before < s.want && s.lines >= s.want {
-		close(s.done)
-	}
-	return len(p), nil
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // The conductor's memory stays bounded while the agent streams a
 // 20,000-update turn through two proxies: frames are written through,
 // never queued.
 func TestBurstMemoryBounded(t *testing.T) {
 	in, editor := io.Pipe()
-	out := &sampler{at: burstUpdates - 1000, want: burstUpdates + 3, done: make(chan struct{})}
-	base := liveHeap()
+	out := &heapsample.Writer{At: burstUpdates - 1000, Want: burstUpdates + 3}
+	base := heapsample.Live()
 	done := make(chan *Result, 1)
 	go func() {
 		res, err := Run(context.Background(), Options{Stdin: in, Stdout: out, Stderr: io.Discard,
@@ -78,17 +45,13 @@ func TestBurstMemoryBounded(t *testing.T) {
 		}
 	}
 	select {
-	case <-out.done:
+	case <-out.Done():
 	case <-time.After(deadline):
-		t.Fatalf("the editor got %d lines within %v, want %d", out.lines, deadline, out.want)
+		t.Fatalf("the editor got %d lines within %v, want %d", out.Lines(), deadline, burstUpdates+3)
 	}
 	editor.Close()
 	if res := <-done; res == nil || res.Ended != nil {
 		t.Fatalf("Run: %+v", res)
 	}
-	growth := int64(out.heap) - int64(base)
-	t.Logf("live heap near the burst's end: %d KiB above the start", growth>>10)
-	if growth > heapGrowthBound {
-		t.Errorf("live heap grew by %d MiB during the burst, bound %d MiB", growth>>20, heapGrowthBound>>20)
-	}
+	out.Check(t, base, heapGrowthBound)
 }

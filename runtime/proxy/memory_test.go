@@ -1,15 +1,13 @@
 package proxy_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os/exec"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/acpgen/acpgen/internal/heapsample"
 	"github.com/acpgen/acpgen/runtime/proxy"
 )
 
@@ -29,39 +27,6 @@ const heapGrowthBound = 4 << 20
 // fail.
 const stall = time.Second
 
-// sampler is the editor's input: it counts the lines it gets, stops
-// reading for a while early in the burst and measures the live heap at the
-// end of that stall, and again near the end of the burst.
-type sampler struct {
-	mu      sync.Mutex
-	lines   int
-	stallAt int
-	at      int
-	heap    uint64
-}
-
-func (s *sampler) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	before := s.lines
-	s.lines += bytes.Count(p, []byte("\n"))
-	if before < s.stallAt && s.lines >= s.stallAt {
-		time.Sleep(stall)
-		s.heap = liveHeap()
-	}
-	if before < s.at && s.lines >= s.at {
-		s.heap = max(s.heap, liveHeap())
-	}
-	return len(p), nil
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // The proxy's memory stays bounded while an agent streams a 20,000-update
 // turn: each side is read only as fast as the other is written.
 func TestBurstMemoryBounded(t *testing.T) {
@@ -69,8 +34,8 @@ func TestBurstMemoryBounded(t *testing.T) {
 	cmd := exec.Command(path)
 	cmd.Env = env
 	in, editor := io.Pipe()
-	out := &sampler{stallAt: 10, at: burstUpdates - 1000}
-	base := liveHeap()
+	out := &heapsample.Writer{StallAt: 10, Stall: stall, At: burstUpdates - 1000}
+	base := heapsample.Live()
 	agentLink, err := proxy.Command(cmd)
 	if err != nil {
 		t.Fatal(err)
@@ -90,12 +55,8 @@ func TestBurstMemoryBounded(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if out.lines != burstUpdates+3 {
-		t.Fatalf("the editor got %d lines, want %d", out.lines, burstUpdates+3)
+	if out.Lines() != burstUpdates+3 {
+		t.Fatalf("the editor got %d lines, want %d", out.Lines(), burstUpdates+3)
 	}
-	growth := int64(out.heap) - int64(base)
-	t.Logf("live heap after the stall or near the burst's end: %d KiB above the start", growth>>10)
-	if growth > heapGrowthBound {
-		t.Errorf("live heap grew by %d KiB during the burst, bound %d KiB", growth>>10, heapGrowthBound>>10)
-	}
+	out.Check(t, base, heapGrowthBound)
 }
