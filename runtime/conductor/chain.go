@@ -209,8 +209,7 @@ func (r *router) send(env *jsonrpc.Envelope, k kind, to *peer, m outbound) {
 		if r.over() {
 			return
 		}
-		r.buf = m.appendTo(r.buf[:0], nil)
-		to.write(r.buf)
+		r.write(to, m.appendTo(r.buf[:0], nil))
 		return
 	}
 	id, refusal := r.open(env.ID, to)
@@ -218,8 +217,18 @@ func (r *router) send(env *jsonrpc.Envelope, k kind, to *peer, m outbound) {
 		r.from.write(errorFrame(env.ID, refusal))
 		return
 	}
-	r.buf = m.appendTo(r.buf[:0], strconv.AppendInt(nil, id, 10))
-	to.write(r.buf)
+	r.write(to, m.appendTo(r.buf[:0], strconv.AppendInt(nil, id, 10)))
+}
+
+// write writes frame, built in r.buf, to the peer to, and keeps the buffer
+// for the next frame unless it has grown past the read buffer's size: one
+// huge frame does not pin its copy for the rest of the chain.
+func (r *router) write(to *peer, frame []byte) {
+	to.write(frame)
+	r.buf = frame[:0]
+	if cap(frame) > readSize {
+		r.buf = nil
+	}
 }
 
 // over reports a chain that has ended.
@@ -267,8 +276,7 @@ func (r *router) respond(env *jsonrpc.Envelope) {
 		r.dropped.Log(r.log, slog.LevelWarn, "conductor: response to no request of the conductor's dropped", "from", r.from.name, "id", string(env.ID))
 		return
 	}
-	r.buf = appendResponse(r.buf[:0], o.id, env.Result, env.Error)
-	o.from.write(r.buf)
+	r.write(o.from, appendResponse(r.buf[:0], o.id, env.Result, env.Error))
 }
 
 // cancel handles a peer's $/cancel_request for a request the conductor
@@ -284,8 +292,7 @@ func (r *router) cancel(params wire.Raw) {
 	rt, ok := r.from.forwarded[key]
 	r.mu.Unlock()
 	if ok {
-		r.buf = appendCancel(r.buf[:0], rt.id)
-		rt.to.write(r.buf)
+		r.write(rt.to, appendCancel(r.buf[:0], rt.id))
 	}
 }
 

@@ -59,7 +59,8 @@
 // sends to another arrives in the order sent (a turn's updates before its
 // response), and a destination that does not read holds its sender back
 // (pipe backpressure) instead of filling a queue. Nothing is queued: a
-// reader holds the frame it routes and its 64 KiB read buffer; the
+// reader holds the frame it routes, its 64 KiB read buffer and the copy it
+// writes, which it lets go once it is larger than the read buffer; the
 // conductor's tables hold an id pair per unanswered request, at most
 // MaxPending per connection.
 //

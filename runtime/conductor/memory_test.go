@@ -92,3 +92,61 @@ func TestBurstMemoryBounded(t *testing.T) {
 		t.Errorf("live heap grew by %d MiB during the burst, bound %d MiB", growth>>20, heapGrowthBound>>20)
 	}
 }
+
+// lineSignal is the editor's stdout for TestLargeFrameNotRetained: it keeps
+// nothing of what it gets and closes got once a whole line has arrived.
+type lineSignal struct {
+	once sync.Once
+	got  chan struct{}
+}
+
+func (l *lineSignal) Write(p []byte) (int, error) {
+	if bytes.IndexByte(p, '\n') >= 0 {
+		l.once.Do(func() { close(l.got) })
+	}
+	return len(p), nil
+}
+
+// A frame far larger than the usual ones passes through both ways (the
+// agent echoes it) and leaves nothing behind: once it has gone, the
+// conductor's live heap is back near its start, though the chain goes on.
+func TestLargeFrameNotRetained(t *testing.T) {
+	const size = 24 << 20
+	in, editor := io.Pipe()
+	out := &lineSignal{got: make(chan struct{})}
+	base := liveHeap()
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Run(context.Background(), Options{Stdin: in, Stdout: out, Stderr: io.Discard,
+			Components: [][]string{self(t, "agent")}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	sendEcho(t, editor, size)
+	select {
+	case <-out.got:
+	case <-time.After(deadline):
+		t.Fatalf("no echo within %v", deadline)
+	}
+	growth := int64(liveHeap()) - int64(base)
+	t.Logf("live heap after a %d MiB frame each way: %d KiB above the start", size>>20, growth>>10)
+	if growth > size/4 {
+		t.Errorf("live heap grew by %d MiB after the frame had gone, want under %d MiB", growth>>20, size/4>>20)
+	}
+	editor.Close()
+	if res := <-done; res == nil || res.Ended != nil {
+		t.Fatalf("Run: %+v", res)
+	}
+}
+
+// sendEcho writes an _test/echo request whose params hold about size
+// bytes, keeping no reference to it.
+func sendEcho(t *testing.T, w io.Writer, size int) {
+	t.Helper()
+	line := append([]byte(`{"jsonrpc":"2.0","id":1,"method":"_test/echo","params":{"pad":"`), bytes.Repeat([]byte("x"), size)...)
+	if _, err := w.Write(append(line, "\"}}\n"...)); err != nil {
+		t.Fatal(err)
+	}
+}
