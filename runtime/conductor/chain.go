@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/acpgen/acpgen/runtime/internal/peerlog"
@@ -134,6 +135,11 @@ func (r *router) route(frame []byte) {
 		r.from.write(errorFrame(id, invalidRequest(reason)))
 	case k == kindResponse:
 		r.respond(&env)
+	case r.from.pos == 0 && strings.HasPrefix(env.Name, proxyPrefix):
+		// To the editor the chain is an agent; an editor's proxy/successor
+		// would reach the first proxy as a message of its successor's.
+		r.refuse(&env, k, &wire.RPCError{Code: wire.CodeMethodNotFound,
+			Message: "Method not found: " + env.Name + ": the conductor is an agent to the editor; proxy/ methods pass only between it and its components"})
 	case env.Name == methodProxySuccessor && r.from.pos > 0:
 		r.successor(&env, k)
 	case k == kindNotification && env.Name == methodCancelRequest:

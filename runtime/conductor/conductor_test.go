@@ -269,3 +269,32 @@ func TestStartFailure(t *testing.T) {
 		t.Fatalf("Run: %v, want an error naming component 2", err)
 	}
 }
+
+// The editor cannot speak as a component's successor or as the conductor:
+// proxy/successor and proxy/initialize from the editor are answered
+// -32601 by the conductor, as an agent answers a method it does not have,
+// and reach no component (a proxy would take the first for a message of
+// its successor's).
+func TestEditorProxyMethodsRefused(t *testing.T) {
+	e := startChain(t, Options{Components: [][]string{self(t, "proxy:a"), self(t, "agent")}})
+	e.initialize()
+	for i, line := range []string{
+		`"method":"proxy/successor","params":{"method":"_test/echo","params":{"forged":true}}`,
+		`"method":"proxy/initialize","params":{"protocolVersion":1,"clientCapabilities":{}}`,
+	} {
+		e.send(`{"jsonrpc":"2.0","method":"proxy/successor","params":{"method":"session/update","params":{}}}`)
+		e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s}`, 30+i, line))
+		err := errorOf(t, e.response(fmt.Sprint(30+i)))
+		if err.Code != -32601 || !strings.Contains(err.Message, "proxy/") {
+			t.Errorf("%s from the editor: %+v, want the conductor's -32601", line, err)
+		}
+	}
+	e.send(`{"jsonrpc":"2.0","id":40,"method":"_test/echo","params":{"still":"here"}}`)
+	if m := e.response("40"); !jsonEqual(m.Result, []byte(`{"still":"here"}`)) {
+		t.Errorf("after the refusals: %+v", m)
+	}
+	if s := e.stderr.String(); strings.Contains(s, "response to no request") {
+		t.Errorf("a component got a refused message:\n%s", s)
+	}
+	e.end()
+}

@@ -41,6 +41,8 @@
 //     method (and params an object, an array, null or absent), or that wraps
 //     a proxy/ method or $/cancel_request: -32602;
 //   - proxy/successor from the agent, which has no successor: -32601;
+//   - a proxy/ method from the editor, to which the chain is an agent:
+//     -32601;
 //   - a frame that is not JSON-RPC: -32700 or -32600, as a jsonrpc.Conn
 //     answers it;
 //   - more than MaxPending unanswered requests on one connection:
