@@ -135,7 +135,9 @@ func TestWriteProxy(t *testing.T) {
 		t.Errorf("--import: %+v, %v", st, err)
 	}
 	writeFile(t, filepath.Join(dir, "acpgen.json"), `{"channels": [{"name": "stable", "out": "acp"}]}`)
-	if _, err := Write(Options{Kind: "proxy", Out: "r"}); err == nil || !strings.Contains(err.Error(), "the proxy starter builds on an unstable channel") {
+	// The refusal says both ways out, as they are typed.
+	if _, err := Write(Options{Kind: "proxy", Out: "r"}); err == nil || !strings.Contains(err.Error(), "the proxy starter builds on an unstable channel") ||
+		!strings.Contains(err.Error(), `add {"name": "unstable"} to its channels`) || !strings.Contains(err.Error(), "--import "+DefaultImport+"/unstable") {
 		t.Errorf("a configuration without an unstable channel: %v", err)
 	}
 }
