@@ -46,6 +46,7 @@ type peer struct {
 type origin struct {
 	from *peer
 	id   wire.Raw // the sender's id, a copy
+	init bool     // the request is proxy/initialize
 }
 
 // route is where the conductor sent a request on: the peer and its own id
@@ -218,7 +219,7 @@ func (r *router) send(env *jsonrpc.Envelope, k kind, to *peer, m outbound) {
 		r.write(to, m.appendTo(r.buf[:0], nil))
 		return
 	}
-	id, refusal := r.open(env.ID, to)
+	id, refusal := r.open(origin{from: r.from, id: env.ID, init: bytes.Equal(m.method, proxyInitializeJSON)}, to)
 	if refusal != nil {
 		r.from.write(errorFrame(env.ID, refusal))
 		return
@@ -244,9 +245,9 @@ func (r *router) over() bool {
 	return r.ended != nil
 }
 
-// open takes the next id of the conductor's on to for a request of from's
-// with id senderID, or says why the request is refused.
-func (r *router) open(senderID wire.Raw, to *peer) (int64, *wire.RPCError) {
+// open takes the next id of the conductor's on to for the request o, or
+// says why the request is refused.
+func (r *router) open(o origin, to *peer) (int64, *wire.RPCError) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -257,8 +258,9 @@ func (r *router) open(senderID wire.Raw, to *peer) (int64, *wire.RPCError) {
 			Message: fmt.Sprintf("Server overloaded: %s has %d requests unanswered; retry later", to.name, MaxPending)}
 	}
 	to.next++
-	to.pending[to.next] = origin{from: r.from, id: append(wire.Raw(nil), senderID...)}
-	r.from.forwarded[idKey(senderID)] = route{to: to, id: to.next}
+	o.id = append(wire.Raw(nil), o.id...)
+	to.pending[to.next] = o
+	r.from.forwarded[idKey(o.id)] = route{to: to, id: to.next}
 	return to.next, nil
 }
 
@@ -281,6 +283,10 @@ func (r *router) respond(env *jsonrpc.Envelope) {
 	if !ok {
 		r.dropped.Log(r.log, slog.LevelWarn, "conductor: response to no request of the conductor's dropped", "from", r.from.name, "id", string(env.ID))
 		return
+	}
+	if o.init && env.Error != nil {
+		r.log.Warn("conductor: "+r.from.name+" refused proxy/initialize: each component but the last must run as a Proxy Chains component "+
+			"(a scaffolded proxy or examples/proxy with -component), and only the last may be the agent", "error", string(env.Error))
 	}
 	r.write(o.from, appendResponse(r.buf[:0], o.id, env.Result, env.Error))
 }

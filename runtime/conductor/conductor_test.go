@@ -3,6 +3,7 @@ package conductor
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
@@ -297,4 +298,24 @@ func TestEditorProxyMethodsRefused(t *testing.T) {
 		t.Errorf("a component got a refused message:\n%s", s)
 	}
 	e.end()
+}
+
+// A component that refuses proxy/initialize is most likely not running as
+// a Proxy Chains component (a proxy started as if it fronted an agent, or
+// an agent placed before the last position): its error reaches the editor
+// unchanged, and the conductor's log says what to check.
+func TestProxyInitializeRefusalExplained(t *testing.T) {
+	log := &syncBuffer{}
+	e := startChain(t, Options{Components: [][]string{self(t, "agent"), self(t, "agent")},
+		Logger: slog.New(slog.NewTextHandler(log, nil))})
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	if err := errorOf(t, e.response("0")); err.Code != -32601 || !strings.Contains(err.Message, "proxy/initialize") {
+		t.Errorf("initialize: %+v, want the first component's own -32601", err)
+	}
+	e.end()
+	for _, want := range []string{"component 1 (conductor.test) refused proxy/initialize", "Proxy Chains component", "-component"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the conductor's log lacks %q:\n%s", want, log)
+		}
+	}
 }
