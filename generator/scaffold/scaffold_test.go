@@ -128,7 +128,8 @@ func TestWriteProxy(t *testing.T) {
 	}
 	var next strings.Builder
 	st.PrintNextSteps(&next)
-	if !strings.Contains(next.String(), "(.gitignore, proxy.go, proxy_test.go, go.mod, main.go)") || !strings.Contains(next.String(), "./bin/p -- AGENT [ARGS...]") {
+	if !strings.Contains(next.String(), "(.gitignore, proxy.go, proxy_test.go, go.mod, main.go)") || !strings.Contains(next.String(), "./bin/p -- AGENT [ARGS...]") ||
+		!strings.Contains(next.String(), "acpgen conduct -- ./bin/p -component ::: AGENT [ARGS...]") {
 		t.Errorf("next steps:\n%s", next.String())
 	}
 	if st, err := Write(Options{Kind: "proxy", Out: "q", Import: "example.com/acp"}); err != nil || st.Data.Import != "example.com/acp" {
