@@ -24,7 +24,11 @@ import (
 const (
 	// MaxPending bounds the conductor's unanswered requests per connection.
 	MaxPending = 4096
-	readSize   = 64 << 10
+	// MaxIDLength bounds a request's id as written, in bytes: the
+	// conductor keeps each forwarded request's id until it is answered. A
+	// request with a longer id is refused -32600 with id null.
+	MaxIDLength = 1024
+	readSize    = 64 << 10
 )
 
 // peer is one connection of the chain: the editor (position 0) or a
@@ -130,7 +134,7 @@ func (r *router) route(frame []byte) {
 	switch {
 	case reason != "":
 		var id wire.Raw
-		if env.Method != nil && env.ID != nil && env.IDValid() {
+		if env.Method != nil && env.ID != nil && env.IDValid() && len(env.ID) <= MaxIDLength {
 			id = env.ID // a request's id is echoed; a response's never
 		}
 		r.from.write(errorFrame(id, invalidRequest(reason)))
