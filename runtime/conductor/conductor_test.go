@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -313,7 +314,8 @@ func TestProxyInitializeRefusalExplained(t *testing.T) {
 		t.Errorf("initialize: %+v, want the first component's own -32601", err)
 	}
 	e.end()
-	for _, want := range []string{"component 1 (conductor.test) refused proxy/initialize", "Proxy Chains component", "-component"} {
+	name := filepath.Base(self(t, "agent")[0])
+	for _, want := range []string{"component 1 (" + name + ") refused proxy/initialize", "Proxy Chains component", "-component"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the conductor's log lacks %q:\n%s", want, log)
 		}
