@@ -79,20 +79,7 @@ func TestReadmeQuickStart(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not on the PATH")
 	}
-	repo := repoRoot(t)
-	cmds := shellBlocks(t, filepath.Join(repo, "README.md"), "Install and quick start", testVersion)
-	base := t.TempDir()
-	if err := os.Symlink(repo, filepath.Join(base, "acpgen")); err != nil {
-		t.Fatal(err)
-	}
-	d := newDownstream(t, repo)
-	script := "set -euo pipefail\n" + strings.Join(cmds, "\n") + "\n"
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir, cmd.Env = base, d.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("README quick start: %v\n%s", err, out)
-	}
+	base, out := runDocSection(t, "README.md", "Install and quick start")
 	mustContain(t, string(out), ", 0 fail,")
 	// The starter's turn lasts long enough for conform's cancel to end it.
 	if !regexp.MustCompile(`(?m)^session/cancel ends the turn .* pass$`).Match(out) {
@@ -103,4 +90,51 @@ func TestReadmeQuickStart(t *testing.T) {
 			t.Errorf("after the quick start: %v", err)
 		}
 	}
+}
+
+// TestProxyQuickStart runs docs/proxies.md's "A proxy in a new module" as
+// written, as TestReadmeQuickStart does: the scaffolded proxy carries
+// examples/client's whole flow to examples/agent, transparently and as a
+// component under acpgen conduct.
+func TestProxyQuickStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds modules with the go command and fetches their dependencies")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not on the PATH")
+	}
+	_, out := runDocSection(t, filepath.Join("docs", "proxies.md"), "A proxy in a new module")
+	text := string(out)
+	for _, want := range []string{"ok session/prompt: stopReason=end_turn", "ok session/cancel: stopReason=cancelled", "ok exit: agent exited with status 0"} {
+		if n := strings.Count(text, want); n != 2 {
+			t.Errorf("%q %d times, want once a run:\n%s", want, n, text)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^time=\S+ level=INFO msg="session total"`).MatchString(text) ||
+		!regexp.MustCompile(`(?m)^\[1 my-proxy\] time=\S+ level=INFO msg="session total"`).MatchString(text) {
+		t.Errorf("the proxy's session total, alone and under the conductor:\n%s", text)
+	}
+}
+
+// runDocSection runs the sh blocks of a section of a Markdown file of this
+// checkout as one bash script, in a new folder beside a link named acpgen
+// to the checkout, with empty module and schema caches; a command that
+// fails fails the test. It returns the folder and the script's output.
+func runDocSection(t *testing.T, file, heading string) (base string, out []byte) {
+	t.Helper()
+	repo := repoRoot(t)
+	cmds := shellBlocks(t, filepath.Join(repo, file), heading, testVersion)
+	base = t.TempDir()
+	if err := os.Symlink(repo, filepath.Join(base, "acpgen")); err != nil {
+		t.Fatal(err)
+	}
+	d := newDownstream(t, repo)
+	script := "set -euo pipefail\n" + strings.Join(cmds, "\n") + "\n"
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir, cmd.Env = base, d.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s, %q: %v\n%s", file, heading, err, out)
+	}
+	return base, out
 }

@@ -17,15 +17,24 @@
 // Usage:
 //
 //	proxy [--] AGENT [ARGS...]
+//	proxy -listen ADDR [-token T] [-allow-host H]... [-max-agents N] [--] AGENT [ARGS...]
 //	proxy -component
 //
 // Run transparently (the first form) it speaks ACP on stdin and stdout to
 // the editor and starts the agent, whose stdin and stdout are the other side
-// and whose stderr is the proxy's. With -component it is a Proxy Chains
-// component (the unstable schema's proxy/initialize and proxy/successor):
-// stdin and stdout are its one connection to a conductor, which starts it
-// and the agent. It exits 0 when its input (the editor's, or the
-// conductor's) ends, 1 when the agent exits first or a side fails.
+// and whose stderr is the proxy's. With -listen it serves editors over the
+// network instead, at http://ADDR/acp in both of runtime/acphttp's profiles,
+// printing "listening on http://ADDR/acp" once it accepts connections: each
+// editor connection gets an agent process of its own, at most -max-agents
+// (8) in use and as many opening. Without -token (every request then needs
+// "Authorization: Bearer T") it serves loopback addresses only; requests
+// must name the server by a loopback name unless -allow-host lists others,
+// and browser pages of other sites are refused. With -component it is a
+// Proxy Chains component (the unstable schema's proxy/initialize and
+// proxy/successor): stdin and stdout are its one connection to a conductor,
+// which starts it and the agent. It exits 0 when its input (the editor's,
+// or the conductor's) ends, 1 when the agent exits first or a side fails
+// (with -listen: when it cannot serve ADDR).
 package main
 
 import (
@@ -43,18 +52,33 @@ import (
 
 func main() {
 	component := flag.Bool("component", false, "run as a Proxy Chains component: stdin and stdout are the conductor's connection")
+	var n network
+	flag.StringVar(&n.addr, "listen", "", "serve editors over the network at http://ADDR/acp instead of stdio, an agent for each")
+	flag.StringVar(&n.token, "token", "", "with -listen: require \"Authorization: Bearer TOKEN\"")
+	flag.Func("allow-host", "with -listen: accept requests naming the server HOST or HOST:PORT (repeatable; default loopback names only)", func(h string) error {
+		n.hosts = append(n.hosts, h)
+		return nil
+	})
+	flag.IntVar(&n.maxAgents, "max-agents", 8, "with -listen: editor connections in use at once, each with its agent (as many more may be opening)")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: proxy [--] AGENT [ARGS...]\n       proxy -component")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: proxy [-listen ADDR [-token T] [-allow-host H]...] [--] AGENT [ARGS...]\n       proxy -component")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *component == (flag.NArg() > 0) {
+	if *component == (flag.NArg() > 0) || (*component && n.addr != "") || n.maxAgents < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if n.addr != "" {
+		if err := n.serve(ctx, flag.Args(), log); err != nil {
+			log.Error("proxy ended", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
 	m := newMeter(log)
 	p := newProxy(m, log)
 	var err error

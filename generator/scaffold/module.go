@@ -56,7 +56,7 @@ func importPath(o Options) (Package, error) {
 	}
 	pkg, err := configuredPackage(r, want)
 	if err != nil && o.Kind == "proxy" && !o.Unstable {
-		err = fmt.Errorf("the proxy starter builds on an unstable channel (Proxy Chains, token usage), but %s generates none; add one, or give --import with a package that has them", r.File)
+		err = fmt.Errorf("the proxy starter builds on an unstable channel (Proxy Chains, token usage), but %s generates none: add {\"name\": \"unstable\"} to its channels and generate, or give --import %s/unstable", r.File, DefaultImport)
 	}
 	return pkg, err
 }

@@ -45,7 +45,7 @@ func (st *Starter) PrintNextSteps(w io.Writer) {
 	case "agent":
 		fmt.Fprintf(w, "  go build -o %s . && ./%s   # speaks ACP on stdin/stdout\n", bin, bin)
 	case "proxy":
-		fmt.Fprintf(w, "  go build -o %s . && ./%s -- AGENT [ARGS...]   # an editor runs it in the agent's place\n", bin, bin)
+		fmt.Fprintf(w, "  go build -o %s . && ./%s -- AGENT [ARGS...]   # an editor runs it in the agent's place; in a Proxy Chain: acpgen conduct -- ./%s -component ::: AGENT [ARGS...]\n", bin, bin, bin)
 	default:
 		fmt.Fprintf(w, "  go build -o %s . && ./%s -prompt 'Hello' AGENT [ARGS...]\n", bin, bin)
 	}

@@ -128,14 +128,17 @@ func TestWriteProxy(t *testing.T) {
 	}
 	var next strings.Builder
 	st.PrintNextSteps(&next)
-	if !strings.Contains(next.String(), "(.gitignore, proxy.go, proxy_test.go, go.mod, main.go)") || !strings.Contains(next.String(), "./bin/p -- AGENT [ARGS...]") {
+	if !strings.Contains(next.String(), "(.gitignore, proxy.go, proxy_test.go, go.mod, main.go)") || !strings.Contains(next.String(), "./bin/p -- AGENT [ARGS...]") ||
+		!strings.Contains(next.String(), "acpgen conduct -- ./bin/p -component ::: AGENT [ARGS...]") {
 		t.Errorf("next steps:\n%s", next.String())
 	}
 	if st, err := Write(Options{Kind: "proxy", Out: "q", Import: "example.com/acp"}); err != nil || st.Data.Import != "example.com/acp" {
 		t.Errorf("--import: %+v, %v", st, err)
 	}
 	writeFile(t, filepath.Join(dir, "acpgen.json"), `{"channels": [{"name": "stable", "out": "acp"}]}`)
-	if _, err := Write(Options{Kind: "proxy", Out: "r"}); err == nil || !strings.Contains(err.Error(), "the proxy starter builds on an unstable channel") {
+	// The refusal says both ways out, as they are typed.
+	if _, err := Write(Options{Kind: "proxy", Out: "r"}); err == nil || !strings.Contains(err.Error(), "the proxy starter builds on an unstable channel") ||
+		!strings.Contains(err.Error(), `add {"name": "unstable"} to its channels`) || !strings.Contains(err.Error(), "--import "+DefaultImport+"/unstable") {
 		t.Errorf("a configuration without an unstable channel: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/acpgen/acpgen/runtime/internal/peerlog"
@@ -23,7 +24,11 @@ import (
 const (
 	// MaxPending bounds the conductor's unanswered requests per connection.
 	MaxPending = 4096
-	readSize   = 64 << 10
+	// MaxIDLength bounds a request's id as written, in bytes: the
+	// conductor keeps each forwarded request's id until it is answered. A
+	// request with a longer id is refused -32600 with id null.
+	MaxIDLength = 1024
+	readSize    = 64 << 10
 )
 
 // peer is one connection of the chain: the editor (position 0) or a
@@ -45,6 +50,7 @@ type peer struct {
 type origin struct {
 	from *peer
 	id   wire.Raw // the sender's id, a copy
+	init bool     // the request is proxy/initialize
 }
 
 // route is where the conductor sent a request on: the peer and its own id
@@ -128,12 +134,17 @@ func (r *router) route(frame []byte) {
 	switch {
 	case reason != "":
 		var id wire.Raw
-		if env.Method != nil && env.ID != nil && env.IDValid() {
+		if env.Method != nil && env.ID != nil && env.IDValid() && len(env.ID) <= MaxIDLength {
 			id = env.ID // a request's id is echoed; a response's never
 		}
 		r.from.write(errorFrame(id, invalidRequest(reason)))
 	case k == kindResponse:
 		r.respond(&env)
+	case r.from.pos == 0 && strings.HasPrefix(env.Name, proxyPrefix):
+		// To the editor the chain is an agent; an editor's proxy/successor
+		// would reach the first proxy as a message of its successor's.
+		r.refuse(&env, k, &wire.RPCError{Code: wire.CodeMethodNotFound,
+			Message: "Method not found: " + env.Name + ": the conductor is an agent to the editor; proxy/ methods pass only between it and its components"})
 	case env.Name == methodProxySuccessor && r.from.pos > 0:
 		r.successor(&env, k)
 	case k == kindNotification && env.Name == methodCancelRequest:
@@ -209,17 +220,26 @@ func (r *router) send(env *jsonrpc.Envelope, k kind, to *peer, m outbound) {
 		if r.over() {
 			return
 		}
-		r.buf = m.appendTo(r.buf[:0], nil)
-		to.write(r.buf)
+		r.write(to, m.appendTo(r.buf[:0], nil))
 		return
 	}
-	id, refusal := r.open(env.ID, to)
+	id, refusal := r.open(origin{from: r.from, id: env.ID, init: bytes.Equal(m.method, proxyInitializeJSON)}, to)
 	if refusal != nil {
 		r.from.write(errorFrame(env.ID, refusal))
 		return
 	}
-	r.buf = m.appendTo(r.buf[:0], strconv.AppendInt(nil, id, 10))
-	to.write(r.buf)
+	r.write(to, m.appendTo(r.buf[:0], strconv.AppendInt(nil, id, 10)))
+}
+
+// write writes frame, built in r.buf, to the peer to, and keeps the buffer
+// for the next frame unless it has grown past the read buffer's size: one
+// huge frame does not pin its copy for the rest of the chain.
+func (r *router) write(to *peer, frame []byte) {
+	to.write(frame)
+	r.buf = frame[:0]
+	if cap(frame) > readSize {
+		r.buf = nil
+	}
 }
 
 // over reports a chain that has ended.
@@ -229,9 +249,9 @@ func (r *router) over() bool {
 	return r.ended != nil
 }
 
-// open takes the next id of the conductor's on to for a request of from's
-// with id senderID, or says why the request is refused.
-func (r *router) open(senderID wire.Raw, to *peer) (int64, *wire.RPCError) {
+// open takes the next id of the conductor's on to for the request o, or
+// says why the request is refused.
+func (r *router) open(o origin, to *peer) (int64, *wire.RPCError) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -242,8 +262,9 @@ func (r *router) open(senderID wire.Raw, to *peer) (int64, *wire.RPCError) {
 			Message: fmt.Sprintf("Server overloaded: %s has %d requests unanswered; retry later", to.name, MaxPending)}
 	}
 	to.next++
-	to.pending[to.next] = origin{from: r.from, id: append(wire.Raw(nil), senderID...)}
-	r.from.forwarded[idKey(senderID)] = route{to: to, id: to.next}
+	o.id = append(wire.Raw(nil), o.id...)
+	to.pending[to.next] = o
+	r.from.forwarded[idKey(o.id)] = route{to: to, id: to.next}
 	return to.next, nil
 }
 
@@ -267,8 +288,11 @@ func (r *router) respond(env *jsonrpc.Envelope) {
 		r.dropped.Log(r.log, slog.LevelWarn, "conductor: response to no request of the conductor's dropped", "from", r.from.name, "id", string(env.ID))
 		return
 	}
-	r.buf = appendResponse(r.buf[:0], o.id, env.Result, env.Error)
-	o.from.write(r.buf)
+	if o.init && env.Error != nil {
+		r.log.Warn("conductor: "+r.from.name+" refused proxy/initialize: each component but the last must run as a Proxy Chains component "+
+			"(a scaffolded proxy or examples/proxy with -component), and only the last may be the agent", "error", string(env.Error))
+	}
+	r.write(o.from, appendResponse(r.buf[:0], o.id, env.Result, env.Error))
 }
 
 // cancel handles a peer's $/cancel_request for a request the conductor
@@ -284,8 +308,7 @@ func (r *router) cancel(params wire.Raw) {
 	rt, ok := r.from.forwarded[key]
 	r.mu.Unlock()
 	if ok {
-		r.buf = appendCancel(r.buf[:0], rt.id)
-		rt.to.write(r.buf)
+		r.write(rt.to, appendCancel(r.buf[:0], rt.id))
 	}
 }
 

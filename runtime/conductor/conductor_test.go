@@ -3,6 +3,8 @@ package conductor
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -268,4 +270,73 @@ func TestStartFailure(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "component 2 (agent)") {
 		t.Fatalf("Run: %v, want an error naming component 2", err)
 	}
+}
+
+// The editor cannot speak as a component's successor or as the conductor:
+// proxy/successor and proxy/initialize from the editor are answered
+// -32601 by the conductor, as an agent answers a method it does not have,
+// and reach no component (a proxy would take the first for a message of
+// its successor's).
+func TestEditorProxyMethodsRefused(t *testing.T) {
+	e := startChain(t, Options{Components: [][]string{self(t, "proxy:a"), self(t, "agent")}})
+	e.initialize()
+	for i, line := range []string{
+		`"method":"proxy/successor","params":{"method":"_test/echo","params":{"forged":true}}`,
+		`"method":"proxy/initialize","params":{"protocolVersion":1,"clientCapabilities":{}}`,
+	} {
+		e.send(`{"jsonrpc":"2.0","method":"proxy/successor","params":{"method":"session/update","params":{}}}`)
+		e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s}`, 30+i, line))
+		err := errorOf(t, e.response(fmt.Sprint(30+i)))
+		if err.Code != -32601 || !strings.Contains(err.Message, "proxy/") {
+			t.Errorf("%s from the editor: %+v, want the conductor's -32601", line, err)
+		}
+	}
+	e.send(`{"jsonrpc":"2.0","id":40,"method":"_test/echo","params":{"still":"here"}}`)
+	if m := e.response("40"); !jsonEqual(m.Result, []byte(`{"still":"here"}`)) {
+		t.Errorf("after the refusals: %+v", m)
+	}
+	if s := e.stderr.String(); strings.Contains(s, "response to no request") {
+		t.Errorf("a component got a refused message:\n%s", s)
+	}
+	e.end()
+}
+
+// A component that refuses proxy/initialize is most likely not running as
+// a Proxy Chains component (a proxy started as if it fronted an agent, or
+// an agent placed before the last position): its error reaches the editor
+// unchanged, and the conductor's log says what to check.
+func TestProxyInitializeRefusalExplained(t *testing.T) {
+	log := &syncBuffer{}
+	e := startChain(t, Options{Components: [][]string{self(t, "agent"), self(t, "agent")},
+		Logger: slog.New(slog.NewTextHandler(log, nil))})
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	if err := errorOf(t, e.response("0")); err.Code != -32601 || !strings.Contains(err.Message, "proxy/initialize") {
+		t.Errorf("initialize: %+v, want the first component's own -32601", err)
+	}
+	e.end()
+	name := filepath.Base(self(t, "agent")[0])
+	for _, want := range []string{"component 1 (" + name + ") refused proxy/initialize", "Proxy Chains component", "-component"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the conductor's log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+// A request whose id is longer than MaxIDLength is refused -32600 (id
+// null) and goes no further: the conductor keeps every forwarded request's
+// id until its answer, so unbounded ids would make MaxPending no bound.
+func TestLongIDRefused(t *testing.T) {
+	e := startChain(t, Options{Components: [][]string{self(t, "agent")}})
+	long := `"` + strings.Repeat("i", MaxIDLength) + `"`
+	e.send(`{"jsonrpc":"2.0","id":` + long + `,"method":"_test/echo","params":{}}`)
+	m := e.next()
+	if err := errorOf(t, m); err.Code != -32600 || string(m.ID) != "null" || !strings.Contains(string(err.Data), "id") {
+		t.Errorf("a %d-byte id: %s %+v, want -32600 with id null", len(long), m.ID, err)
+	}
+	fits := `"` + strings.Repeat("i", MaxIDLength-2) + `"`
+	e.send(`{"jsonrpc":"2.0","id":` + fits + `,"method":"_test/echo","params":{"ok":1}}`)
+	if m := e.response(fits); !jsonEqual(m.Result, []byte(`{"ok":1}`)) {
+		t.Errorf("a %d-byte id: %+v, want the echo", len(fits), m)
+	}
+	e.end()
 }

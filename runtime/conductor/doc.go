@@ -41,8 +41,11 @@
 //     method (and params an object, an array, null or absent), or that wraps
 //     a proxy/ method or $/cancel_request: -32602;
 //   - proxy/successor from the agent, which has no successor: -32601;
+//   - a proxy/ method from the editor, to which the chain is an agent:
+//     -32601;
 //   - a frame that is not JSON-RPC: -32700 or -32600, as a jsonrpc.Conn
-//     answers it;
+//     answers it; a request whose id is longer than MaxIDLength: -32600,
+//     id null;
 //   - more than MaxPending unanswered requests on one connection:
 //     jsonrpc.CodeOverloaded;
 //   - the chain's end: once a component exits, every request of the
@@ -59,9 +62,10 @@
 // sends to another arrives in the order sent (a turn's updates before its
 // response), and a destination that does not read holds its sender back
 // (pipe backpressure) instead of filling a queue. Nothing is queued: a
-// reader holds the frame it routes and its 64 KiB read buffer; the
-// conductor's tables hold an id pair per unanswered request, at most
-// MaxPending per connection.
+// reader holds the frame it routes, its 64 KiB read buffer and the copy it
+// writes, which it lets go once it is larger than the read buffer; the
+// conductor's tables hold an id pair per unanswered request (each id at
+// most MaxIDLength bytes), at most MaxPending per connection.
 //
 // Components must read their stdin while they write their stdout, as every
 // JSON-RPC peer over stdio does: the conductor's answers to a component

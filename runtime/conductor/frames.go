@@ -15,6 +15,7 @@ const (
 	methodProxyInitialize = "proxy/initialize"
 	methodProxySuccessor  = "proxy/successor"
 	methodCancelRequest   = jsonrpc.CancelRequestMethod
+	proxyPrefix           = "proxy/"
 )
 
 // kind is what a valid message is.
@@ -54,6 +55,8 @@ func classifyCall(e *jsonrpc.Envelope) (kind, string) {
 		return 0, "params must be an object or an array"
 	case e.ID == nil:
 		return kindNotification, ""
+	case len(e.ID) > MaxIDLength:
+		return 0, "id longer than " + strconv.Itoa(MaxIDLength) + " bytes"
 	}
 	return kindRequest, ""
 }
@@ -149,7 +152,7 @@ func unwrap(params wire.Raw) (m outbound, name, reason string) {
 		return m, "", "method must be a string: the wrapped message's method"
 	case !paramsValid(e.Params):
 		return m, "", "params must be an object or an array (or null, or absent)"
-	case strings.HasPrefix(e.Name, "proxy/"):
+	case strings.HasPrefix(e.Name, proxyPrefix):
 		return m, "", "a proxy/ method cannot be wrapped: the conductor sends proxy/initialize itself (wrap initialize)"
 	case e.Name == methodCancelRequest:
 		return m, "", "$/cancel_request is never forwarded: cancel your own proxy/successor request on this connection"

@@ -55,3 +55,62 @@ func TestBurstMemoryBounded(t *testing.T) {
 	}
 	out.Check(t, base, heapGrowthBound)
 }
+
+// lineSignal is the editor's stdout for TestLargeFrameNotRetained: it keeps
+// nothing of what it gets and signals each line on lines.
+type lineSignal struct{ lines chan struct{} }
+
+func (l *lineSignal) Write(p []byte) (int, error) {
+	for range bytes.Count(p, []byte("\n")) {
+		l.lines <- struct{}{}
+	}
+	return len(p), nil
+}
+
+// A frame far larger than the usual ones passes through both ways (the
+// agent echoes it) and leaves nothing behind: once it has gone, and a small
+// request after it has been answered (so each reader has moved on to the
+// next frame), the conductor's live heap is back near its start, though the
+// chain goes on.
+func TestLargeFrameNotRetained(t *testing.T) {
+	const size = 16 << 20
+	in, editor := io.Pipe()
+	out := &lineSignal{lines: make(chan struct{}, 2)}
+	base := liveHeap()
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Run(context.Background(), Options{Stdin: in, Stdout: out, Stderr: io.Discard,
+			Components: [][]string{self(t, "agent")}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	for _, size := range []int{size, 1} {
+		sendEcho(t, editor, size)
+		select {
+		case <-out.lines:
+		case <-time.After(deadline):
+			t.Fatalf("no echo of %d bytes within %v", size, deadline)
+		}
+	}
+	growth := int64(liveHeap()) - int64(base)
+	t.Logf("live heap after a %d MiB frame each way: %d KiB above the start", size>>20, growth>>10)
+	if growth > size/4 {
+		t.Errorf("live heap grew by %d MiB after the frame had gone, want under %d MiB", growth>>20, size/4>>20)
+	}
+	editor.Close()
+	if res := <-done; res == nil || res.Ended != nil {
+		t.Fatalf("Run: %+v", res)
+	}
+}
+
+// sendEcho writes an _test/echo request whose params hold about size
+// bytes, keeping no reference to it.
+func sendEcho(t *testing.T, w io.Writer, size int) {
+	t.Helper()
+	line := append([]byte(`{"jsonrpc":"2.0","id":1,"method":"_test/echo","params":{"pad":"`), bytes.Repeat([]byte("x"), size)...)
+	if _, err := w.Write(append(line, "\"}}\n"...)); err != nil {
+		t.Fatal(err)
+	}
+}
