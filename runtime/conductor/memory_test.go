@@ -1,6 +1,7 @@
 package conductor
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"testing"
@@ -76,7 +77,7 @@ func TestLargeFrameNotRetained(t *testing.T) {
 	const size = 16 << 20
 	in, editor := io.Pipe()
 	out := &lineSignal{lines: make(chan struct{}, 2)}
-	base := liveHeap()
+	base := heapsample.Live()
 	done := make(chan *Result, 1)
 	go func() {
 		res, err := Run(context.Background(), Options{Stdin: in, Stdout: out, Stderr: io.Discard,
@@ -94,7 +95,7 @@ func TestLargeFrameNotRetained(t *testing.T) {
 			t.Fatalf("no echo of %d bytes within %v", size, deadline)
 		}
 	}
-	growth := int64(liveHeap()) - int64(base)
+	growth := int64(heapsample.Live()) - int64(base)
 	t.Logf("live heap after a %d MiB frame each way: %d KiB above the start", size>>20, growth>>10)
 	if growth > size/4 {
 		t.Errorf("live heap grew by %d MiB after the frame had gone, want under %d MiB", growth>>20, size/4>>20)
