@@ -146,15 +146,16 @@ func TestForgedAnswerToInterceptedRequestDropped(t *testing.T) {
 	}
 }
 
-// Ids JSON-RPC does not allow (an object, an array, a boolean) are
-// refused -32600 with id null, not relayed.
+// Ids JSON-RPC does not allow (an object, an array, a boolean) and ids
+// longer than MaxIDLength are refused -32600 with id null, not relayed.
 func TestRequestWithInvalidIDRefused(t *testing.T) {
 	editor, agent := raw(t, proxy.Options{}, nil)
-	for _, id := range []string{`{"a":1}`, `[1]`, `true`} {
+	long := `"` + strings.Repeat("i", proxy.MaxIDLength) + `"`
+	for _, id := range []string{`{"a":1}`, `[1]`, `true`, long} {
 		editor.send(string(frame(wire.Raw(id), "session/new", wire.Raw(`{"cwd":"/","mcpServers":[]}`))))
 		line, env := editor.read()
 		if string(env.ID) != "null" || !strings.Contains(line, `"code":-32600`) {
-			t.Errorf("id %s: got %s, want -32600 with id null", id, line)
+			t.Errorf("id %.40s: got %.200s, want -32600 with id null", id, line)
 		}
 	}
 	editor.send(string(frame(wire.Raw(`2`), "session/new", wire.Raw(`{"cwd":"/","mcpServers":[]}`))))

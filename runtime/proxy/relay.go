@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -102,6 +103,8 @@ func (c *chain) control(s side, it *item) bool {
 func (c *chain) badID(id wire.Raw) string {
 	key, own := c.ids.owns(id)
 	switch {
+	case len(id) > MaxIDLength:
+		return fmt.Sprintf("Invalid request: id longer than %d bytes", MaxIDLength)
 	case key == "":
 		return "Invalid request: id must be a string, a number or null"
 	case own:
@@ -113,7 +116,7 @@ func (c *chain) badID(id wire.Raw) string {
 // refusal is the -32600 answer to a request refused for its id: the id
 // as sent when JSON-RPC allows it, else null.
 func refusal(id wire.Raw, reason string) []byte {
-	if idKey(id) == "" {
+	if idKey(id) == "" || len(id) > MaxIDLength {
 		id = nil
 	}
 	b, _ := jsonrpc.AppendError(nil, id, &wire.RPCError{Code: wire.CodeInvalidRequest, Message: reason})
