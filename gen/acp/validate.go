@@ -202,37 +202,13 @@ func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
 func (x *ToolCallContent) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionToolCallContent)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ToolCallContent to v, at v's position.
 func (x *ToolCallContent) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Content != nil {
-		n++
-		x.Content.ValidateWith(v)
-	}
-	if x.Diff != nil {
-		n++
-		x.Diff.ValidateWith(v)
-	}
-	if x.Terminal != nil {
-		n++
-		x.Terminal.ValidateWith(v)
-	}
-	if x.Unknown != nil {
-		n++
-		known := false
-		switch x.Unknown.Tag {
-		case "content", "diff", "terminal":
-			known = true
-		}
-		v.UnknownVariant("type", x.Unknown.Tag, known)
-	}
-	if n != 1 {
-		v.Variants("ToolCallContent", "Content, Diff, Terminal", x.Content != nil, x.Diff != nil, x.Terminal != nil, x.Unknown != nil)
-	}
+	wire.ValidateUnion(v, x, &unionToolCallContent)
 }
 
 // Validate reports every way x breaks the schema of ContentBlock, each with the JSON pointer of the offending value.
@@ -784,44 +760,13 @@ func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionElicitationPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
 func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.String != nil {
-		n++
-		x.String.ValidateWith(v)
-	}
-	if x.Number != nil {
-		n++
-		x.Number.ValidateWith(v)
-	}
-	if x.Integer != nil {
-		n++
-		x.Integer.ValidateWith(v)
-	}
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.Array != nil {
-		n++
-		x.Array.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "string", "number", "integer", "boolean", "array":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("ElicitationPropertySchema", "String, Number, Integer, Boolean, Array, Other", x.String != nil, x.Number != nil, x.Integer != nil, x.Boolean != nil, x.Array != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
@@ -2117,20 +2062,13 @@ func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInput) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAvailableCommandInput)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
 func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Unstructured != nil {
-		n++
-		x.Unstructured.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("AvailableCommandInput", "Unstructured", x.Unstructured != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
 }
 
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
@@ -3016,33 +2954,13 @@ func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionRequestPermissionOutcome)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
 func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Cancelled != nil {
-		n++
-		x.Cancelled.ValidateWith(v)
-	}
-	if x.Selected != nil {
-		n++
-		x.Selected.ValidateWith(v)
-	}
-	if x.Unknown != nil {
-		n++
-		known := false
-		switch x.Unknown.Tag {
-		case "cancelled", "selected":
-			known = true
-		}
-		v.UnknownVariant("outcome", x.Unknown.Tag, known)
-	}
-	if n != 1 {
-		v.Variants("RequestPermissionOutcome", "Cancelled, Selected", x.Cancelled != nil, x.Selected != nil, x.Unknown != nil)
-	}
+	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeCancelled, each with the JSON pointer of the offending value.

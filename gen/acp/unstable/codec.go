@@ -577,124 +577,41 @@ func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "content":
-		v.Content = new(Content)
-		return nil
-	case "diff":
-		v.Diff = new(Diff)
-		return nil
-	case "terminal":
-		v.Terminal = new(Terminal)
-		return nil
-	}
-	// Lenient decoding keeps a variant this version does not know.
-	if d.Lenient() {
-		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
-		return nil
-	}
-	return wire.AtKey(d.Errorf("unknown type %q of ToolCallContent", tag), "type")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Content != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Content, &objectContent, key)
-	case v.Diff != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Diff, &objectDiff, key)
-	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Terminal, &objectTerminal, key)
-	case v.Unknown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.NotMember, nil
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ToolCallContent) required(w int) []string {
-	switch {
-	case v.Content != nil:
-		return wire.Level(w, objectContent.RequiredNames())
-	case v.Diff != nil:
-		return wire.Level(w, objectDiff.RequiredNames())
-	case v.Terminal != nil:
-		return wire.Level(w, objectTerminal.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Content != nil:
-		b = wire.Key(b, &comma, "\"type\":\"content\"")
-		return wire.AppendMembers(b, v.Content, &objectContent, comma)
-	case v.Diff != nil:
-		b = wire.Key(b, &comma, "\"type\":\"diff\"")
-		return wire.AppendMembers(b, v.Diff, &objectDiff, comma)
-	case v.Terminal != nil:
-		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return wire.AppendMembers(b, v.Terminal, &objectTerminal, comma)
-	case v.Unknown != nil:
-		return v.Unknown.AppendFields(b, "type", comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ToolCallContent) unknownSink() *wire.Fields {
-	switch {
-	case v.Content != nil:
-		return &v.Content.Unknown
-	case v.Diff != nil:
-		return &v.Diff.Unknown
-	case v.Terminal != nil:
-		return &v.Terminal.Unknown
-	case v.Unknown != nil:
-		return &v.Unknown.Fields
-	}
-	return nil
+var unionToolCallContent = wire.Union{
+	Discriminator: "type",
+	KeepsUnknown:  true,
+	Name:          "ToolCallContent",
+	Type:          (*ToolCallContent)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Content",
+			Payload: &objectContent,
+			Role:    wire.VariantTagged,
+			Tag:     "content",
+		},
+		{
+			Name:    "Diff",
+			Payload: &objectDiff,
+			Role:    wire.VariantTagged,
+			Tag:     "diff",
+		},
+		{
+			Name:    "Terminal",
+			Payload: &objectTerminal,
+			Role:    wire.VariantTagged,
+			Tag:     "terminal",
+		},
+	},
 }
 
 // DecodeJSON decodes one ToolCallContent object, keeping unknown members.
 func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallContent{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionToolCallContent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallContent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionToolCallContent)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -2697,150 +2614,57 @@ func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationPropertySchema) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "string":
-		v.String = new(StringPropertySchema)
-		return nil
-	case "number":
-		v.Number = new(NumberPropertySchema)
-		return nil
-	case "integer":
-		v.Integer = new(IntegerPropertySchema)
-		return nil
-	case "boolean":
-		v.Boolean = new(BooleanPropertySchema)
-		return nil
-	case "array":
-		v.Array = new(MultiSelectPropertySchema)
-		return nil
-	default:
-		v.Other = new(ElicitationPropertySchemaOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.String != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.String, &objectStringPropertySchema, key)
-	case v.Number != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
-	case v.Integer != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
-	case v.Array != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ElicitationPropertySchema) required(w int) []string {
-	switch {
-	case v.String != nil:
-		return wire.Level(w, objectStringPropertySchema.RequiredNames())
-	case v.Number != nil:
-		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
-	case v.Integer != nil:
-		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
-	case v.Boolean != nil:
-		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
-	case v.Array != nil:
-		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.String != nil:
-		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return wire.AppendMembers(b, v.String, &objectStringPropertySchema, comma)
-	case v.Number != nil:
-		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
-	case v.Integer != nil:
-		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
-	case v.Array != nil:
-		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ElicitationPropertySchema) unknownSink() *wire.Fields {
-	switch {
-	case v.String != nil:
-		return &v.String.Unknown
-	case v.Number != nil:
-		return &v.Number.Unknown
-	case v.Integer != nil:
-		return &v.Integer.Unknown
-	case v.Boolean != nil:
-		return &v.Boolean.Unknown
-	case v.Array != nil:
-		return &v.Array.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionElicitationPropertySchema = wire.Union{
+	Discriminator: "type",
+	Name:          "ElicitationPropertySchema",
+	Type:          (*ElicitationPropertySchema)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "String",
+			Payload: &objectStringPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "string",
+		},
+		{
+			Name:    "Number",
+			Payload: &objectNumberPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "number",
+		},
+		{
+			Name:    "Integer",
+			Payload: &objectIntegerPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "integer",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectBooleanPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+		{
+			Name:    "Array",
+			Payload: &objectMultiSelectPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "array",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectElicitationPropertySchemaOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
 func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchema{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -9164,62 +8988,26 @@ func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
-	v.Unstructured = new(UnstructuredCommandInput)
-	return nil
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Unstructured != nil:
-		return wire.DecodeMember(d, v.Unstructured, &objectUnstructuredCommandInput, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AvailableCommandInput) required(w int) []string {
-	switch {
-	case v.Unstructured != nil:
-		return wire.Level(w, objectUnstructuredCommandInput.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Unstructured != nil:
-		return wire.AppendMembers(b, v.Unstructured, &objectUnstructuredCommandInput, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AvailableCommandInput) unknownSink() *wire.Fields {
-	switch {
-	case v.Unstructured != nil:
-		return &v.Unstructured.Unknown
-	}
-	return nil
+var unionAvailableCommandInput = wire.Union{
+	Name: "AvailableCommandInput",
+	Type: (*AvailableCommandInput)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Unstructured",
+			Payload: &objectUnstructuredCommandInput,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
 func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandInput{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -13974,109 +13762,35 @@ func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("outcome")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"outcome\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "outcome")
-	}
-	switch string(tag) {
-	case "cancelled":
-		v.Cancelled = new(RequestPermissionOutcomeCancelled)
-		return nil
-	case "selected":
-		v.Selected = new(SelectedPermissionOutcome)
-		return nil
-	}
-	// Lenient decoding keeps a variant this version does not know.
-	if d.Lenient() {
-		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
-		return nil
-	}
-	return wire.AtKey(d.Errorf("unknown outcome %q of RequestPermissionOutcome", tag), "outcome")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Cancelled != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Cancelled, &objectRequestPermissionOutcomeCancelled, key)
-	case v.Selected != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
-	case v.Unknown != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.NotMember, nil
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *RequestPermissionOutcome) required(w int) []string {
-	switch {
-	case v.Cancelled != nil:
-		return wire.Level(w, objectRequestPermissionOutcomeCancelled.RequiredNames())
-	case v.Selected != nil:
-		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Cancelled != nil:
-		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return wire.AppendMembers(b, v.Cancelled, &objectRequestPermissionOutcomeCancelled, comma)
-	case v.Selected != nil:
-		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
-	case v.Unknown != nil:
-		return v.Unknown.AppendFields(b, "outcome", comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *RequestPermissionOutcome) unknownSink() *wire.Fields {
-	switch {
-	case v.Cancelled != nil:
-		return &v.Cancelled.Unknown
-	case v.Selected != nil:
-		return &v.Selected.Unknown
-	case v.Unknown != nil:
-		return &v.Unknown.Fields
-	}
-	return nil
+var unionRequestPermissionOutcome = wire.Union{
+	Discriminator: "outcome",
+	KeepsUnknown:  true,
+	Name:          "RequestPermissionOutcome",
+	Type:          (*RequestPermissionOutcome)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Cancelled",
+			Payload: &objectRequestPermissionOutcomeCancelled,
+			Role:    wire.VariantTagged,
+			Tag:     "cancelled",
+		},
+		{
+			Name:    "Selected",
+			Payload: &objectSelectedPermissionOutcome,
+			Role:    wire.VariantTagged,
+			Tag:     "selected",
+		},
+	},
 }
 
 // DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
 func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcome{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -14797,89 +14511,33 @@ func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *MessageMCPResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(MessageMCPResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(MessageMCPResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of MessageMCPResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return wire.DecodeMember(d, v.Result, &objectMessageMCPResponseResult, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectMessageMCPResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *MessageMCPResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, objectMessageMCPResponseResult.RequiredNames())
-	case v.Error != nil:
-		return wire.Level(w, objectMessageMCPResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *MessageMCPResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return wire.AppendMembers(b, v.Result, &objectMessageMCPResponseResult, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectMessageMCPResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *MessageMCPResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionMessageMCPResponse = wire.Union{
+	Name: "MessageMCPResponse",
+	Type: (*MessageMCPResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectMessageMCPResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectMessageMCPResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one MessageMCPResponse object, keeping unknown members.
 func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionMessageMCPResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionMessageMCPResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -15596,62 +15254,26 @@ func (v *ProxyNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ProxyNotificationParams) selectVariant(d *wire.Decoder) error {
-	v.ProxySuccessorNotification = new(ProxySuccessorNotification)
-	return nil
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.ProxySuccessorNotification != nil:
-		return wire.DecodeMember(d, v.ProxySuccessorNotification, &objectProxySuccessorNotification, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ProxyNotificationParams) required(w int) []string {
-	switch {
-	case v.ProxySuccessorNotification != nil:
-		return wire.Level(w, objectProxySuccessorNotification.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ProxyNotificationParams) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.ProxySuccessorNotification != nil:
-		return wire.AppendMembers(b, v.ProxySuccessorNotification, &objectProxySuccessorNotification, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ProxyNotificationParams) unknownSink() *wire.Fields {
-	switch {
-	case v.ProxySuccessorNotification != nil:
-		return &v.ProxySuccessorNotification.Unknown
-	}
-	return nil
+var unionProxyNotificationParams = wire.Union{
+	Name: "ProxyNotificationParams",
+	Type: (*ProxyNotificationParams)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "ProxySuccessorNotification",
+			Payload: &objectProxySuccessorNotification,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one ProxyNotificationParams object, keeping unknown members.
 func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxyNotificationParams{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionProxyNotificationParams)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxyNotificationParams) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionProxyNotificationParams)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,

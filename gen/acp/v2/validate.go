@@ -100,32 +100,13 @@ func (x *SessionID) ValidateWith(v *wire.Validator) {}
 // Validate reports every way x breaks the schema of RequestPermissionSubject, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubject) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionRequestPermissionSubject)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequestPermissionSubject to v, at v's position.
 func (x *RequestPermissionSubject) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.ToolCall != nil {
-		n++
-		x.ToolCall.ValidateWith(v)
-	}
-	if x.Command != nil {
-		n++
-		x.Command.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "tool_call", "command":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("RequestPermissionSubject", "ToolCall, Command, Other", x.ToolCall != nil, x.Command != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionRequestPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionSubjectOther, each with the JSON pointer of the offending value.
@@ -1668,32 +1649,13 @@ func (x *AgentAuthCapabilities) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAuthMethod)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
 func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Terminal != nil {
-		n++
-		x.Terminal.ValidateWith(v)
-	}
-	if x.Agent != nil {
-		n++
-		x.Agent.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "terminal", "agent":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("AuthMethod", "Terminal, Agent, Other", x.Terminal != nil, x.Agent != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAuthMethod)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodOther, each with the JSON pointer of the offending value.
@@ -2048,28 +2010,13 @@ func (x *AvailableCommandOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInput) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAvailableCommandInput)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
 func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Text != nil {
-		n++
-		x.Text.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "text":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("AvailableCommandInput", "Text, Other", x.Text != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandInputOther, each with the JSON pointer of the offending value.
@@ -2609,32 +2556,13 @@ func (x *AgentThought) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of BackgroundWork, each with the JSON pointer of the offending value.
 func (x *BackgroundWork) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionBackgroundWork)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of BackgroundWork to v, at v's position.
 func (x *BackgroundWork) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Terminal != nil {
-		n++
-		x.Terminal.ValidateWith(v)
-	}
-	if x.ToolCall != nil {
-		n++
-		x.ToolCall.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "terminal", "tool_call":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("BackgroundWork", "Terminal, ToolCall, Other", x.Terminal != nil, x.ToolCall != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionBackgroundWork)
 }
 
 // Validate reports every way x breaks the schema of BackgroundWorkOther, each with the JSON pointer of the offending value.
@@ -3625,32 +3553,13 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServer, each with the JSON pointer of the offending value.
 func (x *MCPServer) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionMCPServer)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MCPServer to v, at v's position.
 func (x *MCPServer) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.HTTP != nil {
-		n++
-		x.HTTP.ValidateWith(v)
-	}
-	if x.Stdio != nil {
-		n++
-		x.Stdio.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "http", "stdio":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("MCPServer", "HTTP, Stdio, Other", x.HTTP != nil, x.Stdio != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionMCPServer)
 }
 
 // Validate reports every way x breaks the schema of MCPServerOther, each with the JSON pointer of the offending value.
@@ -3740,28 +3649,13 @@ func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ReplayFrom, each with the JSON pointer of the offending value.
 func (x *ReplayFrom) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionReplayFrom)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ReplayFrom to v, at v's position.
 func (x *ReplayFrom) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Start != nil {
-		n++
-		x.Start.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "start":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("ReplayFrom", "Start, Other", x.Start != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionReplayFrom)
 }
 
 // Validate reports every way x breaks the schema of ReplayFromOther, each with the JSON pointer of the offending value.
@@ -4029,32 +3923,13 @@ func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionRequestPermissionOutcome)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
 func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Cancelled != nil {
-		n++
-		x.Cancelled.ValidateWith(v)
-	}
-	if x.Selected != nil {
-		n++
-		x.Selected.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Outcome {
-		case "cancelled", "selected":
-			v.AddAt("outcome", "is a known outcome; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("RequestPermissionOutcome", "Cancelled, Selected, Other", x.Cancelled != nil, x.Selected != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeOther, each with the JSON pointer of the offending value.

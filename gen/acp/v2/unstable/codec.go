@@ -227,105 +227,39 @@ func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *RequestPermissionSubject) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "tool_call":
-		v.ToolCall = new(ToolCallPermissionSubject)
-		return nil
-	case "command":
-		v.Command = new(CommandPermissionSubject)
-		return nil
-	default:
-		v.Other = new(RequestPermissionSubjectOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.ToolCall != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.ToolCall, &objectToolCallPermissionSubject, key)
-	case v.Command != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Command, &objectCommandPermissionSubject, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectRequestPermissionSubjectOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *RequestPermissionSubject) required(w int) []string {
-	switch {
-	case v.ToolCall != nil:
-		return wire.Level(w, objectToolCallPermissionSubject.RequiredNames())
-	case v.Command != nil:
-		return wire.Level(w, objectCommandPermissionSubject.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectRequestPermissionSubjectOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *RequestPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.ToolCall != nil:
-		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return wire.AppendMembers(b, v.ToolCall, &objectToolCallPermissionSubject, comma)
-	case v.Command != nil:
-		b = wire.Key(b, &comma, "\"type\":\"command\"")
-		return wire.AppendMembers(b, v.Command, &objectCommandPermissionSubject, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectRequestPermissionSubjectOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *RequestPermissionSubject) unknownSink() *wire.Fields {
-	switch {
-	case v.ToolCall != nil:
-		return &v.ToolCall.Unknown
-	case v.Command != nil:
-		return &v.Command.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionRequestPermissionSubject = wire.Union{
+	Discriminator: "type",
+	Name:          "RequestPermissionSubject",
+	Type:          (*RequestPermissionSubject)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "ToolCall",
+			Payload: &objectToolCallPermissionSubject,
+			Role:    wire.VariantTagged,
+			Tag:     "tool_call",
+		},
+		{
+			Name:    "Command",
+			Payload: &objectCommandPermissionSubject,
+			Role:    wire.VariantTagged,
+			Tag:     "command",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectRequestPermissionSubjectOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one RequestPermissionSubject object, keeping unknown members.
 func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionSubject{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionRequestPermissionSubject)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionSubject) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionRequestPermissionSubject)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -6072,105 +6006,39 @@ func (v *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AuthMethod) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "terminal":
-		v.Terminal = new(AuthMethodTerminal)
-		return nil
-	case "agent":
-		v.Agent = new(AuthMethodAgent)
-		return nil
-	default:
-		v.Other = new(AuthMethodOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
-	case v.Agent != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectAuthMethodOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AuthMethod) required(w int) []string {
-	switch {
-	case v.Terminal != nil:
-		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
-	case v.Agent != nil:
-		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectAuthMethodOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Terminal != nil:
-		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
-	case v.Agent != nil:
-		b = wire.Key(b, &comma, "\"type\":\"agent\"")
-		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectAuthMethodOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AuthMethod) unknownSink() *wire.Fields {
-	switch {
-	case v.Terminal != nil:
-		return &v.Terminal.Unknown
-	case v.Agent != nil:
-		return &v.Agent.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionAuthMethod = wire.Union{
+	Discriminator: "type",
+	Name:          "AuthMethod",
+	Type:          (*AuthMethod)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Terminal",
+			Payload: &objectAuthMethodTerminal,
+			Role:    wire.VariantTagged,
+			Tag:     "terminal",
+		},
+		{
+			Name:    "Agent",
+			Payload: &objectAuthMethodAgent,
+			Role:    wire.VariantTagged,
+			Tag:     "agent",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectAuthMethodOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one AuthMethod object, keeping unknown members.
 func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethod{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAuthMethod)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAuthMethod)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -7761,90 +7629,33 @@ func (v *AvailableCommandOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "text":
-		v.Text = new(TextCommandInput)
-		return nil
-	default:
-		v.Other = new(AvailableCommandInputOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Text != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Text, &objectTextCommandInput, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectAvailableCommandInputOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AvailableCommandInput) required(w int) []string {
-	switch {
-	case v.Text != nil:
-		return wire.Level(w, objectTextCommandInput.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectAvailableCommandInputOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Text != nil:
-		b = wire.Key(b, &comma, "\"type\":\"text\"")
-		return wire.AppendMembers(b, v.Text, &objectTextCommandInput, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectAvailableCommandInputOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AvailableCommandInput) unknownSink() *wire.Fields {
-	switch {
-	case v.Text != nil:
-		return &v.Text.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionAvailableCommandInput = wire.Union{
+	Discriminator: "type",
+	Name:          "AvailableCommandInput",
+	Type:          (*AvailableCommandInput)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Text",
+			Payload: &objectTextCommandInput,
+			Role:    wire.VariantTagged,
+			Tag:     "text",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectAvailableCommandInputOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
 func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandInput{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -8605,120 +8416,45 @@ func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *BackgroundWork) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "terminal":
-		v.Terminal = new(BackgroundTerminal)
-		return nil
-	case "tool_call":
-		v.ToolCall = new(BackgroundToolCall)
-		return nil
-	case "subagent":
-		v.Subagent = new(BackgroundSubagent)
-		return nil
-	default:
-		v.Other = new(BackgroundWorkOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Terminal, &objectBackgroundTerminal, key)
-	case v.ToolCall != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.ToolCall, &objectBackgroundToolCall, key)
-	case v.Subagent != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Subagent, &objectBackgroundSubagent, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectBackgroundWorkOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *BackgroundWork) required(w int) []string {
-	switch {
-	case v.Terminal != nil:
-		return wire.Level(w, objectBackgroundTerminal.RequiredNames())
-	case v.ToolCall != nil:
-		return wire.Level(w, objectBackgroundToolCall.RequiredNames())
-	case v.Subagent != nil:
-		return wire.Level(w, objectBackgroundSubagent.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectBackgroundWorkOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *BackgroundWork) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Terminal != nil:
-		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return wire.AppendMembers(b, v.Terminal, &objectBackgroundTerminal, comma)
-	case v.ToolCall != nil:
-		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return wire.AppendMembers(b, v.ToolCall, &objectBackgroundToolCall, comma)
-	case v.Subagent != nil:
-		b = wire.Key(b, &comma, "\"type\":\"subagent\"")
-		return wire.AppendMembers(b, v.Subagent, &objectBackgroundSubagent, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectBackgroundWorkOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *BackgroundWork) unknownSink() *wire.Fields {
-	switch {
-	case v.Terminal != nil:
-		return &v.Terminal.Unknown
-	case v.ToolCall != nil:
-		return &v.ToolCall.Unknown
-	case v.Subagent != nil:
-		return &v.Subagent.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionBackgroundWork = wire.Union{
+	Discriminator: "type",
+	Name:          "BackgroundWork",
+	Type:          (*BackgroundWork)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Terminal",
+			Payload: &objectBackgroundTerminal,
+			Role:    wire.VariantTagged,
+			Tag:     "terminal",
+		},
+		{
+			Name:    "ToolCall",
+			Payload: &objectBackgroundToolCall,
+			Role:    wire.VariantTagged,
+			Tag:     "tool_call",
+		},
+		{
+			Name:    "Subagent",
+			Payload: &objectBackgroundSubagent,
+			Role:    wire.VariantTagged,
+			Tag:     "subagent",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectBackgroundWorkOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one BackgroundWork object, keeping unknown members.
 func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundWork{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionBackgroundWork)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundWork) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionBackgroundWork)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -14000,120 +13736,45 @@ func (v *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *MCPServer) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "http":
-		v.HTTP = new(MCPServerHTTP)
-		return nil
-	case "acp":
-		v.ACP = new(MCPServerACP)
-		return nil
-	case "stdio":
-		v.Stdio = new(MCPServerStdio)
-		return nil
-	default:
-		v.Other = new(MCPServerOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.HTTP != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.HTTP, &objectMCPServerHTTP, key)
-	case v.ACP != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.ACP, &objectMCPServerACP, key)
-	case v.Stdio != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Stdio, &objectMCPServerStdio, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectMCPServerOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *MCPServer) required(w int) []string {
-	switch {
-	case v.HTTP != nil:
-		return wire.Level(w, objectMCPServerHTTP.RequiredNames())
-	case v.ACP != nil:
-		return wire.Level(w, objectMCPServerACP.RequiredNames())
-	case v.Stdio != nil:
-		return wire.Level(w, objectMCPServerStdio.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectMCPServerOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.HTTP != nil:
-		b = wire.Key(b, &comma, "\"type\":\"http\"")
-		return wire.AppendMembers(b, v.HTTP, &objectMCPServerHTTP, comma)
-	case v.ACP != nil:
-		b = wire.Key(b, &comma, "\"type\":\"acp\"")
-		return wire.AppendMembers(b, v.ACP, &objectMCPServerACP, comma)
-	case v.Stdio != nil:
-		b = wire.Key(b, &comma, "\"type\":\"stdio\"")
-		return wire.AppendMembers(b, v.Stdio, &objectMCPServerStdio, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectMCPServerOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *MCPServer) unknownSink() *wire.Fields {
-	switch {
-	case v.HTTP != nil:
-		return &v.HTTP.Unknown
-	case v.ACP != nil:
-		return &v.ACP.Unknown
-	case v.Stdio != nil:
-		return &v.Stdio.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionMCPServer = wire.Union{
+	Discriminator: "type",
+	Name:          "MCPServer",
+	Type:          (*MCPServer)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "HTTP",
+			Payload: &objectMCPServerHTTP,
+			Role:    wire.VariantTagged,
+			Tag:     "http",
+		},
+		{
+			Name:    "ACP",
+			Payload: &objectMCPServerACP,
+			Role:    wire.VariantTagged,
+			Tag:     "acp",
+		},
+		{
+			Name:    "Stdio",
+			Payload: &objectMCPServerStdio,
+			Role:    wire.VariantTagged,
+			Tag:     "stdio",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectMCPServerOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one MCPServer object, keeping unknown members.
 func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServer{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionMCPServer)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServer) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionMCPServer)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -14939,90 +14600,33 @@ func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ReplayFrom) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "start":
-		v.Start = new(ReplayFromStart)
-		return nil
-	default:
-		v.Other = new(ReplayFromOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Start != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Start, &objectReplayFromStart, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectReplayFromOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ReplayFrom) required(w int) []string {
-	switch {
-	case v.Start != nil:
-		return wire.Level(w, objectReplayFromStart.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectReplayFromOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ReplayFrom) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Start != nil:
-		b = wire.Key(b, &comma, "\"type\":\"start\"")
-		return wire.AppendMembers(b, v.Start, &objectReplayFromStart, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectReplayFromOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ReplayFrom) unknownSink() *wire.Fields {
-	switch {
-	case v.Start != nil:
-		return &v.Start.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionReplayFrom = wire.Union{
+	Discriminator: "type",
+	Name:          "ReplayFrom",
+	Type:          (*ReplayFrom)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Start",
+			Payload: &objectReplayFromStart,
+			Role:    wire.VariantTagged,
+			Tag:     "start",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectReplayFromOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one ReplayFrom object, keeping unknown members.
 func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
-	*v = ReplayFrom{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionReplayFrom)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReplayFrom) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionReplayFrom)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -15841,105 +15445,39 @@ func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("outcome")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"outcome\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "outcome")
-	}
-	switch string(tag) {
-	case "cancelled":
-		v.Cancelled = new(CancelledPermissionOutcome)
-		return nil
-	case "selected":
-		v.Selected = new(SelectedPermissionOutcome)
-		return nil
-	default:
-		v.Other = new(RequestPermissionOutcomeOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Cancelled != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Cancelled, &objectCancelledPermissionOutcome, key)
-	case v.Selected != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectRequestPermissionOutcomeOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *RequestPermissionOutcome) required(w int) []string {
-	switch {
-	case v.Cancelled != nil:
-		return wire.Level(w, objectCancelledPermissionOutcome.RequiredNames())
-	case v.Selected != nil:
-		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectRequestPermissionOutcomeOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Cancelled != nil:
-		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return wire.AppendMembers(b, v.Cancelled, &objectCancelledPermissionOutcome, comma)
-	case v.Selected != nil:
-		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectRequestPermissionOutcomeOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *RequestPermissionOutcome) unknownSink() *wire.Fields {
-	switch {
-	case v.Cancelled != nil:
-		return &v.Cancelled.Unknown
-	case v.Selected != nil:
-		return &v.Selected.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionRequestPermissionOutcome = wire.Union{
+	Discriminator: "outcome",
+	Name:          "RequestPermissionOutcome",
+	Type:          (*RequestPermissionOutcome)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Cancelled",
+			Payload: &objectCancelledPermissionOutcome,
+			Role:    wire.VariantTagged,
+			Tag:     "cancelled",
+		},
+		{
+			Name:    "Selected",
+			Payload: &objectSelectedPermissionOutcome,
+			Role:    wire.VariantTagged,
+			Tag:     "selected",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectRequestPermissionOutcomeOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
 func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcome{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -16463,89 +16001,33 @@ func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *MessageMCPResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(MessageMCPResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(MessageMCPResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of MessageMCPResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *MessageMCPResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return wire.DecodeMember(d, v.Result, &objectMessageMCPResponseResult, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectMessageMCPResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *MessageMCPResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, objectMessageMCPResponseResult.RequiredNames())
-	case v.Error != nil:
-		return wire.Level(w, objectMessageMCPResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *MessageMCPResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return wire.AppendMembers(b, v.Result, &objectMessageMCPResponseResult, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectMessageMCPResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *MessageMCPResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionMessageMCPResponse = wire.Union{
+	Name: "MessageMCPResponse",
+	Type: (*MessageMCPResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectMessageMCPResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectMessageMCPResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one MessageMCPResponse object, keeping unknown members.
 func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = MessageMCPResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionMessageMCPResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MessageMCPResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionMessageMCPResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -17320,62 +16802,26 @@ func (v *ProxyNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ProxyNotificationParams) selectVariant(d *wire.Decoder) error {
-	v.ProxySuccessorNotification = new(ProxySuccessorNotification)
-	return nil
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ProxyNotificationParams) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.ProxySuccessorNotification != nil:
-		return wire.DecodeMember(d, v.ProxySuccessorNotification, &objectProxySuccessorNotification, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ProxyNotificationParams) required(w int) []string {
-	switch {
-	case v.ProxySuccessorNotification != nil:
-		return wire.Level(w, objectProxySuccessorNotification.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ProxyNotificationParams) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.ProxySuccessorNotification != nil:
-		return wire.AppendMembers(b, v.ProxySuccessorNotification, &objectProxySuccessorNotification, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ProxyNotificationParams) unknownSink() *wire.Fields {
-	switch {
-	case v.ProxySuccessorNotification != nil:
-		return &v.ProxySuccessorNotification.Unknown
-	}
-	return nil
+var unionProxyNotificationParams = wire.Union{
+	Name: "ProxyNotificationParams",
+	Type: (*ProxyNotificationParams)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "ProxySuccessorNotification",
+			Payload: &objectProxySuccessorNotification,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one ProxyNotificationParams object, keeping unknown members.
 func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxyNotificationParams{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionProxyNotificationParams)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxyNotificationParams) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionProxyNotificationParams)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,

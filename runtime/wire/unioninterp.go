@@ -1,0 +1,184 @@
+package wire
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// This file interprets Union tables (uniontable.go): the variant is
+// selected from the object ahead, then its payload's members are read with
+// the payload's Object table, as generated union code does.
+
+// DecodeUnion decodes one object union described by u into *v, keeping
+// unknown members in the selected payload.
+func DecodeUnion(d *Decoder, v any, u *Union) error {
+	p := u.pointer(v)
+	zeroUnion(u, p)
+	if err := u.selectVariant(d, p); err != nil {
+		return err
+	}
+	i := u.active(p)
+	if i < 0 {
+		x := u.unknownOf(p)
+		return DecodeObject(d, &x.Fields, func(d *Decoder, key []byte) (int, error) {
+			if string(key) == u.Discriminator {
+				return Optional, d.Skip()
+			}
+			return NotMember, nil
+		}, nil, nil)
+	}
+	vr := &u.Variants[i]
+	q, o := payloadOf(p, vr), vr.Payload
+	skipTag := vr.Role == VariantTagged || vr.Role == VariantAbsent
+	return DecodeObject(d, (*Fields)(at(q, o.unknown)), func(d *Decoder, key []byte) (int, error) {
+		if skipTag && string(key) == u.Discriminator {
+			return Optional, d.Skip()
+		}
+		return memberOf(d, q, o, key)
+	}, &o.required, nil)
+}
+
+// zeroUnion sets the union at p to its zero value.
+func zeroUnion(u *Union, p unsafe.Pointer) {
+	reflect.NewAt(reflect.TypeOf(u.Type).Elem(), p).Elem().SetZero()
+}
+
+// setVariant sets variant i of the union at p to a new payload.
+func (u *Union) setVariant(p unsafe.Pointer, i int) {
+	v := &u.Variants[i]
+	*(*unsafe.Pointer)(at(p, v.offset)) = reflect.New(v.typ).UnsafePointer()
+}
+
+func (u *Union) selectVariant(d *Decoder, p unsafe.Pointer) error {
+	if u.Discriminator == "" {
+		return u.selectByShape(d, p)
+	}
+	return u.selectByTag(d, p)
+}
+
+// variantOf is the index of the first variant of role r, -1 for none.
+func (u *Union) variantOf(r VariantRole) int {
+	for i := range u.Variants {
+		if u.Variants[i].Role == r {
+			return i
+		}
+	}
+	return -1
+}
+
+func (u *Union) selectByTag(d *Decoder, p unsafe.Pointer) error {
+	kind, tag, found, err := d.ScanKey(u.Discriminator)
+	if err != nil {
+		return err
+	}
+	if !found || kind == KindNull {
+		if i := u.variantOf(VariantAbsent); i >= 0 {
+			u.setVariant(p, i)
+			return nil
+		}
+		return d.Errorf("missing discriminator %q", u.Discriminator)
+	}
+	if kind != KindString {
+		return AtKey(d.TypeError("string", kind), u.Discriminator)
+	}
+	for i := range u.Variants {
+		if v := &u.Variants[i]; v.Role == VariantTagged && v.Tag == string(tag) {
+			u.setVariant(p, i)
+			return nil
+		}
+	}
+	if i := u.variantOf(VariantCatchAll); i >= 0 {
+		u.setVariant(p, i)
+		return nil
+	}
+	if d.Lenient() && u.KeepsUnknown {
+		*(**UnknownVariant)(at(p, u.unknown)) = &UnknownVariant{Tag: string(tag)}
+		return nil
+	}
+	return AtKey(d.Errorf("unknown %s %q of %s", u.Discriminator, tag, u.Name), u.Discriminator)
+}
+
+func (u *Union) selectByShape(d *Decoder, p unsafe.Pointer) error {
+	for _, i := range u.order() {
+		all := true
+		for _, k := range u.Variants[i].Keys {
+			_, _, found, err := d.ScanKey(k)
+			if err != nil {
+				return err
+			}
+			all = all && found
+		}
+		if all {
+			u.setVariant(p, i)
+			return nil
+		}
+	}
+	return d.Errorf("%s", u.noMatch)
+}
+
+// AppendUnion appends the object union *v described by u: the selected
+// variant's tag, then its payload's members; {} with none set.
+func AppendUnion(b []byte, v any, u *Union) []byte {
+	p := u.pointer(v)
+	b = append(b, '{')
+	comma := false
+	if i := u.active(p); i >= 0 {
+		vr := &u.Variants[i]
+		if vr.Role == VariantTagged {
+			b = Key(b, &comma, vr.tagKey)
+		}
+		b, _ = appendMembers(b, payloadOf(p, vr), vr.Payload, comma)
+	} else if x := u.unknownOf(p); x != nil {
+		b, _ = x.AppendFields(b, u.Discriminator, comma)
+	}
+	return append(b, '}')
+}
+
+// ValidateUnion adds the violations of the object union *v described by u
+// to vd: its payload's, a misplaced or unknown tag, and not exactly one
+// variant set. Like ValidateTable it walks on a pooled Validator.
+func ValidateUnion(vd *Validator, v any, u *Union) {
+	w := vd.borrow()
+	u.validate(w, u.pointer(v))
+	vd.giveBack(w)
+}
+
+func (u *Union) validate(vd *Validator, p unsafe.Pointer) {
+	n := 0
+	for i := range u.Variants {
+		vr := &u.Variants[i]
+		q := payloadOf(p, vr)
+		if q == nil {
+			continue
+		}
+		n++
+		validateObject(vd, q, vr.Payload.layout())
+		if vr.Role == VariantCatchAll && vr.hasTag && u.tagged(*(*string)(at(q, vr.tagAt))) {
+			vd.AddAt(u.Discriminator, "is a known "+u.Discriminator+"; the catch-all variant "+vr.Name+" is for unknown ones")
+		}
+	}
+	if x := u.unknownOf(p); x != nil {
+		n++
+		vd.UnknownVariant(u.Discriminator, x.Tag, u.tagged(x.Tag))
+	}
+	if n != 1 {
+		set := make([]bool, 0, u.set)
+		for i := range u.Variants {
+			set = append(set, payloadOf(p, &u.Variants[i]) != nil)
+		}
+		if u.KeepsUnknown {
+			set = append(set, u.unknownOf(p) != nil)
+		}
+		vd.Variants(u.Name, u.names, set...)
+	}
+}
+
+// tagged reports a tag one of u's tagged variants has.
+func (u *Union) tagged(tag string) bool {
+	for i := range u.Variants {
+		if v := &u.Variants[i]; v.Role == VariantTagged && v.Tag == tag {
+			return true
+		}
+	}
+	return false
+}
