@@ -27,7 +27,7 @@ func (e *emitter) coldSet() map[*ir.Type]bool {
 	out := map[*ir.Type]bool{}
 	for _, t := range e.m.Types {
 		if t.Kind == ir.Struct && !t.Hot && t.Union == nil && t.Rules == nil && len(aliasedFields(t)) == 0 &&
-			!cyclic[t] && tabularFields(t) {
+			!cyclic[t] && e.tabularFields(t) {
 			out[t] = true
 		}
 	}
@@ -61,13 +61,19 @@ func onCycle(types []*ir.Type) map[*ir.Type]bool {
 	return out
 }
 
-func tabularFields(t *ir.Type) bool {
+func (e *emitter) tabularFields(t *ir.Type) bool {
 	for _, fl := range t.Fields {
-		if !tabular(fl.Ref) {
+		if !tabular(fl.Ref) && !e.rawRouted(fl.Ref) {
 			return false
 		}
 	}
 	return true
+}
+
+// rawRouted reports a method-routed payload checked only as raw JSON (its
+// routes are open or not all typed), which the interpreter holds as RawJSON.
+func (e *emitter) rawRouted(r *ir.Ref) bool {
+	return r.Kind == ir.Routed && e.routedValidate(r, jen.Null()) == nil
 }
 
 // tabular reports whether the interpreter checks a value of shape r as its
@@ -246,7 +252,7 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		return wq(scalarValues[r.Format])
 	case ir.Float:
 		return wq("Float64")
-	case ir.Raw:
+	case ir.Raw, ir.Routed:
 		return wq("RawJSON")
 	case ir.Named:
 		u := r.Type.Underlying()

@@ -8,55 +8,48 @@ import (
 	"math"
 )
 
-var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
+var objectAgentRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.AgentRequest",
+	Type: (*AgentRequest)(nil),
+}
 
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
+	return wire.DecodeTable(d, v, &objectAgentRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "method":
-		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentRequest")
+	return wire.MarshalTable(&v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4601,89 +4594,33 @@ func (v *ExtRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AgentResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(AgentResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(AgentResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of AgentResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return v.Result.decodeField(d, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectAgentResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AgentResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, membersAgentResponseResult.Required)
-	case v.Error != nil:
-		return wire.Level(w, objectAgentResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AgentResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectAgentResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AgentResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionAgentResponse = wire.Union{
+	Name: "AgentResponse",
+	Type: (*AgentResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectAgentResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectAgentResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one AgentResponse object, keeping unknown members.
 func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAgentResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAgentResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -4697,45 +4634,42 @@ func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}}
+var objectAgentResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Result",
+			Flags: wire.Required,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.AgentResponseResult",
+	Type: (*AgentResponseResult)(nil),
+}
 
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectAgentResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "result":
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"result\":")
-	b = wire.AppendRaw(b, v.Result)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentResponseResult")
+	return wire.MarshalTable(&v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10014,51 +9948,39 @@ func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentNotification = wire.Members{Required: []string{"method"}}
+var objectAgentNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.AgentNotification",
+	Type: (*AgentNotification)(nil),
+}
 
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
+	return wire.DecodeTable(d, v, &objectAgentNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentNotification")
+	return wire.MarshalTable(&v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13007,55 +12929,48 @@ func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
+var objectClientRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.ClientRequest",
+	Type: (*ClientRequest)(nil),
+}
 
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
+	return wire.DecodeTable(d, v, &objectClientRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "method":
-		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientRequest")
+	return wire.MarshalTable(&v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15153,89 +15068,33 @@ func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ClientResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(ClientResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(ClientResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of ClientResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return v.Result.decodeField(d, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectClientResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ClientResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, membersClientResponseResult.Required)
-	case v.Error != nil:
-		return wire.Level(w, objectClientResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ClientResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectClientResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ClientResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionClientResponse = wire.Union{
+	Name: "ClientResponse",
+	Type: (*ClientResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectClientResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectClientResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one ClientResponse object, keeping unknown members.
 func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionClientResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionClientResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -15249,45 +15108,42 @@ func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientResponseResult = wire.Members{Required: []string{"id", "result"}}
+var objectClientResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Result",
+			Flags: wire.Required,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.ClientResponseResult",
+	Type: (*ClientResponseResult)(nil),
+}
 
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectClientResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "result":
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"result\":")
-	b = wire.AppendRaw(b, v.Result)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientResponseResult")
+	return wire.MarshalTable(&v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16176,51 +16032,39 @@ func (v *MCPError) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientNotification = wire.Members{Required: []string{"method"}}
+var objectClientNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.ClientNotification",
+	Type: (*ClientNotification)(nil),
+}
 
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
+	return wire.DecodeTable(d, v, &objectClientNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientNotification")
+	return wire.MarshalTable(&v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -16486,89 +16330,33 @@ func (v *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ProxyResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(ProxyResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(ProxyResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of ProxyResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ProxyResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return v.Result.decodeField(d, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectProxyResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ProxyResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, membersProxyResponseResult.Required)
-	case v.Error != nil:
-		return wire.Level(w, objectProxyResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ProxyResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectProxyResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ProxyResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionProxyResponse = wire.Union{
+	Name: "ProxyResponse",
+	Type: (*ProxyResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectProxyResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectProxyResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one ProxyResponse object, keeping unknown members.
 func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxyResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionProxyResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxyResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionProxyResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -16582,45 +16370,42 @@ func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersProxyResponseResult = wire.Members{Required: []string{"id", "result"}}
+var objectProxyResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Result",
+			Flags: wire.Required,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "unstable.ProxyResponseResult",
+	Type: (*ProxyResponseResult)(nil),
+}
 
 // DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
 func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = ProxyResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersProxyResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectProxyResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ProxyResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectProxyResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ProxyResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "result":
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ProxyResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"result\":")
-	b = wire.AppendRaw(b, v.Result)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyResponseResult")
+	return wire.MarshalTable(&v, &objectProxyResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.

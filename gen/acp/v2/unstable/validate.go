@@ -11,25 +11,13 @@ import (
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
 func (x *AgentRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
 func (x *AgentRequest) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectAgentRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
@@ -1422,46 +1410,25 @@ func (x *ExtRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponse, each with the JSON pointer of the offending value.
 func (x *AgentResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAgentResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
 func (x *AgentResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("AgentResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAgentResponse)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
 func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectAgentResponseResult)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
@@ -3010,22 +2977,13 @@ func (x *ExtResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
 func (x *AgentNotification) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentNotification)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
 func (x *AgentNotification) ValidateWith(v *wire.Validator) {
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of UpdateSessionNotification, each with the JSON pointer of the offending value.
@@ -3989,25 +3947,13 @@ func (x *ExtNotification) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientRequest, each with the JSON pointer of the offending value.
 func (x *ClientRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
 func (x *ClientRequest) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectClientRequest)
 }
 
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
@@ -4583,46 +4529,25 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponse, each with the JSON pointer of the offending value.
 func (x *ClientResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionClientResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
 func (x *ClientResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("ClientResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionClientResponse)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
 func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectClientResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
@@ -4907,22 +4832,13 @@ func (x *MCPError) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientNotification)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
 func (x *ClientNotification) ValidateWith(v *wire.Validator) {
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelSessionNotification, each with the JSON pointer of the offending value.
@@ -5016,46 +4932,25 @@ func (x *ProxySuccessorRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ProxyResponse, each with the JSON pointer of the offending value.
 func (x *ProxyResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionProxyResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ProxyResponse to v, at v's position.
 func (x *ProxyResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("ProxyResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionProxyResponse)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseResult, each with the JSON pointer of the offending value.
 func (x *ProxyResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectProxyResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ProxyResponseResult to v, at v's position.
 func (x *ProxyResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectProxyResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseError, each with the JSON pointer of the offending value.
