@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/dave/jennifer/jen"
@@ -63,7 +64,7 @@ func onCycle(types []*ir.Type) map[*ir.Type]bool {
 
 func (e *emitter) tabularFields(t *ir.Type) bool {
 	for _, fl := range t.Fields {
-		if !tabular(fl.Ref) && !e.rawRouted(fl.Ref) {
+		if !tabular(fl.Ref) && !e.rawRouted(fl.Ref) && !boundedMember(fl.Ref) {
 			return false
 		}
 	}
@@ -99,6 +100,65 @@ func tabular(r *ir.Ref) bool {
 		return r.Rules == nil && !r.ElemNullable && tabular(r.Elem)
 	}
 	return false
+}
+
+// boundedMember reports a member's own number with bounds or array with an
+// item count, which the interpreter checks (wire.FloatBound, Value.Items)
+// with the messages of generated code; nested ones keep generated code.
+func boundedMember(r *ir.Ref) bool {
+	switch r.Kind {
+	case ir.Float:
+		return r.MultipleOf == nil
+	case ir.Array:
+		return !r.UniqueItems && !r.ElemNullable && tabular(r.Elem)
+	}
+	return false
+}
+
+// floatBounds are the wire.FloatBound values of a number's bounds, in the
+// order floatChecks checks them; a bound that is no number is left out, as
+// there.
+func floatBounds(r *ir.Ref) []jen.Code {
+	var out []jen.Code
+	bound := func(s *string, lower, exclusive bool, what string) {
+		if s == nil {
+			return
+		}
+		x, err := strconv.ParseFloat(*s, 64)
+		if err != nil {
+			return
+		}
+		b := jen.Dict{jen.Id("Limit"): jen.Lit(x), jen.Id("What"): jen.Lit(what + *s)}
+		if lower {
+			b[jen.Id("Lower")] = jen.True()
+		}
+		if exclusive {
+			b[jen.Id("Exclusive")] = jen.True()
+		}
+		out = append(out, jen.Values(b))
+	}
+	bound(r.Minimum, true, false, "must be at least ")
+	bound(r.Maximum, false, false, "must be at most ")
+	bound(r.ExclusiveMinimum, true, true, "must be greater than ")
+	bound(r.ExclusiveMaximum, false, true, "must be less than ")
+	return out
+}
+
+// itemCounts is the wire.IntRule of an array's item count, nil for none.
+func itemCounts(r *ir.Ref) jen.Dict {
+	out := jen.Dict{}
+	if r.MinItems != nil && *r.MinItems > 0 {
+		out[jen.Id("HasMin")], out[jen.Id("Min")] = jen.True(), jen.Lit(*r.MinItems)
+		out[jen.Id("MinWhat")] = jen.Lit(fmt.Sprintf("must have at least %d item%s", *r.MinItems, plural(*r.MinItems)))
+	}
+	if r.MaxItems != nil {
+		out[jen.Id("HasMax")], out[jen.Id("Max")] = jen.True(), jen.Lit(*r.MaxItems)
+		out[jen.Id("MaxWhat")] = jen.Lit(fmt.Sprintf("must have at most %d item%s", *r.MaxItems, plural(*r.MaxItems)))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // boundsHeld reports bounds the Go type of an integer already guarantees.
@@ -251,6 +311,9 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		}
 		return wq(scalarValues[r.Format])
 	case ir.Float:
+		if bounds := floatBounds(r); len(bounds) > 0 {
+			return value("ShapeFloat64", jen.Dict{jen.Id("Floats"): jen.Index().Add(wq("FloatBound")).Values(bounds...)})
+		}
 		return wq("Float64")
 	case ir.Raw, ir.Routed:
 		return wq("RawJSON")
@@ -266,6 +329,9 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		return value("ShapeCoded", jen.Dict{jen.Id("Coded"): jen.Parens(jen.Op("*").Id(r.Type.Name)).Call(jen.Nil())})
 	case ir.Array:
 		fields := jen.Dict{jen.Id("Elem"): e.tableValue(r.Elem)}
+		if counts := itemCounts(r); counts != nil {
+			fields[jen.Id("Items")] = jen.Op("&").Add(wq("IntRule")).Values(counts)
+		}
 		if r.SkipInvalidItems {
 			fields[jen.Id("SkipInvalid")] = jen.True()
 		}

@@ -418,9 +418,11 @@ func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
 			v.Ints.Check(vd, intAt(p, v.Shape))
 		}
 	case ShapeFloat64:
-		if x := *(*float64)(p); math.IsNaN(x) || math.IsInf(x, 0) {
+		x := *(*float64)(p)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			vd.Add("must be a finite number")
 		}
+		CheckFloat(vd, x, v.Floats)
 	case ShapeRaw:
 		if r := *(*Raw)(p); len(r) > 0 && !Valid(r) {
 			vd.Add("is not valid JSON")
@@ -430,6 +432,9 @@ func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
 	case ShapeCoded:
 		codedAt(v.Coded, p).ValidateWith(vd)
 	case ShapeSlice:
+		if v.Items != nil {
+			v.Items.Check(vd, int64((*sliceHeader)(p).len))
+		}
 		if !needsCheck(v.Elem) {
 			return
 		}

@@ -47,11 +47,13 @@ type Coded interface {
 // Value is the shape of a member, array item or map value.
 type Value struct {
 	Shape  Shape
-	Rule   *StringRule // ShapeString: the constraints, nil for none
-	Ints   *IntRule    // integer shapes but ShapeUint64: the bounds, nil for none
-	Object *Object     // ShapeObject
-	Coded  Coded       // ShapeCoded: a nil pointer of the type
-	Elem   *Value      // ShapeSlice, ShapeMap
+	Rule   *StringRule  // ShapeString: the constraints, nil for none
+	Ints   *IntRule     // integer shapes but ShapeUint64: the bounds, nil for none
+	Floats []FloatBound // ShapeFloat64: the bounds, in the order they are checked
+	Items  *IntRule     // ShapeSlice: the bounds of the item count, nil for none
+	Object *Object      // ShapeObject
+	Coded  Coded        // ShapeCoded: a nil pointer of the type
+	Elem   *Value       // ShapeSlice, ShapeMap
 	// SkipInvalid drops array items that fail to decode, in lenient mode.
 	SkipInvalid bool
 

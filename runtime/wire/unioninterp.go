@@ -10,11 +10,30 @@ import (
 // the payload's Object table, as generated union code does.
 
 // DecodeUnion decodes one object union described by u into *v, keeping
-// unknown members in the selected payload.
+// unknown members in the selected payload. When the tagged variant fails,
+// the object is retried as the fallback variant, as anyOf allows.
 func DecodeUnion(d *Decoder, v any, u *Union) error {
 	p := u.pointer(v)
+	fallback := u.variantOf(VariantFallback)
+	m := d.Mark()
+	err := u.decode(d, p, -1)
+	if err == nil || fallback < 0 || IsSyntax(err) || payloadOf(p, &u.Variants[fallback]) != nil {
+		return err
+	}
+	d.Rewind(m)
+	if u.decode(d, p, fallback) != nil {
+		return err
+	}
+	return nil
+}
+
+// decode decodes the union at p once: variant as selected ahead, or the
+// variant of index as when as is not -1.
+func (u *Union) decode(d *Decoder, p unsafe.Pointer, as int) error {
 	zeroUnion(u, p)
-	if err := u.selectVariant(d, p); err != nil {
+	if as >= 0 {
+		u.setVariant(p, as)
+	} else if err := u.selectVariant(d, p); err != nil {
 		return err
 	}
 	i := u.active(p)
@@ -71,14 +90,19 @@ func (u *Union) selectByTag(d *Decoder, p unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
+	fallback := u.variantOf(VariantFallback)
 	if !found || kind == KindNull {
-		if i := u.variantOf(VariantAbsent); i >= 0 {
+		if i := either(u.variantOf(VariantAbsent), fallback); i >= 0 {
 			u.setVariant(p, i)
 			return nil
 		}
 		return d.Errorf("missing discriminator %q", u.Discriminator)
 	}
 	if kind != KindString {
+		if fallback >= 0 {
+			u.setVariant(p, fallback)
+			return nil
+		}
 		return AtKey(d.TypeError("string", kind), u.Discriminator)
 	}
 	for i := range u.Variants {
@@ -87,7 +111,7 @@ func (u *Union) selectByTag(d *Decoder, p unsafe.Pointer) error {
 			return nil
 		}
 	}
-	if i := u.variantOf(VariantCatchAll); i >= 0 {
+	if i := either(u.variantOf(VariantCatchAll), fallback); i >= 0 {
 		u.setVariant(p, i)
 		return nil
 	}
@@ -96,6 +120,14 @@ func (u *Union) selectByTag(d *Decoder, p unsafe.Pointer) error {
 		return nil
 	}
 	return AtKey(d.Errorf("unknown %s %q of %s", u.Discriminator, tag, u.Name), u.Discriminator)
+}
+
+// either is variant index i, or j when i is -1 (none).
+func either(i, j int) int {
+	if i >= 0 {
+		return i
+	}
+	return j
 }
 
 func (u *Union) selectByShape(d *Decoder, p unsafe.Pointer) error {

@@ -29,6 +29,9 @@ const (
 	VariantAbsent
 	// VariantShape: the object has every one of the variant's Keys.
 	VariantShape
+	// VariantFallback: anyOf's untagged default, taken for an absent, odd or
+	// unknown tag, and retried when the tagged variant fails to decode.
+	VariantFallback
 )
 
 // Variant is one alternative of a Union.

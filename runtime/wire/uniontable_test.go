@@ -168,3 +168,43 @@ func TestUnionTableAllocatesLikeGeneratedCode(t *testing.T) {
 		t.Errorf("validating allocated %v times", n)
 	}
 }
+
+// auth is an anyOf union: a tagged variant and an untagged fallback.
+type auth struct {
+	Spot *spot
+	Dog  *dog
+}
+
+var unionAuth = Union{Name: "auth", Type: (*auth)(nil), Discriminator: "kind", Variants: []Variant{
+	{Name: "Spot", Role: VariantTagged, Tag: "spot", Payload: &objectSpot},
+	{Name: "Dog", Role: VariantFallback, Payload: &objectDog},
+}}
+
+func TestUnionTableFallback(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"kind":"spot","x":1,"y":2}`: "Spot",
+		`{"kind":"spot","name":"a"}`:  "Dog", // the tagged variant fails: retried as the fallback
+		`{"kind":"cat","name":"a"}`:   "Dog",
+		`{"kind":7,"name":"a"}`:       "Dog",
+		`{"name":"a"}`:                "Dog",
+	} {
+		var a auth
+		if err := decodeUnion(t, in, Strict, &a, &unionAuth); err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		got := map[bool]string{true: "Spot", false: "Dog"}[a.Spot != nil]
+		if got != want || (a.Spot != nil) == (a.Dog != nil) {
+			t.Errorf("%s: got %+v, want %s", in, a, want)
+		}
+		// The fallback keeps the tag it saw, after its declared members.
+		if out := string(AppendUnion(nil, &a, &unionAuth)); want == "Dog" && strings.Contains(in, "kind") && !strings.HasSuffix(out, in[len(`{`):strings.Index(in, ",")]+"}") {
+			t.Errorf("%s: encoded as %s", in, out)
+		}
+	}
+	var a auth
+	err := decodeUnion(t, `{"kind":"spot","x":1}`, Strict, &a, &unionAuth)
+	if err == nil || !strings.Contains(err.Error(), `missing required member "y"`) {
+		t.Errorf("both variants failing: got %v, want the tagged variant's error", err)
+	}
+}

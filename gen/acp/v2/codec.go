@@ -110,82 +110,80 @@ func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId", "title", "options"}}
+var objectRequestPermissionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Subject",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "subject",
+			Value: &wire.Value{
+				Coded: (*RequestPermissionSubject)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required,
+			Name:  "options",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectPermissionOption,
+					Shape:  wire.ShapeObject,
+				},
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.RequestPermissionRequest",
+	Type: (*RequestPermissionRequest)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "subject":
-		if d.TryNull() {
-			v.Subject = nil
-			return wire.Optional, nil
-		}
-		v.Subject = new(RequestPermissionSubject)
-		return wire.Optional, wire.AtKey(v.Subject.DecodeJSON(d), "subject")
-	case "options":
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Subject != nil {
-		b = wire.Key(b, &comma, "\"subject\":")
-		b = v.Subject.AppendJSON(b)
-	}
-	b = wire.Key(b, &comma, "\"options\":")
-	b = wire.AppendSlice(b, v.Options, (*PermissionOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionRequest")
+	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -925,88 +923,71 @@ func (v *ContentBlockOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAnnotations = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Audience",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "audience",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*Role)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "LastModified",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "lastModified",
+			Value: wire.String,
+		},
+		{
+			Field: "Priority",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "priority",
+			Value: &wire.Value{
+				Floats: []wire.FloatBound{{
+					Limit: 0.0,
+					Lower: true,
+					What:  "must be at least 0",
+				}, {
+					Limit: 1.0,
+					What:  "must be at most 1",
+				}},
+				Shape: wire.ShapeFloat64,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Annotations",
+	Type: (*Annotations)(nil),
+}
+
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	*v = Annotations{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAnnotations)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Annotations) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "audience":
-		if d.TryNull() {
-			v.Audience = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
-			v.Audience = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
-		}
-		return wire.Optional, nil
-	case "lastModified":
-		if d.TryNull() {
-			v.LastModified = nil
-			return wire.Optional, nil
-		}
-		v.LastModified = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.LastModified, d); err != nil {
-			v.LastModified = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
-		}
-		return wire.Optional, nil
-	case "priority":
-		if d.TryNull() {
-			v.Priority = nil
-			return wire.Optional, nil
-		}
-		v.Priority = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
-			v.Priority = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Audience != nil {
-		b = wire.Key(b, &comma, "\"audience\":")
-		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
-	}
-	if v.LastModified != nil {
-		b = wire.Key(b, &comma, "\"lastModified\":")
-		b = wire.AppendString(b, *v.LastModified)
-	}
-	if v.Priority != nil {
-		b = wire.Key(b, &comma, "\"priority\":")
-		b = wire.AppendFloat(b, *v.Priority)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Annotations")
+	return wire.MarshalTable(&v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3241,150 +3222,57 @@ func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationPropertySchema) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "string":
-		v.String = new(StringPropertySchema)
-		return nil
-	case "number":
-		v.Number = new(NumberPropertySchema)
-		return nil
-	case "integer":
-		v.Integer = new(IntegerPropertySchema)
-		return nil
-	case "boolean":
-		v.Boolean = new(BooleanPropertySchema)
-		return nil
-	case "array":
-		v.Array = new(MultiSelectPropertySchema)
-		return nil
-	default:
-		v.Other = new(ElicitationPropertySchemaOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.String != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.String.decodeField(d, key)
-	case v.Number != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
-	case v.Integer != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
-	case v.Array != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ElicitationPropertySchema) required(w int) []string {
-	switch {
-	case v.String != nil:
-		return wire.Level(w, nil)
-	case v.Number != nil:
-		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
-	case v.Integer != nil:
-		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
-	case v.Boolean != nil:
-		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
-	case v.Array != nil:
-		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.String != nil:
-		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
-	case v.Number != nil:
-		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
-	case v.Integer != nil:
-		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
-	case v.Array != nil:
-		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ElicitationPropertySchema) unknownSink() *wire.Fields {
-	switch {
-	case v.String != nil:
-		return &v.String.Unknown
-	case v.Number != nil:
-		return &v.Number.Unknown
-	case v.Integer != nil:
-		return &v.Integer.Unknown
-	case v.Boolean != nil:
-		return &v.Boolean.Unknown
-	case v.Array != nil:
-		return &v.Array.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionElicitationPropertySchema = wire.Union{
+	Discriminator: "type",
+	Name:          "ElicitationPropertySchema",
+	Type:          (*ElicitationPropertySchema)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "String",
+			Payload: &objectStringPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "string",
+		},
+		{
+			Name:    "Number",
+			Payload: &objectNumberPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "number",
+		},
+		{
+			Name:    "Integer",
+			Payload: &objectIntegerPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "integer",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectBooleanPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+		{
+			Name:    "Array",
+			Payload: &objectMultiSelectPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "array",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectElicitationPropertySchemaOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
 func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchema{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -3508,153 +3396,115 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectStringPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "MaxLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Pattern",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "pattern",
+			Value: &wire.Value{
+				Rule:  &stringRule1,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Format",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "format",
+			Value: &wire.Value{
+				Coded: (*StringFormat)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.String,
+		},
+		{
+			Field: "Enum",
+			Flags: wire.Nullable,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem: wire.String,
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "OneOf",
+			Flags: wire.Nullable,
+			Name:  "oneOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.StringPropertySchema",
+	Type: (*StringPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectStringPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minLength":
-		if d.TryNull() {
-			v.MinLength = nil
-			return wire.Optional, nil
-		}
-		v.MinLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
-	case "maxLength":
-		if d.TryNull() {
-			v.MaxLength = nil
-			return wire.Optional, nil
-		}
-		v.MaxLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
-	case "pattern":
-		if d.TryNull() {
-			v.Pattern = nil
-			return wire.Optional, nil
-		}
-		v.Pattern = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
-	case "format":
-		if d.TryNull() {
-			v.Format = nil
-			return wire.Optional, nil
-		}
-		v.Format = new(StringFormat)
-		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "enum":
-		if d.TryNull() {
-			v.Enum = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "oneOf":
-		if d.TryNull() {
-			v.OneOf = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinLength != nil {
-		b = wire.Key(b, &comma, "\"minLength\":")
-		b = wire.AppendUint(b, uint64(*v.MinLength))
-	}
-	if v.MaxLength != nil {
-		b = wire.Key(b, &comma, "\"maxLength\":")
-		b = wire.AppendUint(b, uint64(*v.MaxLength))
-	}
-	if v.Pattern != nil {
-		b = wire.Key(b, &comma, "\"pattern\":")
-		b = wire.AppendString(b, *v.Pattern)
-	}
-	if v.Format != nil {
-		b = wire.Key(b, &comma, "\"format\":")
-		b = v.Format.AppendJSON(b)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendString(b, *v.Default)
-	}
-	if v.Enum != nil {
-		b = wire.Key(b, &comma, "\"enum\":")
-		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	}
-	if v.OneOf != nil {
-		b = wire.Key(b, &comma, "\"oneOf\":")
-		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.StringPropertySchema")
+	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3882,11 +3732,11 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 		if string(key) == "type" {
 			return wire.Optional, d.Skip()
 		}
-		return v.String.decodeField(d, key)
+		return wire.DecodeMember(d, v.String, &objectStringMultiSelectItems, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
 	case v.Titled != nil:
-		return v.Titled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Titled, &objectTitledMultiSelectItems, key)
 	}
 	return wire.NotMember, nil
 }
@@ -3895,11 +3745,11 @@ func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error)
 func (v *MultiSelectItems) required(w int) []string {
 	switch {
 	case v.String != nil:
-		return wire.Level(w, membersStringMultiSelectItems.Required)
+		return wire.Level(w, objectStringMultiSelectItems.RequiredNames())
 	case v.Other != nil:
 		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
 	case v.Titled != nil:
-		return wire.Level(w, membersTitledMultiSelectItems.Required)
+		return wire.Level(w, objectTitledMultiSelectItems.RequiredNames())
 	}
 	return nil
 }
@@ -3909,11 +3759,11 @@ func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.String != nil:
 		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
+		return wire.AppendMembers(b, v.String, &objectStringMultiSelectItems, comma)
 	case v.Other != nil:
 		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
 	case v.Titled != nil:
-		return v.Titled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Titled, &objectTitledMultiSelectItems, comma)
 	}
 	return b, comma
 }
@@ -4008,47 +3858,50 @@ func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
+var objectStringMultiSelectItems = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Enum",
+			Flags: wire.Required,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem: wire.String,
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.StringMultiSelectItems",
+	Type: (*StringMultiSelectItems)(nil),
+}
 
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = StringMultiSelectItems{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
+	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "enum":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"enum\":")
-	b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.StringMultiSelectItems")
+	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4056,47 +3909,53 @@ func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
+var objectTitledMultiSelectItems = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "AnyOf",
+			Flags: wire.Required,
+			Name:  "anyOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TitledMultiSelectItems",
+	Type: (*TitledMultiSelectItems)(nil),
+}
 
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = TitledMultiSelectItems{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
+	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "anyOf":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"anyOf\":")
-	b = wire.AppendSlice(b, v.AnyOf, (*EnumOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TitledMultiSelectItems")
+	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6816,7 +6675,7 @@ var objectSessionInfo = wire.Object{
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "updatedAt",
 			Value: &wire.Value{
-				Rule:  &stringRule1,
+				Rule:  &stringRule2,
 				Shape: wire.ShapeString,
 			},
 		},

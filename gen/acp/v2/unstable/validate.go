@@ -44,35 +44,13 @@ func (x *RequestID) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectRequestPermissionRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
 func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
-	if x.Subject != nil {
-		v.Push("subject")
-		x.Subject.ValidateWith(v)
-		v.Pop()
-	}
-	v.Push("options")
-	if len(x.Options) < 1 {
-		v.Add("must have at least 1 item")
-	}
-	for i := range x.Options {
-		v.PushIndex(i)
-		x.Options[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "title", "description", "subject", "options", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectRequestPermissionRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
@@ -304,33 +282,13 @@ func (x *ContentBlockOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Annotations, each with the JSON pointer of the offending value.
 func (x *Annotations) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAnnotations)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
 func (x *Annotations) ValidateWith(v *wire.Validator) {
-	if x.Priority != nil {
-		v.Push("priority")
-		if math.IsNaN(*x.Priority) || math.IsInf(*x.Priority, 0) {
-			v.Add("must be a finite number")
-		}
-		if *x.Priority < 0.0 {
-			v.Add("must be at least 0")
-		}
-		if *x.Priority > 1.0 {
-			v.Add("must be at most 1")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectAnnotations)
 }
 
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
@@ -1022,44 +980,13 @@ func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionElicitationPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
 func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.String != nil {
-		n++
-		x.String.ValidateWith(v)
-	}
-	if x.Number != nil {
-		n++
-		x.Number.ValidateWith(v)
-	}
-	if x.Integer != nil {
-		n++
-		x.Integer.ValidateWith(v)
-	}
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.Array != nil {
-		n++
-		x.Array.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "string", "number", "integer", "boolean", "array":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("ElicitationPropertySchema", "String, Number, Integer, Boolean, Array, Other", x.String != nil, x.Number != nil, x.Integer != nil, x.Boolean != nil, x.Array != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
@@ -1099,44 +1026,13 @@ func (x *EnumOption) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectStringPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
 func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
-	if x.Pattern != nil {
-		v.Push("pattern")
-		stringRule2.Check(v, *x.Pattern)
-		v.Pop()
-	}
-	if x.Enum != nil {
-		v.Push("enum")
-		if len(x.Enum) < 1 {
-			v.Add("must have at least 1 item")
-		}
-		v.Pop()
-	}
-	if x.OneOf != nil {
-		v.Push("oneOf")
-		if len(x.OneOf) < 1 {
-			v.Add("must have at least 1 item")
-		}
-		for i := range x.OneOf {
-			v.PushIndex(i)
-			x.OneOf[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
@@ -1221,54 +1117,25 @@ func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectStringMultiSelectItems)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
 func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
-	v.Push("enum")
-	if len(x.Enum) < 1 {
-		v.Add("must have at least 1 item")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "enum", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectStringMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *TitledMultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTitledMultiSelectItems)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
 func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
-	v.Push("anyOf")
-	if len(x.AnyOf) < 1 {
-		v.Add("must have at least 1 item")
-	}
-	for i := range x.AnyOf {
-		v.PushIndex(i)
-		x.AnyOf[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "anyOf", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTitledMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
@@ -3652,7 +3519,7 @@ func (x *SessionInfoUpdate) Validate() error {
 func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
 	if x.UpdatedAt != nil {
 		v.Push("updatedAt")
-		stringRule1.Check(v, *x.UpdatedAt)
+		stringRule2.Check(v, *x.UpdatedAt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -5040,6 +4907,6 @@ func (x *ProxySuccessorNotification) ValidateWith(v *wire.Validator) {
 }
 
 var stringRule0 = wire.StringRule{URI: true}
-var stringRule1 = wire.StringRule{Format: wire.FormatDateTime}
-var stringRule2 = wire.StringRule{Format: wire.FormatRegex}
+var stringRule1 = wire.StringRule{Format: wire.FormatRegex}
+var stringRule2 = wire.StringRule{Format: wire.FormatDateTime}
 var stringRule3 = wire.StringRule{MinLength: 1}
