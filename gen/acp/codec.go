@@ -3078,116 +3078,38 @@ func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *MultiSelectItems) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		v.Titled = new(TitledMultiSelectItems)
-		return nil
-	}
-	if kind != wire.KindString {
-		v.Titled = new(TitledMultiSelectItems)
-		return nil
-	}
-	switch string(tag) {
-	case "string":
-		v.String = new(StringMultiSelectItems)
-		return nil
-	default:
-		v.Other = new(MultiSelectItemsOther)
-		return nil
-	}
+var unionMultiSelectItems = wire.Union{
+	Discriminator: "type",
+	Name:          "MultiSelectItems",
+	Type:          (*MultiSelectItems)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "String",
+			Payload: &objectStringMultiSelectItems,
+			Role:    wire.VariantTagged,
+			Tag:     "string",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectMultiSelectItemsOther,
+			Role:    wire.VariantCatchAll,
+		},
+		{
+			Name:    "Titled",
+			Payload: &objectTitledMultiSelectItems,
+			Role:    wire.VariantFallback,
+		},
+	},
 }
 
-// decodeField decodes a member of the selected variant.
-func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.String != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.String, &objectStringMultiSelectItems, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
-	case v.Titled != nil:
-		return wire.DecodeMember(d, v.Titled, &objectTitledMultiSelectItems, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *MultiSelectItems) required(w int) []string {
-	switch {
-	case v.String != nil:
-		return wire.Level(w, objectStringMultiSelectItems.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
-	case v.Titled != nil:
-		return wire.Level(w, objectTitledMultiSelectItems.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.String != nil:
-		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return wire.AppendMembers(b, v.String, &objectStringMultiSelectItems, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
-	case v.Titled != nil:
-		return wire.AppendMembers(b, v.Titled, &objectTitledMultiSelectItems, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *MultiSelectItems) unknownSink() *wire.Fields {
-	switch {
-	case v.String != nil:
-		return &v.String.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	case v.Titled != nil:
-		return &v.Titled.Unknown
-	}
-	return nil
-}
-
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members. When the tagged variant fails, the object is retried as Titled, as anyOf allows.
+// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
 func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	m := d.Mark()
-	err := v.decodeObject(d, false)
-	if err == nil || wire.IsSyntax(err) || v.Titled != nil {
-		return err
-	}
-	d.Rewind(m)
-	if v.decodeObject(d, true) != nil {
-		return err
-	}
-	return nil
-}
-func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error {
-	*v = MultiSelectItems{}
-	if asFallback {
-		v.Titled = new(TitledMultiSelectItems)
-	} else {
-		if err := v.selectVariant(d); err != nil {
-			return err
-		}
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -4474,108 +4396,33 @@ func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AuthMethod) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		v.Agent = new(AuthMethodAgent)
-		return nil
-	}
-	if kind != wire.KindString {
-		v.Agent = new(AuthMethodAgent)
-		return nil
-	}
-	switch string(tag) {
-	case "terminal":
-		v.Terminal = new(AuthMethodTerminal)
-		return nil
-	default:
-		v.Agent = new(AuthMethodAgent)
-		return nil
-	}
+var unionAuthMethod = wire.Union{
+	Discriminator: "type",
+	Name:          "AuthMethod",
+	Type:          (*AuthMethod)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Terminal",
+			Payload: &objectAuthMethodTerminal,
+			Role:    wire.VariantTagged,
+			Tag:     "terminal",
+		},
+		{
+			Name:    "Agent",
+			Payload: &objectAuthMethodAgent,
+			Role:    wire.VariantFallback,
+		},
+	},
 }
 
-// decodeField decodes a member of the selected variant.
-func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
-	case v.Agent != nil:
-		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AuthMethod) required(w int) []string {
-	switch {
-	case v.Terminal != nil:
-		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
-	case v.Agent != nil:
-		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Terminal != nil:
-		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
-	case v.Agent != nil:
-		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AuthMethod) unknownSink() *wire.Fields {
-	switch {
-	case v.Terminal != nil:
-		return &v.Terminal.Unknown
-	case v.Agent != nil:
-		return &v.Agent.Unknown
-	}
-	return nil
-}
-
-// DecodeJSON decodes one AuthMethod object, keeping unknown members. When the tagged variant fails, the object is retried as Agent, as anyOf allows.
+// DecodeJSON decodes one AuthMethod object, keeping unknown members.
 func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	m := d.Mark()
-	err := v.decodeObject(d, false)
-	if err == nil || wire.IsSyntax(err) || v.Agent != nil {
-		return err
-	}
-	d.Rewind(m)
-	if v.decodeObject(d, true) != nil {
-		return err
-	}
-	return nil
-}
-func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
-	*v = AuthMethod{}
-	if asFallback {
-		v.Agent = new(AuthMethodAgent)
-	} else {
-		if err := v.selectVariant(d); err != nil {
-			return err
-		}
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAuthMethod)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAuthMethod)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,

@@ -844,32 +844,13 @@ func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionMultiSelectItems)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
 func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.String != nil {
-		n++
-		x.String.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "string":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if x.Titled != nil {
-		n++
-		x.Titled.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("MultiSelectItems", "String, Other, Titled", x.String != nil, x.Other != nil, x.Titled != nil)
-	}
+	wire.ValidateUnion(v, x, &unionMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
@@ -1205,24 +1186,13 @@ func (x *LogoutCapabilities) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAuthMethod)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
 func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Terminal != nil {
-		n++
-		x.Terminal.ValidateWith(v)
-	}
-	if x.Agent != nil {
-		n++
-		x.Agent.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("AuthMethod", "Terminal, Agent", x.Terminal != nil, x.Agent != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAuthMethod)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.

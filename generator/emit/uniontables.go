@@ -14,8 +14,7 @@ import (
 
 // coldUnion reports whether object union t is described by a table: it is
 // not hot, no other union holds it as a variant (which would call its
-// member-level methods), no variant is an anyOf fallback (decoding would
-// retry), and every payload is a cold struct.
+// member-level methods), and every payload is a cold struct.
 func (e *emitter) coldUnion(t *ir.Type) bool {
 	if e.coldUnions == nil {
 		e.coldUnions = e.coldUnionSet()
@@ -46,7 +45,7 @@ func (e *emitter) coldUnionSet() map[*ir.Type]bool {
 // coldVariants reports variants the interpreter can select and read.
 func (e *emitter) coldVariants(u *ir.Union) bool {
 	for _, v := range u.Variants {
-		if v.Role == ir.Fallback || v.Payload == nil || v.Payload.Kind != ir.Named || !e.cold(v.Payload.Type.Underlying()) {
+		if v.Payload == nil || v.Payload.Kind != ir.Named || !e.cold(v.Payload.Type.Underlying()) {
 			return false
 		}
 		if v.Role == ir.CatchAll && tagField(u, v) == "" {
@@ -60,7 +59,7 @@ func (e *emitter) coldVariants(u *ir.Union) bool {
 func unionTable(t *ir.Type) string { return "union" + t.Name }
 
 // variantRoles are runtime/wire's VariantRole constants.
-var variantRoles = map[ir.Role]string{ir.Tagged: "VariantTagged", ir.CatchAll: "VariantCatchAll", ir.Absent: "VariantAbsent", ir.Shape: "VariantShape"}
+var variantRoles = map[ir.Role]string{ir.Tagged: "VariantTagged", ir.CatchAll: "VariantCatchAll", ir.Absent: "VariantAbsent", ir.Shape: "VariantShape", ir.Fallback: "VariantFallback"}
 
 // coldUnionCodec emits t's table and its DecodeJSON and AppendJSON.
 func (e *emitter) coldUnionCodec(f *jen.File, t *ir.Type) {

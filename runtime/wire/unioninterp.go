@@ -36,25 +36,50 @@ func (u *Union) decode(d *Decoder, p unsafe.Pointer, as int) error {
 	} else if err := u.selectVariant(d, p); err != nil {
 		return err
 	}
+	return DecodeObject(d, u.sink(p), func(d *Decoder, key []byte) (int, error) {
+		return u.member(d, p, key)
+	}, nil, func(w int) []string {
+		return u.required(p, w)
+	})
+}
+
+// sink is where the union at p keeps members its variant does not declare:
+// the selected payload's Unknown, or the Unknown variant's Fields.
+func (u *Union) sink(p unsafe.Pointer) *Fields {
+	if i := u.active(p); i >= 0 {
+		vr := &u.Variants[i]
+		return (*Fields)(at(payloadOf(p, vr), vr.Payload.unknown))
+	}
+	if x := u.unknownOf(p); x != nil {
+		return &x.Fields
+	}
+	return nil
+}
+
+// member decodes the member named key of the variant selected in the
+// union at p, as DecodeMember does for an Object.
+func (u *Union) member(d *Decoder, p unsafe.Pointer, key []byte) (int, error) {
 	i := u.active(p)
 	if i < 0 {
-		x := u.unknownOf(p)
-		return DecodeObject(d, &x.Fields, func(d *Decoder, key []byte) (int, error) {
-			if string(key) == u.Discriminator {
-				return Optional, d.Skip()
-			}
-			return NotMember, nil
-		}, nil, nil)
-	}
-	vr := &u.Variants[i]
-	q, o := payloadOf(p, vr), vr.Payload
-	skipTag := vr.Role == VariantTagged || vr.Role == VariantAbsent
-	return DecodeObject(d, (*Fields)(at(q, o.unknown)), func(d *Decoder, key []byte) (int, error) {
-		if skipTag && string(key) == u.Discriminator {
+		if u.unknownOf(p) != nil && string(key) == u.Discriminator {
 			return Optional, d.Skip()
 		}
-		return memberOf(d, q, o, key)
-	}, &o.required, nil)
+		return NotMember, nil
+	}
+	vr := &u.Variants[i]
+	if (vr.Role == VariantTagged || vr.Role == VariantAbsent) && string(key) == u.Discriminator {
+		return Optional, d.Skip()
+	}
+	return memberOf(d, payloadOf(p, vr), vr.Payload, key)
+}
+
+// required names the required members of level w of the variant selected
+// in the union at p.
+func (u *Union) required(p unsafe.Pointer, w int) []string {
+	if i := u.active(p); i >= 0 {
+		return Level(w, u.Variants[i].Payload.required.Required)
+	}
+	return nil
 }
 
 // zeroUnion sets the union at p to its zero value.
@@ -151,19 +176,24 @@ func (u *Union) selectByShape(d *Decoder, p unsafe.Pointer) error {
 // AppendUnion appends the object union *v described by u: the selected
 // variant's tag, then its payload's members; {} with none set.
 func AppendUnion(b []byte, v any, u *Union) []byte {
-	p := u.pointer(v)
 	b = append(b, '{')
-	comma := false
+	b, _ = u.appendVariant(b, u.pointer(v), false)
+	return append(b, '}')
+}
+
+// appendVariant appends the selected variant's tag and members.
+func (u *Union) appendVariant(b []byte, p unsafe.Pointer, comma bool) ([]byte, bool) {
 	if i := u.active(p); i >= 0 {
 		vr := &u.Variants[i]
 		if vr.Role == VariantTagged {
 			b = Key(b, &comma, vr.tagKey)
 		}
-		b, _ = appendMembers(b, payloadOf(p, vr), vr.Payload, comma)
-	} else if x := u.unknownOf(p); x != nil {
-		b, _ = x.AppendFields(b, u.Discriminator, comma)
+		return appendMembers(b, payloadOf(p, vr), vr.Payload, comma)
 	}
-	return append(b, '}')
+	if x := u.unknownOf(p); x != nil {
+		return x.AppendFields(b, u.Discriminator, comma)
+	}
+	return b, comma
 }
 
 // ValidateUnion adds the violations of the object union *v described by u
