@@ -2682,37 +2682,18 @@ func (x *SetSessionModeRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
 func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
-	}
-	x.Type.ValidateWith(v)
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequest)
 }
 
 // ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
 func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.ValueID != nil {
-		n++
-		x.ValueID.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("SetSessionConfigOptionRequestType", "Boolean, ValueID", x.Boolean != nil, x.ValueID != nil)
-	}
+	wire.ValidateUnion(v, x, &unionSetSessionConfigOptionRequestType)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
@@ -2957,49 +2938,18 @@ func (x *KillTerminalResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
 func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
-	x.Action.ValidateWith(v)
+	wire.ValidateTable(v, x, &objectCreateElicitationResponse)
 }
 
 // ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
 func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Accept != nil {
-		n++
-		x.Accept.ValidateWith(v)
-	}
-	if x.Decline != nil {
-		n++
-		x.Decline.ValidateWith(v)
-	}
-	if x.Cancel != nil {
-		n++
-		x.Cancel.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Action {
-		case "accept", "decline", "cancel":
-			v.AddAt("action", "is a known action; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("CreateElicitationResponseAction", "Accept, Decline, Cancel, Other", x.Accept != nil, x.Decline != nil, x.Cancel != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionCreateElicitationResponseAction)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.

@@ -25,14 +25,26 @@ func (e *emitter) cold(t *ir.Type) bool {
 // coldSet decides cold once for every type of the model.
 func (e *emitter) coldSet() map[*ir.Type]bool {
 	cyclic := onCycle(e.m.Types)
-	out := map[*ir.Type]bool{}
+	held := heldAsVariant(e.m.Types)
+	e.colds = map[*ir.Type]bool{}
+	var embedding []*ir.Type
 	for _, t := range e.m.Types {
-		if t.Kind == ir.Struct && !t.Hot && t.Union == nil && t.Rules == nil && len(aliasedFields(t)) == 0 &&
+		if t.Kind == ir.Struct && !t.Hot && t.Rules == nil && len(aliasedFields(t)) == 0 &&
 			!cyclic[t] && e.tabularFields(t) {
-			out[t] = true
+			if t.Union == nil {
+				e.colds[t] = true
+			} else if !held[t] {
+				embedding = append(embedding, t)
+			}
 		}
 	}
-	return out
+	// A struct embedding a union is cold when its variants' payloads are.
+	for _, t := range embedding {
+		if e.coldVariants(t.Union) {
+			e.colds[t] = true
+		}
+	}
+	return e.colds
 }
 
 // onCycle are the types that reach themselves: their tables would refer to
@@ -225,6 +237,10 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 		jen.Id("Name"): jen.Lit(e.o.Package + "." + t.Name),
 		jen.Id("Type"): jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
 	}
+	if u := t.Union; u != nil {
+		e.unionTableVar(f, u)
+		obj[jen.Id("Union")], obj[jen.Id("UnionField")] = jen.Op("&").Id(unionTable(u)), jen.Lit(u.FieldName())
+	}
 	if len(members) > 0 {
 		obj[jen.Id("Members")] = jen.Index().Add(wq("Member")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, members...)
 	}
@@ -246,8 +262,12 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 	f.Line()
 }
 
-// coldValidate emits t's Validate and ValidateWith over its table.
+// coldValidate emits t's Validate and ValidateWith over its table, and its
+// embedded union's ValidateWith.
 func coldValidate(f *jen.File, t *ir.Type) {
+	if t.Union != nil {
+		defer unionValidateWith(f, t.Union)
+	}
 	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
 		jen.Var().Id("v").Qual(WirePath, "Validator"),

@@ -23,8 +23,21 @@ func (e *emitter) coldUnion(t *ir.Type) bool {
 }
 
 func (e *emitter) coldUnionSet() map[*ir.Type]bool {
-	held := map[*ir.Type]bool{}
+	held := heldAsVariant(e.m.Types)
+	out := map[*ir.Type]bool{}
 	for _, t := range e.m.Types {
+		if t.Kind == ir.ObjectUnion && !t.Hot && !held[t] && e.coldVariants(t.Union) {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// heldAsVariant are the types some union holds as a variant's payload: the
+// union's generated code calls their member-level methods.
+func heldAsVariant(types []*ir.Type) map[*ir.Type]bool {
+	held := map[*ir.Type]bool{}
+	for _, t := range types {
 		if t.Union != nil {
 			for _, v := range t.Union.Variants {
 				if v.Payload != nil && v.Payload.Kind == ir.Named {
@@ -33,13 +46,7 @@ func (e *emitter) coldUnionSet() map[*ir.Type]bool {
 			}
 		}
 	}
-	out := map[*ir.Type]bool{}
-	for _, t := range e.m.Types {
-		if t.Kind == ir.ObjectUnion && !t.Hot && !held[t] && e.coldVariants(t.Union) {
-			out[t] = true
-		}
-	}
-	return out
+	return held
 }
 
 // coldVariants reports variants the interpreter can select and read.
@@ -55,15 +62,28 @@ func (e *emitter) coldVariants(u *ir.Union) bool {
 	return true
 }
 
-// unionTable names the package variable holding t's wire.Union.
-func unionTable(t *ir.Type) string { return "union" + t.Name }
+// unionTable names the package variable holding u's wire.Union.
+func unionTable(u *ir.Union) string { return "union" + u.Name }
 
 // variantRoles are runtime/wire's VariantRole constants.
 var variantRoles = map[ir.Role]string{ir.Tagged: "VariantTagged", ir.CatchAll: "VariantCatchAll", ir.Absent: "VariantAbsent", ir.Shape: "VariantShape", ir.Fallback: "VariantFallback"}
 
 // coldUnionCodec emits t's table and its DecodeJSON and AppendJSON.
 func (e *emitter) coldUnionCodec(f *jen.File, t *ir.Type) {
-	u := t.Union
+	e.unionTableVar(f, t.Union)
+	table := jen.Op("&").Id(unionTable(t.Union))
+	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", t.Name))
+	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
+		jen.Return(wq("DecodeUnion").Call(jen.Id("d"), jen.Id("v"), table.Clone())))
+	f.Comment("AppendJSON appends the JSON encoding of v to b.")
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
+		jen.Return(wq("AppendUnion").Call(jen.Id("b"), jen.Id("v"), table.Clone())))
+	f.Line()
+}
+
+// unionTableVar declares u's wire.Union, for a standalone union or one
+// embedded in a cold struct.
+func (e *emitter) unionTableVar(f *jen.File, u *ir.Union) {
 	var variants []jen.Code
 	for _, v := range u.Variants {
 		vals := jen.Dict{
@@ -85,7 +105,7 @@ func (e *emitter) coldUnionCodec(f *jen.File, t *ir.Type) {
 	}
 	tbl := jen.Dict{
 		jen.Id("Name"):     jen.Lit(u.Name),
-		jen.Id("Type"):     jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
+		jen.Id("Type"):     jen.Parens(jen.Op("*").Id(u.Name)).Call(jen.Nil()),
 		jen.Id("Variants"): jen.Index().Add(wq("Variant")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, variants...),
 	}
 	if u.Discriminator != "" {
@@ -97,15 +117,7 @@ func (e *emitter) coldUnionCodec(f *jen.File, t *ir.Type) {
 	if keepsUnknown(u) {
 		tbl[jen.Id("KeepsUnknown")] = jen.True()
 	}
-	f.Var().Id(unionTable(t)).Op("=").Add(wq("Union")).Values(tbl)
-	table := jen.Op("&").Id(unionTable(t))
-	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", t.Name))
-	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
-		jen.Return(wq("DecodeUnion").Call(jen.Id("d"), jen.Id("v"), table.Clone())))
-	f.Comment("AppendJSON appends the JSON encoding of v to b.")
-	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
-		jen.Return(wq("AppendUnion").Call(jen.Id("b"), jen.Id("v"), table.Clone())))
-	f.Line()
+	f.Var().Id(unionTable(u)).Op("=").Add(wq("Union")).Values(tbl)
 }
 
 // selectOrder is u's SelectOrder as indexes of its variants, nil when it
@@ -132,11 +144,16 @@ func coldUnionValidate(f *jen.File, t *ir.Type) {
 	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
 		jen.Var().Id("v").Qual(WirePath, "Validator"),
-		wq("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t))),
+		wq("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))),
 		jen.Return(jen.Id("v").Dot("Err").Call()),
 	)
-	validateWithDoc(f, t.Name)
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(
-		wq("ValidateUnion").Call(jen.Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t))))
+	unionValidateWith(f, t.Union)
+}
+
+// unionValidateWith emits u's ValidateWith over its table.
+func unionValidateWith(f *jen.File, u *ir.Union) {
+	validateWithDoc(f, u.Name)
+	f.Func().Params(jen.Id("x").Op("*").Id(u.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(
+		wq("ValidateUnion").Call(jen.Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(u))))
 	f.Line()
 }

@@ -74,6 +74,9 @@ func AppendMembers(b []byte, v any, o *Object, comma bool) ([]byte, bool) {
 func (o *Object) RequiredNames() []string { return o.layout().required.Required }
 
 func decodeObject(d *Decoder, p unsafe.Pointer, o *Object) error {
+	if o.Union != nil {
+		return decodeEmbedding(d, p, o)
+	}
 	zeroStruct(o, p)
 	sink := (*Fields)(at(p, o.unknown))
 	return DecodeObject(d, sink, func(d *Decoder, key []byte) (int, error) {
@@ -304,6 +307,9 @@ func appendMembers(b []byte, p unsafe.Pointer, o *Object, comma bool) ([]byte, b
 		b = Key(b, &comma, m.key)
 		b = appendValue(b, f, m.Value)
 	}
+	if o.Union != nil {
+		b, comma = o.Union.appendVariant(b, at(p, o.unionAt), comma)
+	}
 	return (*Fields)(at(p, o.unknown)).AppendMembers(b, comma)
 }
 
@@ -404,6 +410,9 @@ func validateObject(vd *Validator, p unsafe.Pointer, o *Object) {
 		if _, ok := o.byName[u.Name]; ok {
 			vd.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
 		}
+	}
+	if o.Union != nil {
+		o.Union.validate(vd, at(p, o.unionAt))
 	}
 }
 

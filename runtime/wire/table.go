@@ -126,8 +126,14 @@ type Object struct {
 	// Type is a nil pointer of the struct, such as (*NewSessionRequest)(nil).
 	Type    any
 	Members []Member
+	// Union is a union embedded in the struct, in its field UnionField:
+	// the selected variant's members follow the struct's own, their
+	// required ones a level down. nil for none.
+	Union      *Union
+	UnionField string
 
 	once     sync.Once
+	unionAt  uintptr        // offset of UnionField
 	unknown  uintptr        // offset of the Unknown field
 	required Members        // required members by slot
 	byName   map[string]int // member index by JSON name
@@ -158,6 +164,10 @@ func (o *Object) resolve() {
 			o.required.Required = append(o.required.Required, m.Name)
 		}
 		o.byName[m.Name] = i
+	}
+	if o.Union != nil {
+		o.unionAt = field(t, o.UnionField, reflect.TypeOf(o.Union.Type).Elem()).Offset
+		o.Union.layout()
 	}
 }
 

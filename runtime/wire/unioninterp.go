@@ -82,6 +82,46 @@ func (u *Union) required(p unsafe.Pointer, w int) []string {
 	return nil
 }
 
+// decodeEmbedding decodes the struct at p described by o, which embeds a
+// union: the variant selected ahead (or, failing, retried as the fallback),
+// then the struct's members and the variant's in one object.
+func decodeEmbedding(d *Decoder, p unsafe.Pointer, o *Object) error {
+	u, up := o.Union, at(p, o.unionAt)
+	fallback := u.variantOf(VariantFallback)
+	m := d.Mark()
+	err := decodeEmbeddingAs(d, p, o, -1)
+	if err == nil || fallback < 0 || IsSyntax(err) || payloadOf(up, &u.Variants[fallback]) != nil {
+		return err
+	}
+	d.Rewind(m)
+	if decodeEmbeddingAs(d, p, o, fallback) != nil {
+		return err
+	}
+	return nil
+}
+
+func decodeEmbeddingAs(d *Decoder, p unsafe.Pointer, o *Object, as int) error {
+	zeroStruct(o, p)
+	u, up := o.Union, at(p, o.unionAt)
+	if as >= 0 {
+		u.setVariant(up, as)
+	} else if err := u.selectVariant(d, up); err != nil {
+		return err
+	}
+	return DecodeObject(d, (*Fields)(at(p, o.unknown)), func(d *Decoder, key []byte) (int, error) {
+		if i, ok := o.byName[string(key)]; ok {
+			m := &o.Members[i]
+			return m.slot, decodeMember(d, at(p, m.offset), m)
+		}
+		return Inner(u.member(d, up, key))
+	}, nil, func(w int) []string {
+		if w == 0 {
+			return o.required.Required
+		}
+		return u.required(up, w-1)
+	})
+}
+
 // zeroUnion sets the union at p to its zero value.
 func zeroUnion(u *Union, p unsafe.Pointer) {
 	reflect.NewAt(reflect.TypeOf(u.Type).Elem(), p).Elem().SetZero()

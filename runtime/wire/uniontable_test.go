@@ -208,3 +208,48 @@ func TestUnionTableFallback(t *testing.T) {
 		t.Errorf("both variants failing: got %v, want the tagged variant's error", err)
 	}
 }
+
+// owner embeds the pet union: its variant's members sit beside the struct's.
+type owner struct {
+	ID      string
+	Pet     pet
+	Unknown Fields
+}
+
+var objectOwner = Object{Name: "t.owner", Type: (*owner)(nil), Union: &unionPet, UnionField: "Pet", Members: []Member{
+	{Name: "id", Field: "ID", Flags: Required, Value: String},
+}}
+
+func TestTableEmbeddedUnion(t *testing.T) {
+	in := `{"id":"a","kind":"dog","name":"rex","z":1}`
+	var o owner
+	if err := DecodeTable(NewDecoder([]byte(in), Strict), &o, &objectOwner); err != nil {
+		t.Fatal(err)
+	}
+	if o.Pet.Dog == nil || o.Pet.Dog.Name != "rex" || len(o.Unknown) != 1 || len(o.Pet.Dog.Unknown) != 0 {
+		t.Fatalf("decoded %+v", o)
+	}
+	if got := string(AppendTable(nil, &o, &objectOwner)); got != in {
+		t.Errorf("round trip gave %s", got)
+	}
+	for in, want := range map[string]string{
+		`{"id":"a","kind":"dog"}`:   `missing required member "name"`,
+		`{"kind":"dog","name":"r"}`: `missing required member "id"`,
+		`{"id":"a","kind":"cat"}`:   `unknown kind "cat" of pet`,
+	} {
+		err := DecodeTable(NewDecoder([]byte(in), Strict), &o, &objectOwner)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", in, err, want)
+		}
+	}
+	if _, err := MarshalTable(&owner{ID: "a"}, &objectOwner); err == nil || !strings.Contains(err.Error(), "no variant of pet") {
+		t.Errorf("no variant set: MarshalTable gave %v", err)
+	}
+	in = `{"id":"a","kind":"cat","lives":9}`
+	if err := DecodeTable(NewDecoder([]byte(in), Lenient), &o, &objectOwner); err != nil || o.Pet.Unknown == nil {
+		t.Fatalf("lenient %s: %v, %+v", in, err, o)
+	}
+	if got := string(AppendTable(nil, &o, &objectOwner)); got != in {
+		t.Errorf("unknown variant round trip gave %s", got)
+	}
+}

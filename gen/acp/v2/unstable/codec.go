@@ -14548,140 +14548,74 @@ func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequest = wire.Members{Required: []string{"sessionId", "configId"}}
+var unionSetSessionConfigOptionRequestType = wire.Union{
+	Discriminator: "type",
+	Name:          "SetSessionConfigOptionRequestType",
+	Type:          (*SetSessionConfigOptionRequestType)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "ID",
+			Payload: &objectSetSessionConfigOptionRequestTypeID,
+			Role:    wire.VariantTagged,
+			Tag:     "id",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectSetSessionConfigOptionRequestTypeBoolean,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectSetSessionConfigOptionRequestTypeOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
+}
+var objectSetSessionConfigOptionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ConfigID",
+			Flags: wire.Required,
+			Name:  "configId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "unstable.SetSessionConfigOptionRequest",
+	Type:       (*SetSessionConfigOptionRequest)(nil),
+	Union:      &unionSetSessionConfigOptionRequestType,
+	UnionField: "Type",
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
 func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequest{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "configId":
-		return 1, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Type.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *SetSessionConfigOptionRequest) required(w int) []string {
-	if w == 0 {
-		return membersSetSessionConfigOptionRequest.Required
-	}
-	return v.Type.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SetSessionConfigOptionRequest) selectVariant(d *wire.Decoder) error {
-	return v.Type.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"configId\":")
-	b = v.ConfigID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Type.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SetSessionConfigOptionRequestType) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "id":
-		v.ID = new(SetSessionConfigOptionRequestTypeID)
-		return nil
-	case "boolean":
-		v.Boolean = new(SetSessionConfigOptionRequestTypeBoolean)
-		return nil
-	default:
-		v.Other = new(SetSessionConfigOptionRequestTypeOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.ID != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.ID, &objectSetSessionConfigOptionRequestTypeID, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectSetSessionConfigOptionRequestTypeOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *SetSessionConfigOptionRequestType) required(w int) []string {
-	switch {
-	case v.ID != nil:
-		return wire.Level(w, objectSetSessionConfigOptionRequestTypeID.RequiredNames())
-	case v.Boolean != nil:
-		return wire.Level(w, objectSetSessionConfigOptionRequestTypeBoolean.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectSetSessionConfigOptionRequestTypeOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.ID != nil:
-		b = wire.Key(b, &comma, "\"type\":\"id\"")
-		return wire.AppendMembers(b, v.ID, &objectSetSessionConfigOptionRequestTypeID, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return wire.AppendMembers(b, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectSetSessionConfigOptionRequestTypeOther, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SetSessionConfigOptionRequest")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -15242,143 +15176,68 @@ func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var unionCreateElicitationResponseAction = wire.Union{
+	Discriminator: "action",
+	Name:          "CreateElicitationResponseAction",
+	Type:          (*CreateElicitationResponseAction)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Accept",
+			Payload: &objectElicitationAcceptAction,
+			Role:    wire.VariantTagged,
+			Tag:     "accept",
+		},
+		{
+			Name:    "Decline",
+			Payload: &objectCreateElicitationResponseActionDecline,
+			Role:    wire.VariantTagged,
+			Tag:     "decline",
+		},
+		{
+			Name:    "Cancel",
+			Payload: &objectCreateElicitationResponseActionCancel,
+			Role:    wire.VariantTagged,
+			Tag:     "cancel",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectCreateElicitationResponseActionOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
+}
+var objectCreateElicitationResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "unstable.CreateElicitationResponse",
+	Type:       (*CreateElicitationResponse)(nil),
+	Union:      &unionCreateElicitationResponseAction,
+	UnionField: "Action",
+}
+
 // DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
 func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Action.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *CreateElicitationResponse) required(w int) []string {
-	if w == 0 {
-		return nil
-	}
-	return v.Action.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationResponse) selectVariant(d *wire.Decoder) error {
-	return v.Action.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Action.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationResponseAction) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("action")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"action\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "action")
-	}
-	switch string(tag) {
-	case "accept":
-		v.Accept = new(ElicitationAcceptAction)
-		return nil
-	case "decline":
-		v.Decline = new(CreateElicitationResponseActionDecline)
-		return nil
-	case "cancel":
-		v.Cancel = new(CreateElicitationResponseActionCancel)
-		return nil
-	default:
-		v.Other = new(CreateElicitationResponseActionOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Accept != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Accept, &objectElicitationAcceptAction, key)
-	case v.Decline != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Decline, &objectCreateElicitationResponseActionDecline, key)
-	case v.Cancel != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Cancel, &objectCreateElicitationResponseActionCancel, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectCreateElicitationResponseActionOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *CreateElicitationResponseAction) required(w int) []string {
-	switch {
-	case v.Accept != nil:
-		return wire.Level(w, objectElicitationAcceptAction.RequiredNames())
-	case v.Decline != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionDecline.RequiredNames())
-	case v.Cancel != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionCancel.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Accept != nil:
-		b = wire.Key(b, &comma, "\"action\":\"accept\"")
-		return wire.AppendMembers(b, v.Accept, &objectElicitationAcceptAction, comma)
-	case v.Decline != nil:
-		b = wire.Key(b, &comma, "\"action\":\"decline\"")
-		return wire.AppendMembers(b, v.Decline, &objectCreateElicitationResponseActionDecline, comma)
-	case v.Cancel != nil:
-		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
-		return wire.AppendMembers(b, v.Cancel, &objectCreateElicitationResponseActionCancel, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectCreateElicitationResponseActionOther, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationResponse")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
