@@ -5,55 +5,48 @@ package acp
 
 import "github.com/acpgen/acpgen/runtime/wire"
 
-var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
+var objectAgentRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.AgentRequest",
+	Type: (*AgentRequest)(nil),
+}
 
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
+	return wire.DecodeTable(d, v, &objectAgentRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "method":
-		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentRequest")
+	return wire.MarshalTable(&v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -577,124 +570,41 @@ func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "content":
-		v.Content = new(Content)
-		return nil
-	case "diff":
-		v.Diff = new(Diff)
-		return nil
-	case "terminal":
-		v.Terminal = new(Terminal)
-		return nil
-	}
-	// Lenient decoding keeps a variant this version does not know.
-	if d.Lenient() {
-		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
-		return nil
-	}
-	return wire.AtKey(d.Errorf("unknown type %q of ToolCallContent", tag), "type")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Content != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Content, &objectContent, key)
-	case v.Diff != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Diff, &objectDiff, key)
-	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Terminal, &objectTerminal, key)
-	case v.Unknown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.NotMember, nil
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ToolCallContent) required(w int) []string {
-	switch {
-	case v.Content != nil:
-		return wire.Level(w, objectContent.RequiredNames())
-	case v.Diff != nil:
-		return wire.Level(w, objectDiff.RequiredNames())
-	case v.Terminal != nil:
-		return wire.Level(w, objectTerminal.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ToolCallContent) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Content != nil:
-		b = wire.Key(b, &comma, "\"type\":\"content\"")
-		return wire.AppendMembers(b, v.Content, &objectContent, comma)
-	case v.Diff != nil:
-		b = wire.Key(b, &comma, "\"type\":\"diff\"")
-		return wire.AppendMembers(b, v.Diff, &objectDiff, comma)
-	case v.Terminal != nil:
-		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return wire.AppendMembers(b, v.Terminal, &objectTerminal, comma)
-	case v.Unknown != nil:
-		return v.Unknown.AppendFields(b, "type", comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ToolCallContent) unknownSink() *wire.Fields {
-	switch {
-	case v.Content != nil:
-		return &v.Content.Unknown
-	case v.Diff != nil:
-		return &v.Diff.Unknown
-	case v.Terminal != nil:
-		return &v.Terminal.Unknown
-	case v.Unknown != nil:
-		return &v.Unknown.Fields
-	}
-	return nil
+var unionToolCallContent = wire.Union{
+	Discriminator: "type",
+	KeepsUnknown:  true,
+	Name:          "ToolCallContent",
+	Type:          (*ToolCallContent)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Content",
+			Payload: &objectContent,
+			Role:    wire.VariantTagged,
+			Tag:     "content",
+		},
+		{
+			Name:    "Diff",
+			Payload: &objectDiff,
+			Role:    wire.VariantTagged,
+			Tag:     "diff",
+		},
+		{
+			Name:    "Terminal",
+			Payload: &objectTerminal,
+			Role:    wire.VariantTagged,
+			Tag:     "terminal",
+		},
+	},
 }
 
 // DecodeJSON decodes one ToolCallContent object, keeping unknown members.
 func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
-	*v = ToolCallContent{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionToolCallContent)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ToolCallContent) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionToolCallContent)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -2697,150 +2607,57 @@ func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationPropertySchema) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "string":
-		v.String = new(StringPropertySchema)
-		return nil
-	case "number":
-		v.Number = new(NumberPropertySchema)
-		return nil
-	case "integer":
-		v.Integer = new(IntegerPropertySchema)
-		return nil
-	case "boolean":
-		v.Boolean = new(BooleanPropertySchema)
-		return nil
-	case "array":
-		v.Array = new(MultiSelectPropertySchema)
-		return nil
-	default:
-		v.Other = new(ElicitationPropertySchemaOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.String != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.String, &objectStringPropertySchema, key)
-	case v.Number != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
-	case v.Integer != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
-	case v.Array != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ElicitationPropertySchema) required(w int) []string {
-	switch {
-	case v.String != nil:
-		return wire.Level(w, objectStringPropertySchema.RequiredNames())
-	case v.Number != nil:
-		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
-	case v.Integer != nil:
-		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
-	case v.Boolean != nil:
-		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
-	case v.Array != nil:
-		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.String != nil:
-		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return wire.AppendMembers(b, v.String, &objectStringPropertySchema, comma)
-	case v.Number != nil:
-		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
-	case v.Integer != nil:
-		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
-	case v.Array != nil:
-		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ElicitationPropertySchema) unknownSink() *wire.Fields {
-	switch {
-	case v.String != nil:
-		return &v.String.Unknown
-	case v.Number != nil:
-		return &v.Number.Unknown
-	case v.Integer != nil:
-		return &v.Integer.Unknown
-	case v.Boolean != nil:
-		return &v.Boolean.Unknown
-	case v.Array != nil:
-		return &v.Array.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionElicitationPropertySchema = wire.Union{
+	Discriminator: "type",
+	Name:          "ElicitationPropertySchema",
+	Type:          (*ElicitationPropertySchema)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "String",
+			Payload: &objectStringPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "string",
+		},
+		{
+			Name:    "Number",
+			Payload: &objectNumberPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "number",
+		},
+		{
+			Name:    "Integer",
+			Payload: &objectIntegerPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "integer",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectBooleanPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+		{
+			Name:    "Array",
+			Payload: &objectMultiSelectPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "array",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectElicitationPropertySchemaOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
 func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchema{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -3261,116 +3078,38 @@ func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *MultiSelectItems) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		v.Titled = new(TitledMultiSelectItems)
-		return nil
-	}
-	if kind != wire.KindString {
-		v.Titled = new(TitledMultiSelectItems)
-		return nil
-	}
-	switch string(tag) {
-	case "string":
-		v.String = new(StringMultiSelectItems)
-		return nil
-	default:
-		v.Other = new(MultiSelectItemsOther)
-		return nil
-	}
+var unionMultiSelectItems = wire.Union{
+	Discriminator: "type",
+	Name:          "MultiSelectItems",
+	Type:          (*MultiSelectItems)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "String",
+			Payload: &objectStringMultiSelectItems,
+			Role:    wire.VariantTagged,
+			Tag:     "string",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectMultiSelectItemsOther,
+			Role:    wire.VariantCatchAll,
+		},
+		{
+			Name:    "Titled",
+			Payload: &objectTitledMultiSelectItems,
+			Role:    wire.VariantFallback,
+		},
+	},
 }
 
-// decodeField decodes a member of the selected variant.
-func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.String != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.String, &objectStringMultiSelectItems, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
-	case v.Titled != nil:
-		return wire.DecodeMember(d, v.Titled, &objectTitledMultiSelectItems, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *MultiSelectItems) required(w int) []string {
-	switch {
-	case v.String != nil:
-		return wire.Level(w, objectStringMultiSelectItems.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
-	case v.Titled != nil:
-		return wire.Level(w, objectTitledMultiSelectItems.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.String != nil:
-		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return wire.AppendMembers(b, v.String, &objectStringMultiSelectItems, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
-	case v.Titled != nil:
-		return wire.AppendMembers(b, v.Titled, &objectTitledMultiSelectItems, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *MultiSelectItems) unknownSink() *wire.Fields {
-	switch {
-	case v.String != nil:
-		return &v.String.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	case v.Titled != nil:
-		return &v.Titled.Unknown
-	}
-	return nil
-}
-
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members. When the tagged variant fails, the object is retried as Titled, as anyOf allows.
+// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
 func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	m := d.Mark()
-	err := v.decodeObject(d, false)
-	if err == nil || wire.IsSyntax(err) || v.Titled != nil {
-		return err
-	}
-	d.Rewind(m)
-	if v.decodeObject(d, true) != nil {
-		return err
-	}
-	return nil
-}
-func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error {
-	*v = MultiSelectItems{}
-	if asFallback {
-		v.Titled = new(TitledMultiSelectItems)
-	} else {
-		if err := v.selectVariant(d); err != nil {
-			return err
-		}
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -3885,89 +3624,33 @@ func (v *ExtRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AgentResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(AgentResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(AgentResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of AgentResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return v.Result.decodeField(d, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectAgentResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AgentResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, membersAgentResponseResult.Required)
-	case v.Error != nil:
-		return wire.Level(w, objectAgentResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AgentResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectAgentResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AgentResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionAgentResponse = wire.Union{
+	Name: "AgentResponse",
+	Type: (*AgentResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectAgentResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectAgentResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one AgentResponse object, keeping unknown members.
 func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAgentResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAgentResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -3981,45 +3664,42 @@ func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}}
+var objectAgentResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Result",
+			Flags: wire.Required,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.AgentResponseResult",
+	Type: (*AgentResponseResult)(nil),
+}
 
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectAgentResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "result":
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"result\":")
-	b = wire.AppendRaw(b, v.Result)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponseResult")
+	return wire.MarshalTable(&v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4716,108 +4396,33 @@ func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AuthMethod) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		v.Agent = new(AuthMethodAgent)
-		return nil
-	}
-	if kind != wire.KindString {
-		v.Agent = new(AuthMethodAgent)
-		return nil
-	}
-	switch string(tag) {
-	case "terminal":
-		v.Terminal = new(AuthMethodTerminal)
-		return nil
-	default:
-		v.Agent = new(AuthMethodAgent)
-		return nil
-	}
+var unionAuthMethod = wire.Union{
+	Discriminator: "type",
+	Name:          "AuthMethod",
+	Type:          (*AuthMethod)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Terminal",
+			Payload: &objectAuthMethodTerminal,
+			Role:    wire.VariantTagged,
+			Tag:     "terminal",
+		},
+		{
+			Name:    "Agent",
+			Payload: &objectAuthMethodAgent,
+			Role:    wire.VariantFallback,
+		},
+	},
 }
 
-// decodeField decodes a member of the selected variant.
-func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
-	case v.Agent != nil:
-		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AuthMethod) required(w int) []string {
-	switch {
-	case v.Terminal != nil:
-		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
-	case v.Agent != nil:
-		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Terminal != nil:
-		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
-	case v.Agent != nil:
-		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AuthMethod) unknownSink() *wire.Fields {
-	switch {
-	case v.Terminal != nil:
-		return &v.Terminal.Unknown
-	case v.Agent != nil:
-		return &v.Agent.Unknown
-	}
-	return nil
-}
-
-// DecodeJSON decodes one AuthMethod object, keeping unknown members. When the tagged variant fails, the object is retried as Agent, as anyOf allows.
+// DecodeJSON decodes one AuthMethod object, keeping unknown members.
 func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	m := d.Mark()
-	err := v.decodeObject(d, false)
-	if err == nil || wire.IsSyntax(err) || v.Agent != nil {
-		return err
-	}
-	d.Rewind(m)
-	if v.decodeObject(d, true) != nil {
-		return err
-	}
-	return nil
-}
-func (v *AuthMethod) decodeObject(d *wire.Decoder, asFallback bool) error {
-	*v = AuthMethod{}
-	if asFallback {
-		v.Agent = new(AuthMethodAgent)
-	} else {
-		if err := v.selectVariant(d); err != nil {
-			return err
-		}
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAuthMethod)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAuthMethod)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -6469,51 +6074,39 @@ func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentNotification = wire.Members{Required: []string{"method"}}
+var objectAgentNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.AgentNotification",
+	Type: (*AgentNotification)(nil),
+}
 
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
+	return wire.DecodeTable(d, v, &objectAgentNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentNotification")
+	return wire.MarshalTable(&v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7351,62 +6944,26 @@ func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
-	v.Unstructured = new(UnstructuredCommandInput)
-	return nil
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Unstructured != nil:
-		return wire.DecodeMember(d, v.Unstructured, &objectUnstructuredCommandInput, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AvailableCommandInput) required(w int) []string {
-	switch {
-	case v.Unstructured != nil:
-		return wire.Level(w, objectUnstructuredCommandInput.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Unstructured != nil:
-		return wire.AppendMembers(b, v.Unstructured, &objectUnstructuredCommandInput, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AvailableCommandInput) unknownSink() *wire.Fields {
-	switch {
-	case v.Unstructured != nil:
-		return &v.Unstructured.Unknown
-	}
-	return nil
+var unionAvailableCommandInput = wire.Union{
+	Name: "AvailableCommandInput",
+	Type: (*AvailableCommandInput)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Unstructured",
+			Payload: &objectUnstructuredCommandInput,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
 func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandInput{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -8180,55 +7737,48 @@ func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
+var objectClientRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.ClientRequest",
+	Type: (*ClientRequest)(nil),
+}
 
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
+	return wire.DecodeTable(d, v, &objectClientRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "method":
-		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientRequest")
+	return wire.MarshalTable(&v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9656,145 +9206,68 @@ func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequest = wire.Members{Required: []string{"sessionId", "configId"}}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members. When the tagged variant fails, the object is retried as ValueID, as anyOf allows.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	m := d.Mark()
-	err := v.decodeObject(d, false)
-	if err == nil || wire.IsSyntax(err) || v.Type.ValueID != nil {
-		return err
-	}
-	d.Rewind(m)
-	if v.decodeObject(d, true) != nil {
-		return err
-	}
-	return nil
+var unionSetSessionConfigOptionRequestType = wire.Union{
+	Discriminator: "type",
+	Name:          "SetSessionConfigOptionRequestType",
+	Type:          (*SetSessionConfigOptionRequestType)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Boolean",
+			Payload: &objectSetSessionConfigOptionRequestTypeBoolean,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+		{
+			Name:    "ValueID",
+			Payload: &objectSetSessionConfigOptionRequestTypeValueID,
+			Role:    wire.VariantFallback,
+		},
+	},
 }
-func (v *SetSessionConfigOptionRequest) decodeObject(d *wire.Decoder, asFallback bool) error {
-	*v = SetSessionConfigOptionRequest{}
-	if asFallback {
-		v.Type.ValueID = new(SetSessionConfigOptionRequestTypeValueID)
-	} else {
-		if err := v.selectVariant(d); err != nil {
-			return err
-		}
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
+var objectSetSessionConfigOptionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ConfigID",
+			Flags: wire.Required,
+			Name:  "configId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "acp.SetSessionConfigOptionRequest",
+	Type:       (*SetSessionConfigOptionRequest)(nil),
+	Union:      &unionSetSessionConfigOptionRequestType,
+	UnionField: "Type",
+}
+
+// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
+func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "configId":
-		return 1, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Type.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *SetSessionConfigOptionRequest) required(w int) []string {
-	if w == 0 {
-		return membersSetSessionConfigOptionRequest.Required
-	}
-	return v.Type.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SetSessionConfigOptionRequest) selectVariant(d *wire.Decoder) error {
-	return v.Type.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"configId\":")
-	b = v.ConfigID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Type.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SetSessionConfigOptionRequestType) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		v.ValueID = new(SetSessionConfigOptionRequestTypeValueID)
-		return nil
-	}
-	if kind != wire.KindString {
-		v.ValueID = new(SetSessionConfigOptionRequestTypeValueID)
-		return nil
-	}
-	switch string(tag) {
-	case "boolean":
-		v.Boolean = new(SetSessionConfigOptionRequestTypeBoolean)
-		return nil
-	default:
-		v.ValueID = new(SetSessionConfigOptionRequestTypeValueID)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, key)
-	case v.ValueID != nil:
-		return wire.DecodeMember(d, v.ValueID, &objectSetSessionConfigOptionRequestTypeValueID, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *SetSessionConfigOptionRequestType) required(w int) []string {
-	switch {
-	case v.Boolean != nil:
-		return wire.Level(w, objectSetSessionConfigOptionRequestTypeBoolean.RequiredNames())
-	case v.ValueID != nil:
-		return wire.Level(w, objectSetSessionConfigOptionRequestTypeValueID.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return wire.AppendMembers(b, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, comma)
-	case v.ValueID != nil:
-		return wire.AppendMembers(b, v.ValueID, &objectSetSessionConfigOptionRequestTypeValueID, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequest")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9928,89 +9401,33 @@ func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ClientResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(ClientResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(ClientResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of ClientResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return v.Result.decodeField(d, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectClientResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ClientResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, membersClientResponseResult.Required)
-	case v.Error != nil:
-		return wire.Level(w, objectClientResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ClientResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectClientResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ClientResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionClientResponse = wire.Union{
+	Name: "ClientResponse",
+	Type: (*ClientResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectClientResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectClientResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one ClientResponse object, keeping unknown members.
 func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionClientResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionClientResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -10024,45 +9441,42 @@ func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientResponseResult = wire.Members{Required: []string{"id", "result"}}
+var objectClientResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Result",
+			Flags: wire.Required,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.ClientResponseResult",
+	Type: (*ClientResponseResult)(nil),
+}
 
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectClientResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "result":
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"result\":")
-	b = wire.AppendRaw(b, v.Result)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponseResult")
+	return wire.MarshalTable(&v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10242,109 +9656,35 @@ func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("outcome")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"outcome\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "outcome")
-	}
-	switch string(tag) {
-	case "cancelled":
-		v.Cancelled = new(RequestPermissionOutcomeCancelled)
-		return nil
-	case "selected":
-		v.Selected = new(SelectedPermissionOutcome)
-		return nil
-	}
-	// Lenient decoding keeps a variant this version does not know.
-	if d.Lenient() {
-		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
-		return nil
-	}
-	return wire.AtKey(d.Errorf("unknown outcome %q of RequestPermissionOutcome", tag), "outcome")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Cancelled != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Cancelled, &objectRequestPermissionOutcomeCancelled, key)
-	case v.Selected != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
-	case v.Unknown != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.NotMember, nil
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *RequestPermissionOutcome) required(w int) []string {
-	switch {
-	case v.Cancelled != nil:
-		return wire.Level(w, objectRequestPermissionOutcomeCancelled.RequiredNames())
-	case v.Selected != nil:
-		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Cancelled != nil:
-		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return wire.AppendMembers(b, v.Cancelled, &objectRequestPermissionOutcomeCancelled, comma)
-	case v.Selected != nil:
-		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
-	case v.Unknown != nil:
-		return v.Unknown.AppendFields(b, "outcome", comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *RequestPermissionOutcome) unknownSink() *wire.Fields {
-	switch {
-	case v.Cancelled != nil:
-		return &v.Cancelled.Unknown
-	case v.Selected != nil:
-		return &v.Selected.Unknown
-	case v.Unknown != nil:
-		return &v.Unknown.Fields
-	}
-	return nil
+var unionRequestPermissionOutcome = wire.Union{
+	Discriminator: "outcome",
+	KeepsUnknown:  true,
+	Name:          "RequestPermissionOutcome",
+	Type:          (*RequestPermissionOutcome)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Cancelled",
+			Payload: &objectRequestPermissionOutcomeCancelled,
+			Role:    wire.VariantTagged,
+			Tag:     "cancelled",
+		},
+		{
+			Name:    "Selected",
+			Payload: &objectSelectedPermissionOutcome,
+			Role:    wire.VariantTagged,
+			Tag:     "selected",
+		},
+	},
 }
 
 // DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
 func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcome{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -10700,143 +10040,68 @@ func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var unionCreateElicitationResponseAction = wire.Union{
+	Discriminator: "action",
+	Name:          "CreateElicitationResponseAction",
+	Type:          (*CreateElicitationResponseAction)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Accept",
+			Payload: &objectElicitationAcceptAction,
+			Role:    wire.VariantTagged,
+			Tag:     "accept",
+		},
+		{
+			Name:    "Decline",
+			Payload: &objectCreateElicitationResponseActionDecline,
+			Role:    wire.VariantTagged,
+			Tag:     "decline",
+		},
+		{
+			Name:    "Cancel",
+			Payload: &objectCreateElicitationResponseActionCancel,
+			Role:    wire.VariantTagged,
+			Tag:     "cancel",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectCreateElicitationResponseActionOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
+}
+var objectCreateElicitationResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "acp.CreateElicitationResponse",
+	Type:       (*CreateElicitationResponse)(nil),
+	Union:      &unionCreateElicitationResponseAction,
+	UnionField: "Action",
+}
+
 // DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
 func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Action.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *CreateElicitationResponse) required(w int) []string {
-	if w == 0 {
-		return nil
-	}
-	return v.Action.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationResponse) selectVariant(d *wire.Decoder) error {
-	return v.Action.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Action.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationResponseAction) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("action")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"action\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "action")
-	}
-	switch string(tag) {
-	case "accept":
-		v.Accept = new(ElicitationAcceptAction)
-		return nil
-	case "decline":
-		v.Decline = new(CreateElicitationResponseActionDecline)
-		return nil
-	case "cancel":
-		v.Cancel = new(CreateElicitationResponseActionCancel)
-		return nil
-	default:
-		v.Other = new(CreateElicitationResponseActionOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Accept != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Accept, &objectElicitationAcceptAction, key)
-	case v.Decline != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Decline, &objectCreateElicitationResponseActionDecline, key)
-	case v.Cancel != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Cancel, &objectCreateElicitationResponseActionCancel, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectCreateElicitationResponseActionOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *CreateElicitationResponseAction) required(w int) []string {
-	switch {
-	case v.Accept != nil:
-		return wire.Level(w, objectElicitationAcceptAction.RequiredNames())
-	case v.Decline != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionDecline.RequiredNames())
-	case v.Cancel != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionCancel.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Accept != nil:
-		b = wire.Key(b, &comma, "\"action\":\"accept\"")
-		return wire.AppendMembers(b, v.Accept, &objectElicitationAcceptAction, comma)
-	case v.Decline != nil:
-		b = wire.Key(b, &comma, "\"action\":\"decline\"")
-		return wire.AppendMembers(b, v.Decline, &objectCreateElicitationResponseActionDecline, comma)
-	case v.Cancel != nil:
-		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
-		return wire.AppendMembers(b, v.Cancel, &objectCreateElicitationResponseActionCancel, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectCreateElicitationResponseActionOther, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponse")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11065,51 +10330,39 @@ func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientNotification = wire.Members{Required: []string{"method"}}
+var objectClientNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.ClientNotification",
+	Type: (*ClientNotification)(nil),
+}
 
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
+	return wire.DecodeTable(d, v, &objectClientNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientNotification")
+	return wire.MarshalTable(&v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.

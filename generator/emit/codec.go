@@ -212,6 +212,10 @@ func (e *emitter) codecs(f *jen.File) {
 				e.unionMembers(f, t.Union, false)
 			}
 		case ir.ObjectUnion:
+			if e.coldUnion(t) {
+				e.coldUnionCodec(f, t)
+				break
+			}
 			e.unionMembers(f, t.Union, true)
 			e.objectEntry(f, t, true)
 		case ir.ValueUnion:

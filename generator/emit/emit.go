@@ -167,6 +167,8 @@ type emitter struct {
 	shorts []*shortcut
 	// colds are the structs described by tables (tables.go), decided once.
 	colds map[*ir.Type]bool
+	// coldUnions are the object unions described by tables (uniontables.go).
+	coldUnions map[*ir.Type]bool
 }
 
 func (e *emitter) header() []string {

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/dave/jennifer/jen"
@@ -24,14 +25,26 @@ func (e *emitter) cold(t *ir.Type) bool {
 // coldSet decides cold once for every type of the model.
 func (e *emitter) coldSet() map[*ir.Type]bool {
 	cyclic := onCycle(e.m.Types)
-	out := map[*ir.Type]bool{}
+	held := heldAsVariant(e.m.Types)
+	e.colds = map[*ir.Type]bool{}
+	var embedding []*ir.Type
 	for _, t := range e.m.Types {
-		if t.Kind == ir.Struct && !t.Hot && t.Union == nil && t.Rules == nil && len(aliasedFields(t)) == 0 &&
-			!cyclic[t] && tabularFields(t) {
-			out[t] = true
+		if t.Kind == ir.Struct && !t.Hot && t.Rules == nil && len(aliasedFields(t)) == 0 &&
+			!cyclic[t] && e.tabularFields(t) {
+			if t.Union == nil {
+				e.colds[t] = true
+			} else if !held[t] {
+				embedding = append(embedding, t)
+			}
 		}
 	}
-	return out
+	// A struct embedding a union is cold when its variants' payloads are.
+	for _, t := range embedding {
+		if e.coldVariants(t.Union) {
+			e.colds[t] = true
+		}
+	}
+	return e.colds
 }
 
 // onCycle are the types that reach themselves: their tables would refer to
@@ -61,13 +74,19 @@ func onCycle(types []*ir.Type) map[*ir.Type]bool {
 	return out
 }
 
-func tabularFields(t *ir.Type) bool {
+func (e *emitter) tabularFields(t *ir.Type) bool {
 	for _, fl := range t.Fields {
-		if !tabular(fl.Ref) {
+		if !tabular(fl.Ref) && !e.rawRouted(fl.Ref) && !boundedMember(fl.Ref) {
 			return false
 		}
 	}
 	return true
+}
+
+// rawRouted reports a method-routed payload checked only as raw JSON (its
+// routes are open or not all typed), which the interpreter holds as RawJSON.
+func (e *emitter) rawRouted(r *ir.Ref) bool {
+	return r.Kind == ir.Routed && e.routedValidate(r, jen.Null()) == nil
 }
 
 // tabular reports whether the interpreter checks a value of shape r as its
@@ -93,6 +112,65 @@ func tabular(r *ir.Ref) bool {
 		return r.Rules == nil && !r.ElemNullable && tabular(r.Elem)
 	}
 	return false
+}
+
+// boundedMember reports a member's own number with bounds or array with an
+// item count, which the interpreter checks (wire.FloatBound, Value.Items)
+// with the messages of generated code; nested ones keep generated code.
+func boundedMember(r *ir.Ref) bool {
+	switch r.Kind {
+	case ir.Float:
+		return r.MultipleOf == nil
+	case ir.Array:
+		return !r.UniqueItems && !r.ElemNullable && tabular(r.Elem)
+	}
+	return false
+}
+
+// floatBounds are the wire.FloatBound values of a number's bounds, in the
+// order floatChecks checks them; a bound that is no number is left out, as
+// there.
+func floatBounds(r *ir.Ref) []jen.Code {
+	var out []jen.Code
+	bound := func(s *string, lower, exclusive bool, what string) {
+		if s == nil {
+			return
+		}
+		x, err := strconv.ParseFloat(*s, 64)
+		if err != nil {
+			return
+		}
+		b := jen.Dict{jen.Id("Limit"): jen.Lit(x), jen.Id("What"): jen.Lit(what + *s)}
+		if lower {
+			b[jen.Id("Lower")] = jen.True()
+		}
+		if exclusive {
+			b[jen.Id("Exclusive")] = jen.True()
+		}
+		out = append(out, jen.Values(b))
+	}
+	bound(r.Minimum, true, false, "must be at least ")
+	bound(r.Maximum, false, false, "must be at most ")
+	bound(r.ExclusiveMinimum, true, true, "must be greater than ")
+	bound(r.ExclusiveMaximum, false, true, "must be less than ")
+	return out
+}
+
+// itemCounts is the wire.IntRule of an array's item count, nil for none.
+func itemCounts(r *ir.Ref) jen.Dict {
+	out := jen.Dict{}
+	if r.MinItems != nil && *r.MinItems > 0 {
+		out[jen.Id("HasMin")], out[jen.Id("Min")] = jen.True(), jen.Lit(*r.MinItems)
+		out[jen.Id("MinWhat")] = jen.Lit(fmt.Sprintf("must have at least %d item%s", *r.MinItems, plural(*r.MinItems)))
+	}
+	if r.MaxItems != nil {
+		out[jen.Id("HasMax")], out[jen.Id("Max")] = jen.True(), jen.Lit(*r.MaxItems)
+		out[jen.Id("MaxWhat")] = jen.Lit(fmt.Sprintf("must have at most %d item%s", *r.MaxItems, plural(*r.MaxItems)))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // boundsHeld reports bounds the Go type of an integer already guarantees.
@@ -159,6 +237,10 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 		jen.Id("Name"): jen.Lit(e.o.Package + "." + t.Name),
 		jen.Id("Type"): jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
 	}
+	if u := t.Union; u != nil {
+		e.unionTableVar(f, u)
+		obj[jen.Id("Union")], obj[jen.Id("UnionField")] = jen.Op("&").Id(unionTable(u)), jen.Lit(u.FieldName())
+	}
 	if len(members) > 0 {
 		obj[jen.Id("Members")] = jen.Index().Add(wq("Member")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, members...)
 	}
@@ -180,8 +262,12 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 	f.Line()
 }
 
-// coldValidate emits t's Validate and ValidateWith over its table.
+// coldValidate emits t's Validate and ValidateWith over its table, and its
+// embedded union's ValidateWith.
 func coldValidate(f *jen.File, t *ir.Type) {
+	if t.Union != nil {
+		defer unionValidateWith(f, t.Union)
+	}
 	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
 		jen.Var().Id("v").Qual(WirePath, "Validator"),
@@ -245,8 +331,11 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		}
 		return wq(scalarValues[r.Format])
 	case ir.Float:
+		if bounds := floatBounds(r); len(bounds) > 0 {
+			return value("ShapeFloat64", jen.Dict{jen.Id("Floats"): jen.Index().Add(wq("FloatBound")).Values(bounds...)})
+		}
 		return wq("Float64")
-	case ir.Raw:
+	case ir.Raw, ir.Routed:
 		return wq("RawJSON")
 	case ir.Named:
 		u := r.Type.Underlying()
@@ -260,6 +349,9 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		return value("ShapeCoded", jen.Dict{jen.Id("Coded"): jen.Parens(jen.Op("*").Id(r.Type.Name)).Call(jen.Nil())})
 	case ir.Array:
 		fields := jen.Dict{jen.Id("Elem"): e.tableValue(r.Elem)}
+		if counts := itemCounts(r); counts != nil {
+			fields[jen.Id("Items")] = jen.Op("&").Add(wq("IntRule")).Values(counts)
+		}
 		if r.SkipInvalidItems {
 			fields[jen.Id("SkipInvalid")] = jen.True()
 		}

@@ -21,6 +21,10 @@ func (e *emitter) validators(f *jen.File) {
 			coldValidate(f, t)
 			continue
 		}
+		if e.coldUnion(t) {
+			coldUnionValidate(f, t)
+			continue
+		}
 		var body []jen.Code
 		switch t.Kind {
 		case ir.Struct:

@@ -74,6 +74,9 @@ func AppendMembers(b []byte, v any, o *Object, comma bool) ([]byte, bool) {
 func (o *Object) RequiredNames() []string { return o.layout().required.Required }
 
 func decodeObject(d *Decoder, p unsafe.Pointer, o *Object) error {
+	if o.Union != nil {
+		return decodeEmbedding(d, p, o)
+	}
 	zeroStruct(o, p)
 	sink := (*Fields)(at(p, o.unknown))
 	return DecodeObject(d, sink, func(d *Decoder, key []byte) (int, error) {
@@ -304,6 +307,9 @@ func appendMembers(b []byte, p unsafe.Pointer, o *Object, comma bool) ([]byte, b
 		b = Key(b, &comma, m.key)
 		b = appendValue(b, f, m.Value)
 	}
+	if o.Union != nil {
+		b, comma = o.Union.appendVariant(b, at(p, o.unionAt), comma)
+	}
 	return (*Fields)(at(p, o.unknown)).AppendMembers(b, comma)
 }
 
@@ -405,6 +411,9 @@ func validateObject(vd *Validator, p unsafe.Pointer, o *Object) {
 			vd.AddAt(u.Name, "is a declared member; set its field instead of Unknown")
 		}
 	}
+	if o.Union != nil {
+		o.Union.validate(vd, at(p, o.unionAt))
+	}
 }
 
 func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
@@ -418,9 +427,11 @@ func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
 			v.Ints.Check(vd, intAt(p, v.Shape))
 		}
 	case ShapeFloat64:
-		if x := *(*float64)(p); math.IsNaN(x) || math.IsInf(x, 0) {
+		x := *(*float64)(p)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			vd.Add("must be a finite number")
 		}
+		CheckFloat(vd, x, v.Floats)
 	case ShapeRaw:
 		if r := *(*Raw)(p); len(r) > 0 && !Valid(r) {
 			vd.Add("is not valid JSON")
@@ -430,6 +441,9 @@ func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
 	case ShapeCoded:
 		codedAt(v.Coded, p).ValidateWith(vd)
 	case ShapeSlice:
+		if v.Items != nil {
+			v.Items.Check(vd, int64((*sliceHeader)(p).len))
+		}
 		if !needsCheck(v.Elem) {
 			return
 		}

@@ -294,3 +294,45 @@ func TestTableValidateAllocatesNothing(t *testing.T) {
 		t.Errorf("nested: %v", err)
 	}
 }
+
+// scored has the bounds a table checks on a member's own value: a number's
+// and an array's item count.
+type scored struct {
+	Score   *float64
+	Tags    []string
+	Unknown Fields
+}
+
+var objectScored = Object{Name: "t.scored", Type: (*scored)(nil), Members: []Member{
+	{Name: "score", Field: "Score", Flags: Pointer, Value: &Value{Shape: ShapeFloat64, Floats: []FloatBound{
+		{Limit: 0, Lower: true, What: "must be at least 0"},
+		{Limit: 1, Exclusive: true, What: "must be less than 1"},
+	}}},
+	{Name: "tags", Field: "Tags", Flags: Required, Value: &Value{Shape: ShapeSlice, Elem: String,
+		Items: &IntRule{HasMin: true, Min: 1, MinWhat: "must have at least 1 item", HasMax: true, Max: 2, MaxWhat: "must have at most 2 items"}}},
+}}
+
+func TestTableBounds(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"score":0,"tags":["a"]}`:        "",
+		`{"score":-0.5,"tags":["a"]}`:     "/score: must be at least 0",
+		`{"score":1,"tags":["a","b"]}`:    "/score: must be less than 1",
+		`{"tags":[]}`:                     "/tags: must have at least 1 item",
+		`{"tags":["a","b","c"]}`:          "/tags: must have at most 2 items",
+		`{"score":0.99,"tags":["a","b"]}`: "",
+	} {
+		var v scored
+		if err := DecodeTable(NewDecoder([]byte(in), Strict), &v, &objectScored); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		var vd Validator
+		ValidateTable(&vd, &v, &objectScored)
+		got := ""
+		if err := vd.Err(); err != nil {
+			got = err.Error()
+		}
+		if want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("%s: got %q, want %q", in, got, want)
+		}
+	}
+}

@@ -97,3 +97,24 @@ func (r *IntRule) Check(v *Validator, x int64) {
 		v.Add(r.MaxWhat)
 	}
 }
+
+// FloatBound is one bound of a number: x breaks it when x is below Limit
+// (Lower) or above it, or equal to it when Exclusive; What is the violation.
+type FloatBound struct {
+	Limit            float64
+	Lower, Exclusive bool
+	What             string
+}
+
+// CheckFloat adds to v each bound x breaks, at v's current position.
+func CheckFloat(v *Validator, x float64, bounds []FloatBound) {
+	for _, b := range bounds {
+		below, above := x < b.Limit, x > b.Limit
+		if b.Exclusive {
+			below, above = x <= b.Limit, x >= b.Limit
+		}
+		if b.Lower && below || !b.Lower && above {
+			v.Add(b.What)
+		}
+	}
+}

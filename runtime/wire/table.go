@@ -47,11 +47,13 @@ type Coded interface {
 // Value is the shape of a member, array item or map value.
 type Value struct {
 	Shape  Shape
-	Rule   *StringRule // ShapeString: the constraints, nil for none
-	Ints   *IntRule    // integer shapes but ShapeUint64: the bounds, nil for none
-	Object *Object     // ShapeObject
-	Coded  Coded       // ShapeCoded: a nil pointer of the type
-	Elem   *Value      // ShapeSlice, ShapeMap
+	Rule   *StringRule  // ShapeString: the constraints, nil for none
+	Ints   *IntRule     // integer shapes but ShapeUint64: the bounds, nil for none
+	Floats []FloatBound // ShapeFloat64: the bounds, in the order they are checked
+	Items  *IntRule     // ShapeSlice: the bounds of the item count, nil for none
+	Object *Object      // ShapeObject
+	Coded  Coded        // ShapeCoded: a nil pointer of the type
+	Elem   *Value       // ShapeSlice, ShapeMap
 	// SkipInvalid drops array items that fail to decode, in lenient mode.
 	SkipInvalid bool
 
@@ -124,8 +126,14 @@ type Object struct {
 	// Type is a nil pointer of the struct, such as (*NewSessionRequest)(nil).
 	Type    any
 	Members []Member
+	// Union is a union embedded in the struct, in its field UnionField:
+	// the selected variant's members follow the struct's own, their
+	// required ones a level down. nil for none.
+	Union      *Union
+	UnionField string
 
 	once     sync.Once
+	unionAt  uintptr        // offset of UnionField
 	unknown  uintptr        // offset of the Unknown field
 	required Members        // required members by slot
 	byName   map[string]int // member index by JSON name
@@ -156,6 +164,10 @@ func (o *Object) resolve() {
 			o.required.Required = append(o.required.Required, m.Name)
 		}
 		o.byName[m.Name] = i
+	}
+	if o.Union != nil {
+		o.unionAt = field(t, o.UnionField, reflect.TypeOf(o.Union.Type).Elem()).Offset
+		o.Union.layout()
 	}
 }
 

@@ -13,25 +13,13 @@ import (
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
 func (x *AgentRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
 func (x *AgentRequest) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectAgentRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
@@ -202,37 +190,13 @@ func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
 func (x *ToolCallContent) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionToolCallContent)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ToolCallContent to v, at v's position.
 func (x *ToolCallContent) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Content != nil {
-		n++
-		x.Content.ValidateWith(v)
-	}
-	if x.Diff != nil {
-		n++
-		x.Diff.ValidateWith(v)
-	}
-	if x.Terminal != nil {
-		n++
-		x.Terminal.ValidateWith(v)
-	}
-	if x.Unknown != nil {
-		n++
-		known := false
-		switch x.Unknown.Tag {
-		case "content", "diff", "terminal":
-			known = true
-		}
-		v.UnknownVariant("type", x.Unknown.Tag, known)
-	}
-	if n != 1 {
-		v.Variants("ToolCallContent", "Content, Diff, Terminal", x.Content != nil, x.Diff != nil, x.Terminal != nil, x.Unknown != nil)
-	}
+	wire.ValidateUnion(v, x, &unionToolCallContent)
 }
 
 // Validate reports every way x breaks the schema of ContentBlock, each with the JSON pointer of the offending value.
@@ -784,44 +748,13 @@ func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionElicitationPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
 func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.String != nil {
-		n++
-		x.String.ValidateWith(v)
-	}
-	if x.Number != nil {
-		n++
-		x.Number.ValidateWith(v)
-	}
-	if x.Integer != nil {
-		n++
-		x.Integer.ValidateWith(v)
-	}
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.Array != nil {
-		n++
-		x.Array.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "string", "number", "integer", "boolean", "array":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("ElicitationPropertySchema", "String, Number, Integer, Boolean, Array, Other", x.String != nil, x.Number != nil, x.Integer != nil, x.Boolean != nil, x.Array != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
@@ -911,32 +844,13 @@ func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionMultiSelectItems)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
 func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.String != nil {
-		n++
-		x.String.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "string":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if x.Titled != nil {
-		n++
-		x.Titled.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("MultiSelectItems", "String, Other, Titled", x.String != nil, x.Other != nil, x.Titled != nil)
-	}
+	wire.ValidateUnion(v, x, &unionMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
@@ -1114,46 +1028,25 @@ func (x *ExtRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponse, each with the JSON pointer of the offending value.
 func (x *AgentResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAgentResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
 func (x *AgentResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("AgentResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAgentResponse)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
 func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectAgentResponseResult)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
@@ -1433,24 +1326,13 @@ func (x *ProvidersCapabilities) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAuthMethod)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
 func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Terminal != nil {
-		n++
-		x.Terminal.ValidateWith(v)
-	}
-	if x.Agent != nil {
-		n++
-		x.Agent.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("AuthMethod", "Terminal, Agent", x.Terminal != nil, x.Agent != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAuthMethod)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
@@ -2135,22 +2017,13 @@ func (x *ErrorCode) ValidateWith(v *wire.Validator) {}
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
 func (x *AgentNotification) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentNotification)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
 func (x *AgentNotification) ValidateWith(v *wire.Validator) {
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of SessionNotification, each with the JSON pointer of the offending value.
@@ -2629,20 +2502,13 @@ func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInput) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAvailableCommandInput)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
 func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Unstructured != nil {
-		n++
-		x.Unstructured.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("AvailableCommandInput", "Unstructured", x.Unstructured != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
 }
 
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
@@ -3281,25 +3147,13 @@ func (x *ExtNotification) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientRequest, each with the JSON pointer of the offending value.
 func (x *ClientRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
 func (x *ClientRequest) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectClientRequest)
 }
 
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
@@ -3899,37 +3753,18 @@ func (x *SetSessionModeRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
 func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
-	}
-	x.Type.ValidateWith(v)
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequest)
 }
 
 // ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
 func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.ValueID != nil {
-		n++
-		x.ValueID.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("SetSessionConfigOptionRequestType", "Boolean, ValueID", x.Boolean != nil, x.ValueID != nil)
-	}
+	wire.ValidateUnion(v, x, &unionSetSessionConfigOptionRequestType)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
@@ -3994,46 +3829,25 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponse, each with the JSON pointer of the offending value.
 func (x *ClientResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionClientResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
 func (x *ClientResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("ClientResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionClientResponse)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
 func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectClientResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
@@ -4087,33 +3901,13 @@ func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionRequestPermissionOutcome)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
 func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Cancelled != nil {
-		n++
-		x.Cancelled.ValidateWith(v)
-	}
-	if x.Selected != nil {
-		n++
-		x.Selected.ValidateWith(v)
-	}
-	if x.Unknown != nil {
-		n++
-		known := false
-		switch x.Unknown.Tag {
-		case "cancelled", "selected":
-			known = true
-		}
-		v.UnknownVariant("outcome", x.Unknown.Tag, known)
-	}
-	if n != 1 {
-		v.Variants("RequestPermissionOutcome", "Cancelled, Selected", x.Cancelled != nil, x.Selected != nil, x.Unknown != nil)
-	}
+	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeCancelled, each with the JSON pointer of the offending value.
@@ -4215,49 +4009,18 @@ func (x *KillTerminalResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
 func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
-	x.Action.ValidateWith(v)
+	wire.ValidateTable(v, x, &objectCreateElicitationResponse)
 }
 
 // ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
 func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Accept != nil {
-		n++
-		x.Accept.ValidateWith(v)
-	}
-	if x.Decline != nil {
-		n++
-		x.Decline.ValidateWith(v)
-	}
-	if x.Cancel != nil {
-		n++
-		x.Cancel.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Action {
-		case "accept", "decline", "cancel":
-			v.AddAt("action", "is a known action; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("CreateElicitationResponseAction", "Accept, Decline, Cancel, Other", x.Accept != nil, x.Decline != nil, x.Cancel != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionCreateElicitationResponseAction)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
@@ -4344,24 +4107,13 @@ func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageMCPResponse, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionMessageMCPResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MessageMCPResponse to v, at v's position.
 func (x *MessageMCPResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("MessageMCPResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionMessageMCPResponse)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPResponseResult, each with the JSON pointer of the offending value.
@@ -4403,22 +4155,13 @@ func (x *MCPError) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientNotification)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
 func (x *ClientNotification) ValidateWith(v *wire.Validator) {
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
@@ -4512,46 +4255,25 @@ func (x *ProxySuccessorRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ProxyResponse, each with the JSON pointer of the offending value.
 func (x *ProxyResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionProxyResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ProxyResponse to v, at v's position.
 func (x *ProxyResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("ProxyResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionProxyResponse)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseResult, each with the JSON pointer of the offending value.
 func (x *ProxyResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectProxyResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ProxyResponseResult to v, at v's position.
 func (x *ProxyResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectProxyResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseError, each with the JSON pointer of the offending value.
@@ -4595,20 +4317,13 @@ func (x *ProxyNotification) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ProxyNotificationParams, each with the JSON pointer of the offending value.
 func (x *ProxyNotificationParams) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionProxyNotificationParams)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ProxyNotificationParams to v, at v's position.
 func (x *ProxyNotificationParams) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.ProxySuccessorNotification != nil {
-		n++
-		x.ProxySuccessorNotification.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("ProxyNotificationParams", "ProxySuccessorNotification", x.ProxySuccessorNotification != nil)
-	}
+	wire.ValidateUnion(v, x, &unionProxyNotificationParams)
 }
 
 // Validate reports every way x breaks the schema of ProxySuccessorNotification, each with the JSON pointer of the offending value.

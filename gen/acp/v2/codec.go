@@ -8,55 +8,48 @@ import (
 	"math"
 )
 
-var membersAgentRequest = wire.Members{Required: []string{"id", "method"}}
+var objectAgentRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.AgentRequest",
+	Type: (*AgentRequest)(nil),
+}
 
 // DecodeJSON decodes one AgentRequest object, keeping unknown members.
 func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentRequest, nil)
+	return wire.DecodeTable(d, v, &objectAgentRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "method":
-		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentRequest")
+	return wire.MarshalTable(&v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -117,82 +110,80 @@ func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersRequestPermissionRequest = wire.Members{Required: []string{"sessionId", "title", "options"}}
+var objectRequestPermissionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "Subject",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "subject",
+			Value: &wire.Value{
+				Coded: (*RequestPermissionSubject)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required,
+			Name:  "options",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectPermissionOption,
+					Shape:  wire.ShapeObject,
+				},
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.RequestPermissionRequest",
+	Type: (*RequestPermissionRequest)(nil),
+}
 
 // DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
 func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersRequestPermissionRequest, nil)
+	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequestPermissionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "subject":
-		if d.TryNull() {
-			v.Subject = nil
-			return wire.Optional, nil
-		}
-		v.Subject = new(RequestPermissionSubject)
-		return wire.Optional, wire.AtKey(v.Subject.DecodeJSON(d), "subject")
-	case "options":
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Options, false, (*PermissionOption).DecodeJSON), "options")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequestPermissionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Subject != nil {
-		b = wire.Key(b, &comma, "\"subject\":")
-		b = v.Subject.AppendJSON(b)
-	}
-	b = wire.Key(b, &comma, "\"options\":")
-	b = wire.AppendSlice(b, v.Options, (*PermissionOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionRequest")
+	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -227,105 +218,39 @@ func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *RequestPermissionSubject) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "tool_call":
-		v.ToolCall = new(ToolCallPermissionSubject)
-		return nil
-	case "command":
-		v.Command = new(CommandPermissionSubject)
-		return nil
-	default:
-		v.Other = new(RequestPermissionSubjectOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *RequestPermissionSubject) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.ToolCall != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.ToolCall, &objectToolCallPermissionSubject, key)
-	case v.Command != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Command, &objectCommandPermissionSubject, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectRequestPermissionSubjectOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *RequestPermissionSubject) required(w int) []string {
-	switch {
-	case v.ToolCall != nil:
-		return wire.Level(w, objectToolCallPermissionSubject.RequiredNames())
-	case v.Command != nil:
-		return wire.Level(w, objectCommandPermissionSubject.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectRequestPermissionSubjectOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *RequestPermissionSubject) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.ToolCall != nil:
-		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return wire.AppendMembers(b, v.ToolCall, &objectToolCallPermissionSubject, comma)
-	case v.Command != nil:
-		b = wire.Key(b, &comma, "\"type\":\"command\"")
-		return wire.AppendMembers(b, v.Command, &objectCommandPermissionSubject, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectRequestPermissionSubjectOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *RequestPermissionSubject) unknownSink() *wire.Fields {
-	switch {
-	case v.ToolCall != nil:
-		return &v.ToolCall.Unknown
-	case v.Command != nil:
-		return &v.Command.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionRequestPermissionSubject = wire.Union{
+	Discriminator: "type",
+	Name:          "RequestPermissionSubject",
+	Type:          (*RequestPermissionSubject)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "ToolCall",
+			Payload: &objectToolCallPermissionSubject,
+			Role:    wire.VariantTagged,
+			Tag:     "tool_call",
+		},
+		{
+			Name:    "Command",
+			Payload: &objectCommandPermissionSubject,
+			Role:    wire.VariantTagged,
+			Tag:     "command",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectRequestPermissionSubjectOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one RequestPermissionSubject object, keeping unknown members.
 func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionSubject{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionRequestPermissionSubject)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionSubject) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionRequestPermissionSubject)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -998,88 +923,71 @@ func (v *ContentBlockOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectAnnotations = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Audience",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "audience",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*Role)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "LastModified",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "lastModified",
+			Value: wire.String,
+		},
+		{
+			Field: "Priority",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "priority",
+			Value: &wire.Value{
+				Floats: []wire.FloatBound{{
+					Limit: 0.0,
+					Lower: true,
+					What:  "must be at least 0",
+				}, {
+					Limit: 1.0,
+					What:  "must be at most 1",
+				}},
+				Shape: wire.ShapeFloat64,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Annotations",
+	Type: (*Annotations)(nil),
+}
+
 // DecodeJSON decodes one Annotations object, keeping unknown members.
 func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	*v = Annotations{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectAnnotations)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *Annotations) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Annotations) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "audience":
-		if d.TryNull() {
-			v.Audience = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Audience, true, (*Role).DecodeJSON); err != nil {
-			v.Audience = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "audience")
-		}
-		return wire.Optional, nil
-	case "lastModified":
-		if d.TryNull() {
-			v.LastModified = nil
-			return wire.Optional, nil
-		}
-		v.LastModified = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.LastModified, d); err != nil {
-			v.LastModified = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "lastModified")
-		}
-		return wire.Optional, nil
-	case "priority":
-		if d.TryNull() {
-			v.Priority = nil
-			return wire.Optional, nil
-		}
-		v.Priority = new(float64)
-		m := d.Mark()
-		if err := wire.DecodeFloat64(v.Priority, d); err != nil {
-			v.Priority = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "priority")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Annotations) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Audience != nil {
-		b = wire.Key(b, &comma, "\"audience\":")
-		b = wire.AppendSlice(b, v.Audience, (*Role).AppendJSON)
-	}
-	if v.LastModified != nil {
-		b = wire.Key(b, &comma, "\"lastModified\":")
-		b = wire.AppendString(b, *v.LastModified)
-	}
-	if v.Priority != nil {
-		b = wire.Key(b, &comma, "\"priority\":")
-		b = wire.AppendFloat(b, *v.Priority)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Annotations")
+	return wire.MarshalTable(&v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3314,150 +3222,57 @@ func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationPropertySchema) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "string":
-		v.String = new(StringPropertySchema)
-		return nil
-	case "number":
-		v.Number = new(NumberPropertySchema)
-		return nil
-	case "integer":
-		v.Integer = new(IntegerPropertySchema)
-		return nil
-	case "boolean":
-		v.Boolean = new(BooleanPropertySchema)
-		return nil
-	case "array":
-		v.Array = new(MultiSelectPropertySchema)
-		return nil
-	default:
-		v.Other = new(ElicitationPropertySchemaOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ElicitationPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.String != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.String.decodeField(d, key)
-	case v.Number != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Number, &objectNumberPropertySchema, key)
-	case v.Integer != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Integer, &objectIntegerPropertySchema, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Boolean, &objectBooleanPropertySchema, key)
-	case v.Array != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Array, &objectMultiSelectPropertySchema, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectElicitationPropertySchemaOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ElicitationPropertySchema) required(w int) []string {
-	switch {
-	case v.String != nil:
-		return wire.Level(w, nil)
-	case v.Number != nil:
-		return wire.Level(w, objectNumberPropertySchema.RequiredNames())
-	case v.Integer != nil:
-		return wire.Level(w, objectIntegerPropertySchema.RequiredNames())
-	case v.Boolean != nil:
-		return wire.Level(w, objectBooleanPropertySchema.RequiredNames())
-	case v.Array != nil:
-		return wire.Level(w, objectMultiSelectPropertySchema.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectElicitationPropertySchemaOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ElicitationPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.String != nil:
-		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
-	case v.Number != nil:
-		b = wire.Key(b, &comma, "\"type\":\"number\"")
-		return wire.AppendMembers(b, v.Number, &objectNumberPropertySchema, comma)
-	case v.Integer != nil:
-		b = wire.Key(b, &comma, "\"type\":\"integer\"")
-		return wire.AppendMembers(b, v.Integer, &objectIntegerPropertySchema, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return wire.AppendMembers(b, v.Boolean, &objectBooleanPropertySchema, comma)
-	case v.Array != nil:
-		b = wire.Key(b, &comma, "\"type\":\"array\"")
-		return wire.AppendMembers(b, v.Array, &objectMultiSelectPropertySchema, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectElicitationPropertySchemaOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ElicitationPropertySchema) unknownSink() *wire.Fields {
-	switch {
-	case v.String != nil:
-		return &v.String.Unknown
-	case v.Number != nil:
-		return &v.Number.Unknown
-	case v.Integer != nil:
-		return &v.Integer.Unknown
-	case v.Boolean != nil:
-		return &v.Boolean.Unknown
-	case v.Array != nil:
-		return &v.Array.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionElicitationPropertySchema = wire.Union{
+	Discriminator: "type",
+	Name:          "ElicitationPropertySchema",
+	Type:          (*ElicitationPropertySchema)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "String",
+			Payload: &objectStringPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "string",
+		},
+		{
+			Name:    "Number",
+			Payload: &objectNumberPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "number",
+		},
+		{
+			Name:    "Integer",
+			Payload: &objectIntegerPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "integer",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectBooleanPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+		{
+			Name:    "Array",
+			Payload: &objectMultiSelectPropertySchema,
+			Role:    wire.VariantTagged,
+			Tag:     "array",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectElicitationPropertySchemaOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
 func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationPropertySchema{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -3581,153 +3396,115 @@ func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var objectStringPropertySchema = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: wire.String,
+		},
+		{
+			Field: "MinLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "minLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "MaxLength",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "maxLength",
+			Value: wire.Uint32,
+		},
+		{
+			Field: "Pattern",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "pattern",
+			Value: &wire.Value{
+				Rule:  &stringRule1,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Format",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "format",
+			Value: &wire.Value{
+				Coded: (*StringFormat)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Default",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "default",
+			Value: wire.String,
+		},
+		{
+			Field: "Enum",
+			Flags: wire.Nullable,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem: wire.String,
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "OneOf",
+			Flags: wire.Nullable,
+			Name:  "oneOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.StringPropertySchema",
+	Type: (*StringPropertySchema)(nil),
+}
+
 // DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
 func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	*v = StringPropertySchema{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+	return wire.DecodeTable(d, v, &objectStringPropertySchema)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringPropertySchema) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "minLength":
-		if d.TryNull() {
-			v.MinLength = nil
-			return wire.Optional, nil
-		}
-		v.MinLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MinLength, d), "minLength")
-	case "maxLength":
-		if d.TryNull() {
-			v.MaxLength = nil
-			return wire.Optional, nil
-		}
-		v.MaxLength = new(uint32)
-		return wire.Optional, wire.AtKey(wire.DecodeUint32(v.MaxLength, d), "maxLength")
-	case "pattern":
-		if d.TryNull() {
-			v.Pattern = nil
-			return wire.Optional, nil
-		}
-		v.Pattern = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Pattern, d), "pattern")
-	case "format":
-		if d.TryNull() {
-			v.Format = nil
-			return wire.Optional, nil
-		}
-		v.Format = new(StringFormat)
-		return wire.Optional, wire.AtKey(v.Format.DecodeJSON(d), "format")
-	case "default":
-		if d.TryNull() {
-			v.Default = nil
-			return wire.Optional, nil
-		}
-		v.Default = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Default, d); err != nil {
-			v.Default = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "default")
-		}
-		return wire.Optional, nil
-	case "enum":
-		if d.TryNull() {
-			v.Enum = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "oneOf":
-		if d.TryNull() {
-			v.OneOf = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.OneOf, false, (*EnumOption).DecodeJSON), "oneOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringPropertySchema) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.MinLength != nil {
-		b = wire.Key(b, &comma, "\"minLength\":")
-		b = wire.AppendUint(b, uint64(*v.MinLength))
-	}
-	if v.MaxLength != nil {
-		b = wire.Key(b, &comma, "\"maxLength\":")
-		b = wire.AppendUint(b, uint64(*v.MaxLength))
-	}
-	if v.Pattern != nil {
-		b = wire.Key(b, &comma, "\"pattern\":")
-		b = wire.AppendString(b, *v.Pattern)
-	}
-	if v.Format != nil {
-		b = wire.Key(b, &comma, "\"format\":")
-		b = v.Format.AppendJSON(b)
-	}
-	if v.Default != nil {
-		b = wire.Key(b, &comma, "\"default\":")
-		b = wire.AppendString(b, *v.Default)
-	}
-	if v.Enum != nil {
-		b = wire.Key(b, &comma, "\"enum\":")
-		b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	}
-	if v.OneOf != nil {
-		b = wire.Key(b, &comma, "\"oneOf\":")
-		b = wire.AppendSlice(b, v.OneOf, (*EnumOption).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.StringPropertySchema")
+	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3924,116 +3701,38 @@ func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *MultiSelectItems) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		v.Titled = new(TitledMultiSelectItems)
-		return nil
-	}
-	if kind != wire.KindString {
-		v.Titled = new(TitledMultiSelectItems)
-		return nil
-	}
-	switch string(tag) {
-	case "string":
-		v.String = new(StringMultiSelectItems)
-		return nil
-	default:
-		v.Other = new(MultiSelectItemsOther)
-		return nil
-	}
+var unionMultiSelectItems = wire.Union{
+	Discriminator: "type",
+	Name:          "MultiSelectItems",
+	Type:          (*MultiSelectItems)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "String",
+			Payload: &objectStringMultiSelectItems,
+			Role:    wire.VariantTagged,
+			Tag:     "string",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectMultiSelectItemsOther,
+			Role:    wire.VariantCatchAll,
+		},
+		{
+			Name:    "Titled",
+			Payload: &objectTitledMultiSelectItems,
+			Role:    wire.VariantFallback,
+		},
+	},
 }
 
-// decodeField decodes a member of the selected variant.
-func (v *MultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.String != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.String.decodeField(d, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectMultiSelectItemsOther, key)
-	case v.Titled != nil:
-		return v.Titled.decodeField(d, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *MultiSelectItems) required(w int) []string {
-	switch {
-	case v.String != nil:
-		return wire.Level(w, membersStringMultiSelectItems.Required)
-	case v.Other != nil:
-		return wire.Level(w, objectMultiSelectItemsOther.RequiredNames())
-	case v.Titled != nil:
-		return wire.Level(w, membersTitledMultiSelectItems.Required)
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *MultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.String != nil:
-		b = wire.Key(b, &comma, "\"type\":\"string\"")
-		return v.String.appendFields(b, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectMultiSelectItemsOther, comma)
-	case v.Titled != nil:
-		return v.Titled.appendFields(b, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *MultiSelectItems) unknownSink() *wire.Fields {
-	switch {
-	case v.String != nil:
-		return &v.String.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	case v.Titled != nil:
-		return &v.Titled.Unknown
-	}
-	return nil
-}
-
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members. When the tagged variant fails, the object is retried as Titled, as anyOf allows.
+// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
 func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	m := d.Mark()
-	err := v.decodeObject(d, false)
-	if err == nil || wire.IsSyntax(err) || v.Titled != nil {
-		return err
-	}
-	d.Rewind(m)
-	if v.decodeObject(d, true) != nil {
-		return err
-	}
-	return nil
-}
-func (v *MultiSelectItems) decodeObject(d *wire.Decoder, asFallback bool) error {
-	*v = MultiSelectItems{}
-	if asFallback {
-		v.Titled = new(TitledMultiSelectItems)
-	} else {
-		if err := v.selectVariant(d); err != nil {
-			return err
-		}
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -4081,47 +3780,50 @@ func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersStringMultiSelectItems = wire.Members{Required: []string{"enum"}}
+var objectStringMultiSelectItems = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Enum",
+			Flags: wire.Required,
+			Name:  "enum",
+			Value: &wire.Value{
+				Elem: wire.String,
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.StringMultiSelectItems",
+	Type: (*StringMultiSelectItems)(nil),
+}
 
 // DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
 func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = StringMultiSelectItems{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStringMultiSelectItems, nil)
+	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StringMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "enum":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Enum, false, wire.DecodeString), "enum")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StringMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"enum\":")
-	b = wire.AppendSlice(b, v.Enum, wire.EncodeString)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.StringMultiSelectItems")
+	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4129,47 +3831,53 @@ func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersTitledMultiSelectItems = wire.Members{Required: []string{"anyOf"}}
+var objectTitledMultiSelectItems = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "AnyOf",
+			Flags: wire.Required,
+			Name:  "anyOf",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectEnumOption,
+					Shape:  wire.ShapeObject,
+				},
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TitledMultiSelectItems",
+	Type: (*TitledMultiSelectItems)(nil),
+}
 
 // DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
 func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	*v = TitledMultiSelectItems{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTitledMultiSelectItems, nil)
+	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TitledMultiSelectItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "anyOf":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AnyOf, false, (*EnumOption).DecodeJSON), "anyOf")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TitledMultiSelectItems) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"anyOf\":")
-	b = wire.AppendSlice(b, v.AnyOf, (*EnumOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TitledMultiSelectItems")
+	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4549,89 +4257,33 @@ func (v *ExtRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AgentResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(AgentResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(AgentResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of AgentResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AgentResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return v.Result.decodeField(d, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectAgentResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AgentResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, membersAgentResponseResult.Required)
-	case v.Error != nil:
-		return wire.Level(w, objectAgentResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AgentResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectAgentResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AgentResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionAgentResponse = wire.Union{
+	Name: "AgentResponse",
+	Type: (*AgentResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectAgentResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectAgentResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one AgentResponse object, keeping unknown members.
 func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAgentResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAgentResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -4645,45 +4297,42 @@ func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentResponseResult = wire.Members{Required: []string{"id", "result"}}
+var objectAgentResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Result",
+			Flags: wire.Required,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.AgentResponseResult",
+	Type: (*AgentResponseResult)(nil),
+}
 
 // DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
 func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectAgentResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "result":
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"result\":")
-	b = wire.AppendRaw(b, v.Result)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponseResult")
+	return wire.MarshalTable(&v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5494,105 +5143,39 @@ func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AuthMethod) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "terminal":
-		v.Terminal = new(AuthMethodTerminal)
-		return nil
-	case "agent":
-		v.Agent = new(AuthMethodAgent)
-		return nil
-	default:
-		v.Other = new(AuthMethodOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AuthMethod) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Terminal, &objectAuthMethodTerminal, key)
-	case v.Agent != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Agent, &objectAuthMethodAgent, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectAuthMethodOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AuthMethod) required(w int) []string {
-	switch {
-	case v.Terminal != nil:
-		return wire.Level(w, objectAuthMethodTerminal.RequiredNames())
-	case v.Agent != nil:
-		return wire.Level(w, objectAuthMethodAgent.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectAuthMethodOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AuthMethod) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Terminal != nil:
-		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return wire.AppendMembers(b, v.Terminal, &objectAuthMethodTerminal, comma)
-	case v.Agent != nil:
-		b = wire.Key(b, &comma, "\"type\":\"agent\"")
-		return wire.AppendMembers(b, v.Agent, &objectAuthMethodAgent, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectAuthMethodOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AuthMethod) unknownSink() *wire.Fields {
-	switch {
-	case v.Terminal != nil:
-		return &v.Terminal.Unknown
-	case v.Agent != nil:
-		return &v.Agent.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionAuthMethod = wire.Union{
+	Discriminator: "type",
+	Name:          "AuthMethod",
+	Type:          (*AuthMethod)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Terminal",
+			Payload: &objectAuthMethodTerminal,
+			Role:    wire.VariantTagged,
+			Tag:     "terminal",
+		},
+		{
+			Name:    "Agent",
+			Payload: &objectAuthMethodAgent,
+			Role:    wire.VariantTagged,
+			Tag:     "agent",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectAuthMethodOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one AuthMethod object, keeping unknown members.
 func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	*v = AuthMethod{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAuthMethod)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAuthMethod)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -6739,90 +6322,33 @@ func (v *AvailableCommandOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AvailableCommandInput) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "text":
-		v.Text = new(TextCommandInput)
-		return nil
-	default:
-		v.Other = new(AvailableCommandInputOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *AvailableCommandInput) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Text != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Text, &objectTextCommandInput, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectAvailableCommandInputOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AvailableCommandInput) required(w int) []string {
-	switch {
-	case v.Text != nil:
-		return wire.Level(w, objectTextCommandInput.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectAvailableCommandInputOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AvailableCommandInput) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Text != nil:
-		b = wire.Key(b, &comma, "\"type\":\"text\"")
-		return wire.AppendMembers(b, v.Text, &objectTextCommandInput, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectAvailableCommandInputOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AvailableCommandInput) unknownSink() *wire.Fields {
-	switch {
-	case v.Text != nil:
-		return &v.Text.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionAvailableCommandInput = wire.Union{
+	Discriminator: "type",
+	Name:          "AvailableCommandInput",
+	Type:          (*AvailableCommandInput)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Text",
+			Payload: &objectTextCommandInput,
+			Role:    wire.VariantTagged,
+			Tag:     "text",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectAvailableCommandInputOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
 func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandInput{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -7071,7 +6597,7 @@ var objectSessionInfo = wire.Object{
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "updatedAt",
 			Value: &wire.Value{
-				Rule:  &stringRule1,
+				Rule:  &stringRule2,
 				Shape: wire.ShapeString,
 			},
 		},
@@ -7748,51 +7274,39 @@ func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAgentNotification = wire.Members{Required: []string{"method"}}
+var objectAgentNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.AgentNotification",
+	Type: (*AgentNotification)(nil),
+}
 
 // DecodeJSON decodes one AgentNotification object, keeping unknown members.
 func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentNotification, nil)
+	return wire.DecodeTable(d, v, &objectAgentNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectAgentNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentNotification")
+	return wire.MarshalTable(&v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8502,105 +8016,39 @@ func (v *AgentThought) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *BackgroundWork) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "terminal":
-		v.Terminal = new(BackgroundTerminal)
-		return nil
-	case "tool_call":
-		v.ToolCall = new(BackgroundToolCall)
-		return nil
-	default:
-		v.Other = new(BackgroundWorkOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *BackgroundWork) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Terminal, &objectBackgroundTerminal, key)
-	case v.ToolCall != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.ToolCall, &objectBackgroundToolCall, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectBackgroundWorkOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *BackgroundWork) required(w int) []string {
-	switch {
-	case v.Terminal != nil:
-		return wire.Level(w, objectBackgroundTerminal.RequiredNames())
-	case v.ToolCall != nil:
-		return wire.Level(w, objectBackgroundToolCall.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectBackgroundWorkOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *BackgroundWork) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Terminal != nil:
-		b = wire.Key(b, &comma, "\"type\":\"terminal\"")
-		return wire.AppendMembers(b, v.Terminal, &objectBackgroundTerminal, comma)
-	case v.ToolCall != nil:
-		b = wire.Key(b, &comma, "\"type\":\"tool_call\"")
-		return wire.AppendMembers(b, v.ToolCall, &objectBackgroundToolCall, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectBackgroundWorkOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *BackgroundWork) unknownSink() *wire.Fields {
-	switch {
-	case v.Terminal != nil:
-		return &v.Terminal.Unknown
-	case v.ToolCall != nil:
-		return &v.ToolCall.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionBackgroundWork = wire.Union{
+	Discriminator: "type",
+	Name:          "BackgroundWork",
+	Type:          (*BackgroundWork)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Terminal",
+			Payload: &objectBackgroundTerminal,
+			Role:    wire.VariantTagged,
+			Tag:     "terminal",
+		},
+		{
+			Name:    "ToolCall",
+			Payload: &objectBackgroundToolCall,
+			Role:    wire.VariantTagged,
+			Tag:     "tool_call",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectBackgroundWorkOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one BackgroundWork object, keeping unknown members.
 func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
-	*v = BackgroundWork{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionBackgroundWork)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *BackgroundWork) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionBackgroundWork)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -11066,55 +10514,48 @@ func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientRequest = wire.Members{Required: []string{"id", "method"}}
+var objectClientRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.ClientRequest",
+	Type: (*ClientRequest)(nil),
+}
 
 // DecodeJSON decodes one ClientRequest object, keeping unknown members.
 func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientRequest, nil)
+	return wire.DecodeTable(d, v, &objectClientRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "method":
-		return 1, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientRequest")
+	return wire.MarshalTable(&v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11598,105 +11039,39 @@ func (v *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *MCPServer) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "http":
-		v.HTTP = new(MCPServerHTTP)
-		return nil
-	case "stdio":
-		v.Stdio = new(MCPServerStdio)
-		return nil
-	default:
-		v.Other = new(MCPServerOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.HTTP != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.HTTP, &objectMCPServerHTTP, key)
-	case v.Stdio != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Stdio, &objectMCPServerStdio, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectMCPServerOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *MCPServer) required(w int) []string {
-	switch {
-	case v.HTTP != nil:
-		return wire.Level(w, objectMCPServerHTTP.RequiredNames())
-	case v.Stdio != nil:
-		return wire.Level(w, objectMCPServerStdio.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectMCPServerOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *MCPServer) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.HTTP != nil:
-		b = wire.Key(b, &comma, "\"type\":\"http\"")
-		return wire.AppendMembers(b, v.HTTP, &objectMCPServerHTTP, comma)
-	case v.Stdio != nil:
-		b = wire.Key(b, &comma, "\"type\":\"stdio\"")
-		return wire.AppendMembers(b, v.Stdio, &objectMCPServerStdio, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectMCPServerOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *MCPServer) unknownSink() *wire.Fields {
-	switch {
-	case v.HTTP != nil:
-		return &v.HTTP.Unknown
-	case v.Stdio != nil:
-		return &v.Stdio.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionMCPServer = wire.Union{
+	Discriminator: "type",
+	Name:          "MCPServer",
+	Type:          (*MCPServer)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "HTTP",
+			Payload: &objectMCPServerHTTP,
+			Role:    wire.VariantTagged,
+			Tag:     "http",
+		},
+		{
+			Name:    "Stdio",
+			Payload: &objectMCPServerStdio,
+			Role:    wire.VariantTagged,
+			Tag:     "stdio",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectMCPServerOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one MCPServer object, keeping unknown members.
 func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
-	*v = MCPServer{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionMCPServer)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *MCPServer) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionMCPServer)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -12098,90 +11473,33 @@ func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ReplayFrom) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "start":
-		v.Start = new(ReplayFromStart)
-		return nil
-	default:
-		v.Other = new(ReplayFromOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ReplayFrom) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Start != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Start, &objectReplayFromStart, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectReplayFromOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ReplayFrom) required(w int) []string {
-	switch {
-	case v.Start != nil:
-		return wire.Level(w, objectReplayFromStart.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectReplayFromOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ReplayFrom) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Start != nil:
-		b = wire.Key(b, &comma, "\"type\":\"start\"")
-		return wire.AppendMembers(b, v.Start, &objectReplayFromStart, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectReplayFromOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ReplayFrom) unknownSink() *wire.Fields {
-	switch {
-	case v.Start != nil:
-		return &v.Start.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionReplayFrom = wire.Union{
+	Discriminator: "type",
+	Name:          "ReplayFrom",
+	Type:          (*ReplayFrom)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Start",
+			Payload: &objectReplayFromStart,
+			Role:    wire.VariantTagged,
+			Tag:     "start",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectReplayFromOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one ReplayFrom object, keeping unknown members.
 func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
-	*v = ReplayFrom{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionReplayFrom)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ReplayFrom) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionReplayFrom)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -12407,140 +11725,74 @@ func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSetSessionConfigOptionRequest = wire.Members{Required: []string{"sessionId", "configId"}}
+var unionSetSessionConfigOptionRequestType = wire.Union{
+	Discriminator: "type",
+	Name:          "SetSessionConfigOptionRequestType",
+	Type:          (*SetSessionConfigOptionRequestType)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "ID",
+			Payload: &objectSetSessionConfigOptionRequestTypeID,
+			Role:    wire.VariantTagged,
+			Tag:     "id",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectSetSessionConfigOptionRequestTypeBoolean,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectSetSessionConfigOptionRequestTypeOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
+}
+var objectSetSessionConfigOptionRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: wire.String,
+		},
+		{
+			Field: "ConfigID",
+			Flags: wire.Required,
+			Name:  "configId",
+			Value: wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "acp.SetSessionConfigOptionRequest",
+	Type:       (*SetSessionConfigOptionRequest)(nil),
+	Union:      &unionSetSessionConfigOptionRequestType,
+	UnionField: "Type",
+}
 
 // DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
 func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = SetSessionConfigOptionRequest{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSetSessionConfigOptionRequest, v.required)
+	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SetSessionConfigOptionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
-	case "configId":
-		return 1, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Type.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *SetSessionConfigOptionRequest) required(w int) []string {
-	if w == 0 {
-		return membersSetSessionConfigOptionRequest.Required
-	}
-	return v.Type.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SetSessionConfigOptionRequest) selectVariant(d *wire.Decoder) error {
-	return v.Type.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SetSessionConfigOptionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"configId\":")
-	b = v.ConfigID.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Type.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SetSessionConfigOptionRequestType) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "id":
-		v.ID = new(SetSessionConfigOptionRequestTypeID)
-		return nil
-	case "boolean":
-		v.Boolean = new(SetSessionConfigOptionRequestTypeBoolean)
-		return nil
-	default:
-		v.Other = new(SetSessionConfigOptionRequestTypeOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *SetSessionConfigOptionRequestType) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.ID != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.ID, &objectSetSessionConfigOptionRequestTypeID, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectSetSessionConfigOptionRequestTypeOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *SetSessionConfigOptionRequestType) required(w int) []string {
-	switch {
-	case v.ID != nil:
-		return wire.Level(w, objectSetSessionConfigOptionRequestTypeID.RequiredNames())
-	case v.Boolean != nil:
-		return wire.Level(w, objectSetSessionConfigOptionRequestTypeBoolean.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectSetSessionConfigOptionRequestTypeOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *SetSessionConfigOptionRequestType) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.ID != nil:
-		b = wire.Key(b, &comma, "\"type\":\"id\"")
-		return wire.AppendMembers(b, v.ID, &objectSetSessionConfigOptionRequestTypeID, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return wire.AppendMembers(b, v.Boolean, &objectSetSessionConfigOptionRequestTypeBoolean, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectSetSessionConfigOptionRequestTypeOther, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SetSessionConfigOptionRequest")
+	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12708,89 +11960,33 @@ func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ClientResponse) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("result")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Result = new(ClientResponseResult)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("error")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Error = new(ClientResponseError)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of ClientResponse: expected a member \"result\" or \"error\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ClientResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Result != nil:
-		return v.Result.decodeField(d, key)
-	case v.Error != nil:
-		return wire.DecodeMember(d, v.Error, &objectClientResponseError, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ClientResponse) required(w int) []string {
-	switch {
-	case v.Result != nil:
-		return wire.Level(w, membersClientResponseResult.Required)
-	case v.Error != nil:
-		return wire.Level(w, objectClientResponseError.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ClientResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Result != nil:
-		return v.Result.appendFields(b, comma)
-	case v.Error != nil:
-		return wire.AppendMembers(b, v.Error, &objectClientResponseError, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *ClientResponse) unknownSink() *wire.Fields {
-	switch {
-	case v.Result != nil:
-		return &v.Result.Unknown
-	case v.Error != nil:
-		return &v.Error.Unknown
-	}
-	return nil
+var unionClientResponse = wire.Union{
+	Name: "ClientResponse",
+	Type: (*ClientResponse)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"result"},
+			Name:    "Result",
+			Payload: &objectClientResponseResult,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"error"},
+			Name:    "Error",
+			Payload: &objectClientResponseError,
+			Role:    wire.VariantShape,
+		},
+	},
 }
 
 // DecodeJSON decodes one ClientResponse object, keeping unknown members.
 func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionClientResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionClientResponse)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -12804,45 +12000,42 @@ func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientResponseResult = wire.Members{Required: []string{"id", "result"}}
+var objectClientResponseResult = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.Value{
+				Coded: (*RequestID)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Result",
+			Flags: wire.Required,
+			Name:  "result",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.ClientResponseResult",
+	Type: (*ClientResponseResult)(nil),
+}
 
 // DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
 func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientResponseResult{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientResponseResult, nil)
+	return wire.DecodeTable(d, v, &objectClientResponseResult)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientResponseResult)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientResponseResult) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
-	case "result":
-		return 1, wire.AtKey(wire.DecodeRaw(&v.Result, d), "result")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientResponseResult) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
-	b = wire.Key(b, &comma, "\"result\":")
-	b = wire.AppendRaw(b, v.Result)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponseResult")
+	return wire.MarshalTable(&v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13000,105 +12193,39 @@ func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *RequestPermissionOutcome) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("outcome")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"outcome\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "outcome")
-	}
-	switch string(tag) {
-	case "cancelled":
-		v.Cancelled = new(CancelledPermissionOutcome)
-		return nil
-	case "selected":
-		v.Selected = new(SelectedPermissionOutcome)
-		return nil
-	default:
-		v.Other = new(RequestPermissionOutcomeOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *RequestPermissionOutcome) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Cancelled != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Cancelled, &objectCancelledPermissionOutcome, key)
-	case v.Selected != nil:
-		if string(key) == "outcome" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Selected, &objectSelectedPermissionOutcome, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectRequestPermissionOutcomeOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *RequestPermissionOutcome) required(w int) []string {
-	switch {
-	case v.Cancelled != nil:
-		return wire.Level(w, objectCancelledPermissionOutcome.RequiredNames())
-	case v.Selected != nil:
-		return wire.Level(w, objectSelectedPermissionOutcome.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectRequestPermissionOutcomeOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *RequestPermissionOutcome) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Cancelled != nil:
-		b = wire.Key(b, &comma, "\"outcome\":\"cancelled\"")
-		return wire.AppendMembers(b, v.Cancelled, &objectCancelledPermissionOutcome, comma)
-	case v.Selected != nil:
-		b = wire.Key(b, &comma, "\"outcome\":\"selected\"")
-		return wire.AppendMembers(b, v.Selected, &objectSelectedPermissionOutcome, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectRequestPermissionOutcomeOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *RequestPermissionOutcome) unknownSink() *wire.Fields {
-	switch {
-	case v.Cancelled != nil:
-		return &v.Cancelled.Unknown
-	case v.Selected != nil:
-		return &v.Selected.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
+var unionRequestPermissionOutcome = wire.Union{
+	Discriminator: "outcome",
+	Name:          "RequestPermissionOutcome",
+	Type:          (*RequestPermissionOutcome)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Cancelled",
+			Payload: &objectCancelledPermissionOutcome,
+			Role:    wire.VariantTagged,
+			Tag:     "cancelled",
+		},
+		{
+			Name:    "Selected",
+			Payload: &objectSelectedPermissionOutcome,
+			Role:    wire.VariantTagged,
+			Tag:     "selected",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectRequestPermissionOutcomeOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
 // DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
 func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	*v = RequestPermissionOutcome{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
+	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
@@ -13226,143 +12353,68 @@ func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
+var unionCreateElicitationResponseAction = wire.Union{
+	Discriminator: "action",
+	Name:          "CreateElicitationResponseAction",
+	Type:          (*CreateElicitationResponseAction)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Accept",
+			Payload: &objectElicitationAcceptAction,
+			Role:    wire.VariantTagged,
+			Tag:     "accept",
+		},
+		{
+			Name:    "Decline",
+			Payload: &objectCreateElicitationResponseActionDecline,
+			Role:    wire.VariantTagged,
+			Tag:     "decline",
+		},
+		{
+			Name:    "Cancel",
+			Payload: &objectCreateElicitationResponseActionCancel,
+			Role:    wire.VariantTagged,
+			Tag:     "cancel",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectCreateElicitationResponseActionOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
+}
+var objectCreateElicitationResponse = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "acp.CreateElicitationResponse",
+	Type:       (*CreateElicitationResponse)(nil),
+	Union:      &unionCreateElicitationResponseAction,
+	UnionField: "Action",
+}
+
 // DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
 func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationResponse{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
+	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Action.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *CreateElicitationResponse) required(w int) []string {
-	if w == 0 {
-		return nil
-	}
-	return v.Action.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationResponse) selectVariant(d *wire.Decoder) error {
-	return v.Action.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Action.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationResponseAction) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("action")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"action\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "action")
-	}
-	switch string(tag) {
-	case "accept":
-		v.Accept = new(ElicitationAcceptAction)
-		return nil
-	case "decline":
-		v.Decline = new(CreateElicitationResponseActionDecline)
-		return nil
-	case "cancel":
-		v.Cancel = new(CreateElicitationResponseActionCancel)
-		return nil
-	default:
-		v.Other = new(CreateElicitationResponseActionOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *CreateElicitationResponseAction) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Accept != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Accept, &objectElicitationAcceptAction, key)
-	case v.Decline != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Decline, &objectCreateElicitationResponseActionDecline, key)
-	case v.Cancel != nil:
-		if string(key) == "action" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Cancel, &objectCreateElicitationResponseActionCancel, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectCreateElicitationResponseActionOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *CreateElicitationResponseAction) required(w int) []string {
-	switch {
-	case v.Accept != nil:
-		return wire.Level(w, objectElicitationAcceptAction.RequiredNames())
-	case v.Decline != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionDecline.RequiredNames())
-	case v.Cancel != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionCancel.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectCreateElicitationResponseActionOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *CreateElicitationResponseAction) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Accept != nil:
-		b = wire.Key(b, &comma, "\"action\":\"accept\"")
-		return wire.AppendMembers(b, v.Accept, &objectElicitationAcceptAction, comma)
-	case v.Decline != nil:
-		b = wire.Key(b, &comma, "\"action\":\"decline\"")
-		return wire.AppendMembers(b, v.Decline, &objectCreateElicitationResponseActionDecline, comma)
-	case v.Cancel != nil:
-		b = wire.Key(b, &comma, "\"action\":\"cancel\"")
-		return wire.AppendMembers(b, v.Cancel, &objectCreateElicitationResponseActionCancel, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectCreateElicitationResponseActionOther, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CreateElicitationResponse")
+	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13622,51 +12674,39 @@ func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersClientNotification = wire.Members{Required: []string{"method"}}
+var objectClientNotification = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Method",
+			Flags: wire.Required,
+			Name:  "method",
+			Value: wire.String,
+		},
+		{
+			Field: "Params",
+			Flags: wire.Nullable,
+			Name:  "params",
+			Value: wire.RawJSON,
+		},
+	},
+	Name: "acp.ClientNotification",
+	Type: (*ClientNotification)(nil),
+}
 
 // DecodeJSON decodes one ClientNotification object, keeping unknown members.
 func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = ClientNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersClientNotification, nil)
+	return wire.DecodeTable(d, v, &objectClientNotification)
 }
 
 // AppendJSON appends the JSON encoding of v to b.
 func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
+	return wire.AppendTable(b, v, &objectClientNotification)
 }
 
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ClientNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "method":
-		return 0, wire.AtKey(wire.DecodeString(&v.Method, d), "method")
-	case "params":
-		if d.TryNull() {
-			v.Params = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeRaw(&v.Params, d), "params")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ClientNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"method\":")
-	b = wire.AppendString(b, v.Method)
-	if v.Params != nil {
-		b = wire.Key(b, &comma, "\"params\":")
-		b = wire.AppendRaw(b, v.Params)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientNotification")
+	return wire.MarshalTable(&v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.

@@ -11,25 +11,13 @@ import (
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
 func (x *AgentRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
 func (x *AgentRequest) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectAgentRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
@@ -56,35 +44,13 @@ func (x *RequestID) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectRequestPermissionRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
 func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
-	if x.Subject != nil {
-		v.Push("subject")
-		x.Subject.ValidateWith(v)
-		v.Pop()
-	}
-	v.Push("options")
-	if len(x.Options) < 1 {
-		v.Add("must have at least 1 item")
-	}
-	for i := range x.Options {
-		v.PushIndex(i)
-		x.Options[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "title", "description", "subject", "options", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectRequestPermissionRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
@@ -100,32 +66,13 @@ func (x *SessionID) ValidateWith(v *wire.Validator) {}
 // Validate reports every way x breaks the schema of RequestPermissionSubject, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubject) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionRequestPermissionSubject)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequestPermissionSubject to v, at v's position.
 func (x *RequestPermissionSubject) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.ToolCall != nil {
-		n++
-		x.ToolCall.ValidateWith(v)
-	}
-	if x.Command != nil {
-		n++
-		x.Command.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "tool_call", "command":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("RequestPermissionSubject", "ToolCall, Command, Other", x.ToolCall != nil, x.Command != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionRequestPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionSubjectOther, each with the JSON pointer of the offending value.
@@ -335,33 +282,13 @@ func (x *ContentBlockOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of Annotations, each with the JSON pointer of the offending value.
 func (x *Annotations) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAnnotations)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
 func (x *Annotations) ValidateWith(v *wire.Validator) {
-	if x.Priority != nil {
-		v.Push("priority")
-		if math.IsNaN(*x.Priority) || math.IsInf(*x.Priority, 0) {
-			v.Add("must be a finite number")
-		}
-		if *x.Priority < 0.0 {
-			v.Add("must be at least 0")
-		}
-		if *x.Priority > 1.0 {
-			v.Add("must be at most 1")
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "audience", "lastModified", "priority", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectAnnotations)
 }
 
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
@@ -1053,44 +980,13 @@ func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionElicitationPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
 func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.String != nil {
-		n++
-		x.String.ValidateWith(v)
-	}
-	if x.Number != nil {
-		n++
-		x.Number.ValidateWith(v)
-	}
-	if x.Integer != nil {
-		n++
-		x.Integer.ValidateWith(v)
-	}
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.Array != nil {
-		n++
-		x.Array.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "string", "number", "integer", "boolean", "array":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("ElicitationPropertySchema", "String, Number, Integer, Boolean, Array, Other", x.String != nil, x.Number != nil, x.Integer != nil, x.Boolean != nil, x.Array != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
@@ -1130,44 +1026,13 @@ func (x *EnumOption) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectStringPropertySchema)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
 func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
-	if x.Pattern != nil {
-		v.Push("pattern")
-		stringRule2.Check(v, *x.Pattern)
-		v.Pop()
-	}
-	if x.Enum != nil {
-		v.Push("enum")
-		if len(x.Enum) < 1 {
-			v.Add("must have at least 1 item")
-		}
-		v.Pop()
-	}
-	if x.OneOf != nil {
-		v.Push("oneOf")
-		if len(x.OneOf) < 1 {
-			v.Add("must have at least 1 item")
-		}
-		for i := range x.OneOf {
-			v.PushIndex(i)
-			x.OneOf[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "description", "minLength", "maxLength", "pattern", "format", "default", "enum", "oneOf", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
@@ -1209,32 +1074,13 @@ func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionMultiSelectItems)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
 func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.String != nil {
-		n++
-		x.String.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "string":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if x.Titled != nil {
-		n++
-		x.Titled.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("MultiSelectItems", "String, Other, Titled", x.String != nil, x.Other != nil, x.Titled != nil)
-	}
+	wire.ValidateUnion(v, x, &unionMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
@@ -1252,54 +1098,25 @@ func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectStringMultiSelectItems)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
 func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
-	v.Push("enum")
-	if len(x.Enum) < 1 {
-		v.Add("must have at least 1 item")
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "enum", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectStringMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *TitledMultiSelectItems) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTitledMultiSelectItems)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
 func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
-	v.Push("anyOf")
-	if len(x.AnyOf) < 1 {
-		v.Add("must have at least 1 item")
-	}
-	for i := range x.AnyOf {
-		v.PushIndex(i)
-		x.AnyOf[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "anyOf", "_meta")
-	}
+	wire.ValidateTable(v, x, &objectTitledMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
@@ -1441,46 +1258,25 @@ func (x *ExtRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentResponse, each with the JSON pointer of the offending value.
 func (x *AgentResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAgentResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
 func (x *AgentResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("AgentResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAgentResponse)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
 func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectAgentResponseResult)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
@@ -1820,32 +1616,13 @@ func (x *ProvidersCapabilities) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAuthMethod)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
 func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Terminal != nil {
-		n++
-		x.Terminal.ValidateWith(v)
-	}
-	if x.Agent != nil {
-		n++
-		x.Agent.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "terminal", "agent":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("AuthMethod", "Terminal, Agent, Other", x.Terminal != nil, x.Agent != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAuthMethod)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodOther, each with the JSON pointer of the offending value.
@@ -2314,28 +2091,13 @@ func (x *AvailableCommandOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInput) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAvailableCommandInput)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
 func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Text != nil {
-		n++
-		x.Text.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "text":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("AvailableCommandInput", "Text, Other", x.Text != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandInputOther, each with the JSON pointer of the offending value.
@@ -2546,36 +2308,13 @@ func (x *StateUpdateOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of BackgroundWork, each with the JSON pointer of the offending value.
 func (x *BackgroundWork) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionBackgroundWork)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of BackgroundWork to v, at v's position.
 func (x *BackgroundWork) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Terminal != nil {
-		n++
-		x.Terminal.ValidateWith(v)
-	}
-	if x.ToolCall != nil {
-		n++
-		x.ToolCall.ValidateWith(v)
-	}
-	if x.Subagent != nil {
-		n++
-		x.Subagent.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "terminal", "tool_call", "subagent":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("BackgroundWork", "Terminal, ToolCall, Subagent, Other", x.Terminal != nil, x.ToolCall != nil, x.Subagent != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionBackgroundWork)
 }
 
 // Validate reports every way x breaks the schema of BackgroundWorkOther, each with the JSON pointer of the offending value.
@@ -3086,22 +2825,13 @@ func (x *ExtResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
 func (x *AgentNotification) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentNotification)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
 func (x *AgentNotification) ValidateWith(v *wire.Validator) {
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of UpdateSessionNotification, each with the JSON pointer of the offending value.
@@ -3770,7 +3500,7 @@ func (x *SessionInfoUpdate) Validate() error {
 func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
 	if x.UpdatedAt != nil {
 		v.Push("updatedAt")
-		stringRule1.Check(v, *x.UpdatedAt)
+		stringRule2.Check(v, *x.UpdatedAt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -4065,25 +3795,13 @@ func (x *ExtNotification) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientRequest, each with the JSON pointer of the offending value.
 func (x *ClientRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
 func (x *ClientRequest) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectClientRequest)
 }
 
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
@@ -4278,36 +3996,13 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MCPServer, each with the JSON pointer of the offending value.
 func (x *MCPServer) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionMCPServer)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MCPServer to v, at v's position.
 func (x *MCPServer) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.HTTP != nil {
-		n++
-		x.HTTP.ValidateWith(v)
-	}
-	if x.ACP != nil {
-		n++
-		x.ACP.ValidateWith(v)
-	}
-	if x.Stdio != nil {
-		n++
-		x.Stdio.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "http", "acp", "stdio":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("MCPServer", "HTTP, ACP, Stdio, Other", x.HTTP != nil, x.ACP != nil, x.Stdio != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionMCPServer)
 }
 
 // Validate reports every way x breaks the schema of MCPServerOther, each with the JSON pointer of the offending value.
@@ -4501,28 +4196,13 @@ func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ReplayFrom, each with the JSON pointer of the offending value.
 func (x *ReplayFrom) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionReplayFrom)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ReplayFrom to v, at v's position.
 func (x *ReplayFrom) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Start != nil {
-		n++
-		x.Start.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "start":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("ReplayFrom", "Start, Other", x.Start != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionReplayFrom)
 }
 
 // Validate reports every way x breaks the schema of ReplayFromOther, each with the JSON pointer of the offending value.
@@ -4588,45 +4268,18 @@ func (x *CancelTerminalRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequest)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
 func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "configId", "_meta")
-	}
-	x.Type.ValidateWith(v)
+	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequest)
 }
 
 // ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
 func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.ID != nil {
-		n++
-		x.ID.ValidateWith(v)
-	}
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "id", "boolean":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("SetSessionConfigOptionRequestType", "ID, Boolean, Other", x.ID != nil, x.Boolean != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionSetSessionConfigOptionRequestType)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeID, each with the JSON pointer of the offending value.
@@ -4697,46 +4350,25 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientResponse, each with the JSON pointer of the offending value.
 func (x *ClientResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionClientResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
 func (x *ClientResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("ClientResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionClientResponse)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
 func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectClientResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
@@ -4790,32 +4422,13 @@ func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionRequestPermissionOutcome)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
 func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Cancelled != nil {
-		n++
-		x.Cancelled.ValidateWith(v)
-	}
-	if x.Selected != nil {
-		n++
-		x.Selected.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Outcome {
-		case "cancelled", "selected":
-			v.AddAt("outcome", "is a known outcome; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("RequestPermissionOutcome", "Cancelled, Selected, Other", x.Cancelled != nil, x.Selected != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeOther, each with the JSON pointer of the offending value.
@@ -4857,49 +4470,18 @@ func (x *SelectedPermissionOutcome) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
 func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "_meta")
-	}
-	x.Action.ValidateWith(v)
+	wire.ValidateTable(v, x, &objectCreateElicitationResponse)
 }
 
 // ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
 func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Accept != nil {
-		n++
-		x.Accept.ValidateWith(v)
-	}
-	if x.Decline != nil {
-		n++
-		x.Decline.ValidateWith(v)
-	}
-	if x.Cancel != nil {
-		n++
-		x.Cancel.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Action {
-		case "accept", "decline", "cancel":
-			v.AddAt("action", "is a known action; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("CreateElicitationResponseAction", "Accept, Decline, Cancel, Other", x.Accept != nil, x.Decline != nil, x.Cancel != nil, x.Other != nil)
-	}
+	wire.ValidateUnion(v, x, &unionCreateElicitationResponseAction)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
@@ -4992,24 +4574,13 @@ func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageMCPResponse, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionMessageMCPResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of MessageMCPResponse to v, at v's position.
 func (x *MessageMCPResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("MessageMCPResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionMessageMCPResponse)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPResponseResult, each with the JSON pointer of the offending value.
@@ -5051,22 +4622,13 @@ func (x *MCPError) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectClientNotification)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
 func (x *ClientNotification) ValidateWith(v *wire.Validator) {
-	if x.Params != nil {
-		v.Push("params")
-		if len(x.Params) > 0 && !wire.Valid(x.Params) {
-			v.Add("is not valid JSON")
-		}
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "method", "params")
-	}
+	wire.ValidateTable(v, x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelSessionNotification, each with the JSON pointer of the offending value.
@@ -5160,46 +4722,25 @@ func (x *ProxySuccessorRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ProxyResponse, each with the JSON pointer of the offending value.
 func (x *ProxyResponse) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionProxyResponse)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ProxyResponse to v, at v's position.
 func (x *ProxyResponse) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Result != nil {
-		n++
-		x.Result.ValidateWith(v)
-	}
-	if x.Error != nil {
-		n++
-		x.Error.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("ProxyResponse", "Result, Error", x.Result != nil, x.Error != nil)
-	}
+	wire.ValidateUnion(v, x, &unionProxyResponse)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseResult, each with the JSON pointer of the offending value.
 func (x *ProxyResponseResult) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectProxyResponseResult)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ProxyResponseResult to v, at v's position.
 func (x *ProxyResponseResult) ValidateWith(v *wire.Validator) {
-	v.Push("id")
-	x.ID.ValidateWith(v)
-	v.Pop()
-	v.Push("result")
-	if len(x.Result) > 0 && !wire.Valid(x.Result) {
-		v.Add("is not valid JSON")
-	}
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "result")
-	}
+	wire.ValidateTable(v, x, &objectProxyResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseError, each with the JSON pointer of the offending value.
@@ -5267,20 +4808,13 @@ func (x *ProxyNotification) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ProxyNotificationParams, each with the JSON pointer of the offending value.
 func (x *ProxyNotificationParams) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionProxyNotificationParams)
 	return v.Err()
 }
 
 // ValidateWith adds every way x breaks the schema of ProxyNotificationParams to v, at v's position.
 func (x *ProxyNotificationParams) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.ProxySuccessorNotification != nil {
-		n++
-		x.ProxySuccessorNotification.ValidateWith(v)
-	}
-	if n != 1 {
-		v.Variants("ProxyNotificationParams", "ProxySuccessorNotification", x.ProxySuccessorNotification != nil)
-	}
+	wire.ValidateUnion(v, x, &unionProxyNotificationParams)
 }
 
 // Validate reports every way x breaks the schema of ProxySuccessorNotification, each with the JSON pointer of the offending value.
@@ -5296,6 +4830,6 @@ func (x *ProxySuccessorNotification) ValidateWith(v *wire.Validator) {
 }
 
 var stringRule0 = wire.StringRule{URI: true}
-var stringRule1 = wire.StringRule{Format: wire.FormatDateTime}
-var stringRule2 = wire.StringRule{Format: wire.FormatRegex}
+var stringRule1 = wire.StringRule{Format: wire.FormatRegex}
+var stringRule2 = wire.StringRule{Format: wire.FormatDateTime}
 var stringRule3 = wire.StringRule{MinLength: 1}

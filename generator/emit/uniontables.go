@@ -1,0 +1,159 @@
+package emit
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/dave/jennifer/jen"
+)
+
+// This file emits cold object unions: unions off the streaming path whose
+// every variant is a cold struct, described by a static wire.Union that
+// runtime/wire's interpreter selects, decodes, encodes and validates with.
+
+// coldUnion reports whether object union t is described by a table: it is
+// not hot, no other union holds it as a variant (which would call its
+// member-level methods), and every payload is a cold struct.
+func (e *emitter) coldUnion(t *ir.Type) bool {
+	if e.coldUnions == nil {
+		e.coldUnions = e.coldUnionSet()
+	}
+	return e.coldUnions[t]
+}
+
+func (e *emitter) coldUnionSet() map[*ir.Type]bool {
+	held := heldAsVariant(e.m.Types)
+	out := map[*ir.Type]bool{}
+	for _, t := range e.m.Types {
+		if t.Kind == ir.ObjectUnion && !t.Hot && !held[t] && e.coldVariants(t.Union) {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// heldAsVariant are the types some union holds as a variant's payload: the
+// union's generated code calls their member-level methods.
+func heldAsVariant(types []*ir.Type) map[*ir.Type]bool {
+	held := map[*ir.Type]bool{}
+	for _, t := range types {
+		if t.Union != nil {
+			for _, v := range t.Union.Variants {
+				if v.Payload != nil && v.Payload.Kind == ir.Named {
+					held[v.Payload.Type.Underlying()] = true
+				}
+			}
+		}
+	}
+	return held
+}
+
+// coldVariants reports variants the interpreter can select and read.
+func (e *emitter) coldVariants(u *ir.Union) bool {
+	for _, v := range u.Variants {
+		if v.Payload == nil || v.Payload.Kind != ir.Named || !e.cold(v.Payload.Type.Underlying()) {
+			return false
+		}
+		if v.Role == ir.CatchAll && tagField(u, v) == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// unionTable names the package variable holding u's wire.Union.
+func unionTable(u *ir.Union) string { return "union" + u.Name }
+
+// variantRoles are runtime/wire's VariantRole constants.
+var variantRoles = map[ir.Role]string{ir.Tagged: "VariantTagged", ir.CatchAll: "VariantCatchAll", ir.Absent: "VariantAbsent", ir.Shape: "VariantShape", ir.Fallback: "VariantFallback"}
+
+// coldUnionCodec emits t's table and its DecodeJSON and AppendJSON.
+func (e *emitter) coldUnionCodec(f *jen.File, t *ir.Type) {
+	e.unionTableVar(f, t.Union)
+	table := jen.Op("&").Id(unionTable(t.Union))
+	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", t.Name))
+	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
+		jen.Return(wq("DecodeUnion").Call(jen.Id("d"), jen.Id("v"), table.Clone())))
+	f.Comment("AppendJSON appends the JSON encoding of v to b.")
+	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
+		jen.Return(wq("AppendUnion").Call(jen.Id("b"), jen.Id("v"), table.Clone())))
+	f.Line()
+}
+
+// unionTableVar declares u's wire.Union, for a standalone union or one
+// embedded in a cold struct.
+func (e *emitter) unionTableVar(f *jen.File, u *ir.Union) {
+	var variants []jen.Code
+	for _, v := range u.Variants {
+		vals := jen.Dict{
+			jen.Id("Name"):    jen.Lit(v.Name),
+			jen.Id("Role"):    wq(variantRoles[v.Role]),
+			jen.Id("Payload"): jen.Op("&").Id(objectTable(v.Payload.Type.Underlying())),
+		}
+		if v.Role == ir.Tagged {
+			vals[jen.Id("Tag")] = jen.Lit(v.Tag)
+		}
+		if len(v.Keys) > 0 {
+			var keys []jen.Code
+			for _, k := range v.Keys {
+				keys = append(keys, jen.Lit(k))
+			}
+			vals[jen.Id("Keys")] = jen.Index().String().Values(keys...)
+		}
+		variants = append(variants, jen.Values(vals))
+	}
+	tbl := jen.Dict{
+		jen.Id("Name"):     jen.Lit(u.Name),
+		jen.Id("Type"):     jen.Parens(jen.Op("*").Id(u.Name)).Call(jen.Nil()),
+		jen.Id("Variants"): jen.Index().Add(wq("Variant")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, variants...),
+	}
+	if u.Discriminator != "" {
+		tbl[jen.Id("Discriminator")] = jen.Lit(u.Discriminator)
+	}
+	if order := selectOrder(u); order != nil {
+		tbl[jen.Id("Order")] = jen.Index().Int().Values(order...)
+	}
+	if keepsUnknown(u) {
+		tbl[jen.Id("KeepsUnknown")] = jen.True()
+	}
+	f.Var().Id(unionTable(u)).Op("=").Add(wq("Union")).Values(tbl)
+}
+
+// selectOrder is u's SelectOrder as indexes of its variants, nil when it
+// is the declaration order.
+func selectOrder(u *ir.Union) []jen.Code {
+	if u.SelectOrder == nil {
+		return nil
+	}
+	var out []jen.Code
+	same := true
+	for i, v := range u.SelectOrder {
+		j := slices.Index(u.Variants, v)
+		same = same && i == j
+		out = append(out, jen.Lit(j))
+	}
+	if same && len(u.SelectOrder) == len(u.Variants) {
+		return nil
+	}
+	return out
+}
+
+// coldUnionValidate emits t's Validate and ValidateWith over its table.
+func coldUnionValidate(f *jen.File, t *ir.Type) {
+	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+		jen.Var().Id("v").Qual(WirePath, "Validator"),
+		wq("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))),
+		jen.Return(jen.Id("v").Dot("Err").Call()),
+	)
+	unionValidateWith(f, t.Union)
+}
+
+// unionValidateWith emits u's ValidateWith over its table.
+func unionValidateWith(f *jen.File, u *ir.Union) {
+	validateWithDoc(f, u.Name)
+	f.Func().Params(jen.Id("x").Op("*").Id(u.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(
+		wq("ValidateUnion").Call(jen.Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(u))))
+	f.Line()
+}

@@ -1,0 +1,286 @@
+package wire
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// This file interprets Union tables (uniontable.go): the variant is
+// selected from the object ahead, then its payload's members are read with
+// the payload's Object table, as generated union code does.
+
+// DecodeUnion decodes one object union described by u into *v, keeping
+// unknown members in the selected payload. When the tagged variant fails,
+// the object is retried as the fallback variant, as anyOf allows.
+func DecodeUnion(d *Decoder, v any, u *Union) error {
+	p := u.pointer(v)
+	fallback := u.variantOf(VariantFallback)
+	m := d.Mark()
+	err := u.decode(d, p, -1)
+	if err == nil || fallback < 0 || IsSyntax(err) || payloadOf(p, &u.Variants[fallback]) != nil {
+		return err
+	}
+	d.Rewind(m)
+	if u.decode(d, p, fallback) != nil {
+		return err
+	}
+	return nil
+}
+
+// decode decodes the union at p once: variant as selected ahead, or the
+// variant of index as when as is not -1.
+func (u *Union) decode(d *Decoder, p unsafe.Pointer, as int) error {
+	zeroUnion(u, p)
+	if as >= 0 {
+		u.setVariant(p, as)
+	} else if err := u.selectVariant(d, p); err != nil {
+		return err
+	}
+	return DecodeObject(d, u.sink(p), func(d *Decoder, key []byte) (int, error) {
+		return u.member(d, p, key)
+	}, nil, func(w int) []string {
+		return u.required(p, w)
+	})
+}
+
+// sink is where the union at p keeps members its variant does not declare:
+// the selected payload's Unknown, or the Unknown variant's Fields.
+func (u *Union) sink(p unsafe.Pointer) *Fields {
+	if i := u.active(p); i >= 0 {
+		vr := &u.Variants[i]
+		return (*Fields)(at(payloadOf(p, vr), vr.Payload.unknown))
+	}
+	if x := u.unknownOf(p); x != nil {
+		return &x.Fields
+	}
+	return nil
+}
+
+// member decodes the member named key of the variant selected in the
+// union at p, as DecodeMember does for an Object.
+func (u *Union) member(d *Decoder, p unsafe.Pointer, key []byte) (int, error) {
+	i := u.active(p)
+	if i < 0 {
+		if u.unknownOf(p) != nil && string(key) == u.Discriminator {
+			return Optional, d.Skip()
+		}
+		return NotMember, nil
+	}
+	vr := &u.Variants[i]
+	if (vr.Role == VariantTagged || vr.Role == VariantAbsent) && string(key) == u.Discriminator {
+		return Optional, d.Skip()
+	}
+	return memberOf(d, payloadOf(p, vr), vr.Payload, key)
+}
+
+// required names the required members of level w of the variant selected
+// in the union at p.
+func (u *Union) required(p unsafe.Pointer, w int) []string {
+	if i := u.active(p); i >= 0 {
+		return Level(w, u.Variants[i].Payload.required.Required)
+	}
+	return nil
+}
+
+// decodeEmbedding decodes the struct at p described by o, which embeds a
+// union: the variant selected ahead (or, failing, retried as the fallback),
+// then the struct's members and the variant's in one object.
+func decodeEmbedding(d *Decoder, p unsafe.Pointer, o *Object) error {
+	u, up := o.Union, at(p, o.unionAt)
+	fallback := u.variantOf(VariantFallback)
+	m := d.Mark()
+	err := decodeEmbeddingAs(d, p, o, -1)
+	if err == nil || fallback < 0 || IsSyntax(err) || payloadOf(up, &u.Variants[fallback]) != nil {
+		return err
+	}
+	d.Rewind(m)
+	if decodeEmbeddingAs(d, p, o, fallback) != nil {
+		return err
+	}
+	return nil
+}
+
+func decodeEmbeddingAs(d *Decoder, p unsafe.Pointer, o *Object, as int) error {
+	zeroStruct(o, p)
+	u, up := o.Union, at(p, o.unionAt)
+	if as >= 0 {
+		u.setVariant(up, as)
+	} else if err := u.selectVariant(d, up); err != nil {
+		return err
+	}
+	return DecodeObject(d, (*Fields)(at(p, o.unknown)), func(d *Decoder, key []byte) (int, error) {
+		if i, ok := o.byName[string(key)]; ok {
+			m := &o.Members[i]
+			return m.slot, decodeMember(d, at(p, m.offset), m)
+		}
+		return Inner(u.member(d, up, key))
+	}, nil, func(w int) []string {
+		if w == 0 {
+			return o.required.Required
+		}
+		return u.required(up, w-1)
+	})
+}
+
+// zeroUnion sets the union at p to its zero value.
+func zeroUnion(u *Union, p unsafe.Pointer) {
+	reflect.NewAt(reflect.TypeOf(u.Type).Elem(), p).Elem().SetZero()
+}
+
+// setVariant sets variant i of the union at p to a new payload.
+func (u *Union) setVariant(p unsafe.Pointer, i int) {
+	v := &u.Variants[i]
+	*(*unsafe.Pointer)(at(p, v.offset)) = reflect.New(v.typ).UnsafePointer()
+}
+
+func (u *Union) selectVariant(d *Decoder, p unsafe.Pointer) error {
+	if u.Discriminator == "" {
+		return u.selectByShape(d, p)
+	}
+	return u.selectByTag(d, p)
+}
+
+// variantOf is the index of the first variant of role r, -1 for none.
+func (u *Union) variantOf(r VariantRole) int {
+	for i := range u.Variants {
+		if u.Variants[i].Role == r {
+			return i
+		}
+	}
+	return -1
+}
+
+func (u *Union) selectByTag(d *Decoder, p unsafe.Pointer) error {
+	kind, tag, found, err := d.ScanKey(u.Discriminator)
+	if err != nil {
+		return err
+	}
+	fallback := u.variantOf(VariantFallback)
+	if !found || kind == KindNull {
+		if i := either(u.variantOf(VariantAbsent), fallback); i >= 0 {
+			u.setVariant(p, i)
+			return nil
+		}
+		return d.Errorf("missing discriminator %q", u.Discriminator)
+	}
+	if kind != KindString {
+		if fallback >= 0 {
+			u.setVariant(p, fallback)
+			return nil
+		}
+		return AtKey(d.TypeError("string", kind), u.Discriminator)
+	}
+	for i := range u.Variants {
+		if v := &u.Variants[i]; v.Role == VariantTagged && v.Tag == string(tag) {
+			u.setVariant(p, i)
+			return nil
+		}
+	}
+	if i := either(u.variantOf(VariantCatchAll), fallback); i >= 0 {
+		u.setVariant(p, i)
+		return nil
+	}
+	if d.Lenient() && u.KeepsUnknown {
+		*(**UnknownVariant)(at(p, u.unknown)) = &UnknownVariant{Tag: string(tag)}
+		return nil
+	}
+	return AtKey(d.Errorf("unknown %s %q of %s", u.Discriminator, tag, u.Name), u.Discriminator)
+}
+
+// either is variant index i, or j when i is -1 (none).
+func either(i, j int) int {
+	if i >= 0 {
+		return i
+	}
+	return j
+}
+
+func (u *Union) selectByShape(d *Decoder, p unsafe.Pointer) error {
+	for _, i := range u.order() {
+		all := true
+		for _, k := range u.Variants[i].Keys {
+			_, _, found, err := d.ScanKey(k)
+			if err != nil {
+				return err
+			}
+			all = all && found
+		}
+		if all {
+			u.setVariant(p, i)
+			return nil
+		}
+	}
+	return d.Errorf("%s", u.noMatch)
+}
+
+// AppendUnion appends the object union *v described by u: the selected
+// variant's tag, then its payload's members; {} with none set.
+func AppendUnion(b []byte, v any, u *Union) []byte {
+	b = append(b, '{')
+	b, _ = u.appendVariant(b, u.pointer(v), false)
+	return append(b, '}')
+}
+
+// appendVariant appends the selected variant's tag and members.
+func (u *Union) appendVariant(b []byte, p unsafe.Pointer, comma bool) ([]byte, bool) {
+	if i := u.active(p); i >= 0 {
+		vr := &u.Variants[i]
+		if vr.Role == VariantTagged {
+			b = Key(b, &comma, vr.tagKey)
+		}
+		return appendMembers(b, payloadOf(p, vr), vr.Payload, comma)
+	}
+	if x := u.unknownOf(p); x != nil {
+		return x.AppendFields(b, u.Discriminator, comma)
+	}
+	return b, comma
+}
+
+// ValidateUnion adds the violations of the object union *v described by u
+// to vd: its payload's, a misplaced or unknown tag, and not exactly one
+// variant set. Like ValidateTable it walks on a pooled Validator.
+func ValidateUnion(vd *Validator, v any, u *Union) {
+	w := vd.borrow()
+	u.validate(w, u.pointer(v))
+	vd.giveBack(w)
+}
+
+func (u *Union) validate(vd *Validator, p unsafe.Pointer) {
+	n := 0
+	for i := range u.Variants {
+		vr := &u.Variants[i]
+		q := payloadOf(p, vr)
+		if q == nil {
+			continue
+		}
+		n++
+		validateObject(vd, q, vr.Payload.layout())
+		if vr.Role == VariantCatchAll && vr.hasTag && u.tagged(*(*string)(at(q, vr.tagAt))) {
+			vd.AddAt(u.Discriminator, "is a known "+u.Discriminator+"; the catch-all variant "+vr.Name+" is for unknown ones")
+		}
+	}
+	if x := u.unknownOf(p); x != nil {
+		n++
+		vd.UnknownVariant(u.Discriminator, x.Tag, u.tagged(x.Tag))
+	}
+	if n != 1 {
+		set := make([]bool, 0, u.set)
+		for i := range u.Variants {
+			set = append(set, payloadOf(p, &u.Variants[i]) != nil)
+		}
+		if u.KeepsUnknown {
+			set = append(set, u.unknownOf(p) != nil)
+		}
+		vd.Variants(u.Name, u.names, set...)
+	}
+}
+
+// tagged reports a tag one of u's tagged variants has.
+func (u *Union) tagged(tag string) bool {
+	for i := range u.Variants {
+		if v := &u.Variants[i]; v.Role == VariantTagged && v.Tag == tag {
+			return true
+		}
+	}
+	return false
+}
