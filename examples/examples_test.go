@@ -118,3 +118,27 @@ func TestMinimalAgent(t *testing.T) {
 		t.Fatalf("prompt: %v %v, streamed %q", r, err, cl.text.String())
 	}
 }
+
+// TestMinimalAgentKeepsMethodDeadCode asks the linker (-dumpdep) whether the
+// minimal agent reaches a function that enumerates methods through
+// reflection. One such function makes the linker keep every exported method
+// of every type stored in an interface, a fifth of the binary.
+func TestMinimalAgentKeepsMethodDeadCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links the minimal agent")
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(t.TempDir(), "minimal"), "-ldflags=-dumpdep", "./minimal")
+	var deps strings.Builder
+	cmd.Stderr = &deps
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build ./minimal: %v\n%s", err, deps.String())
+	}
+	if !strings.Contains(deps.String(), "main.main") {
+		t.Fatalf("go build printed no dependency graph:\n%s", deps.String())
+	}
+	for _, line := range strings.Split(deps.String(), "\n") {
+		if strings.Contains(line, "<ReflectMethod>") {
+			t.Errorf("the linker keeps every exported method: %s", line)
+		}
+	}
+}

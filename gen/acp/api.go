@@ -82,8 +82,9 @@ func NewResourceNotFoundError(data any) *RPCError {
 // CheckAgentHandler reports exported methods of h that look meant for AgentHandler but are not
 // in it: a method taking a context and a params type of AgentHandler, or named
 // within two edits of one of its methods (SessionPromt). Embedding UnimplementedAgentHandler
-// would make such a method dead code answering method-not-found; NewAgentConn runs
-// this check and Run returns its error before serving.
+// would make such a method dead code answering method-not-found. Run it in a test:
+// NewAgentConn does not, since the reflection it uses keeps every exported method
+// of the program's interface-stored types in the binary.
 func CheckAgentHandler(h AgentHandler) error {
 	return wire.CheckHandler(h, reflect.TypeFor[AgentHandler](), reflect.TypeFor[ExtHandler]())
 }
@@ -91,8 +92,9 @@ func CheckAgentHandler(h AgentHandler) error {
 // CheckClientHandler reports exported methods of h that look meant for ClientHandler but are not
 // in it: a method taking a context and a params type of ClientHandler, or named
 // within two edits of one of its methods (SessionPromt). Embedding UnimplementedClientHandler
-// would make such a method dead code answering method-not-found; NewClientConn runs
-// this check and Run returns its error before serving.
+// would make such a method dead code answering method-not-found. Run it in a test:
+// NewClientConn does not, since the reflection it uses keeps every exported method
+// of the program's interface-stored types in the binary.
 func CheckClientHandler(h ClientHandler) error {
 	return wire.CheckHandler(h, reflect.TypeFor[ClientHandler](), reflect.TypeFor[ExtHandler]())
 }

@@ -232,8 +232,6 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) 
 	fields := []jen.Code{
 		jen.Id("end").Qual(DispatchPath, "End"),
 		jen.Id("h").Id(hname),
-		jen.Comment("herr is Check" + hname + "'s verdict, returned by Run."),
-		jen.Id("herr").Error(),
 	}
 	if turns != nil {
 		// Every in-flight prompt turn, by session: a session may run several at
@@ -245,7 +243,7 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) 
 	f.Comment("checked against what the peer advertised. Concurrency is the runtime's: requests run")
 	f.Comment("concurrently, notifications in order; see package runtime/jsonrpc.")
 	f.Type().Id(cname).Struct(fields...)
-	init := jen.Dict{jen.Id("h"): jen.Id("h"), jen.Id("herr"): jen.Id("Check" + hname).Call(jen.Id("h"))}
+	init := jen.Dict{jen.Id("h"): jen.Id("h")}
 	if turns != nil {
 		init[jen.Id("turns")] = jen.Map(goType(turns.PromptSession.Ref)).Map(jen.Op("*").Id("turn")).Struct().Values()
 	}
@@ -264,13 +262,9 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) 
 
 // connMethods emits Run, Close, Negotiated and the unchecked senders.
 func (e *emitter) connMethods(f *jen.File, sd *side, cname string) {
-	hname := sd.Name + "Handler"
 	rpc := func() *jen.Statement { return jen.Id("c").Dot("end").Dot("Conn") }
 	f.Comment("Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.")
-	f.Comment(fmt.Sprintf("When the handler has a method that looks meant for %s but is not in it (see", hname))
-	f.Comment(fmt.Sprintf("Check%s), Run returns that error at once and serves nothing.", hname))
 	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("Run").Params(ctxParam()).Error().Block(
-		jen.If(jen.Id("c").Dot("herr").Op("!=").Nil()).Block(jen.Return(jen.Id("c").Dot("herr"))),
 		jen.Return(rpc().Dot("Run").Call(jen.Id("ctx"))))
 	f.Comment("Close stops the connection.")
 	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("Close").Params().Error().Block(jen.Return(rpc().Dot("Close").Call()))

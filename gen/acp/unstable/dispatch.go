@@ -702,10 +702,8 @@ var _ AgentHandler = UnimplementedAgentHandler{}
 // checked against what the peer advertised. Concurrency is the runtime's: requests run
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type AgentConn struct {
-	end dispatch.End
-	h   AgentHandler
-	// herr is CheckAgentHandler's verdict, returned by Run.
-	herr  error
+	end   dispatch.End
+	h     AgentHandler
 	mu    sync.Mutex
 	turns map[SessionID]map[*turn]struct{}
 }
@@ -714,7 +712,6 @@ type AgentConn struct {
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
 	c := &AgentConn{
 		h:     h,
-		herr:  CheckAgentHandler(h),
 		turns: map[SessionID]map[*turn]struct{}{},
 	}
 	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
@@ -722,12 +719,7 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 }
 
 // Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.
-// When the handler has a method that looks meant for AgentHandler but is not in it (see
-// CheckAgentHandler), Run returns that error at once and serves nothing.
 func (c *AgentConn) Run(ctx context.Context) error {
-	if c.herr != nil {
-		return c.herr
-	}
 	return c.end.Conn.Run(ctx)
 }
 
@@ -1057,27 +1049,17 @@ var _ ClientHandler = UnimplementedClientHandler{}
 type ClientConn struct {
 	end dispatch.End
 	h   ClientHandler
-	// herr is CheckClientHandler's verdict, returned by Run.
-	herr error
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *ClientConn {
-	c := &ClientConn{
-		h:    h,
-		herr: CheckClientHandler(h),
-	}
+	c := &ClientConn{h: h}
 	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
 	return c
 }
 
 // Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.
-// When the handler has a method that looks meant for ClientHandler but is not in it (see
-// CheckClientHandler), Run returns that error at once and serves nothing.
 func (c *ClientConn) Run(ctx context.Context) error {
-	if c.herr != nil {
-		return c.herr
-	}
 	return c.end.Conn.Run(ctx)
 }
 

@@ -375,27 +375,17 @@ var _ AgentHandler = UnimplementedAgentHandler{}
 type AgentConn struct {
 	end dispatch.End
 	h   AgentHandler
-	// herr is CheckAgentHandler's verdict, returned by Run.
-	herr error
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
-	c := &AgentConn{
-		h:    h,
-		herr: CheckAgentHandler(h),
-	}
+	c := &AgentConn{h: h}
 	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
 	return c
 }
 
 // Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.
-// When the handler has a method that looks meant for AgentHandler but is not in it (see
-// CheckAgentHandler), Run returns that error at once and serves nothing.
 func (c *AgentConn) Run(ctx context.Context) error {
-	if c.herr != nil {
-		return c.herr
-	}
 	return c.end.Conn.Run(ctx)
 }
 
@@ -530,27 +520,17 @@ var _ ClientHandler = UnimplementedClientHandler{}
 type ClientConn struct {
 	end dispatch.End
 	h   ClientHandler
-	// herr is CheckClientHandler's verdict, returned by Run.
-	herr error
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *ClientConn {
-	c := &ClientConn{
-		h:    h,
-		herr: CheckClientHandler(h),
-	}
+	c := &ClientConn{h: h}
 	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
 	return c
 }
 
 // Run serves the connection until EOF, Close or ctx ends; it returns nil on EOF.
-// When the handler has a method that looks meant for ClientHandler but is not in it (see
-// CheckClientHandler), Run returns that error at once and serves nothing.
 func (c *ClientConn) Run(ctx context.Context) error {
-	if c.herr != nil {
-		return c.herr
-	}
 	return c.end.Conn.Run(ctx)
 }
 
