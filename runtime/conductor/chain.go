@@ -299,13 +299,13 @@ func (r *router) respond(env *jsonrpc.Envelope) {
 // forwarded: the conductor cancels its own request, with its own id, on
 // the connection it sent it on. The peer's id never travels further.
 func (r *router) cancel(params wire.Raw) {
-	key, ok := cancelledID(params)
+	id, ok := jsonrpc.CancelledID(params)
 	if !ok {
 		r.dropped.Log(r.log, slog.LevelWarn, "conductor: "+methodCancelRequest+" without a requestId dropped", "from", r.from.name)
 		return
 	}
 	r.mu.Lock()
-	rt, ok := r.from.forwarded[key]
+	rt, ok := r.from.forwarded[idKey(id)]
 	r.mu.Unlock()
 	if ok {
 		r.write(rt.to, appendCancel(r.buf[:0], rt.id))

@@ -172,20 +172,6 @@ func idKey(id []byte) string {
 	return string(id)
 }
 
-// cancelledID reads the requestId of $/cancel_request's params as an
-// idKey; ok is false when there is none.
-func cancelledID(params wire.Raw) (key string, ok bool) {
-	d := wire.NewDecoder(params, wire.Strict)
-	k, v, found, err := d.ScanKey("requestId")
-	if err != nil || !found {
-		return "", false
-	}
-	if k == wire.KindString {
-		return "s" + string(v), true
-	}
-	return string(v), true
-}
-
 // conductorID reads a response id as one of the conductor's own (a
 // positive integer); ok is false for any other id.
 func conductorID(id wire.Raw) (int64, bool) {

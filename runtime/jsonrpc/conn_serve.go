@@ -245,7 +245,7 @@ func (c *Conn) answered(in *inbound) {
 
 // cancelInbound handles $/cancel_request.
 func (c *Conn) cancelInbound(params wire.Raw) {
-	id, ok := requestIDParam(params)
+	id, ok := CancelledID(params)
 	if !ok {
 		c.warn(warnBadCancel, "jsonrpc: malformed $/cancel_request ignored", "params", preview(params))
 		return

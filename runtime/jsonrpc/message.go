@@ -160,8 +160,10 @@ func parseErrorObject(raw wire.Raw) (*wire.RPCError, string) {
 	return e, ""
 }
 
-// requestIDParam reads {"requestId": id} of $/cancel_request.
-func requestIDParam(params wire.Raw) (wire.Raw, bool) {
+// CancelledID reads the requestId member of $/cancel_request's params:
+// the id as written, when it is a string, a number or null. The relays
+// (runtime/proxy, runtime/conductor) read it too.
+func CancelledID(params wire.Raw) (wire.Raw, bool) {
 	var d wire.Decoder
 	d.Reset(params, wire.Strict)
 	if d.Peek() != wire.KindObject {

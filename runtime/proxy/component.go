@@ -139,7 +139,7 @@ func (c *component) route(frame []byte) ([]byte, side) {
 	case env.Name == methodProxyInitialize && env.ID != nil:
 		return appendMessage(nil, env.ID, methodInitialize, env.Params), predecessor
 	case env.Name == methodCancelRequest:
-		if id, ok := requestID(env.Params); ok && c.has(c.got, idKey(id), false) {
+		if id, ok := jsonrpc.CancelledID(env.Params); ok && c.has(c.got, idKey(id), false) {
 			return frame, successor
 		}
 	case env.Method == nil && env.ID != nil:

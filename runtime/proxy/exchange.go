@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/acpgen/acpgen/runtime/dispatch"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -52,7 +53,7 @@ func (c *chain) claim(s side, r *route, it *item) *exchange {
 // under it (those are refused), and relayed it would cancel one of the
 // proxy's own. Any other is relayed, the id being the same on both sides.
 func (c *chain) cancelHeld(s side, params wire.Raw) bool {
-	id, ok := requestID(params)
+	id, ok := jsonrpc.CancelledID(params)
 	if !ok {
 		return false
 	}

@@ -58,25 +58,3 @@ func idKey(raw wire.Raw) string {
 	}
 	return ""
 }
-
-// requestID reads the requestId member of $/cancel_request params.
-func requestID(params wire.Raw) (wire.Raw, bool) {
-	d := wire.NewDecoder(params, wire.Lenient)
-	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
-		return nil, false
-	}
-	for {
-		key, ok, err := d.NextKey()
-		if err != nil || !ok {
-			return nil, false
-		}
-		if string(key) != "requestId" {
-			if d.Skip() != nil {
-				return nil, false
-			}
-			continue
-		}
-		v, err := d.ReadRaw()
-		return v, err == nil
-	}
-}
