@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/acpgen/acpgen/internal/procgroup"
 )
 
 // frame is one message the peer wrote, in arrival order.
@@ -112,7 +114,7 @@ func newPeer(argv []string, onFrame func(*frame), onRequest func(*frame) (any, *
 		return nil, errors.New("no command given: acpgen conform agent|client -- CMD [ARGS]")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	inGroup(cmd)
+	procgroup.Set(cmd)
 	p := &peer{cmd: cmd, exited: make(chan struct{}), eof: make(chan struct{}), stderr: &tailBuffer{max: 4096},
 		stderrDone: make(chan struct{}), changed: make(chan struct{}), onFrame: onFrame, onRequest: onRequest}
 	return p, nil
@@ -351,7 +353,7 @@ func idIs(raw json.RawMessage, id string) bool {
 func (p *peer) kill() {
 	p.closeInput()
 	if p.cmd.Process != nil {
-		killGroup(p.cmd)
+		_ = procgroup.Kill(p.cmd)
 	}
 	select {
 	case <-p.exited:

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // Message is what the checker read of one frame: its kind, the request it
@@ -156,15 +159,9 @@ func (j *judgement) add(r rule, pointer, detail string) {
 		Level: r.level, Source: r.source, Pointer: pointer, Detail: detail})
 }
 
-// idKey is an id's canonical form for matching a response to its request.
-func idKey(id json.RawMessage) string {
-	var v any
-	if json.Unmarshal(id, &v) != nil {
-		return string(id)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
+// idKey is an id's key for matching a response to its request, as the
+// runtime matches them (jsonrpc.IDKey): null "z", an invalid id "".
+func idKey(id json.RawMessage) string { return jsonrpc.IDKey(wire.Raw(id)) }
 
 func other(d Direction) Direction {
 	if d == ToAgent {

@@ -43,8 +43,8 @@ func (c *Checker) call(j *judgement, e envelope) {
 		j.msg.Update = updateKind(e.Params)
 	}
 	c.lifecycleCall(j, req, e.Params)
-	if e.ID != nil {
-		c.pending[j.dir].put(idKey(e.ID), req)
+	if key := idKey(e.ID); key != "" {
+		c.pending[j.dir].put(key, req)
 	}
 }
 
@@ -82,7 +82,7 @@ func (c *Checker) response(j *judgement, e envelope) {
 		errorObject(j, e.Error)
 	}
 	key := idKey(e.ID)
-	if key == "null" {
+	if key == "z" {
 		return // the answer to a frame that was not a request
 	}
 	req, ok := c.pending[other(j.dir)].get(key)

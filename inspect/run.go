@@ -7,8 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
+
+	"github.com/acpgen/acpgen/internal/syncwriter"
 )
 
 // Options configure an inspection over stdio: the editor's side is Stdin,
@@ -44,7 +45,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if _, isFile := stderr.(*os.File); !isFile {
 		// The agent's stderr and the findings share a writer that is not a
 		// file: one write at a time.
-		stderr = &lockedWriter{w: stderr}
+		stderr = syncwriter.New(stderr)
 	}
 	cmd.Stderr = stderr
 	toAgent, err := cmd.StdinPipe()
@@ -90,15 +91,4 @@ func exitStatus(cmd *exec.Cmd) int {
 		return 128 + int(ws.Signal())
 	}
 	return st.ExitCode()
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

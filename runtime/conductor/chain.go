@@ -264,7 +264,7 @@ func (r *router) open(o origin, to *peer) (int64, *wire.RPCError) {
 	to.next++
 	o.id = append(wire.Raw(nil), o.id...)
 	to.pending[to.next] = o
-	r.from.forwarded[idKey(o.id)] = route{to: to, id: to.next}
+	r.from.forwarded[jsonrpc.IDKey(o.id)] = route{to: to, id: to.next}
 	return to.next, nil
 }
 
@@ -277,7 +277,7 @@ func (r *router) respond(env *jsonrpc.Envelope) {
 		r.mu.Lock()
 		if o, ok = r.from.pending[id]; ok {
 			delete(r.from.pending, id)
-			key := idKey(o.id)
+			key := jsonrpc.IDKey(o.id)
 			if o.from.forwarded[key] == (route{to: r.from, id: id}) {
 				delete(o.from.forwarded, key)
 			}
@@ -305,7 +305,7 @@ func (r *router) cancel(params wire.Raw) {
 		return
 	}
 	r.mu.Lock()
-	rt, ok := r.from.forwarded[idKey(id)]
+	rt, ok := r.from.forwarded[jsonrpc.IDKey(id)]
 	r.mu.Unlock()
 	if ok {
 		r.write(rt.to, appendCancel(r.buf[:0], rt.id))

@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/acpgen/acpgen/internal/procgroup"
 )
 
 // component is one running program of the chain.
@@ -53,7 +54,7 @@ func startComponent(pos int, argv []string, stderr io.Writer) (*component, error
 	if errW != nil {
 		c.cmd.Stderr = errW
 	}
-	inGroup(c.cmd)
+	procgroup.Set(c.cmd)
 	err = c.cmd.Start()
 	closeAll(inR, outW, errW)
 	if err != nil {
@@ -95,7 +96,7 @@ func closeAll(files ...*os.File) {
 func (c *component) wait() {
 	_ = c.cmd.Wait()
 	c.status = exitStatus(c.cmd.ProcessState)
-	killGroup(c.cmd)
+	_ = procgroup.Kill(c.cmd)
 	close(c.exited)
 }
 
@@ -114,7 +115,7 @@ func (c *component) kill() {
 	case <-c.exited:
 	default:
 		c.killed.Store(true)
-		killGroup(c.cmd)
+		_ = procgroup.Kill(c.cmd)
 	}
 }
 
@@ -202,16 +203,4 @@ func copyPrefixed(dst io.Writer, src *os.File, prefix string) {
 			return
 		}
 	}
-}
-
-// lockedWriter makes the writes of several goroutines whole.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
+
+	"github.com/acpgen/acpgen/internal/syncwriter"
 )
 
 // DefaultGrace is how long a component has to exit once its stdin is
@@ -127,7 +129,7 @@ func (o *Options) defaults() {
 	}
 	if _, isFile := o.Stderr.(*os.File); o.Stderr != nil && !isFile {
 		// The components' lines and the logger's share a writer.
-		o.Stderr = &lockedWriter{w: o.Stderr}
+		o.Stderr = syncwriter.New(o.Stderr)
 	}
 }
 

@@ -160,18 +160,6 @@ func unwrap(params wire.Raw) (m outbound, name, reason string) {
 	return outbound{method: e.Method, params: e.Params}, e.Name, ""
 }
 
-// idKey is a request id as a map key: a string id by its value (however
-// it was escaped), any other id as written.
-func idKey(id []byte) string {
-	if wire.Raw(id).Kind() == wire.KindString {
-		d := wire.NewDecoder(id, wire.Strict)
-		if s, err := d.ReadString(); err == nil {
-			return "s" + s
-		}
-	}
-	return string(id)
-}
-
 // conductorID reads a response id as one of the conductor's own (a
 // positive integer); ok is false for any other id.
 func conductorID(id wire.Raw) (int64, bool) {

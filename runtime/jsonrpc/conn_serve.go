@@ -99,7 +99,7 @@ func (c *Conn) refuse(m *message) {
 // track registers an admitted request for $/cancel_request and shutdown
 // and returns its job. Called with mu held, the connection not closed.
 func (c *Conn) track(m *message, cost int) job {
-	in := &inbound{key: idKey(m.id), cost: cost}
+	in := &inbound{key: IDKey(m.id), cost: cost}
 	ctx, cancel := context.WithCancelCause(c.base)
 	in.cancel = cancel
 	in.next = c.inflight[in.key]
@@ -250,7 +250,7 @@ func (c *Conn) cancelInbound(params wire.Raw) {
 		c.warn(warnBadCancel, "jsonrpc: malformed $/cancel_request ignored", "params", preview(params))
 		return
 	}
-	key := idKey(id)
+	key := IDKey(id)
 	c.mu.Lock()
 	in := c.inflight[key]
 	for p := in; p != nil; p = p.next {

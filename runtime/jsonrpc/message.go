@@ -194,9 +194,12 @@ func CancelledID(params wire.Raw) (wire.Raw, bool) {
 	return id, id != nil
 }
 
-// idKey maps an id to a key that equal ids share: a string id by its
-// unescaped value ("a" and "\u0061" are the same id), a number by its text.
-func idKey(raw wire.Raw) string {
+// IDKey maps a JSON-RPC id to a key equal ids share: a string by its
+// unescaped value ("a" and "\u0061" are one id), a number by its text, null
+// "z"; "" for what JSON-RPC does not allow as an id (an object, an array, a
+// boolean), which matches nothing. The connection, the proxy, the conductor
+// and inspect all key requests by it, so they agree on which ids are equal.
+func IDKey(raw wire.Raw) string {
 	switch raw.Kind() {
 	case wire.KindString:
 		var d wire.Decoder
@@ -206,8 +209,10 @@ func idKey(raw wire.Raw) string {
 		}
 	case wire.KindNumber:
 		return "n" + string(raw)
+	case wire.KindNull:
+		return "z"
 	}
-	return "z"
+	return ""
 }
 
 // callIDOf returns the outbound call id a response id names: our ids are

@@ -139,11 +139,11 @@ func (c *component) route(frame []byte) ([]byte, side) {
 	case env.Name == methodProxyInitialize && env.ID != nil:
 		return appendMessage(nil, env.ID, methodInitialize, env.Params), predecessor
 	case env.Name == methodCancelRequest:
-		if id, ok := jsonrpc.CancelledID(env.Params); ok && c.has(c.got, idKey(id), false) {
+		if id, ok := jsonrpc.CancelledID(env.Params); ok && c.has(c.got, jsonrpc.IDKey(id), false) {
 			return frame, successor
 		}
 	case env.Method == nil && env.ID != nil:
-		if c.has(c.sent, idKey(env.ID), true) {
+		if c.has(c.sent, jsonrpc.IDKey(env.ID), true) {
 			return frame, successor
 		}
 	}
@@ -192,7 +192,7 @@ func (c *component) unwrap(frame []byte, env jsonrpc.Envelope) []byte {
 		return nil
 	}
 	if env.ID != nil {
-		c.add(c.got, idKey(env.ID))
+		c.add(c.got, jsonrpc.IDKey(env.ID))
 	}
 	return appendMessage(nil, env.ID, method, params)
 }
@@ -240,14 +240,14 @@ func (c *component) wrap(msg []byte) []byte {
 		return msg
 	case env.Method == nil:
 		if env.ID != nil {
-			c.has(c.got, idKey(env.ID), true)
+			c.has(c.got, jsonrpc.IDKey(env.ID), true)
 		}
 		return msg
 	case env.Name == methodCancelRequest:
 		return msg
 	}
 	if env.ID != nil {
-		c.add(c.sent, idKey(env.ID))
+		c.add(c.sent, jsonrpc.IDKey(env.ID))
 	}
 	b := wire.AppendString(append([]byte(nil), `{"method":`...), env.Name)
 	if env.Params != nil && env.Params.Kind() != wire.KindNull {

@@ -38,7 +38,7 @@ func (c *chain) claim(s side, r *route, it *item) *exchange {
 	x.ctx, x.cancel = context.WithCancel(c.base)
 	if it.isRequest() {
 		x.id = append(wire.Raw(nil), it.env.ID...)
-		x.key = idKey(x.id)
+		x.key = jsonrpc.IDKey(x.id)
 		c.mu.Lock()
 		c.held[s][x.key] = x
 		c.mu.Unlock()

@@ -32,7 +32,7 @@ func (c *chain) admit(s side) bool {
 func (c *chain) relayRequest(s side, it *item) {
 	frame, finish := c.observeRelay(it)
 	f := &forwarded{id: append(wire.Raw(nil), it.env.ID...), origin: it.origin, finish: finish}
-	key := idKey(f.id)
+	key := jsonrpc.IDKey(f.id)
 	c.mu.Lock()
 	ended := c.ended
 	admitted := !ended && c.admit(s)
@@ -76,7 +76,7 @@ func (c *chain) unforward(s side, key string) *forwarded {
 // dropped; one with id null, which answers nothing, passes.
 func (c *chain) relayResponse(s side, it *item) {
 	o := s.other()
-	f := c.unforward(o, idKey(it.env.ID))
+	f := c.unforward(o, jsonrpc.IDKey(it.env.ID))
 	if f == nil {
 		if it.env.ID.Kind() == wire.KindNull {
 			_ = c.write(o, it.frame)

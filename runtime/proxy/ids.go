@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -36,25 +37,6 @@ func (s *idSpace) next() (wire.Raw, string) {
 
 // owns reports whether id is one of the proxy's own and returns its key.
 func (s *idSpace) owns(id wire.Raw) (string, bool) {
-	k := idKey(id)
+	k := jsonrpc.IDKey(id)
 	return k, strings.HasPrefix(k, "s"+s.prefix)
-}
-
-// idKey maps a JSON-RPC id to a key equal ids share: a string by its
-// unescaped value ("a" and "\u0061" are one id), a number by its text,
-// null "z"; "" for what JSON-RPC does not allow as an id (an object, an
-// array, a boolean), which no bookkeeping of the proxy's holds.
-func idKey(raw wire.Raw) string {
-	switch raw.Kind() {
-	case wire.KindString:
-		d := wire.NewDecoder(raw, wire.Strict)
-		if s, err := d.ReadString(); err == nil {
-			return "s" + s
-		}
-	case wire.KindNumber:
-		return "n" + string(raw)
-	case wire.KindNull:
-		return "z"
-	}
-	return ""
 }

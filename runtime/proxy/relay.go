@@ -116,7 +116,7 @@ func (c *chain) badID(id wire.Raw) string {
 // refusal is the -32600 answer to a request refused for its id: the id
 // as sent when JSON-RPC allows it, else null.
 func refusal(id wire.Raw, reason string) []byte {
-	if idKey(id) == "" || len(id) > MaxIDLength {
+	if jsonrpc.IDKey(id) == "" || len(id) > MaxIDLength {
 		id = nil
 	}
 	b, _ := jsonrpc.AppendError(nil, id, &wire.RPCError{Code: wire.CodeInvalidRequest, Message: reason})
