@@ -107,6 +107,13 @@ func descriptor(m *ir.Method) *jen.Statement {
 	return jen.Op("&").Id(descriptorVar(m))
 }
 
+// methodRef is a pointer to the dispatch.Method of m's descriptor: what the
+// connection's calls and routes take, so that no generic function or method
+// is instantiated per method (see runtime/dispatch's Method).
+func methodRef(m *ir.Method) *jen.Statement {
+	return jen.Op("&").Id(descriptorVar(m)).Dot("Method")
+}
+
 // codec is the dispatch.Codec literal of a generated type.
 func codec(name string) jen.Code {
 	return jen.Qual(DispatchPath, "Codec").Types(jen.Op("*").Id(name)).Values(jen.Dict{
@@ -231,6 +238,7 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) 
 	cname, hname := sd.Name+"Conn", sd.Name+"Handler"
 	fields := []jen.Code{
 		jen.Id("end").Qual(DispatchPath, "End"),
+		jen.Comment("h is the handler route calls: the one given, or the side's wrapper of it."),
 		jen.Id("h").Id(hname),
 	}
 	if turns != nil {
@@ -243,20 +251,22 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) 
 	f.Comment("checked against what the peer advertised. Concurrency is the runtime's: requests run")
 	f.Comment("concurrently, notifications in order; see package runtime/jsonrpc.")
 	f.Type().Id(cname).Struct(fields...)
-	init := jen.Dict{jen.Id("h"): jen.Id("h")}
+	init := jen.Dict{}
+	if !wrapped {
+		init[jen.Id("h")] = jen.Id("h")
+	}
 	if turns != nil {
 		init[jen.Id("turns")] = jen.Map(goType(turns.PromptSession.Ref)).Map(jen.Op("*").Id("turn")).Struct().Values()
 	}
-	var h jen.Code = jen.Id("h")
+	body := []jen.Code{jen.Id("c").Op(":=").Op("&").Id(cname).Values(init)}
 	if wrapped {
-		h = jen.Id(hname).Call(jen.Id(lower(sd.Name)+"Side").Values(jen.Id("h"), jen.Id("c")))
+		body = append(body, jen.Id("c").Dot("h").Op("=").Id(lower(sd.Name)+"Side").Values(jen.Id("h"), jen.Id("c")))
 	}
+	body = append(body,
+		jen.Qual(DispatchPath, "Connect").Call(jen.Op("&").Id("c").Dot("end"), jen.Op("&").Id(routesVar(sd)), jen.Id("c").Dot("route"), jen.Id("h"), jen.Id("r"), jen.Id("w"), jen.Id("o")),
+		jen.Return(jen.Id("c")))
 	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
-	f.Func().Id("New"+cname).Params(jen.Id("h").Id(hname), jen.Id("r").Qual("io", "Reader"), jen.Id("w").Qual("io", "Writer"), jen.Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(
-		jen.Id("c").Op(":=").Op("&").Id(cname).Values(init),
-		jen.Qual(DispatchPath, "Connect").Call(jen.Op("&").Id("c").Dot("end"), jen.Id(lower(sd.Name)+"Routes").Call(), h, jen.Id("h"), jen.Id("r"), jen.Id("w"), jen.Id("o")),
-		jen.Return(jen.Id("c")),
-	)
+	f.Func().Id("New"+cname).Params(jen.Id("h").Id(hname), jen.Id("r").Qual("io", "Reader"), jen.Id("w").Qual("io", "Writer"), jen.Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
 	return cname
 }
 
@@ -280,26 +290,47 @@ func (e *emitter) connMethods(f *jen.File, sd *side, cname string) {
 		jen.Return(rpc().Dot("Notify").Call(jen.Id("ctx"), jen.Id("method"), jen.Id("params"))))
 }
 
-// inboundRouting emits the side's routing table: one runtime/dispatch
-// route per handled method, each calling the handler method through a
-// method expression. The side that handles initialize routes through a
-// wrapper of the handler that also negotiates (and, with turns, tracks
-// prompt turns).
+// routesVar is the package-level dispatch.Routes of the methods sd handles.
+func routesVar(sd *side) string { return lower(sd.Name) + "Routes" }
+
+// inboundRouting emits the side's routing: a static dispatch.Routes of the
+// methods it handles, a function allocating a method's params and the
+// connection's route, which calls the handler method: one switch over the
+// method's number each, so the package compiles no function per method.
+// The side that handles initialize routes through a wrapper of the handler
+// that also negotiates (and, with turns, tracks prompt turns).
 func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.Turn, wrapped bool) {
-	hname := sd.Name + "Handler"
-	routes := []jen.Code{jen.Id(MethodConst(e.m.Initialize().Wire))}
-	for _, m := range sd.handles {
-		fn := "Serve"
+	var methods, news, routes []jen.Code
+	for i, m := range sd.handles {
+		methods = append(methods, jen.Line().Add(methodRef(m)))
+		news = append(news, jen.Case(jen.Lit(i)).Block(jen.Return(jen.New(jen.Id(m.Params.Name)))))
+		call := jen.Id("c").Dot("h").Dot(methodGo(m)).Call(jen.Id("ctx"), jen.Id("p").Assert(jen.Op("*").Id(m.Params.Name)))
 		if m.Notification {
-			fn = "Receive"
+			routes = append(routes, jen.Case(jen.Lit(i)).Block(call))
+			continue
 		}
-		routes = append(routes, jen.Line().Qual(DispatchPath, fn).Call(descriptor(m), jen.Id(hname).Dot(methodGo(m))))
+		routes = append(routes, jen.Case(jen.Lit(i)).Block(
+			jen.If(jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(call), jen.Id("res").Op("!=").Nil().Op("||").Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id("res"), jen.Err()))))
 	}
-	f.Comment(fmt.Sprintf("%sRoutes builds the routes of the messages a %s receives to its handler. It is", lower(sd.Name), cname))
-	f.Comment(fmt.Sprintf("called by New%s, not at package init, so a program that never serves this side", cname))
-	f.Comment("links none of its routes.")
-	f.Func().Id(lower(sd.Name)+"Routes").Params().Op("*").Qual(DispatchPath, "Routes").Types(jen.Id(hname)).Block(
-		jen.Return(jen.Qual(DispatchPath, "NewRoutes").Call(append(routes, jen.Line())...)))
+	params := lower(sd.Name) + "Params"
+	f.Comment(fmt.Sprintf("%s are the methods a %s routes to its handler, numbered as its route and", routesVar(sd), cname))
+	f.Comment(fmt.Sprintf("%s number them. It is static data: a program that never serves this side links none", params))
+	f.Comment("of it.")
+	f.Var().Id(routesVar(sd)).Op("=").Qual(DispatchPath, "Routes").Values(jen.Dict{
+		jen.Id("Open"):    jen.Id(MethodConst(e.m.Initialize().Wire)),
+		jen.Id("Methods"): jen.Index().Op("*").Qual(DispatchPath, "Method").Values(append(methods, jen.Line())...),
+		jen.Id("New"):     jen.Id(params),
+	})
+	f.Comment(fmt.Sprintf("%s returns new params of %s' method i, to decode into.", params, routesVar(sd)))
+	f.Func().Id(params).Params(jen.Id("i").Int()).Any().Block(
+		jen.Switch(jen.Id("i")).Block(news...),
+		jen.Return(jen.Nil()))
+	f.Comment(fmt.Sprintf("route calls the handler of %s' method i with its params p, decoded and checked", routesVar(sd)))
+	f.Comment("(see dispatch.Route): a result the handler returned nil is no result.")
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("route").Params(ctxParam(), jen.Id("i").Int(), jen.Id("p").Any()).Params(jen.Any(), jen.Error()).Block(
+		jen.Switch(jen.Id("i")).Block(routes...),
+		jen.Return(jen.Nil(), jen.Nil()))
 	if wrapped {
 		e.sideWrapper(f, sd, cname, turns)
 	}
@@ -404,14 +435,15 @@ func (e *emitter) turnHelpers(f *jen.File, cname string, turns *ir.Turn) {
 func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method) {
 	name := methodGo(m)
 	recv := jen.Id("c").Op("*").Id(cname)
-	args := []jen.Code{jen.Id("ctx"), jen.Op("&").Id("c").Dot("end"), descriptor(m), jen.Id("params")}
+	end := func() *jen.Statement { return jen.Id("c").Dot("end") }
 	if m.Notification {
 		f.Comment(fmt.Sprintf("%s sends the notification %s to the %s, after checking it is valid and allowed.", name, m.Wire, sd.peer))
 		f.Comment("It returns once the frame is written, so notifications precede a later response.")
 		f.Func().Params(recv).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Error().Block(
-			jen.Return(jen.Qual(DispatchPath, "Notify").Call(args...)))
+			jen.Return(end().Dot("Notify").Call(jen.Id("ctx"), methodRef(m), jen.Id("params"))))
 		return
 	}
+	args := []jen.Code{jen.Id("ctx"), methodRef(m), jen.Id("params"), jen.Id("res")}
 	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
 	f.Comment("decoded, validated and checked against what this side advertised.")
 	sig := f.Func().Params(recv).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error())
@@ -419,14 +451,24 @@ func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method
 		sig.Block(e.openCall(m, args)...)
 		return
 	}
+	call := end().Dot("Call").Call(args...)
 	if t := e.turns(); sd.name == "client" && t != nil && m == t.Prompt {
 		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", t.Cancel.Wire))
 		f.Comment("$/cancel_request (which agents may ignore), and returns ctx's error.")
 		cancel := jen.Op("&").Id(t.Cancel.Params.Name).Values(jen.Dict{jen.Id(t.CancelSession.Name): jen.Id("params").Dot(t.PromptSession.Name)})
-		sig.Block(jen.Return(jen.Qual(DispatchPath, "CallTurn").Call(append(args, jen.Id(MethodConst(t.Cancel.Wire)), cancel)...)))
-		return
+		call = end().Dot("CallTurn").Call(append(args, jen.Id(MethodConst(t.Cancel.Wire)), cancel)...)
 	}
-	sig.Block(jen.Return(jen.Qual(DispatchPath, "Call").Call(args...)))
+	sig.Block(typedCall(m, call)...)
+}
+
+// typedCall is the body of a typed outbound call: the result allocated for
+// call to decode into, nil on failure.
+func typedCall(m *ir.Method, call *jen.Statement) []jen.Code {
+	return []jen.Code{
+		jen.Id("res").Op(":=").New(jen.Id(m.Result.Name)),
+		jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("res"), jen.Nil()),
+	}
 }
 
 // openCall is the body of the client's initialize: the protocol version
@@ -438,9 +480,7 @@ func (e *emitter) openCall(m *ir.Method, args []jen.Code) []jen.Code {
 		v := jen.Id("params").Dot(e.m.Version.Params.Name)
 		body = append(body, jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
 	}
-	body = append(body,
-		jen.List(jen.Id("res"), jen.Err()).Op(":=").Qual(DispatchPath, "Open").Call(args...),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	body = append(body, typedCall(m, jen.Id("c").Dot("end").Dot("Open").Call(args...))[:2]...)
 	if e.versioned() {
 		got := jen.Id("res").Dot(e.m.Version.Result.Name)
 		body = append(body, jen.If(got.Clone().Op("!=").Id("CurrentProtocolVersion")).Block(

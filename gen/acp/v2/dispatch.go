@@ -374,13 +374,15 @@ var _ AgentHandler = UnimplementedAgentHandler{}
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type AgentConn struct {
 	end dispatch.End
-	h   AgentHandler
+	// h is the handler route calls: the one given, or the side's wrapper of it.
+	h AgentHandler
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
-	c := &AgentConn{h: h}
-	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
+	c := &AgentConn{}
+	c.h = agentSide{h, c}
+	dispatch.Connect(&c.end, &agentRoutes, c.route, h, r, w, o)
 	return c
 }
 
@@ -415,46 +417,147 @@ func (c *AgentConn) SendNotification(ctx context.Context, method string, params 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
+	res := new(RequestPermissionResponse)
+	if err := c.end.Call(ctx, &clientSessionRequestPermissionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
+	res := new(CreateElicitationResponse)
+	if err := c.end.Call(ctx, &clientElicitationCreateDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *UpdateSessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
+	return c.end.Notify(ctx, &clientSessionUpdateDesc.Method, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
+	return c.end.Notify(ctx, &clientElicitationCompleteDesc.Method, params)
 }
 
-// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
-// called by NewAgentConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func agentRoutes() *dispatch.Routes[AgentHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
-		dispatch.Serve(&agentAuthLoginDesc, AgentHandler.AuthLogin),
-		dispatch.Serve(&agentAuthLogoutDesc, AgentHandler.AuthLogout),
-		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
-		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
-		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
-		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
-		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
-		dispatch.Serve(&agentToolCallCancelDesc, AgentHandler.ToolCallCancel),
-		dispatch.Serve(&agentTerminalCancelDesc, AgentHandler.TerminalCancel),
-		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
-		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
-		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
-	)
+// agentRoutes are the methods a AgentConn routes to its handler, numbered as its route and
+// agentParams number them. It is static data: a program that never serves this side links none
+// of it.
+var agentRoutes = dispatch.Routes{
+	Methods: []*dispatch.Method{
+		&agentInitializeDesc.Method,
+		&agentAuthLoginDesc.Method,
+		&agentAuthLogoutDesc.Method,
+		&agentSessionNewDesc.Method,
+		&agentSessionListDesc.Method,
+		&agentSessionDeleteDesc.Method,
+		&agentSessionResumeDesc.Method,
+		&agentSessionCloseDesc.Method,
+		&agentToolCallCancelDesc.Method,
+		&agentTerminalCancelDesc.Method,
+		&agentSessionSetConfigOptionDesc.Method,
+		&agentSessionPromptDesc.Method,
+		&agentSessionCancelDesc.Method,
+	},
+	New:  agentParams,
+	Open: MethodInitialize,
+}
+
+// agentParams returns new params of agentRoutes' method i, to decode into.
+func agentParams(i int) any {
+	switch i {
+	case 0:
+		return new(InitializeRequest)
+	case 1:
+		return new(LoginAuthRequest)
+	case 2:
+		return new(LogoutAuthRequest)
+	case 3:
+		return new(NewSessionRequest)
+	case 4:
+		return new(ListSessionsRequest)
+	case 5:
+		return new(DeleteSessionRequest)
+	case 6:
+		return new(ResumeSessionRequest)
+	case 7:
+		return new(CloseSessionRequest)
+	case 8:
+		return new(CancelToolCallRequest)
+	case 9:
+		return new(CancelTerminalRequest)
+	case 10:
+		return new(SetSessionConfigOptionRequest)
+	case 11:
+		return new(PromptRequest)
+	case 12:
+		return new(CancelSessionNotification)
+	}
+	return nil
+}
+
+// route calls the handler of agentRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	case 0:
+		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 1:
+		if res, err := c.h.AuthLogin(ctx, p.(*LoginAuthRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 2:
+		if res, err := c.h.AuthLogout(ctx, p.(*LogoutAuthRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 3:
+		if res, err := c.h.SessionNew(ctx, p.(*NewSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 4:
+		if res, err := c.h.SessionList(ctx, p.(*ListSessionsRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 5:
+		if res, err := c.h.SessionDelete(ctx, p.(*DeleteSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 6:
+		if res, err := c.h.SessionResume(ctx, p.(*ResumeSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 7:
+		if res, err := c.h.SessionClose(ctx, p.(*CloseSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 8:
+		if res, err := c.h.ToolCallCancel(ctx, p.(*CancelToolCallRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 9:
+		if res, err := c.h.TerminalCancel(ctx, p.(*CancelTerminalRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 10:
+		if res, err := c.h.SessionSetConfigOption(ctx, p.(*SetSessionConfigOptionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 11:
+		if res, err := c.h.SessionPrompt(ctx, p.(*PromptRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 12:
+		c.h.SessionCancel(ctx, p.(*CancelSessionNotification))
+	}
+	return nil, nil
 }
 
 // agentSide is the handler AgentConn's routes call: h, with the connection's own part of
@@ -519,13 +622,14 @@ var _ ClientHandler = UnimplementedClientHandler{}
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type ClientConn struct {
 	end dispatch.End
-	h   ClientHandler
+	// h is the handler route calls: the one given, or the side's wrapper of it.
+	h ClientHandler
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *ClientConn {
 	c := &ClientConn{h: h}
-	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
+	dispatch.Connect(&c.end, &clientRoutes, c.route, h, r, w, o)
 	return c
 }
 
@@ -563,8 +667,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
-	if err != nil {
+	res := new(InitializeResponse)
+	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
 	if res.ProtocolVersion != CurrentProtocolVersion {
@@ -578,83 +682,164 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 // AuthLogin calls auth/login on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogin(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentAuthLoginDesc, params)
+	res := new(LoginAuthResponse)
+	if err := c.end.Call(ctx, &agentAuthLoginDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // AuthLogout calls auth/logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogout(ctx context.Context, params *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentAuthLogoutDesc, params)
+	res := new(LogoutAuthResponse)
+	if err := c.end.Call(ctx, &agentAuthLogoutDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
+	res := new(NewSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionNewDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
+	res := new(ListSessionsResponse)
+	if err := c.end.Call(ctx, &agentSessionListDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
+	res := new(DeleteSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionDeleteDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
+	res := new(ResumeSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionResumeDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
+	res := new(CloseSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionCloseDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ToolCallCancel calls tool_call/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ToolCallCancel(ctx context.Context, params *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentToolCallCancelDesc, params)
+	res := new(CancelToolCallResponse)
+	if err := c.end.Call(ctx, &agentToolCallCancelDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalCancel calls terminal/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) TerminalCancel(ctx context.Context, params *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentTerminalCancelDesc, params)
+	res := new(CancelTerminalResponse)
+	if err := c.end.Call(ctx, &agentTerminalCancelDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
+	res := new(SetSessionConfigOptionResponse)
+	if err := c.end.Call(ctx, &agentSessionSetConfigOptionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionPromptDesc, params)
+	res := new(PromptResponse)
+	if err := c.end.Call(ctx, &agentSessionPromptDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelSessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
+	return c.end.Notify(ctx, &agentSessionCancelDesc.Method, params)
 }
 
-// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
-// called by NewClientConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func clientRoutes() *dispatch.Routes[ClientHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
-		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
-		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
-		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
-	)
+// clientRoutes are the methods a ClientConn routes to its handler, numbered as its route and
+// clientParams number them. It is static data: a program that never serves this side links none
+// of it.
+var clientRoutes = dispatch.Routes{
+	Methods: []*dispatch.Method{
+		&clientSessionRequestPermissionDesc.Method,
+		&clientElicitationCreateDesc.Method,
+		&clientSessionUpdateDesc.Method,
+		&clientElicitationCompleteDesc.Method,
+	},
+	New:  clientParams,
+	Open: MethodInitialize,
+}
+
+// clientParams returns new params of clientRoutes' method i, to decode into.
+func clientParams(i int) any {
+	switch i {
+	case 0:
+		return new(RequestPermissionRequest)
+	case 1:
+		return new(CreateElicitationRequest)
+	case 2:
+		return new(UpdateSessionNotification)
+	case 3:
+		return new(CompleteElicitationNotification)
+	}
+	return nil
+}
+
+// route calls the handler of clientRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *ClientConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	case 0:
+		if res, err := c.h.SessionRequestPermission(ctx, p.(*RequestPermissionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 1:
+		if res, err := c.h.ElicitationCreate(ctx, p.(*CreateElicitationRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 2:
+		c.h.SessionUpdate(ctx, p.(*UpdateSessionNotification))
+	case 3:
+		c.h.ElicitationComplete(ctx, p.(*CompleteElicitationNotification))
+	}
+	return nil, nil
 }
