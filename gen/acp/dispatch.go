@@ -474,8 +474,7 @@ var _ AgentHandler = UnimplementedAgentHandler{}
 // checked against what the peer advertised. Concurrency is the runtime's: requests run
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type AgentConn struct {
-	end dispatch.End
-	// h is the handler route calls: the one given, or the side's wrapper of it.
+	end   dispatch.End
 	h     AgentHandler
 	mu    sync.Mutex
 	turns map[SessionID]map[*turn]struct{}
@@ -483,8 +482,10 @@ type AgentConn struct {
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
-	c := &AgentConn{turns: map[SessionID]map[*turn]struct{}{}}
-	c.h = agentSide{h, c}
+	c := &AgentConn{
+		h:     h,
+		turns: map[SessionID]map[*turn]struct{}{},
+	}
 	dispatch.Connect(&c.end, &agentRoutes, c.route, h, r, w, o)
 	return c
 }
@@ -680,7 +681,7 @@ func agentParams(i int) any {
 func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 1:
@@ -724,25 +725,18 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 			return res, err
 		}
 	case 11:
-		if res, err := c.h.SessionPrompt(ctx, p.(*PromptRequest)); res != nil || err != nil {
+		if res, err := c.handleSessionPrompt(ctx, p.(*PromptRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 12:
-		c.h.SessionCancel(ctx, p.(*CancelNotification))
+		c.handleSessionCancel(ctx, p.(*CancelNotification))
 	}
 	return nil, nil
 }
 
-// agentSide is the handler AgentConn's routes call: h, with the connection's own part of
-// initialize and of prompt turns.
-type agentSide struct {
-	AgentHandler
-	c *AgentConn
-}
-
-// Initialize calls h's, then records what both sides advertised.
-func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := s.AgentHandler.Initialize(ctx, p)
+// handleInitialize calls the handler's Initialize, then records what both sides advertised.
+func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
+	res, err := c.h.Initialize(ctx, p)
 	if err != nil || res == nil {
 		return res, err
 	}
@@ -751,14 +745,14 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
 	n := newNegotiated(p, res)
-	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
+	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
-// SessionPrompt runs h's as a turn that session/cancel can end.
-func (s agentSide) SessionPrompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error) {
-	ctx, t := s.c.startTurn(ctx, p.SessionID)
-	defer s.c.endTurn(p.SessionID, t)
-	res, err := s.AgentHandler.SessionPrompt(ctx, p)
+// handleSessionPrompt runs the handler's SessionPrompt as a turn that session/cancel can end.
+func (c *AgentConn) handleSessionPrompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error) {
+	ctx, t := c.startTurn(ctx, p.SessionID)
+	defer c.endTurn(p.SessionID, t)
+	res, err := c.h.SessionPrompt(ctx, p)
 	// A turn ended by session/cancel, or by the end of a drain of the connection (see
 	// jsonrpc.Drain), answers stopReason "cancelled", not an error.
 	if (t.cancelled.Load() || jsonrpc.Drained(ctx)) && (err != nil || res == nil) {
@@ -767,10 +761,10 @@ func (s agentSide) SessionPrompt(ctx context.Context, p *PromptRequest) (*Prompt
 	return res, err
 }
 
-// SessionCancel ends the session's turns, then calls h's.
-func (s agentSide) SessionCancel(ctx context.Context, p *CancelNotification) {
-	s.c.cancelTurn(p.SessionID)
-	s.AgentHandler.SessionCancel(ctx, p)
+// handleSessionCancel ends the session's turns, then calls the handler's SessionCancel.
+func (c *AgentConn) handleSessionCancel(ctx context.Context, p *CancelNotification) {
+	c.cancelTurn(p.SessionID)
+	c.h.SessionCancel(ctx, p)
 }
 
 // turn is one in-flight session/prompt.
@@ -914,8 +908,7 @@ var _ ClientHandler = UnimplementedClientHandler{}
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type ClientConn struct {
 	end dispatch.End
-	// h is the handler route calls: the one given, or the side's wrapper of it.
-	h ClientHandler
+	h   ClientHandler
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.

@@ -171,8 +171,8 @@ func (e *emitter) sideDispatch(f *jen.File, sd *side) {
 		turns = e.turns()
 	}
 	e.handlerInterface(f, sd)
-	wrapped := e.handles(sd, e.m.Initialize())
-	cname := e.connType(f, sd, turns, wrapped)
+	wrapped := e.wrappedMethods(sd, turns)
+	cname := e.connType(f, sd, turns)
 	e.connMethods(f, sd, cname)
 	for _, m := range sd.calls {
 		e.outboundCall(f, sd, cname, m)
@@ -183,6 +183,25 @@ func (e *emitter) sideDispatch(f *jen.File, sd *side) {
 	}
 	f.Line()
 }
+
+// wrappedMethods are the methods sd's connection handles itself before or
+// after the handler: initialize (the negotiation), and with turns the
+// prompt and its cancel. Each is a method of the connection route calls
+// (handleInitialize), so the handler needs no wrapper type, whose method
+// set Go would compile twice (value and pointer) for the interface.
+func (e *emitter) wrappedMethods(sd *side, turns *ir.Turn) map[*ir.Method]bool {
+	if !e.handles(sd, e.m.Initialize()) {
+		return nil
+	}
+	w := map[*ir.Method]bool{e.m.Initialize(): true}
+	if turns != nil {
+		w[turns.Prompt], w[turns.Cancel] = true, true
+	}
+	return w
+}
+
+// wrapperName is the connection's method that handles m around the handler.
+func wrapperName(m *ir.Method) string { return "handle" + methodGo(m) }
 
 // handles reports whether sd handles m.
 func (e *emitter) handles(sd *side, m *ir.Method) bool {
@@ -232,13 +251,11 @@ func (e *emitter) handlerInterface(f *jen.File, sd *side) {
 }
 
 // connType emits the side's connection struct and its constructor; turns
-// set adds the in-flight turn table; wrapped routes inbound messages
-// through the side's handler wrapper (see inboundRouting).
-func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) (cname string) {
+// set adds the in-flight turn table.
+func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn) (cname string) {
 	cname, hname := sd.Name+"Conn", sd.Name+"Handler"
 	fields := []jen.Code{
 		jen.Id("end").Qual(DispatchPath, "End"),
-		jen.Comment("h is the handler route calls: the one given, or the side's wrapper of it."),
 		jen.Id("h").Id(hname),
 	}
 	if turns != nil {
@@ -251,20 +268,15 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) 
 	f.Comment("checked against what the peer advertised. Concurrency is the runtime's: requests run")
 	f.Comment("concurrently, notifications in order; see package runtime/jsonrpc.")
 	f.Type().Id(cname).Struct(fields...)
-	init := jen.Dict{}
-	if !wrapped {
-		init[jen.Id("h")] = jen.Id("h")
-	}
+	init := jen.Dict{jen.Id("h"): jen.Id("h")}
 	if turns != nil {
 		init[jen.Id("turns")] = jen.Map(goType(turns.PromptSession.Ref)).Map(jen.Op("*").Id("turn")).Struct().Values()
 	}
-	body := []jen.Code{jen.Id("c").Op(":=").Op("&").Id(cname).Values(init)}
-	if wrapped {
-		body = append(body, jen.Id("c").Dot("h").Op("=").Id(lower(sd.Name)+"Side").Values(jen.Id("h"), jen.Id("c")))
-	}
-	body = append(body,
+	body := []jen.Code{
+		jen.Id("c").Op(":=").Op("&").Id(cname).Values(init),
 		jen.Qual(DispatchPath, "Connect").Call(jen.Op("&").Id("c").Dot("end"), jen.Op("&").Id(routesVar(sd)), jen.Id("c").Dot("route"), jen.Id("h"), jen.Id("r"), jen.Id("w"), jen.Id("o")),
-		jen.Return(jen.Id("c")))
+		jen.Return(jen.Id("c")),
+	}
 	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
 	f.Func().Id("New"+cname).Params(jen.Id("h").Id(hname), jen.Id("r").Qual("io", "Reader"), jen.Id("w").Qual("io", "Writer"), jen.Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
 	return cname
@@ -297,14 +309,18 @@ func routesVar(sd *side) string { return lower(sd.Name) + "Routes" }
 // methods it handles, a function allocating a method's params and the
 // connection's route, which calls the handler method: one switch over the
 // method's number each, so the package compiles no function per method.
-// The side that handles initialize routes through a wrapper of the handler
-// that also negotiates (and, with turns, tracks prompt turns).
-func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.Turn, wrapped bool) {
+// The wrapped methods go through the connection's own handling (see
+// wrappedMethods).
+func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.Turn, wrapped map[*ir.Method]bool) {
 	var methods, news, routes []jen.Code
 	for i, m := range sd.handles {
 		methods = append(methods, jen.Line().Add(methodRef(m)))
 		news = append(news, jen.Case(jen.Lit(i)).Block(jen.Return(jen.New(jen.Id(m.Params.Name)))))
-		call := jen.Id("c").Dot("h").Dot(methodGo(m)).Call(jen.Id("ctx"), jen.Id("p").Assert(jen.Op("*").Id(m.Params.Name)))
+		handler := jen.Id("c").Dot("h").Dot(methodGo(m))
+		if wrapped[m] {
+			handler = jen.Id("c").Dot(wrapperName(m))
+		}
+		call := handler.Call(jen.Id("ctx"), jen.Id("p").Assert(jen.Op("*").Id(m.Params.Name)))
 		if m.Notification {
 			routes = append(routes, jen.Case(jen.Lit(i)).Block(call))
 			continue
@@ -331,21 +347,17 @@ func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.
 	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("route").Params(ctxParam(), jen.Id("i").Int(), jen.Id("p").Any()).Params(jen.Any(), jen.Error()).Block(
 		jen.Switch(jen.Id("i")).Block(routes...),
 		jen.Return(jen.Nil(), jen.Nil()))
-	if wrapped {
+	if wrapped != nil {
 		e.sideWrapper(f, sd, cname, turns)
 	}
 }
 
-// sideWrapper emits the handler wrapper of the side that handles
-// initialize: it negotiates, and with turns it tracks prompt turns so
-// session/cancel can end them.
+// sideWrapper emits the connection's handling of its wrapped methods
+// around the handler's (see wrappedMethods): initialize negotiates, and
+// with turns it tracks prompt turns so session/cancel can end them.
 func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Turn) {
-	hname, wname := sd.Name+"Handler", lower(sd.Name)+"Side"
-	inner := func(m *ir.Method) *jen.Statement { return jen.Id("s").Dot(hname).Dot(methodGo(m)) }
-	recv := jen.Id("s").Id(wname)
-	f.Comment(fmt.Sprintf("%s is the handler %s's routes call: h, with the connection's own part of", wname, cname))
-	f.Comment("initialize and of prompt turns.")
-	f.Type().Id(wname).Struct(jen.Id(hname), jen.Id("c").Op("*").Id(cname))
+	inner := func(m *ir.Method) *jen.Statement { return jen.Id("c").Dot("h").Dot(methodGo(m)) }
+	recv := jen.Id("c").Op("*").Id(cname)
 	init := e.m.Initialize()
 	body := []jen.Code{
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(inner(init)).Call(jen.Id("ctx"), jen.Id("p")),
@@ -359,17 +371,17 @@ func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Tur
 	}
 	body = append(body,
 		jen.Id("n").Op(":=").Id("newNegotiated").Call(jen.Id("p"), jen.Id("res")),
-		jen.Return(jen.Id("res"), jen.Id("s").Dot("c").Dot("end").Dot("Negotiate").Call(jen.Op("&").Add(jen.Id(descriptorVar(init))).Dot("Method"), jen.Id("n"), jen.Op("*").Id("n").Dot("granted"), jen.Id("res"))))
-	f.Comment(fmt.Sprintf("%s calls h's, then records what both sides advertised.", methodGo(init)))
-	f.Func().Params(recv.Clone()).Id(methodGo(init)).Params(ctxParam(), jen.Id("p").Op("*").Id(init.Params.Name)).Params(jen.Op("*").Id(init.Result.Name), jen.Error()).Block(body...)
+		jen.Return(jen.Id("res"), jen.Id("c").Dot("end").Dot("Negotiate").Call(jen.Op("&").Add(jen.Id(descriptorVar(init))).Dot("Method"), jen.Id("n"), jen.Op("*").Id("n").Dot("granted"), jen.Id("res"))))
+	f.Comment(fmt.Sprintf("%s calls the handler's %s, then records what both sides advertised.", wrapperName(init), methodGo(init)))
+	f.Func().Params(recv.Clone()).Id(wrapperName(init)).Params(ctxParam(), jen.Id("p").Op("*").Id(init.Params.Name)).Params(jen.Op("*").Id(init.Result.Name), jen.Error()).Block(body...)
 	if turns == nil {
 		return
 	}
 	session := jen.Id("p").Dot(turns.PromptSession.Name)
-	f.Comment(fmt.Sprintf("%s runs h's as a turn that %s can end.", methodGo(turns.Prompt), turns.Cancel.Wire))
-	f.Func().Params(recv.Clone()).Id(methodGo(turns.Prompt)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Prompt.Params.Name)).Params(jen.Op("*").Id(turns.Prompt.Result.Name), jen.Error()).Block(
-		jen.List(jen.Id("ctx"), jen.Id("t")).Op(":=").Id("s").Dot("c").Dot("startTurn").Call(jen.Id("ctx"), session.Clone()),
-		jen.Defer().Id("s").Dot("c").Dot("endTurn").Call(session.Clone(), jen.Id("t")),
+	f.Comment(fmt.Sprintf("%s runs the handler's %s as a turn that %s can end.", wrapperName(turns.Prompt), methodGo(turns.Prompt), turns.Cancel.Wire))
+	f.Func().Params(recv.Clone()).Id(wrapperName(turns.Prompt)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Prompt.Params.Name)).Params(jen.Op("*").Id(turns.Prompt.Result.Name), jen.Error()).Block(
+		jen.List(jen.Id("ctx"), jen.Id("t")).Op(":=").Id("c").Dot("startTurn").Call(jen.Id("ctx"), session.Clone()),
+		jen.Defer().Id("c").Dot("endTurn").Call(session.Clone(), jen.Id("t")),
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(inner(turns.Prompt)).Call(jen.Id("ctx"), jen.Id("p")),
 		jen.Comment(fmt.Sprintf("A turn ended by %s, or by the end of a drain of the connection (see", turns.Cancel.Wire)),
 		jen.Comment(fmt.Sprintf("jsonrpc.Drain), answers %s %q, not an error.", turns.StopReason.JSON, turns.Cancelled.String)),
@@ -377,9 +389,9 @@ func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Tur
 			jen.Return(jen.Op("&").Id(turns.Prompt.Result.Name).Values(jen.Dict{jen.Id(turns.StopReason.Name): jen.Id(turns.Cancelled.Name)}), jen.Nil())),
 		jen.Return(jen.Id("res"), jen.Err()),
 	)
-	f.Comment(fmt.Sprintf("%s ends the session's turns, then calls h's.", methodGo(turns.Cancel)))
-	f.Func().Params(recv.Clone()).Id(methodGo(turns.Cancel)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Cancel.Params.Name)).Block(
-		jen.Id("s").Dot("c").Dot("cancelTurn").Call(jen.Id("p").Dot(turns.CancelSession.Name)),
+	f.Comment(fmt.Sprintf("%s ends the session's turns, then calls the handler's %s.", wrapperName(turns.Cancel), methodGo(turns.Cancel)))
+	f.Func().Params(recv.Clone()).Id(wrapperName(turns.Cancel)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Cancel.Params.Name)).Block(
+		jen.Id("c").Dot("cancelTurn").Call(jen.Id("p").Dot(turns.CancelSession.Name)),
 		inner(turns.Cancel).Call(jen.Id("ctx"), jen.Id("p")),
 	)
 }

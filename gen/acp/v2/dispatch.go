@@ -374,14 +374,12 @@ var _ AgentHandler = UnimplementedAgentHandler{}
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type AgentConn struct {
 	end dispatch.End
-	// h is the handler route calls: the one given, or the side's wrapper of it.
-	h AgentHandler
+	h   AgentHandler
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
-	c := &AgentConn{}
-	c.h = agentSide{h, c}
+	c := &AgentConn{h: h}
 	dispatch.Connect(&c.end, &agentRoutes, c.route, h, r, w, o)
 	return c
 }
@@ -507,7 +505,7 @@ func agentParams(i int) any {
 func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 1:
@@ -560,16 +558,9 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	return nil, nil
 }
 
-// agentSide is the handler AgentConn's routes call: h, with the connection's own part of
-// initialize and of prompt turns.
-type agentSide struct {
-	AgentHandler
-	c *AgentConn
-}
-
-// Initialize calls h's, then records what both sides advertised.
-func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := s.AgentHandler.Initialize(ctx, p)
+// handleInitialize calls the handler's Initialize, then records what both sides advertised.
+func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
+	res, err := c.h.Initialize(ctx, p)
 	if err != nil || res == nil {
 		return res, err
 	}
@@ -578,7 +569,7 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
 	n := newNegotiated(p, res)
-	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
+	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -622,8 +613,7 @@ var _ ClientHandler = UnimplementedClientHandler{}
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type ClientConn struct {
 	end dispatch.End
-	// h is the handler route calls: the one given, or the side's wrapper of it.
-	h ClientHandler
+	h   ClientHandler
 }
 
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
