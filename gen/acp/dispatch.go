@@ -620,60 +620,26 @@ func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteEli
 	return c.end.Notify(ctx, &clientElicitationCompleteDesc.Method, params)
 }
 
-// agentRoutes are the methods a AgentConn routes to its handler, numbered as its route and
-// agentParams number them. It is static data: a program that never serves this side links none
-// of it.
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var agentRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
-		&agentInitializeDesc.Method,
-		&agentAuthenticateDesc.Method,
-		&agentLogoutDesc.Method,
-		&agentSessionNewDesc.Method,
-		&agentSessionLoadDesc.Method,
-		&agentSessionListDesc.Method,
-		&agentSessionDeleteDesc.Method,
-		&agentSessionResumeDesc.Method,
-		&agentSessionCloseDesc.Method,
-		&agentSessionSetModeDesc.Method,
-		&agentSessionSetConfigOptionDesc.Method,
-		&agentSessionPromptDesc.Method,
-		&agentSessionCancelDesc.Method,
+	Methods: []dispatch.Handled{
+		{Method: &agentInitializeDesc.Method, Params: (*InitializeRequest)(nil)},
+		{Method: &agentAuthenticateDesc.Method, Params: (*AuthenticateRequest)(nil)},
+		{Method: &agentLogoutDesc.Method, Params: (*LogoutRequest)(nil)},
+		{Method: &agentSessionNewDesc.Method, Params: (*NewSessionRequest)(nil)},
+		{Method: &agentSessionLoadDesc.Method, Params: (*LoadSessionRequest)(nil)},
+		{Method: &agentSessionListDesc.Method, Params: (*ListSessionsRequest)(nil)},
+		{Method: &agentSessionDeleteDesc.Method, Params: (*DeleteSessionRequest)(nil)},
+		{Method: &agentSessionResumeDesc.Method, Params: (*ResumeSessionRequest)(nil)},
+		{Method: &agentSessionCloseDesc.Method, Params: (*CloseSessionRequest)(nil)},
+		{Method: &agentSessionSetModeDesc.Method, Params: (*SetSessionModeRequest)(nil)},
+		{Method: &agentSessionSetConfigOptionDesc.Method, Params: (*SetSessionConfigOptionRequest)(nil)},
+		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
+		{Method: &agentSessionCancelDesc.Method, Params: (*CancelNotification)(nil)},
 	},
-	New:  agentParams,
 	Open: MethodInitialize,
-}
-
-// agentParams returns new params of agentRoutes' method i, to decode into.
-func agentParams(i int) any {
-	switch i {
-	case 0:
-		return new(InitializeRequest)
-	case 1:
-		return new(AuthenticateRequest)
-	case 2:
-		return new(LogoutRequest)
-	case 3:
-		return new(NewSessionRequest)
-	case 4:
-		return new(LoadSessionRequest)
-	case 5:
-		return new(ListSessionsRequest)
-	case 6:
-		return new(DeleteSessionRequest)
-	case 7:
-		return new(ResumeSessionRequest)
-	case 8:
-		return new(CloseSessionRequest)
-	case 9:
-		return new(SetSessionModeRequest)
-	case 10:
-		return new(SetSessionConfigOptionRequest)
-	case 11:
-		return new(PromptRequest)
-	case 12:
-		return new(CancelNotification)
-	}
-	return nil
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked
@@ -1082,54 +1048,24 @@ func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelNotificati
 	return c.end.Notify(ctx, &agentSessionCancelDesc.Method, params)
 }
 
-// clientRoutes are the methods a ClientConn routes to its handler, numbered as its route and
-// clientParams number them. It is static data: a program that never serves this side links none
-// of it.
+// clientRoutes are the methods a ClientConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var clientRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
-		&clientFsWriteTextFileDesc.Method,
-		&clientFsReadTextFileDesc.Method,
-		&clientSessionRequestPermissionDesc.Method,
-		&clientTerminalCreateDesc.Method,
-		&clientTerminalOutputDesc.Method,
-		&clientTerminalReleaseDesc.Method,
-		&clientTerminalWaitForExitDesc.Method,
-		&clientTerminalKillDesc.Method,
-		&clientElicitationCreateDesc.Method,
-		&clientSessionUpdateDesc.Method,
-		&clientElicitationCompleteDesc.Method,
+	Methods: []dispatch.Handled{
+		{Method: &clientFsWriteTextFileDesc.Method, Params: (*WriteTextFileRequest)(nil)},
+		{Method: &clientFsReadTextFileDesc.Method, Params: (*ReadTextFileRequest)(nil)},
+		{Method: &clientSessionRequestPermissionDesc.Method, Params: (*RequestPermissionRequest)(nil)},
+		{Method: &clientTerminalCreateDesc.Method, Params: (*CreateTerminalRequest)(nil)},
+		{Method: &clientTerminalOutputDesc.Method, Params: (*TerminalOutputRequest)(nil)},
+		{Method: &clientTerminalReleaseDesc.Method, Params: (*ReleaseTerminalRequest)(nil)},
+		{Method: &clientTerminalWaitForExitDesc.Method, Params: (*WaitForTerminalExitRequest)(nil)},
+		{Method: &clientTerminalKillDesc.Method, Params: (*KillTerminalRequest)(nil)},
+		{Method: &clientElicitationCreateDesc.Method, Params: (*CreateElicitationRequest)(nil)},
+		{Method: &clientSessionUpdateDesc.Method, Params: (*SessionNotification)(nil)},
+		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
 	},
-	New:  clientParams,
 	Open: MethodInitialize,
-}
-
-// clientParams returns new params of clientRoutes' method i, to decode into.
-func clientParams(i int) any {
-	switch i {
-	case 0:
-		return new(WriteTextFileRequest)
-	case 1:
-		return new(ReadTextFileRequest)
-	case 2:
-		return new(RequestPermissionRequest)
-	case 3:
-		return new(CreateTerminalRequest)
-	case 4:
-		return new(TerminalOutputRequest)
-	case 5:
-		return new(ReleaseTerminalRequest)
-	case 6:
-		return new(WaitForTerminalExitRequest)
-	case 7:
-		return new(KillTerminalRequest)
-	case 8:
-		return new(CreateElicitationRequest)
-	case 9:
-		return new(SessionNotification)
-	case 10:
-		return new(CompleteElicitationNotification)
-	}
-	return nil
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

@@ -306,16 +306,17 @@ func (e *emitter) connMethods(f *jen.File, sd *side, cname string) {
 func routesVar(sd *side) string { return lower(sd.Name) + "Routes" }
 
 // inboundRouting emits the side's routing: a static dispatch.Routes of the
-// methods it handles, a function allocating a method's params and the
-// connection's route, which calls the handler method: one switch over the
-// method's number each, so the package compiles no function per method.
+// methods it handles with their params types, and the connection's route,
+// which calls the handler method: one switch over the method's number, so
+// the package compiles no function per method.
 // The wrapped methods go through the connection's own handling (see
 // wrappedMethods).
 func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.Turn, wrapped map[*ir.Method]bool) {
-	var methods, news, routes []jen.Code
+	var methods, routes []jen.Code
 	for i, m := range sd.handles {
-		methods = append(methods, jen.Line().Add(methodRef(m)))
-		news = append(news, jen.Case(jen.Lit(i)).Block(jen.Return(jen.New(jen.Id(m.Params.Name)))))
+		methods = append(methods, jen.Line().Values(
+			jen.Id("Method").Op(":").Add(methodRef(m)),
+			jen.Id("Params").Op(":").Parens(jen.Op("*").Id(m.Params.Name)).Call(jen.Nil())))
 		handler := jen.Id("c").Dot("h").Dot(methodGo(m))
 		if wrapped[m] {
 			handler = jen.Id("c").Dot(wrapperName(m))
@@ -329,19 +330,13 @@ func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.
 			jen.If(jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(call), jen.Id("res").Op("!=").Nil().Op("||").Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Id("res"), jen.Err()))))
 	}
-	params := lower(sd.Name) + "Params"
-	f.Comment(fmt.Sprintf("%s are the methods a %s routes to its handler, numbered as its route and", routesVar(sd), cname))
-	f.Comment(fmt.Sprintf("%s number them. It is static data: a program that never serves this side links none", params))
-	f.Comment("of it.")
+	f.Comment(fmt.Sprintf("%s are the methods a %s routes to its handler and their params types,", routesVar(sd), cname))
+	f.Comment("numbered as its route numbers them. It is static data: a program that never serves this")
+	f.Comment("side links none of it.")
 	f.Var().Id(routesVar(sd)).Op("=").Qual(DispatchPath, "Routes").Values(jen.Dict{
 		jen.Id("Open"):    jen.Id(MethodConst(e.m.Initialize().Wire)),
-		jen.Id("Methods"): jen.Index().Op("*").Qual(DispatchPath, "Method").Values(append(methods, jen.Line())...),
-		jen.Id("New"):     jen.Id(params),
+		jen.Id("Methods"): jen.Index().Qual(DispatchPath, "Handled").Values(append(methods, jen.Line())...),
 	})
-	f.Comment(fmt.Sprintf("%s returns new params of %s' method i, to decode into.", params, routesVar(sd)))
-	f.Func().Id(params).Params(jen.Id("i").Int()).Any().Block(
-		jen.Switch(jen.Id("i")).Block(news...),
-		jen.Return(jen.Nil()))
 	f.Comment(fmt.Sprintf("route calls the handler of %s' method i with its params p, decoded and checked", routesVar(sd)))
 	f.Comment("(see dispatch.Route): a result the handler returned nil is no result.")
 	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("route").Params(ctxParam(), jen.Id("i").Int(), jen.Id("p").Any()).Params(jen.Any(), jen.Error()).Block(

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -12,35 +13,45 @@ import (
 
 // Routes is one side's inbound routing table, a generated package's static
 // data: the methods the side handles, numbered by their index in Methods,
-// which is how its Route and New know them. Routing is one switch over
-// that number in the generated package and one body here for every
-// method, not a function per method.
+// which is how its Route knows them. Routing is one switch over that
+// number in the generated package and one body here for every method, not
+// a function per method.
 type Routes struct {
 	// Open is the method that may arrive before the connection is ready
 	// (initialize).
 	Open string
 	// Methods are the methods the side handles.
-	Methods []*Method
-	// New returns a new value of the params type of method i, to decode
-	// into: a pointer to a generated type.
-	New func(i int) any
+	Methods []Handled
 
 	once   sync.Once
 	byWire map[string]int
 }
 
-// Route calls the handler of method i of a Routes with its params p, a
-// value New returned, decoded and checked. It returns a request's result
-// and error as the handler returned them, or nil, nil for a notification
-// and for a request whose handler returned neither.
+// Handled is one method a side handles.
+type Handled struct {
+	Method *Method
+	// Params is a nil pointer to the params type, (*T)(nil), which the
+	// compiler lays out statically: each message is decoded into a new T.
+	Params any
+}
+
+// Route calls the handler of method i of a Routes with its params p,
+// decoded and checked. It returns a request's result and error as the
+// handler returned them, or nil, nil for a notification and for a request
+// whose handler returned neither.
 type Route func(ctx context.Context, i int, p any) (any, error)
+
+// newParams returns a new value of method i's params type.
+func (t *Routes) newParams(i int) any {
+	return reflect.New(reflect.TypeOf(t.Methods[i].Params).Elem()).Interface()
+}
 
 // index returns the number of method in t, and whether t has it.
 func (t *Routes) index(method string) (int, bool) {
 	t.once.Do(func() {
 		t.byWire = make(map[string]int, len(t.Methods))
 		for i, m := range t.Methods {
-			t.byWire[m.Wire] = i
+			t.byWire[m.Method.Wire] = i
 		}
 	})
 	i, ok := t.byWire[method]
@@ -71,7 +82,7 @@ func (r *router) request(ctx context.Context, method string, params wire.Raw) (w
 	case neg == nil:
 		return nil, errNotInitialized
 	}
-	if i, ok := r.routes.index(method); ok && !r.routes.Methods[i].Notification {
+	if i, ok := r.routes.index(method); ok && !r.routes.Methods[i].Method.Notification {
 		return r.serve(ctx, neg, i, params)
 	}
 	if strings.HasPrefix(method, "_") && r.e.ext != nil {
@@ -84,8 +95,8 @@ func (r *router) request(ctx context.Context, method string, params wire.Raw) (w
 // and gate-checked first, and the handler's result is checked (a failure
 // is this side's bug, answered -32603) and encoded.
 func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire.Raw) (wire.Raw, error) {
-	m, e := r.routes.Methods[i], r.e
-	p := r.routes.New(i)
+	m, e := r.routes.Methods[i].Method, r.e
+	p := r.routes.newParams(i)
 	if err := DecodeParams(m, params, p, e.mode); err != nil {
 		return nil, err
 	}
@@ -125,7 +136,7 @@ func (r *router) notification(ctx context.Context, method string, params wire.Ra
 		r.e.onDrop(method, errors.New("received before initialize"))
 		return
 	}
-	if i, ok := r.routes.index(method); ok && r.routes.Methods[i].Notification {
+	if i, ok := r.routes.index(method); ok && r.routes.Methods[i].Method.Notification {
 		r.receive(ctx, neg, i, params)
 		return
 	}
@@ -138,8 +149,8 @@ func (r *router) notification(ctx context.Context, method string, params wire.Ra
 // validating and gate-checking it; one that fails goes to the connection's
 // OnDrop (a notification cannot be answered).
 func (r *router) receive(ctx context.Context, neg *negotiation, i int, params wire.Raw) {
-	m := r.routes.Methods[i]
-	p := r.routes.New(i)
+	m := r.routes.Methods[i].Method
+	p := r.routes.newParams(i)
 	if err := DecodeParams(m, params, p, r.e.mode); err != nil {
 		r.e.onDrop(m.Wire, err)
 		return

@@ -34,11 +34,14 @@ var (
 )
 
 // routes are the server's methods, numbered as route numbers them.
-var routes = &dispatch.Routes{
-	Open:    openM.Wire,
-	Methods: []*dispatch.Method{&openM.Method, &doM.Method, &gatedM.Method, &turnM.Method, &tellM.Method, &cancelM.Method},
-	New:     func(int) any { return &msg{} },
-}
+var routes = &dispatch.Routes{Open: openM.Wire, Methods: []dispatch.Handled{
+	{Method: &openM.Method, Params: (*msg)(nil)},
+	{Method: &doM.Method, Params: (*msg)(nil)},
+	{Method: &gatedM.Method, Params: (*msg)(nil)},
+	{Method: &turnM.Method, Params: (*msg)(nil)},
+	{Method: &tellM.Method, Params: (*msg)(nil)},
+	{Method: &cancelM.Method, Params: (*msg)(nil)},
+}}
 
 // route calls s's handler of routes' method i, as a generated package's
 // routing function does: a typed nil result is no result.

@@ -864,90 +864,36 @@ func (c *AgentConn) AuthStatusUpdate(ctx context.Context, params *AuthStatusUpda
 	return c.end.Notify(ctx, &clientAuthStatusUpdateDesc.Method, params)
 }
 
-// agentRoutes are the methods a AgentConn routes to its handler, numbered as its route and
-// agentParams number them. It is static data: a program that never serves this side links none
-// of it.
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var agentRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
-		&agentInitializeDesc.Method,
-		&agentAuthenticateDesc.Method,
-		&agentProvidersListDesc.Method,
-		&agentProvidersSetDesc.Method,
-		&agentProvidersDisableDesc.Method,
-		&agentLogoutDesc.Method,
-		&agentAuthStatusDesc.Method,
-		&agentSessionNewDesc.Method,
-		&agentSessionLoadDesc.Method,
-		&agentSessionListDesc.Method,
-		&agentSessionDeleteDesc.Method,
-		&agentSessionForkDesc.Method,
-		&agentSessionArchiveDesc.Method,
-		&agentSessionUnarchiveDesc.Method,
-		&agentSessionStatusDesc.Method,
-		&agentSessionSetTitleDesc.Method,
-		&agentSessionResumeDesc.Method,
-		&agentSessionCloseDesc.Method,
-		&agentSessionSetModeDesc.Method,
-		&agentSessionSetConfigOptionDesc.Method,
-		&agentSessionPromptDesc.Method,
-		&agentSessionCancelDesc.Method,
-		&agentMCPMessageDesc.Method,
+	Methods: []dispatch.Handled{
+		{Method: &agentInitializeDesc.Method, Params: (*InitializeRequest)(nil)},
+		{Method: &agentAuthenticateDesc.Method, Params: (*AuthenticateRequest)(nil)},
+		{Method: &agentProvidersListDesc.Method, Params: (*ListProvidersRequest)(nil)},
+		{Method: &agentProvidersSetDesc.Method, Params: (*SetProviderRequest)(nil)},
+		{Method: &agentProvidersDisableDesc.Method, Params: (*DisableProviderRequest)(nil)},
+		{Method: &agentLogoutDesc.Method, Params: (*LogoutRequest)(nil)},
+		{Method: &agentAuthStatusDesc.Method, Params: (*AuthStatusRequest)(nil)},
+		{Method: &agentSessionNewDesc.Method, Params: (*NewSessionRequest)(nil)},
+		{Method: &agentSessionLoadDesc.Method, Params: (*LoadSessionRequest)(nil)},
+		{Method: &agentSessionListDesc.Method, Params: (*ListSessionsRequest)(nil)},
+		{Method: &agentSessionDeleteDesc.Method, Params: (*DeleteSessionRequest)(nil)},
+		{Method: &agentSessionForkDesc.Method, Params: (*ForkSessionRequest)(nil)},
+		{Method: &agentSessionArchiveDesc.Method, Params: (*ArchiveSessionRequest)(nil)},
+		{Method: &agentSessionUnarchiveDesc.Method, Params: (*UnarchiveSessionRequest)(nil)},
+		{Method: &agentSessionStatusDesc.Method, Params: (*SessionStatusRequest)(nil)},
+		{Method: &agentSessionSetTitleDesc.Method, Params: (*SetSessionTitleRequest)(nil)},
+		{Method: &agentSessionResumeDesc.Method, Params: (*ResumeSessionRequest)(nil)},
+		{Method: &agentSessionCloseDesc.Method, Params: (*CloseSessionRequest)(nil)},
+		{Method: &agentSessionSetModeDesc.Method, Params: (*SetSessionModeRequest)(nil)},
+		{Method: &agentSessionSetConfigOptionDesc.Method, Params: (*SetSessionConfigOptionRequest)(nil)},
+		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
+		{Method: &agentSessionCancelDesc.Method, Params: (*CancelNotification)(nil)},
+		{Method: &agentMCPMessageDesc.Method, Params: (*MessageMCPNotification)(nil)},
 	},
-	New:  agentParams,
 	Open: MethodInitialize,
-}
-
-// agentParams returns new params of agentRoutes' method i, to decode into.
-func agentParams(i int) any {
-	switch i {
-	case 0:
-		return new(InitializeRequest)
-	case 1:
-		return new(AuthenticateRequest)
-	case 2:
-		return new(ListProvidersRequest)
-	case 3:
-		return new(SetProviderRequest)
-	case 4:
-		return new(DisableProviderRequest)
-	case 5:
-		return new(LogoutRequest)
-	case 6:
-		return new(AuthStatusRequest)
-	case 7:
-		return new(NewSessionRequest)
-	case 8:
-		return new(LoadSessionRequest)
-	case 9:
-		return new(ListSessionsRequest)
-	case 10:
-		return new(DeleteSessionRequest)
-	case 11:
-		return new(ForkSessionRequest)
-	case 12:
-		return new(ArchiveSessionRequest)
-	case 13:
-		return new(UnarchiveSessionRequest)
-	case 14:
-		return new(SessionStatusRequest)
-	case 15:
-		return new(SetSessionTitleRequest)
-	case 16:
-		return new(ResumeSessionRequest)
-	case 17:
-		return new(CloseSessionRequest)
-	case 18:
-		return new(SetSessionModeRequest)
-	case 19:
-		return new(SetSessionConfigOptionRequest)
-	case 20:
-		return new(PromptRequest)
-	case 21:
-		return new(CancelNotification)
-	case 22:
-		return new(MessageMCPNotification)
-	}
-	return nil
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked
@@ -1502,60 +1448,26 @@ func (c *ClientConn) MCPMessage(ctx context.Context, params *MessageMCPNotificat
 	return c.end.Notify(ctx, &agentMCPMessageDesc.Method, params)
 }
 
-// clientRoutes are the methods a ClientConn routes to its handler, numbered as its route and
-// clientParams number them. It is static data: a program that never serves this side links none
-// of it.
+// clientRoutes are the methods a ClientConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var clientRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
-		&clientFsWriteTextFileDesc.Method,
-		&clientFsReadTextFileDesc.Method,
-		&clientSessionRequestPermissionDesc.Method,
-		&clientTerminalCreateDesc.Method,
-		&clientTerminalOutputDesc.Method,
-		&clientTerminalReleaseDesc.Method,
-		&clientTerminalWaitForExitDesc.Method,
-		&clientTerminalKillDesc.Method,
-		&clientElicitationCreateDesc.Method,
-		&clientMCPMessageDesc.Method,
-		&clientSessionUpdateDesc.Method,
-		&clientElicitationCompleteDesc.Method,
-		&clientAuthStatusUpdateDesc.Method,
+	Methods: []dispatch.Handled{
+		{Method: &clientFsWriteTextFileDesc.Method, Params: (*WriteTextFileRequest)(nil)},
+		{Method: &clientFsReadTextFileDesc.Method, Params: (*ReadTextFileRequest)(nil)},
+		{Method: &clientSessionRequestPermissionDesc.Method, Params: (*RequestPermissionRequest)(nil)},
+		{Method: &clientTerminalCreateDesc.Method, Params: (*CreateTerminalRequest)(nil)},
+		{Method: &clientTerminalOutputDesc.Method, Params: (*TerminalOutputRequest)(nil)},
+		{Method: &clientTerminalReleaseDesc.Method, Params: (*ReleaseTerminalRequest)(nil)},
+		{Method: &clientTerminalWaitForExitDesc.Method, Params: (*WaitForTerminalExitRequest)(nil)},
+		{Method: &clientTerminalKillDesc.Method, Params: (*KillTerminalRequest)(nil)},
+		{Method: &clientElicitationCreateDesc.Method, Params: (*CreateElicitationRequest)(nil)},
+		{Method: &clientMCPMessageDesc.Method, Params: (*MessageMCPRequest)(nil)},
+		{Method: &clientSessionUpdateDesc.Method, Params: (*SessionNotification)(nil)},
+		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
+		{Method: &clientAuthStatusUpdateDesc.Method, Params: (*AuthStatusUpdateNotification)(nil)},
 	},
-	New:  clientParams,
 	Open: MethodInitialize,
-}
-
-// clientParams returns new params of clientRoutes' method i, to decode into.
-func clientParams(i int) any {
-	switch i {
-	case 0:
-		return new(WriteTextFileRequest)
-	case 1:
-		return new(ReadTextFileRequest)
-	case 2:
-		return new(RequestPermissionRequest)
-	case 3:
-		return new(CreateTerminalRequest)
-	case 4:
-		return new(TerminalOutputRequest)
-	case 5:
-		return new(ReleaseTerminalRequest)
-	case 6:
-		return new(WaitForTerminalExitRequest)
-	case 7:
-		return new(KillTerminalRequest)
-	case 8:
-		return new(CreateElicitationRequest)
-	case 9:
-		return new(MessageMCPRequest)
-	case 10:
-		return new(SessionNotification)
-	case 11:
-		return new(CompleteElicitationNotification)
-	case 12:
-		return new(AuthStatusUpdateNotification)
-	}
-	return nil
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

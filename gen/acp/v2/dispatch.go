@@ -444,60 +444,26 @@ func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteEli
 	return c.end.Notify(ctx, &clientElicitationCompleteDesc.Method, params)
 }
 
-// agentRoutes are the methods a AgentConn routes to its handler, numbered as its route and
-// agentParams number them. It is static data: a program that never serves this side links none
-// of it.
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var agentRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
-		&agentInitializeDesc.Method,
-		&agentAuthLoginDesc.Method,
-		&agentAuthLogoutDesc.Method,
-		&agentSessionNewDesc.Method,
-		&agentSessionListDesc.Method,
-		&agentSessionDeleteDesc.Method,
-		&agentSessionResumeDesc.Method,
-		&agentSessionCloseDesc.Method,
-		&agentToolCallCancelDesc.Method,
-		&agentTerminalCancelDesc.Method,
-		&agentSessionSetConfigOptionDesc.Method,
-		&agentSessionPromptDesc.Method,
-		&agentSessionCancelDesc.Method,
+	Methods: []dispatch.Handled{
+		{Method: &agentInitializeDesc.Method, Params: (*InitializeRequest)(nil)},
+		{Method: &agentAuthLoginDesc.Method, Params: (*LoginAuthRequest)(nil)},
+		{Method: &agentAuthLogoutDesc.Method, Params: (*LogoutAuthRequest)(nil)},
+		{Method: &agentSessionNewDesc.Method, Params: (*NewSessionRequest)(nil)},
+		{Method: &agentSessionListDesc.Method, Params: (*ListSessionsRequest)(nil)},
+		{Method: &agentSessionDeleteDesc.Method, Params: (*DeleteSessionRequest)(nil)},
+		{Method: &agentSessionResumeDesc.Method, Params: (*ResumeSessionRequest)(nil)},
+		{Method: &agentSessionCloseDesc.Method, Params: (*CloseSessionRequest)(nil)},
+		{Method: &agentToolCallCancelDesc.Method, Params: (*CancelToolCallRequest)(nil)},
+		{Method: &agentTerminalCancelDesc.Method, Params: (*CancelTerminalRequest)(nil)},
+		{Method: &agentSessionSetConfigOptionDesc.Method, Params: (*SetSessionConfigOptionRequest)(nil)},
+		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
+		{Method: &agentSessionCancelDesc.Method, Params: (*CancelSessionNotification)(nil)},
 	},
-	New:  agentParams,
 	Open: MethodInitialize,
-}
-
-// agentParams returns new params of agentRoutes' method i, to decode into.
-func agentParams(i int) any {
-	switch i {
-	case 0:
-		return new(InitializeRequest)
-	case 1:
-		return new(LoginAuthRequest)
-	case 2:
-		return new(LogoutAuthRequest)
-	case 3:
-		return new(NewSessionRequest)
-	case 4:
-		return new(ListSessionsRequest)
-	case 5:
-		return new(DeleteSessionRequest)
-	case 6:
-		return new(ResumeSessionRequest)
-	case 7:
-		return new(CloseSessionRequest)
-	case 8:
-		return new(CancelToolCallRequest)
-	case 9:
-		return new(CancelTerminalRequest)
-	case 10:
-		return new(SetSessionConfigOptionRequest)
-	case 11:
-		return new(PromptRequest)
-	case 12:
-		return new(CancelSessionNotification)
-	}
-	return nil
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked
@@ -785,33 +751,17 @@ func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelSessionNot
 	return c.end.Notify(ctx, &agentSessionCancelDesc.Method, params)
 }
 
-// clientRoutes are the methods a ClientConn routes to its handler, numbered as its route and
-// clientParams number them. It is static data: a program that never serves this side links none
-// of it.
+// clientRoutes are the methods a ClientConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var clientRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
-		&clientSessionRequestPermissionDesc.Method,
-		&clientElicitationCreateDesc.Method,
-		&clientSessionUpdateDesc.Method,
-		&clientElicitationCompleteDesc.Method,
+	Methods: []dispatch.Handled{
+		{Method: &clientSessionRequestPermissionDesc.Method, Params: (*RequestPermissionRequest)(nil)},
+		{Method: &clientElicitationCreateDesc.Method, Params: (*CreateElicitationRequest)(nil)},
+		{Method: &clientSessionUpdateDesc.Method, Params: (*UpdateSessionNotification)(nil)},
+		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
 	},
-	New:  clientParams,
 	Open: MethodInitialize,
-}
-
-// clientParams returns new params of clientRoutes' method i, to decode into.
-func clientParams(i int) any {
-	switch i {
-	case 0:
-		return new(RequestPermissionRequest)
-	case 1:
-		return new(CreateElicitationRequest)
-	case 2:
-		return new(UpdateSessionNotification)
-	case 3:
-		return new(CompleteElicitationNotification)
-	}
-	return nil
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

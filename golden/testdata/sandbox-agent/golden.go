@@ -287,8 +287,7 @@ var schema = acpgentest.Schema{
 //     UnimplementedClientHandler.SandboxagentSessionRequestQuestion,
 //     ClientConn.SandboxagentSessionSetMetadata
 // changed: AgentMethodTable, AgentMethods, ClientMethodTable, ClientMethods, AgentHandler,
-//     agentRoutes, agentParams, AgentConn.route, ClientHandler, clientRoutes, clientParams,
-//     ClientConn.route
+//     agentRoutes, AgentConn.route, ClientHandler, clientRoutes, ClientConn.route
 
 var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{
 	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true, Gates: &agentSandboxagentSessionSetMetadataGates},
@@ -408,26 +407,15 @@ func (c *AgentConn) SandboxagentSessionRequestQuestion(ctx context.Context, para
 	return res, nil
 }
 
-// agentRoutes are the methods a AgentConn routes to its handler, numbered as its route and
-// agentParams number them. It is static data: a program that never serves this side links none
-// of it.
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var agentRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
+	Methods: []dispatch.Handled{
 		// ... 8 unchanged elements
-		&agentSandboxagentSessionSetMetadataDesc.Method,
+		{Method: &agentSandboxagentSessionSetMetadataDesc.Method, Params: (*SandboxAgentSetMetadataRequest)(nil)},
 	},
-	New:  agentParams,
 	Open: MethodInitialize,
-}
-
-// agentParams returns new params of agentRoutes' method i, to decode into.
-func agentParams(i int) any {
-	switch i {
-	// ... 8 unchanged cases
-	case 8:
-		return new(SandboxAgentSetMetadataRequest)
-	}
-	return nil
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked
@@ -469,27 +457,16 @@ func (c *ClientConn) SandboxagentSessionSetMetadata(ctx context.Context, params 
 	return res, nil
 }
 
-// clientRoutes are the methods a ClientConn routes to its handler, numbered as its route and
-// clientParams number them. It is static data: a program that never serves this side links none
-// of it.
+// clientRoutes are the methods a ClientConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var clientRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
-		&clientSessionUpdateDesc.Method,
-		&clientFsReadTextFileDesc.Method,
-		&clientSandboxagentSessionRequestQuestionDesc.Method,
+	Methods: []dispatch.Handled{
+		{Method: &clientSessionUpdateDesc.Method, Params: (*SessionNotification)(nil)},
+		{Method: &clientFsReadTextFileDesc.Method, Params: (*ReadTextFileRequest)(nil)},
+		{Method: &clientSandboxagentSessionRequestQuestionDesc.Method, Params: (*SandboxAgentRequestQuestionRequest)(nil)},
 	},
-	New:  clientParams,
 	Open: MethodInitialize,
-}
-
-// clientParams returns new params of clientRoutes' method i, to decode into.
-func clientParams(i int) any {
-	switch i {
-	// ... 2 unchanged cases
-	case 2:
-		return new(SandboxAgentRequestQuestionRequest)
-	}
-	return nil
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

@@ -278,7 +278,7 @@ var schema = acpgentest.Schema{
 // ==== dispatch.go ====
 //
 // added: agentSessionStopDesc, UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
-// changed: AgentMethodTable, AgentMethods, AgentHandler, agentRoutes, agentParams, AgentConn.route
+// changed: AgentMethodTable, AgentMethods, AgentHandler, agentRoutes, AgentConn.route
 
 var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
@@ -350,26 +350,15 @@ func (UnimplementedAgentHandler) SessionStop(context.Context, *ZeroClawStopSessi
 	return nil, dispatch.MethodNotFound(MethodSessionStop)
 }
 
-// agentRoutes are the methods a AgentConn routes to its handler, numbered as its route and
-// agentParams number them. It is static data: a program that never serves this side links none
-// of it.
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
 var agentRoutes = dispatch.Routes{
-	Methods: []*dispatch.Method{
+	Methods: []dispatch.Handled{
 		// ... 8 unchanged elements
-		&agentSessionStopDesc.Method,
+		{Method: &agentSessionStopDesc.Method, Params: (*ZeroClawStopSessionRequest)(nil)},
 	},
-	New:  agentParams,
 	Open: MethodInitialize,
-}
-
-// agentParams returns new params of agentRoutes' method i, to decode into.
-func agentParams(i int) any {
-	switch i {
-	// ... 8 unchanged cases
-	case 8:
-		return new(ZeroClawStopSessionRequest)
-	}
-	return nil
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked
