@@ -86,7 +86,7 @@ func NewResourceNotFoundError(data any) *RPCError {
 // NewAgentConn does not, since the reflection it uses keeps every exported method
 // of the program's interface-stored types in the binary.
 func CheckAgentHandler(h AgentHandler) error {
-	return wire.CheckHandler(h, reflect.TypeFor[AgentHandler](), reflect.TypeFor[ExtHandler]())
+	return wire.CheckHandler(h, reflect.TypeOf((*AgentHandler)(nil)).Elem(), reflect.TypeOf((*ExtHandler)(nil)).Elem())
 }
 
 // CheckClientHandler reports exported methods of h that look meant for ClientHandler but are not
@@ -96,7 +96,7 @@ func CheckAgentHandler(h AgentHandler) error {
 // NewClientConn does not, since the reflection it uses keeps every exported method
 // of the program's interface-stored types in the binary.
 func CheckClientHandler(h ClientHandler) error {
-	return wire.CheckHandler(h, reflect.TypeFor[ClientHandler](), reflect.TypeFor[ExtHandler]())
+	return wire.CheckHandler(h, reflect.TypeOf((*ClientHandler)(nil)).Elem(), reflect.TypeOf((*ExtHandler)(nil)).Elem())
 }
 
 // DiffContent returns a ToolCallContent holding the Diff variant with Path path, NewText newText.

@@ -486,7 +486,7 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 		h:     h,
 		turns: map[SessionID]map[*turn]struct{}{},
 	}
-	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
+	dispatch.Connect(&c.end, &agentRoutes, c.route, h, r, w, o)
 	return c
 }
 
@@ -521,100 +521,188 @@ func (c *AgentConn) SendNotification(ctx context.Context, method string, params 
 // FsWriteTextFile calls fs/write_text_file on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) FsWriteTextFile(ctx context.Context, params *WriteTextFileRequest) (*WriteTextFileResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientFsWriteTextFileDesc, params)
+	res := new(WriteTextFileResponse)
+	if err := c.end.Call(ctx, &clientFsWriteTextFileDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // FsReadTextFile calls fs/read_text_file on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) FsReadTextFile(ctx context.Context, params *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientFsReadTextFileDesc, params)
+	res := new(ReadTextFileResponse)
+	if err := c.end.Call(ctx, &clientFsReadTextFileDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
+	res := new(RequestPermissionResponse)
+	if err := c.end.Call(ctx, &clientSessionRequestPermissionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalCreate calls terminal/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalCreate(ctx context.Context, params *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalCreateDesc, params)
+	res := new(CreateTerminalResponse)
+	if err := c.end.Call(ctx, &clientTerminalCreateDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalOutput calls terminal/output on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalOutput(ctx context.Context, params *TerminalOutputRequest) (*TerminalOutputResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalOutputDesc, params)
+	res := new(TerminalOutputResponse)
+	if err := c.end.Call(ctx, &clientTerminalOutputDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalRelease calls terminal/release on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalRelease(ctx context.Context, params *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalReleaseDesc, params)
+	res := new(ReleaseTerminalResponse)
+	if err := c.end.Call(ctx, &clientTerminalReleaseDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalWaitForExit calls terminal/wait_for_exit on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalWaitForExit(ctx context.Context, params *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalWaitForExitDesc, params)
+	res := new(WaitForTerminalExitResponse)
+	if err := c.end.Call(ctx, &clientTerminalWaitForExitDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalKill calls terminal/kill on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalKill(ctx context.Context, params *KillTerminalRequest) (*KillTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalKillDesc, params)
+	res := new(KillTerminalResponse)
+	if err := c.end.Call(ctx, &clientTerminalKillDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
+	res := new(CreateElicitationResponse)
+	if err := c.end.Call(ctx, &clientElicitationCreateDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *SessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
+	return c.end.Notify(ctx, &clientSessionUpdateDesc.Method, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
+	return c.end.Notify(ctx, &clientElicitationCompleteDesc.Method, params)
 }
 
-// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
-// called by NewAgentConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func agentRoutes() *dispatch.Routes[AgentHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
-		dispatch.Serve(&agentAuthenticateDesc, AgentHandler.Authenticate),
-		dispatch.Serve(&agentLogoutDesc, AgentHandler.Logout),
-		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
-		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
-		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
-		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
-		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
-		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
-		dispatch.Serve(&agentSessionSetModeDesc, AgentHandler.SessionSetMode),
-		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
-		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
-		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
-	)
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var agentRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		{Method: &agentInitializeDesc.Method, Params: (*InitializeRequest)(nil)},
+		{Method: &agentAuthenticateDesc.Method, Params: (*AuthenticateRequest)(nil)},
+		{Method: &agentLogoutDesc.Method, Params: (*LogoutRequest)(nil)},
+		{Method: &agentSessionNewDesc.Method, Params: (*NewSessionRequest)(nil)},
+		{Method: &agentSessionLoadDesc.Method, Params: (*LoadSessionRequest)(nil)},
+		{Method: &agentSessionListDesc.Method, Params: (*ListSessionsRequest)(nil)},
+		{Method: &agentSessionDeleteDesc.Method, Params: (*DeleteSessionRequest)(nil)},
+		{Method: &agentSessionResumeDesc.Method, Params: (*ResumeSessionRequest)(nil)},
+		{Method: &agentSessionCloseDesc.Method, Params: (*CloseSessionRequest)(nil)},
+		{Method: &agentSessionSetModeDesc.Method, Params: (*SetSessionModeRequest)(nil)},
+		{Method: &agentSessionSetConfigOptionDesc.Method, Params: (*SetSessionConfigOptionRequest)(nil)},
+		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
+		{Method: &agentSessionCancelDesc.Method, Params: (*CancelNotification)(nil)},
+	},
+	Open: MethodInitialize,
 }
 
-// agentSide is the handler AgentConn's routes call: h, with the connection's own part of
-// initialize and of prompt turns.
-type agentSide struct {
-	AgentHandler
-	c *AgentConn
+// route calls the handler of agentRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	case 0:
+		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 1:
+		if res, err := c.h.Authenticate(ctx, p.(*AuthenticateRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 2:
+		if res, err := c.h.Logout(ctx, p.(*LogoutRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 3:
+		if res, err := c.h.SessionNew(ctx, p.(*NewSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 4:
+		if res, err := c.h.SessionLoad(ctx, p.(*LoadSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 5:
+		if res, err := c.h.SessionList(ctx, p.(*ListSessionsRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 6:
+		if res, err := c.h.SessionDelete(ctx, p.(*DeleteSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 7:
+		if res, err := c.h.SessionResume(ctx, p.(*ResumeSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 8:
+		if res, err := c.h.SessionClose(ctx, p.(*CloseSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 9:
+		if res, err := c.h.SessionSetMode(ctx, p.(*SetSessionModeRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 10:
+		if res, err := c.h.SessionSetConfigOption(ctx, p.(*SetSessionConfigOptionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 11:
+		if res, err := c.handleSessionPrompt(ctx, p.(*PromptRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 12:
+		c.handleSessionCancel(ctx, p.(*CancelNotification))
+	}
+	return nil, nil
 }
 
-// Initialize calls h's, then records what both sides advertised.
-func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := s.AgentHandler.Initialize(ctx, p)
+// handleInitialize calls the handler's Initialize, then records what both sides advertised.
+func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
+	res, err := c.h.Initialize(ctx, p)
 	if err != nil || res == nil {
 		return res, err
 	}
@@ -623,14 +711,14 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
 	n := newNegotiated(p, res)
-	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
+	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
-// SessionPrompt runs h's as a turn that session/cancel can end.
-func (s agentSide) SessionPrompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error) {
-	ctx, t := s.c.startTurn(ctx, p.SessionID)
-	defer s.c.endTurn(p.SessionID, t)
-	res, err := s.AgentHandler.SessionPrompt(ctx, p)
+// handleSessionPrompt runs the handler's SessionPrompt as a turn that session/cancel can end.
+func (c *AgentConn) handleSessionPrompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error) {
+	ctx, t := c.startTurn(ctx, p.SessionID)
+	defer c.endTurn(p.SessionID, t)
+	res, err := c.h.SessionPrompt(ctx, p)
 	// A turn ended by session/cancel, or by the end of a drain of the connection (see
 	// jsonrpc.Drain), answers stopReason "cancelled", not an error.
 	if (t.cancelled.Load() || jsonrpc.Drained(ctx)) && (err != nil || res == nil) {
@@ -639,10 +727,10 @@ func (s agentSide) SessionPrompt(ctx context.Context, p *PromptRequest) (*Prompt
 	return res, err
 }
 
-// SessionCancel ends the session's turns, then calls h's.
-func (s agentSide) SessionCancel(ctx context.Context, p *CancelNotification) {
-	s.c.cancelTurn(p.SessionID)
-	s.AgentHandler.SessionCancel(ctx, p)
+// handleSessionCancel ends the session's turns, then calls the handler's SessionCancel.
+func (c *AgentConn) handleSessionCancel(ctx context.Context, p *CancelNotification) {
+	c.cancelTurn(p.SessionID)
+	c.h.SessionCancel(ctx, p)
 }
 
 // turn is one in-flight session/prompt.
@@ -792,7 +880,7 @@ type ClientConn struct {
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *ClientConn {
 	c := &ClientConn{h: h}
-	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
+	dispatch.Connect(&c.end, &clientRoutes, c.route, h, r, w, o)
 	return c
 }
 
@@ -830,8 +918,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
-	if err != nil {
+	res := new(InitializeResponse)
+	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
 	if res.ProtocolVersion != CurrentProtocolVersion {
@@ -845,67 +933,111 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 // Authenticate calls authenticate on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Authenticate(ctx context.Context, params *AuthenticateRequest) (*AuthenticateResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentAuthenticateDesc, params)
+	res := new(AuthenticateResponse)
+	if err := c.end.Call(ctx, &agentAuthenticateDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Logout calls logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Logout(ctx context.Context, params *LogoutRequest) (*LogoutResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentLogoutDesc, params)
+	res := new(LogoutResponse)
+	if err := c.end.Call(ctx, &agentLogoutDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
+	res := new(NewSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionNewDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionLoad calls session/load on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionLoad(ctx context.Context, params *LoadSessionRequest) (*LoadSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionLoadDesc, params)
+	res := new(LoadSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionLoadDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
+	res := new(ListSessionsResponse)
+	if err := c.end.Call(ctx, &agentSessionListDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
+	res := new(DeleteSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionDeleteDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
+	res := new(ResumeSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionResumeDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
+	res := new(CloseSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionCloseDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionSetMode calls session/set_mode on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetMode(ctx context.Context, params *SetSessionModeRequest) (*SetSessionModeResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionSetModeDesc, params)
+	res := new(SetSessionModeResponse)
+	if err := c.end.Call(ctx, &agentSessionSetModeDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
+	res := new(SetSessionConfigOptionResponse)
+	if err := c.end.Call(ctx, &agentSessionSetConfigOptionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	return dispatch.CallTurn(ctx, &c.end, &agentSessionPromptDesc, params, MethodSessionCancel, &CancelNotification{SessionID: params.SessionID})
+	res := new(PromptResponse)
+	if err := c.end.CallTurn(ctx, &agentSessionPromptDesc.Method, params, res, MethodSessionCancel, &CancelNotification{SessionID: params.SessionID}); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // When ctx ends first, it sends session/cancel for params' session as well as the runtime's
@@ -913,24 +1045,73 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelNotification) error {
-	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
+	return c.end.Notify(ctx, &agentSessionCancelDesc.Method, params)
 }
 
-// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
-// called by NewClientConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func clientRoutes() *dispatch.Routes[ClientHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&clientFsWriteTextFileDesc, ClientHandler.FsWriteTextFile),
-		dispatch.Serve(&clientFsReadTextFileDesc, ClientHandler.FsReadTextFile),
-		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
-		dispatch.Serve(&clientTerminalCreateDesc, ClientHandler.TerminalCreate),
-		dispatch.Serve(&clientTerminalOutputDesc, ClientHandler.TerminalOutput),
-		dispatch.Serve(&clientTerminalReleaseDesc, ClientHandler.TerminalRelease),
-		dispatch.Serve(&clientTerminalWaitForExitDesc, ClientHandler.TerminalWaitForExit),
-		dispatch.Serve(&clientTerminalKillDesc, ClientHandler.TerminalKill),
-		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
-		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
-		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
-	)
+// clientRoutes are the methods a ClientConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var clientRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		{Method: &clientFsWriteTextFileDesc.Method, Params: (*WriteTextFileRequest)(nil)},
+		{Method: &clientFsReadTextFileDesc.Method, Params: (*ReadTextFileRequest)(nil)},
+		{Method: &clientSessionRequestPermissionDesc.Method, Params: (*RequestPermissionRequest)(nil)},
+		{Method: &clientTerminalCreateDesc.Method, Params: (*CreateTerminalRequest)(nil)},
+		{Method: &clientTerminalOutputDesc.Method, Params: (*TerminalOutputRequest)(nil)},
+		{Method: &clientTerminalReleaseDesc.Method, Params: (*ReleaseTerminalRequest)(nil)},
+		{Method: &clientTerminalWaitForExitDesc.Method, Params: (*WaitForTerminalExitRequest)(nil)},
+		{Method: &clientTerminalKillDesc.Method, Params: (*KillTerminalRequest)(nil)},
+		{Method: &clientElicitationCreateDesc.Method, Params: (*CreateElicitationRequest)(nil)},
+		{Method: &clientSessionUpdateDesc.Method, Params: (*SessionNotification)(nil)},
+		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
+	},
+	Open: MethodInitialize,
+}
+
+// route calls the handler of clientRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *ClientConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	case 0:
+		if res, err := c.h.FsWriteTextFile(ctx, p.(*WriteTextFileRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 1:
+		if res, err := c.h.FsReadTextFile(ctx, p.(*ReadTextFileRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 2:
+		if res, err := c.h.SessionRequestPermission(ctx, p.(*RequestPermissionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 3:
+		if res, err := c.h.TerminalCreate(ctx, p.(*CreateTerminalRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 4:
+		if res, err := c.h.TerminalOutput(ctx, p.(*TerminalOutputRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 5:
+		if res, err := c.h.TerminalRelease(ctx, p.(*ReleaseTerminalRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 6:
+		if res, err := c.h.TerminalWaitForExit(ctx, p.(*WaitForTerminalExitRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 7:
+		if res, err := c.h.TerminalKill(ctx, p.(*KillTerminalRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 8:
+		if res, err := c.h.ElicitationCreate(ctx, p.(*CreateElicitationRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 9:
+		c.h.SessionUpdate(ctx, p.(*SessionNotification))
+	case 10:
+		c.h.ElicitationComplete(ctx, p.(*CompleteElicitationNotification))
+	}
+	return nil, nil
 }

@@ -43,23 +43,23 @@ func (n *Negotiated) grants() dispatch.Grants {
 
 var agentSessionLoadGates = dispatch.MethodGates{
 	Method: MethodSessionLoad,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[LoadSessionRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*LoadSessionRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.loadSession"},
 		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
 		{Capability: "agentCapabilities.mcpCapabilities.http", Use: "MCPServers.*.HTTP", Variant: "http"},
 		{Capability: "agentCapabilities.mcpCapabilities.sse", Use: "MCPServers.*.SSE", Variant: "sse"},
 	}},
-	Result: dispatch.GateRows{Type: dispatch.TypeOf[LoadSessionResponse], Gates: []dispatch.Gate{
+	Result: dispatch.GateRows{Type: (*LoadSessionResponse)(nil), Gates: []dispatch.Gate{
 		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "ConfigOptions.*.Type.Boolean", Variant: "boolean"},
 	}},
 }
 var agentSessionListGates = dispatch.MethodGates{
 	Method: MethodSessionList,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[ListSessionsRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*ListSessionsRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.sessionCapabilities.list"},
 		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
 	}},
-	Result: dispatch.GateRows{Type: dispatch.TypeOf[ListSessionsResponse], Gates: []dispatch.Gate{
+	Result: dispatch.GateRows{Type: (*ListSessionsResponse)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "Sessions.*.AdditionalDirectories", Required: true},
 	}},
 }
@@ -71,13 +71,13 @@ var agentSessionDeleteGates = dispatch.MethodGates{
 }
 var agentSessionResumeGates = dispatch.MethodGates{
 	Method: MethodSessionResume,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[ResumeSessionRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*ResumeSessionRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.sessionCapabilities.resume"},
 		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
 		{Capability: "agentCapabilities.mcpCapabilities.http", Use: "MCPServers.*.HTTP", Variant: "http"},
 		{Capability: "agentCapabilities.mcpCapabilities.sse", Use: "MCPServers.*.SSE", Variant: "sse"},
 	}},
-	Result: dispatch.GateRows{Type: dispatch.TypeOf[ResumeSessionResponse], Gates: []dispatch.Gate{
+	Result: dispatch.GateRows{Type: (*ResumeSessionResponse)(nil), Gates: []dispatch.Gate{
 		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "ConfigOptions.*.Type.Boolean", Variant: "boolean"},
 	}},
 }
@@ -137,14 +137,14 @@ var clientTerminalKillGates = dispatch.MethodGates{
 }
 var clientElicitationCreateGates = dispatch.MethodGates{
 	Method: MethodElicitationCreate,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[CreateElicitationRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*CreateElicitationRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "clientCapabilities.elicitation.form", Use: "Mode.Form", Variant: "form"},
 		{Capability: "clientCapabilities.elicitation.url", Use: "Mode.URL", Variant: "url"},
 	}},
 }
 var agentSessionPromptGates = dispatch.MethodGates{
 	Method: MethodSessionPrompt,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[PromptRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*PromptRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.promptCapabilities.image", Use: "Prompt.*.Image", Variant: "image"},
 		{Capability: "agentCapabilities.promptCapabilities.audio", Use: "Prompt.*.Audio", Variant: "audio"},
 		{Capability: "agentCapabilities.promptCapabilities.embeddedContext", Use: "Prompt.*.Resource", Variant: "resource"},
@@ -153,13 +153,13 @@ var agentSessionPromptGates = dispatch.MethodGates{
 }
 var agentInitializeGates = dispatch.MethodGates{
 	Method: MethodInitialize,
-	Result: dispatch.GateRows{Type: dispatch.TypeOf[InitializeResponse], Gates: []dispatch.Gate{
+	Result: dispatch.GateRows{Type: (*InitializeResponse)(nil), Gates: []dispatch.Gate{
 		{Capability: "clientCapabilities.auth.terminal", Use: "AuthMethods.*.Terminal", Variant: "terminal"},
 	}},
 }
 var clientSessionUpdateGates = dispatch.MethodGates{
 	Method: MethodSessionUpdate,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[SessionNotification], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*SessionNotification)(nil), Gates: []dispatch.Gate{
 		{Capability: "clientCapabilities.session.notices", Use: "Update.Notice", Variant: "notice"},
 		{Capability: "clientCapabilities.session.compaction", Use: "Update.CompactionUpdate", Variant: "compaction_update"},
 		{Capability: "clientCapabilities.session.compaction", Use: "Update.CompactionSummaryChunk", Variant: "compaction_summary_chunk"},
@@ -168,18 +168,18 @@ var clientSessionUpdateGates = dispatch.MethodGates{
 }
 var agentSessionSetConfigOptionGates = dispatch.MethodGates{
 	Method: MethodSessionSetConfigOption,
-	Result: dispatch.GateRows{Type: dispatch.TypeOf[SetSessionConfigOptionResponse], Gates: []dispatch.Gate{
+	Result: dispatch.GateRows{Type: (*SetSessionConfigOptionResponse)(nil), Gates: []dispatch.Gate{
 		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "ConfigOptions.*.Type.Boolean", Variant: "boolean"},
 	}},
 }
 var agentSessionNewGates = dispatch.MethodGates{
 	Method: MethodSessionNew,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[NewSessionRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*NewSessionRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
 		{Capability: "agentCapabilities.mcpCapabilities.http", Use: "MCPServers.*.HTTP", Variant: "http"},
 		{Capability: "agentCapabilities.mcpCapabilities.sse", Use: "MCPServers.*.SSE", Variant: "sse"},
 	}},
-	Result: dispatch.GateRows{Type: dispatch.TypeOf[NewSessionResponse], Gates: []dispatch.Gate{
+	Result: dispatch.GateRows{Type: (*NewSessionResponse)(nil), Gates: []dispatch.Gate{
 		{Capability: "clientCapabilities.session.configOptions.boolean", Use: "ConfigOptions.*.Type.Boolean", Variant: "boolean"},
 	}},
 }

@@ -99,7 +99,7 @@ func (e *emitter) handlerChecks(f *jen.File) {
 		f.Comment("New" + sd.Name + "Conn does not, since the reflection it uses keeps every exported method")
 		f.Comment("of the program's interface-stored types in the binary.")
 		f.Func().Id("Check" + h).Params(jen.Id("h").Id(h)).Error().Block(
-			jen.Return(jen.Qual(WirePath, "CheckHandler").Call(jen.Id("h"), jen.Qual("reflect", "TypeFor").Types(jen.Id(h)).Call(), jen.Qual("reflect", "TypeFor").Types(jen.Id("ExtHandler")).Call())))
+			jen.Return(jen.Qual(WirePath, "CheckHandler").Call(jen.Id("h"), interfaceType(h), interfaceType("ExtHandler"))))
 	}
 	f.Line()
 }
@@ -295,4 +295,11 @@ func (s *shortcut) expr() jen.Code {
 		}
 	}
 	return jen.Id("New" + s.u.Name + s.v.Name).Call(jen.Id(s.v.Payload.Type.Name).Values(d))
+}
+
+// interfaceType is the reflect.Type of the interface named name, through a
+// nil pointer to it: reflect.TypeFor would compile an instance per
+// interface in the generated package.
+func interfaceType(name string) *jen.Statement {
+	return jen.Qual("reflect", "TypeOf").Call(jen.Parens(jen.Op("*").Id(name)).Call(jen.Nil())).Dot("Elem").Call()
 }

@@ -107,6 +107,13 @@ func descriptor(m *ir.Method) *jen.Statement {
 	return jen.Op("&").Id(descriptorVar(m))
 }
 
+// methodRef is a pointer to the dispatch.Method of m's descriptor: what the
+// connection's calls and routes take, so that no generic function or method
+// is instantiated per method (see runtime/dispatch's Method).
+func methodRef(m *ir.Method) *jen.Statement {
+	return jen.Op("&").Id(descriptorVar(m)).Dot("Method")
+}
+
 // codec is the dispatch.Codec literal of a generated type.
 func codec(name string) jen.Code {
 	return jen.Qual(DispatchPath, "Codec").Types(jen.Op("*").Id(name)).Values(jen.Dict{
@@ -164,8 +171,8 @@ func (e *emitter) sideDispatch(f *jen.File, sd *side) {
 		turns = e.turns()
 	}
 	e.handlerInterface(f, sd)
-	wrapped := e.handles(sd, e.m.Initialize())
-	cname := e.connType(f, sd, turns, wrapped)
+	wrapped := e.wrappedMethods(sd, turns)
+	cname := e.connType(f, sd, turns)
 	e.connMethods(f, sd, cname)
 	for _, m := range sd.calls {
 		e.outboundCall(f, sd, cname, m)
@@ -176,6 +183,25 @@ func (e *emitter) sideDispatch(f *jen.File, sd *side) {
 	}
 	f.Line()
 }
+
+// wrappedMethods are the methods sd's connection handles itself before or
+// after the handler: initialize (the negotiation), and with turns the
+// prompt and its cancel. Each is a method of the connection route calls
+// (handleInitialize), so the handler needs no wrapper type, whose method
+// set Go would compile twice (value and pointer) for the interface.
+func (e *emitter) wrappedMethods(sd *side, turns *ir.Turn) map[*ir.Method]bool {
+	if !e.handles(sd, e.m.Initialize()) {
+		return nil
+	}
+	w := map[*ir.Method]bool{e.m.Initialize(): true}
+	if turns != nil {
+		w[turns.Prompt], w[turns.Cancel] = true, true
+	}
+	return w
+}
+
+// wrapperName is the connection's method that handles m around the handler.
+func wrapperName(m *ir.Method) string { return "handle" + methodGo(m) }
 
 // handles reports whether sd handles m.
 func (e *emitter) handles(sd *side, m *ir.Method) bool {
@@ -225,9 +251,8 @@ func (e *emitter) handlerInterface(f *jen.File, sd *side) {
 }
 
 // connType emits the side's connection struct and its constructor; turns
-// set adds the in-flight turn table; wrapped routes inbound messages
-// through the side's handler wrapper (see inboundRouting).
-func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) (cname string) {
+// set adds the in-flight turn table.
+func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn) (cname string) {
 	cname, hname := sd.Name+"Conn", sd.Name+"Handler"
 	fields := []jen.Code{
 		jen.Id("end").Qual(DispatchPath, "End"),
@@ -247,16 +272,13 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn, wrapped bool) 
 	if turns != nil {
 		init[jen.Id("turns")] = jen.Map(goType(turns.PromptSession.Ref)).Map(jen.Op("*").Id("turn")).Struct().Values()
 	}
-	var h jen.Code = jen.Id("h")
-	if wrapped {
-		h = jen.Id(hname).Call(jen.Id(lower(sd.Name)+"Side").Values(jen.Id("h"), jen.Id("c")))
+	body := []jen.Code{
+		jen.Id("c").Op(":=").Op("&").Id(cname).Values(init),
+		jen.Qual(DispatchPath, "Connect").Call(jen.Op("&").Id("c").Dot("end"), jen.Op("&").Id(routesVar(sd)), jen.Id("c").Dot("route"), jen.Id("h"), jen.Id("r"), jen.Id("w"), jen.Id("o")),
+		jen.Return(jen.Id("c")),
 	}
 	f.Comment(fmt.Sprintf("New%s connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.", cname))
-	f.Func().Id("New"+cname).Params(jen.Id("h").Id(hname), jen.Id("r").Qual("io", "Reader"), jen.Id("w").Qual("io", "Writer"), jen.Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(
-		jen.Id("c").Op(":=").Op("&").Id(cname).Values(init),
-		jen.Qual(DispatchPath, "Connect").Call(jen.Op("&").Id("c").Dot("end"), jen.Id(lower(sd.Name)+"Routes").Call(), h, jen.Id("h"), jen.Id("r"), jen.Id("w"), jen.Id("o")),
-		jen.Return(jen.Id("c")),
-	)
+	f.Func().Id("New"+cname).Params(jen.Id("h").Id(hname), jen.Id("r").Qual("io", "Reader"), jen.Id("w").Qual("io", "Writer"), jen.Id("o").Id("ConnOptions")).Op("*").Id(cname).Block(body...)
 	return cname
 }
 
@@ -280,41 +302,57 @@ func (e *emitter) connMethods(f *jen.File, sd *side, cname string) {
 		jen.Return(rpc().Dot("Notify").Call(jen.Id("ctx"), jen.Id("method"), jen.Id("params"))))
 }
 
-// inboundRouting emits the side's routing table: one runtime/dispatch
-// route per handled method, each calling the handler method through a
-// method expression. The side that handles initialize routes through a
-// wrapper of the handler that also negotiates (and, with turns, tracks
-// prompt turns).
-func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.Turn, wrapped bool) {
-	hname := sd.Name + "Handler"
-	routes := []jen.Code{jen.Id(MethodConst(e.m.Initialize().Wire))}
-	for _, m := range sd.handles {
-		fn := "Serve"
-		if m.Notification {
-			fn = "Receive"
+// routesVar is the package-level dispatch.Routes of the methods sd handles.
+func routesVar(sd *side) string { return lower(sd.Name) + "Routes" }
+
+// inboundRouting emits the side's routing: a static dispatch.Routes of the
+// methods it handles with their params types, and the connection's route,
+// which calls the handler method: one switch over the method's number, so
+// the package compiles no function per method.
+// The wrapped methods go through the connection's own handling (see
+// wrappedMethods).
+func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.Turn, wrapped map[*ir.Method]bool) {
+	var methods, routes []jen.Code
+	for i, m := range sd.handles {
+		methods = append(methods, jen.Line().Values(
+			jen.Id("Method").Op(":").Add(methodRef(m)),
+			jen.Id("Params").Op(":").Parens(jen.Op("*").Id(m.Params.Name)).Call(jen.Nil())))
+		handler := jen.Id("c").Dot("h").Dot(methodGo(m))
+		if wrapped[m] {
+			handler = jen.Id("c").Dot(wrapperName(m))
 		}
-		routes = append(routes, jen.Line().Qual(DispatchPath, fn).Call(descriptor(m), jen.Id(hname).Dot(methodGo(m))))
+		call := handler.Call(jen.Id("ctx"), jen.Id("p").Assert(jen.Op("*").Id(m.Params.Name)))
+		if m.Notification {
+			routes = append(routes, jen.Case(jen.Lit(i)).Block(call))
+			continue
+		}
+		routes = append(routes, jen.Case(jen.Lit(i)).Block(
+			jen.If(jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(call), jen.Id("res").Op("!=").Nil().Op("||").Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id("res"), jen.Err()))))
 	}
-	f.Comment(fmt.Sprintf("%sRoutes builds the routes of the messages a %s receives to its handler. It is", lower(sd.Name), cname))
-	f.Comment(fmt.Sprintf("called by New%s, not at package init, so a program that never serves this side", cname))
-	f.Comment("links none of its routes.")
-	f.Func().Id(lower(sd.Name)+"Routes").Params().Op("*").Qual(DispatchPath, "Routes").Types(jen.Id(hname)).Block(
-		jen.Return(jen.Qual(DispatchPath, "NewRoutes").Call(append(routes, jen.Line())...)))
-	if wrapped {
+	f.Comment(fmt.Sprintf("%s are the methods a %s routes to its handler and their params types,", routesVar(sd), cname))
+	f.Comment("numbered as its route numbers them. It is static data: a program that never serves this")
+	f.Comment("side links none of it.")
+	f.Var().Id(routesVar(sd)).Op("=").Qual(DispatchPath, "Routes").Values(jen.Dict{
+		jen.Id("Open"):    jen.Id(MethodConst(e.m.Initialize().Wire)),
+		jen.Id("Methods"): jen.Index().Qual(DispatchPath, "Handled").Values(append(methods, jen.Line())...),
+	})
+	f.Comment(fmt.Sprintf("route calls the handler of %s' method i with its params p, decoded and checked", routesVar(sd)))
+	f.Comment("(see dispatch.Route): a result the handler returned nil is no result.")
+	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("route").Params(ctxParam(), jen.Id("i").Int(), jen.Id("p").Any()).Params(jen.Any(), jen.Error()).Block(
+		jen.Switch(jen.Id("i")).Block(routes...),
+		jen.Return(jen.Nil(), jen.Nil()))
+	if wrapped != nil {
 		e.sideWrapper(f, sd, cname, turns)
 	}
 }
 
-// sideWrapper emits the handler wrapper of the side that handles
-// initialize: it negotiates, and with turns it tracks prompt turns so
-// session/cancel can end them.
+// sideWrapper emits the connection's handling of its wrapped methods
+// around the handler's (see wrappedMethods): initialize negotiates, and
+// with turns it tracks prompt turns so session/cancel can end them.
 func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Turn) {
-	hname, wname := sd.Name+"Handler", lower(sd.Name)+"Side"
-	inner := func(m *ir.Method) *jen.Statement { return jen.Id("s").Dot(hname).Dot(methodGo(m)) }
-	recv := jen.Id("s").Id(wname)
-	f.Comment(fmt.Sprintf("%s is the handler %s's routes call: h, with the connection's own part of", wname, cname))
-	f.Comment("initialize and of prompt turns.")
-	f.Type().Id(wname).Struct(jen.Id(hname), jen.Id("c").Op("*").Id(cname))
+	inner := func(m *ir.Method) *jen.Statement { return jen.Id("c").Dot("h").Dot(methodGo(m)) }
+	recv := jen.Id("c").Op("*").Id(cname)
 	init := e.m.Initialize()
 	body := []jen.Code{
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(inner(init)).Call(jen.Id("ctx"), jen.Id("p")),
@@ -328,17 +366,17 @@ func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Tur
 	}
 	body = append(body,
 		jen.Id("n").Op(":=").Id("newNegotiated").Call(jen.Id("p"), jen.Id("res")),
-		jen.Return(jen.Id("res"), jen.Id("s").Dot("c").Dot("end").Dot("Negotiate").Call(jen.Op("&").Add(jen.Id(descriptorVar(init))).Dot("Method"), jen.Id("n"), jen.Op("*").Id("n").Dot("granted"), jen.Id("res"))))
-	f.Comment(fmt.Sprintf("%s calls h's, then records what both sides advertised.", methodGo(init)))
-	f.Func().Params(recv.Clone()).Id(methodGo(init)).Params(ctxParam(), jen.Id("p").Op("*").Id(init.Params.Name)).Params(jen.Op("*").Id(init.Result.Name), jen.Error()).Block(body...)
+		jen.Return(jen.Id("res"), jen.Id("c").Dot("end").Dot("Negotiate").Call(jen.Op("&").Add(jen.Id(descriptorVar(init))).Dot("Method"), jen.Id("n"), jen.Op("*").Id("n").Dot("granted"), jen.Id("res"))))
+	f.Comment(fmt.Sprintf("%s calls the handler's %s, then records what both sides advertised.", wrapperName(init), methodGo(init)))
+	f.Func().Params(recv.Clone()).Id(wrapperName(init)).Params(ctxParam(), jen.Id("p").Op("*").Id(init.Params.Name)).Params(jen.Op("*").Id(init.Result.Name), jen.Error()).Block(body...)
 	if turns == nil {
 		return
 	}
 	session := jen.Id("p").Dot(turns.PromptSession.Name)
-	f.Comment(fmt.Sprintf("%s runs h's as a turn that %s can end.", methodGo(turns.Prompt), turns.Cancel.Wire))
-	f.Func().Params(recv.Clone()).Id(methodGo(turns.Prompt)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Prompt.Params.Name)).Params(jen.Op("*").Id(turns.Prompt.Result.Name), jen.Error()).Block(
-		jen.List(jen.Id("ctx"), jen.Id("t")).Op(":=").Id("s").Dot("c").Dot("startTurn").Call(jen.Id("ctx"), session.Clone()),
-		jen.Defer().Id("s").Dot("c").Dot("endTurn").Call(session.Clone(), jen.Id("t")),
+	f.Comment(fmt.Sprintf("%s runs the handler's %s as a turn that %s can end.", wrapperName(turns.Prompt), methodGo(turns.Prompt), turns.Cancel.Wire))
+	f.Func().Params(recv.Clone()).Id(wrapperName(turns.Prompt)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Prompt.Params.Name)).Params(jen.Op("*").Id(turns.Prompt.Result.Name), jen.Error()).Block(
+		jen.List(jen.Id("ctx"), jen.Id("t")).Op(":=").Id("c").Dot("startTurn").Call(jen.Id("ctx"), session.Clone()),
+		jen.Defer().Id("c").Dot("endTurn").Call(session.Clone(), jen.Id("t")),
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(inner(turns.Prompt)).Call(jen.Id("ctx"), jen.Id("p")),
 		jen.Comment(fmt.Sprintf("A turn ended by %s, or by the end of a drain of the connection (see", turns.Cancel.Wire)),
 		jen.Comment(fmt.Sprintf("jsonrpc.Drain), answers %s %q, not an error.", turns.StopReason.JSON, turns.Cancelled.String)),
@@ -346,9 +384,9 @@ func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Tur
 			jen.Return(jen.Op("&").Id(turns.Prompt.Result.Name).Values(jen.Dict{jen.Id(turns.StopReason.Name): jen.Id(turns.Cancelled.Name)}), jen.Nil())),
 		jen.Return(jen.Id("res"), jen.Err()),
 	)
-	f.Comment(fmt.Sprintf("%s ends the session's turns, then calls h's.", methodGo(turns.Cancel)))
-	f.Func().Params(recv.Clone()).Id(methodGo(turns.Cancel)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Cancel.Params.Name)).Block(
-		jen.Id("s").Dot("c").Dot("cancelTurn").Call(jen.Id("p").Dot(turns.CancelSession.Name)),
+	f.Comment(fmt.Sprintf("%s ends the session's turns, then calls the handler's %s.", wrapperName(turns.Cancel), methodGo(turns.Cancel)))
+	f.Func().Params(recv.Clone()).Id(wrapperName(turns.Cancel)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Cancel.Params.Name)).Block(
+		jen.Id("c").Dot("cancelTurn").Call(jen.Id("p").Dot(turns.CancelSession.Name)),
 		inner(turns.Cancel).Call(jen.Id("ctx"), jen.Id("p")),
 	)
 }
@@ -404,14 +442,15 @@ func (e *emitter) turnHelpers(f *jen.File, cname string, turns *ir.Turn) {
 func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method) {
 	name := methodGo(m)
 	recv := jen.Id("c").Op("*").Id(cname)
-	args := []jen.Code{jen.Id("ctx"), jen.Op("&").Id("c").Dot("end"), descriptor(m), jen.Id("params")}
+	end := func() *jen.Statement { return jen.Id("c").Dot("end") }
 	if m.Notification {
 		f.Comment(fmt.Sprintf("%s sends the notification %s to the %s, after checking it is valid and allowed.", name, m.Wire, sd.peer))
 		f.Comment("It returns once the frame is written, so notifications precede a later response.")
 		f.Func().Params(recv).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Error().Block(
-			jen.Return(jen.Qual(DispatchPath, "Notify").Call(args...)))
+			jen.Return(end().Dot("Notify").Call(jen.Id("ctx"), methodRef(m), jen.Id("params"))))
 		return
 	}
+	args := []jen.Code{jen.Id("ctx"), methodRef(m), jen.Id("params"), jen.Id("res")}
 	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
 	f.Comment("decoded, validated and checked against what this side advertised.")
 	sig := f.Func().Params(recv).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error())
@@ -419,14 +458,24 @@ func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method
 		sig.Block(e.openCall(m, args)...)
 		return
 	}
+	call := end().Dot("Call").Call(args...)
 	if t := e.turns(); sd.name == "client" && t != nil && m == t.Prompt {
 		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", t.Cancel.Wire))
 		f.Comment("$/cancel_request (which agents may ignore), and returns ctx's error.")
 		cancel := jen.Op("&").Id(t.Cancel.Params.Name).Values(jen.Dict{jen.Id(t.CancelSession.Name): jen.Id("params").Dot(t.PromptSession.Name)})
-		sig.Block(jen.Return(jen.Qual(DispatchPath, "CallTurn").Call(append(args, jen.Id(MethodConst(t.Cancel.Wire)), cancel)...)))
-		return
+		call = end().Dot("CallTurn").Call(append(args, jen.Id(MethodConst(t.Cancel.Wire)), cancel)...)
 	}
-	sig.Block(jen.Return(jen.Qual(DispatchPath, "Call").Call(args...)))
+	sig.Block(typedCall(m, call)...)
+}
+
+// typedCall is the body of a typed outbound call: the result allocated for
+// call to decode into, nil on failure.
+func typedCall(m *ir.Method, call *jen.Statement) []jen.Code {
+	return []jen.Code{
+		jen.Id("res").Op(":=").New(jen.Id(m.Result.Name)),
+		jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("res"), jen.Nil()),
+	}
 }
 
 // openCall is the body of the client's initialize: the protocol version
@@ -438,9 +487,7 @@ func (e *emitter) openCall(m *ir.Method, args []jen.Code) []jen.Code {
 		v := jen.Id("params").Dot(e.m.Version.Params.Name)
 		body = append(body, jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
 	}
-	body = append(body,
-		jen.List(jen.Id("res"), jen.Err()).Op(":=").Qual(DispatchPath, "Open").Call(args...),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	body = append(body, typedCall(m, jen.Id("c").Dot("end").Dot("Open").Call(args...))[:2]...)
 	if e.versioned() {
 		got := jen.Id("res").Dot(e.m.Version.Result.Name)
 		body = append(body, jen.If(got.Clone().Op("!=").Id("CurrentProtocolVersion")).Block(

@@ -165,7 +165,7 @@ func (e *emitter) methodGates(m *ir.Method) jen.Code {
 			}
 			rows = append(rows, gateRow(g))
 			if !methodGate(g) && side == nil {
-				side = []jen.Code{field("Type", jen.Qual(DispatchPath, "TypeOf").Types(jen.Id(g.Root.Name)))}
+				side = []jen.Code{field("Type", jen.Parens(jen.Op("*").Id(g.Root.Name)).Call(jen.Nil()))}
 			}
 		}
 		if rows == nil {

@@ -66,7 +66,7 @@ func (e *emitter) methodsFile(f *jen.File) {
 		fields = append(fields,
 			jen.Comment("Descriptor is the method's entry in AgentMethods or ClientMethods; nil for a method"),
 			jen.Comment("neither side handles."),
-			jen.Id("Descriptor").Qual(DispatchPath, "Descriptor"))
+			jen.Id("Descriptor").Op("*").Qual(DispatchPath, "Method"))
 	}
 	f.Type().Id("MethodInfo").Struct(fields...)
 	var rows []jen.Code
@@ -80,7 +80,7 @@ func (e *emitter) methodsFile(f *jen.File) {
 			jen.Id("Params"): jen.Lit(m.Params.Name), jen.Id("Result"): jen.Lit(res),
 		}
 		if dispatch && (m.Side == "agent" || m.Side == "client") {
-			d[jen.Id("Descriptor")] = descriptor(m)
+			d[jen.Id("Descriptor")] = methodRef(m)
 		}
 		rows = append(rows, jen.Values(d))
 	}

@@ -3,8 +3,6 @@ package dispatch_test
 import (
 	"context"
 	"testing"
-
-	"github.com/acpgen/acpgen/runtime/dispatch"
 )
 
 // BenchmarkCall measures a typed call and its response over pipes, and a
@@ -12,14 +10,14 @@ import (
 func BenchmarkCall(b *testing.B) {
 	_, c := connect(b)
 	ctx := context.Background()
-	if _, err := dispatch.Open(ctx, c, openM, &msg{}); err != nil {
+	if err := c.Open(ctx, &openM.Method, &msg{}, &msg{}); err != nil {
 		b.Fatal(err)
 	}
 	c.SetNegotiated(nil, grants(`{"a":true,"b":true}`))
 	p := &msg{S: "s1", X: "echo"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := dispatch.Call(ctx, c, doM, p); err != nil {
+		if _, err := call(ctx, c, doM, p); err != nil {
 			b.Fatal(err)
 		}
 	}

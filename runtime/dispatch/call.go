@@ -7,33 +7,38 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// Call sends m's request to the peer and returns its result: the params are
-// checked valid and allowed by what the peer advertised first, and the
-// result is decoded, validated and checked against what this side
-// advertised. It needs initialize to have completed.
-func Call[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R, error) {
+// The outbound calls take the method's *Method and its messages as any
+// (pointers to generated types; res a new value of the result type to
+// decode into), not typed descriptors: one body serves every method of
+// every generated package, whose typed methods (ClientConn.SessionNew)
+// allocate the result and type the answer.
+
+// Call sends m's request with params to the peer and decodes the answer
+// into res: the params are checked valid and allowed by what the peer
+// advertised first, and the result is decoded, validated and checked
+// against what this side advertised. It needs initialize to have
+// completed.
+func (e *End) Call(ctx context.Context, m *Method, params, res any) error {
 	neg, err := e.ready(m.Wire)
 	if err == nil {
-		err = e.outbound(neg, &m.Method, msg(params))
+		err = e.outbound(neg, m, params)
 	}
 	if err != nil {
-		var zero R
-		return zero, err
+		return err
 	}
-	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
-	return result(e, neg, m, raw, err)
+	raw, err := e.call(ctx, m.Wire, params.(message).AppendJSON(nil))
+	return e.result(neg, m, raw, err, res)
 }
 
 // Open is Call for the request that opens the connection (initialize): it
 // may be sent before the connection is ready and is not gated. The caller
 // records the negotiation (SetNegotiated).
-func Open[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R, error) {
-	if err := e.outbound(nil, &m.Method, msg(params)); err != nil {
-		var zero R
-		return zero, err
+func (e *End) Open(ctx context.Context, m *Method, params, res any) error {
+	if err := e.outbound(nil, m, params); err != nil {
+		return err
 	}
-	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
-	return result(e, nil, m, raw, err)
+	raw, err := e.call(ctx, m.Wire, params.(message).AppendJSON(nil))
+	return e.result(nil, m, raw, err, res)
 }
 
 // CallTurn is Call for a request that starts a turn the peer ends on a
@@ -41,63 +46,60 @@ func Open[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R,
 // the request is in flight, that notification is sent as well as the
 // runtime's $/cancel_request (which peers may ignore). A ctx that has ended
 // before sends nothing.
-func CallTurn[P, R any](ctx context.Context, e *End, m *Request[P, R], params P, cancel string, cancelParams wire.Appender) (R, error) {
-	var zero R
+func (e *End) CallTurn(ctx context.Context, m *Method, params, res any, cancel string, cancelParams wire.Appender) error {
 	neg, err := e.ready(m.Wire)
 	if err == nil {
-		err = e.outbound(neg, &m.Method, msg(params))
+		err = e.outbound(neg, m, params)
 	}
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err != nil {
-		return zero, err
+		return err
 	}
-	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, params.(message).AppendJSON(nil))
 	if err != nil && ctx.Err() != nil {
 		// A failed write is logged by the runtime and fails every later call.
 		_ = e.notify(context.WithoutCancel(ctx), cancel, cancelParams.AppendJSON(nil))
 	}
-	return result(e, neg, m, raw, err)
+	return e.result(neg, m, raw, err, res)
 }
 
-// Notify sends m's notification to the peer, checked as Call checks params.
-// It returns once the frame is written, so notifications precede a later
-// response.
-func Notify[P any](ctx context.Context, e *End, m *Notification[P], params P) error {
+// Notify sends m's notification with params to the peer, checked as Call
+// checks params. It returns once the frame is written, so notifications
+// precede a later response.
+func (e *End) Notify(ctx context.Context, m *Method, params any) error {
 	neg, err := e.ready(m.Wire)
 	if err == nil {
-		err = e.outbound(neg, &m.Method, msg(params))
+		err = e.outbound(neg, m, params)
 	}
 	if err != nil {
 		return err
 	}
-	return e.notify(ctx, m.Wire, msg(params).AppendJSON(nil))
+	return e.notify(ctx, m.Wire, params.(message).AppendJSON(nil))
 }
 
 // ready returns the negotiation, or an error when initialize has not
 // completed.
 func (e *End) ready(method string) (*negotiation, error) {
-	neg := e.neg.Load()
+	neg := e.negotiated()
 	if neg == nil {
 		return nil, errors.New(method + ": initialize first")
 	}
 	return neg, nil
 }
 
-// result decodes and checks the result of a call that returned raw, err;
-// neg nil skips the gate check.
-func result[P, R any](e *End, neg *negotiation, m *Request[P, R], raw wire.Raw, err error) (R, error) {
-	var zero R
+// result decodes the result of a call that returned raw, err into res and
+// checks it; neg nil skips the gate check.
+func (e *End) result(neg *negotiation, m *Method, raw wire.Raw, err error, res any) error {
 	if err != nil {
-		return zero, err
+		return err
 	}
-	res, err := m.DecodeResult(raw, e.mode)
-	if err != nil {
-		return zero, err
+	if err := DecodeResult(m, raw, res, e.mode); err != nil {
+		return err
 	}
-	if vs := neg.checkResult(&m.Method, msg(res)); len(vs) > 0 {
-		return zero, &wire.GateError{Violations: vs}
+	if vs := neg.checkResult(m, res); len(vs) > 0 {
+		return &wire.GateError{Violations: vs}
 	}
-	return res, nil
+	return nil
 }

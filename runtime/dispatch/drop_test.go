@@ -38,7 +38,7 @@ func TestDefaultDropWarningIsRateLimited(t *testing.T) {
 	var logs syncBuffer
 	s := &server{events: make(chan string, 8), turning: make(chan struct{})}
 	in, peer := io.Pipe()
-	dispatch.Connect(&s.end, routes, handler(s), s, in, io.Discard,
+	dispatch.Connect(&s.end, routes, s.route, s, in, io.Discard,
 		dispatch.Options{RPC: jsonrpc.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -46,7 +46,7 @@ type End struct {
 	onDrop func(method string, err error)
 	ext    ExtHandler
 	obs    Observer
-	neg    atomic.Pointer[negotiation]
+	neg    atomic.Value    // *negotiation; see negotiated
 	drops  peerlog.Limiter // the default OnDrop's warning
 }
 
@@ -59,9 +59,9 @@ type negotiation struct {
 }
 
 // Connect sets e up as an end over r (the peer's output) and w (its input):
-// inbound messages go to h through routes. h's ExtHandler, if it has one,
-// gets the extension methods; ext may name another value to ask instead.
-func Connect[H any](e *End, routes *Routes[H], h H, ext any, r io.Reader, w io.Writer, o Options) {
+// inbound messages of routes' methods go to route. ext's ExtHandler, if it
+// has one, gets the extension methods.
+func Connect(e *End, routes *Routes, route Route, ext any, r io.Reader, w io.Writer, o Options) {
 	if o.Strict {
 		e.mode = wire.Strict
 	}
@@ -79,7 +79,7 @@ func Connect[H any](e *End, routes *Routes[H], h H, ext any, r io.Reader, w io.W
 	}
 	e.ext, _ = ext.(ExtHandler)
 	e.obs = o.Observer
-	e.Conn = jsonrpc.NewConn(r, w, router[H]{e, routes, h}, o.RPC)
+	e.Conn = jsonrpc.NewConn(r, w, &router{e, routes, route}, o.RPC)
 }
 
 // Mode is how received messages are decoded.
@@ -88,7 +88,7 @@ func (e *End) Mode() wire.Mode { return e.mode }
 // Negotiated returns what initialize negotiated (the generated package's
 // *Negotiated), nil before it completed.
 func (e *End) Negotiated() any {
-	if n := e.neg.Load(); n != nil {
+	if n := e.negotiated(); n != nil {
 		return n.n
 	}
 	return nil
@@ -97,6 +97,15 @@ func (e *End) Negotiated() any {
 // SetNegotiated records what initialize negotiated, n, and the capabilities
 // it granted, evaluated once (Grant): the connection is ready.
 func (e *End) SetNegotiated(n any, g Grants) { e.neg.Store(&negotiation{n, g}) }
+
+// negotiated returns what SetNegotiated recorded, nil before it. End holds
+// it in an atomic.Value rather than an atomic.Pointer[negotiation]: a
+// generated connection embeds End, and a package whose type holds an
+// instance of a generic type compiles that instance's methods itself.
+func (e *End) negotiated() *negotiation {
+	n, _ := e.neg.Load().(*negotiation)
+	return n
+}
 
 // Negotiate records n and g, the outcome of the initialize (m) this side
 // answers with res, after checking res is valid, and checks res against g:
@@ -115,8 +124,8 @@ func (e *End) Negotiate(m *Method, n any, g Grants, res interface{ Validate() er
 // outbound checks params this side is about to send: valid, and within
 // what the peer advertised (neg nil: not yet negotiated, nothing to check).
 // A failure is this side's bug: a *wire.LocalError, logged.
-func (e *End) outbound(neg *negotiation, m *Method, params interface{ Validate() error }) error {
-	if err := params.Validate(); err != nil {
+func (e *End) outbound(neg *negotiation, m *Method, params any) error {
+	if err := params.(message).Validate(); err != nil {
 		return refused(e.log, local(m.Wire, "params", err))
 	}
 	if err := neg.checkParams(m, params); err != nil {

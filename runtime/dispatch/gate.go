@@ -44,9 +44,11 @@ type MethodGates struct {
 
 // GateRows are the gates on one message of a method.
 type GateRows struct {
-	// Type is the message's type, a pointer to the generated type whose
-	// fields the rows' Use patterns name (TypeOf); nil when no row has one.
-	Type  func() reflect.Type
+	// Type names the message's type: a nil pointer to the generated type
+	// whose fields the rows' Use patterns name, (*T)(nil), which the
+	// compiler lays out statically and which costs no function of T's;
+	// nil when no row has one.
+	Type  any
 	Gates []Gate
 
 	once sync.Once
@@ -86,16 +88,13 @@ type gateRow struct {
 	walked bool // it has a Use pattern (else it gates the method)
 }
 
-// TypeOf returns the type of *T: GateRows.Type of a message of type T.
-func TypeOf[T any]() reflect.Type { return reflect.TypeFor[*T]() }
-
 // resolve binds r's rows to t's capabilities and their patterns to the
 // message type, once. It panics when a row names what is not there: the
 // generated table is wrong.
 func (r *GateRows) resolve(t *GateTable) []gateRow {
 	r.once.Do(func() {
 		if r.Type != nil {
-			r.typ = r.Type()
+			r.typ = reflect.TypeOf(r.Type)
 		}
 		if len(r.Gates) > maxRows {
 			panic(fmt.Sprintf("dispatch: %d gates on one message, more than %d", len(r.Gates), maxRows))

@@ -24,15 +24,15 @@ var table = dispatch.GateTable{
 var (
 	mGates = dispatch.MethodGates{
 		Method: "m",
-		Params: dispatch.GateRows{Type: dispatch.TypeOf[msg], Gates: []dispatch.Gate{
+		Params: dispatch.GateRows{Type: (*msg)(nil), Gates: []dispatch.Gate{
 			{Capability: "a"},
 			{Capability: "b", Use: "X", Variant: "v", Enum: true},
 		}},
-		Result: dispatch.GateRows{Type: dispatch.TypeOf[msg], Gates: []dispatch.Gate{
+		Result: dispatch.GateRows{Type: (*msg)(nil), Gates: []dispatch.Gate{
 			{Capability: "c", Use: "L", Required: true},
 		}},
 	}
-	tellGates = dispatch.MethodGates{Method: "tell", Params: dispatch.GateRows{Type: dispatch.TypeOf[msg], Gates: []dispatch.Gate{
+	tellGates = dispatch.MethodGates{Method: "tell", Params: dispatch.GateRows{Type: (*msg)(nil), Gates: []dispatch.Gate{
 		{Capability: "b", Use: "X", Variant: "v", Enum: true},
 	}}}
 )
@@ -100,7 +100,7 @@ func TestGateTableRejectsAnUnknownCapability(t *testing.T) {
 }
 
 func TestGateTableRejectsAnUnknownField(t *testing.T) {
-	bad := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[msg], Gates: []dispatch.Gate{{Capability: "a", Use: "Nope"}}}}
+	bad := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: (*msg)(nil), Gates: []dispatch.Gate{{Capability: "a", Use: "Nope"}}}}
 	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&bad}}
 	defer func() {
 		if recover() == nil {
@@ -217,7 +217,7 @@ func TestGatePatterns(t *testing.T) {
 		if c.gate.Required {
 			granted = `{"a":true}`
 		}
-		mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[tree], Gates: []dispatch.Gate{c.gate}}}
+		mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: (*tree)(nil), Gates: []dispatch.Gate{c.gate}}}
 		tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
 		var got []string
 		for _, x := range tb.CheckParams(dispatch.Grant(&tb, &adv{granted}, (*adv)(nil)), "m", c.v) {
@@ -232,7 +232,7 @@ func TestGatePatterns(t *testing.T) {
 // TestGateCheckDoesNotAllocate: a walk that finds no use allocates nothing,
 // so the per-message check costs no garbage.
 func TestGateCheckDoesNotAllocate(t *testing.T) {
-	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[tree], Gates: []dispatch.Gate{
+	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: (*tree)(nil), Gates: []dispatch.Gate{
 		{Capability: "a", Use: "Items.*.V.A"},
 		{Capability: "a", Use: "ByKey.*.Kind", Variant: "x", Enum: true},
 	}}}
@@ -251,7 +251,7 @@ func TestGateCheckDoesNotAllocate(t *testing.T) {
 // TestGateViolationsInRowOrder: one walk serves every row of a message, and
 // the violations still come row by row, each row's in message order.
 func TestGateViolationsInRowOrder(t *testing.T) {
-	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: dispatch.TypeOf[tree], Gates: []dispatch.Gate{
+	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: (*tree)(nil), Gates: []dispatch.Gate{
 		{Capability: "a", Use: "Items.*.V.A", Variant: "A"},
 		{Capability: "a"},
 		{Capability: "a", Use: "Items.*.V.B", Variant: "B"},

@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"reflect"
+
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -43,14 +45,8 @@ func (g Grants) has(i int) bool {
 // member like any other. A capability is granted by true, by a present
 // object, or by a list holding an item; null, false, an empty list or an
 // absent member grant nothing.
-func Grant[Q, S any](t *GateTable, req Q, res S) Grants {
-	var docs [2]wire.Raw
-	if m, ok := any(req).(wire.Appender); ok && !isNil(req) {
-		docs[0] = m.AppendJSON(nil)
-	}
-	if m, ok := any(res).(wire.Appender); ok && !isNil(res) {
-		docs[1] = m.AppendJSON(nil)
-	}
+func Grant(t *GateTable, req, res any) Grants {
+	docs := [2]wire.Raw{encoded(req), encoded(res)}
 	g := Grants{t: t, bits: make([]uint64, (len(t.Capabilities)+63)/64)}
 	for i := range t.Capabilities {
 		c := &t.Capabilities[i]
@@ -65,10 +61,14 @@ func Grant[Q, S any](t *GateTable, req Q, res S) Grants {
 	return g
 }
 
-// isNil reports whether v, a pointer, is nil.
-func isNil[T any](v T) bool {
-	var zero T
-	return any(v) == any(zero)
+// encoded returns v's JSON, nil for a v that is nil, a nil pointer or not
+// a message.
+func encoded(v any) wire.Raw {
+	m, ok := v.(wire.Appender)
+	if rv := reflect.ValueOf(v); !ok || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return nil
+	}
+	return m.AppendJSON(nil)
 }
 
 // grantedIn reports whether doc, the JSON of the message holding c, grants

@@ -8,11 +8,14 @@ import (
 
 // message is what dispatch calls on a generated message: a pointer to a
 // generated struct, union or alias, which decodes, encodes and validates
-// itself.
+// itself. The connection's code holds messages as any and asserts this
+// only where it decodes, validates or encodes one, so it is one body for
+// every method of every generated package.
 type message interface {
 	wire.Decodable
 	wire.Appender
 	Validate() error
+	ValidateWith(*wire.Validator)
 }
 
 // pointer is a message that is a pointer to T.
@@ -41,16 +44,6 @@ func codecOf[T any, PT pointer[T]](validate func(PT, *wire.Validator)) Codec[PT]
 	return Codec[PT]{New: func() PT { return new(T) }, Validate: validate}
 }
 
-// msg returns v, a pointer to a generated type, as a message; nil for a
-// nil pointer.
-func msg[T any](v T) message {
-	var zero T
-	if any(v) == any(zero) {
-		return nil
-	}
-	return any(v).(message)
-}
-
 // Method is what every method's descriptor says whatever its types.
 type Method struct {
 	// Wire is the JSON-RPC method name.
@@ -67,17 +60,14 @@ type Method struct {
 	Gates *MethodGates
 }
 
-// Info returns m; it makes *Request and *Notification a Descriptor.
-func (m *Method) Info() *Method { return m }
-
-// Descriptor is a method's descriptor, *Request or *Notification, without
-// its types: what a table of every method holds.
-type Descriptor interface {
-	Info() *Method
-}
+// Method has no methods, nor have Request and Notification, which embed
+// it: Go compiles a method of a generic type, and a method it promotes,
+// once per instantiation, so a generated package would compile one per
+// method it describes. The connection takes a *Method and messages as any.
 
 // Request describes a request whose params are P and whose result is R,
-// pointers to generated types.
+// pointers to generated types. Its type arguments type what takes it (the
+// descriptor tables, runtime/proxy); the connection uses its Method.
 type Request[P, R any] struct {
 	Method
 	// Params and Result are how the params and the result are decoded
@@ -107,51 +97,43 @@ func NewNotification[P any, PP pointer[P]](m Method, vp func(PP, *wire.Validator
 	return &Notification[PP]{Method: m, Params: codecOf[P](vp)}
 }
 
-// DecodeParams decodes and validates received params: a message that does
-// not decode is a *wire.RPCError -32602 naming the offending pointer; one
-// that does not validate is a *wire.ValidationError (-32602 as well).
-func (m *Request[P, R]) DecodeParams(params wire.Raw, mode wire.Mode) (P, error) {
-	p, decErr, err := received(m.Params, params, mode)
-	if decErr != nil {
-		return p, invalidParams(decErr)
+// DecodeParams decodes received params of m into p, a new value of m's
+// params type, and validates them. Params that do not decode are, for a
+// request, a *wire.RPCError -32602 naming the offending pointer, and the
+// decoder's error for a notification; params that do not validate are a
+// *wire.ValidationError (-32602 as well).
+func DecodeParams(m *Method, params wire.Raw, p any, mode wire.Mode) error {
+	decErr, err := received(params, p, mode)
+	switch {
+	case decErr != nil && !m.Notification:
+		return invalidParams(decErr)
+	case decErr != nil:
+		return decErr
 	}
-	return p, err
+	return err
 }
 
-// DecodeResult decodes and validates a received result.
-func (m *Request[P, R]) DecodeResult(result wire.Raw, mode wire.Mode) (R, error) {
-	res, decErr, err := received(m.Result, result, mode)
+// DecodeResult decodes a received result of m into r, a new value of m's
+// result type, and validates it.
+func DecodeResult(m *Method, result wire.Raw, r any, mode wire.Mode) error {
+	decErr, err := received(result, r, mode)
 	if decErr != nil {
 		err = decErr
 	}
 	if err != nil {
-		return res, fmt.Errorf("%s: invalid result: %w", m.Wire, err)
+		return fmt.Errorf("%s: invalid result: %w", m.Wire, err)
 	}
-	return res, nil
-}
-
-// DecodeParams decodes and validates received params; the error is the
-// decoder's or a *wire.ValidationError.
-func (m *Notification[P]) DecodeParams(params wire.Raw, mode wire.Mode) (P, error) {
-	p, decErr, err := received(m.Params, params, mode)
-	if decErr != nil {
-		return p, decErr
-	}
-	return p, err
+	return nil
 }
 
 // received decodes data into v and validates it. Lenient mode accepts a
 // closed union's variant this version does not know, so a newer peer's
-// additions reach the handler. On failure v is the zero P and decErr or err
-// is set.
-func received[T any](c Codec[T], data wire.Raw, mode wire.Mode) (_ T, decErr, err error) {
-	var zero T
-	v := c.New()
-	if err := wire.Decode(data, msg(v), mode); err != nil {
-		return zero, err, nil
+// additions reach the handler. decErr is the decoder's error, err the
+// validator's.
+func received(data wire.Raw, v any, mode wire.Mode) (decErr, err error) {
+	m := v.(message)
+	if err := wire.Decode(data, m, mode); err != nil {
+		return err, nil
 	}
-	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { c.Validate(v, vd) }); err != nil {
-		return zero, nil, err
-	}
-	return v, nil, nil
+	return nil, wire.Check(mode == wire.Lenient, m.ValidateWith)
 }

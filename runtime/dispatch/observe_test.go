@@ -59,7 +59,7 @@ func TestObserverSeesAndPropagates(t *testing.T) {
 	co := newFake("client", map[string]string{"traceparent": "00-t", "baggage": "b=1"})
 	s, c := connectObserved(t, so, co)
 	ctx := context.Background()
-	if _, err := dispatch.Open(ctx, c, openM, &msg{}); err != nil {
+	if err := c.Open(ctx, &openM.Method, &msg{}, &msg{}); err != nil {
 		t.Fatal(err)
 	}
 	co.expect(t, `begin outbound request open session="" meta=`, `end outbound open code=0 err=false`)
@@ -67,14 +67,14 @@ func TestObserverSeesAndPropagates(t *testing.T) {
 	c.SetNegotiated(nil, grants(`{"a":true,"b":true}`))
 
 	// The caller's _meta keeps its members; the injected ones replace theirs.
-	res, err := dispatch.Call(ctx, c, doM, &msg{S: "s1", X: "ctx", Meta: wire.Raw(`{"k":[1],"traceparent":"old"}`)})
+	res, err := call(ctx, c, doM, &msg{S: "s1", X: "ctx", Meta: wire.Raw(`{"k":[1],"traceparent":"old"}`)})
 	if err != nil || res.X != "server" {
 		t.Errorf("the handler's context is the observer's: %v, %v", res, err)
 	}
 	co.expect(t, `begin outbound request do session="s1" meta={"k":[1],"traceparent":"old"}`, `end outbound do code=0 err=false`)
 	so.expect(t, `begin inbound request do session="s1" meta={"k":[1],"baggage":"b=1","traceparent":"00-t"}`, `end inbound do code=0 err=false`)
 
-	if _, err := dispatch.Call(ctx, c, doM, &msg{X: "nil"}); code(err) != wire.CodeInternalError {
+	if _, err := call(ctx, c, doM, &msg{X: "nil"}); code(err) != wire.CodeInternalError {
 		t.Fatalf("no result: %v", err)
 	}
 	co.expect(t, `begin outbound request do session="" meta=`, `end outbound do code=-32603 err=true`)
@@ -89,7 +89,7 @@ func TestObserverSeesAndPropagates(t *testing.T) {
 	}
 	so.expect(t, `begin inbound request nope session="" meta=`, `end inbound nope code=-32601 err=true`)
 
-	if err := dispatch.Notify(ctx, c, tellM, &msg{S: "s3", X: "w"}); err != nil {
+	if err := c.Notify(ctx, &tellM.Method, &msg{S: "s3", X: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	if e := event(t, s); e != "tell w" {

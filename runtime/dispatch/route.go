@@ -4,75 +4,162 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// Route is how one inbound method reaches a handler of type H.
-type Route[H any] struct {
-	// Method is the method routed.
-	Method  Descriptor
-	request func(ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw) (wire.Raw, error)
-	notify  func(ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw)
+// Routes is one side's inbound routing table, a generated package's static
+// data: the methods the side handles, numbered by their index in Methods,
+// which is how its Route knows them. Routing is one switch over that
+// number in the generated package and one body here for every method, not
+// a function per method.
+type Routes struct {
+	// Open is the method that may arrive before the connection is ready
+	// (initialize).
+	Open string
+	// Methods are the methods the side handles.
+	Methods []Handled
+
+	once   sync.Once
+	byWire map[string]int
 }
 
-// Serve routes m's requests to handle, a method expression of the handler
-// type (AgentHandler.SessionNew): the params are decoded, validated and
-// gate-checked first, and the result is checked (a failure is this side's
-// bug, answered -32603) and encoded.
-func Serve[H, P, R any](m *Request[P, R], handle func(H, context.Context, P) (R, error)) Route[H] {
-	// The closure only binds m and handle: serve's one body serves every method.
-	return Route[H]{Method: m, request: func(ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw) (wire.Raw, error) {
-		return serve(ctx, e, neg, h, params, m, handle)
-	}}
+// Handled is one method a side handles.
+type Handled struct {
+	Method *Method
+	// Params is a nil pointer to the params type, (*T)(nil), which the
+	// compiler lays out statically: each message is decoded into a new T.
+	Params any
 }
 
-func serve[H, P, R any](ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw, m *Request[P, R], handle func(H, context.Context, P) (R, error)) (wire.Raw, error) {
-	p, err := m.DecodeParams(params, e.mode)
+// Route calls the handler of method i of a Routes with its params p,
+// decoded and checked. It returns a request's result and error as the
+// handler returned them, or nil, nil for a notification and for a request
+// whose handler returned neither.
+type Route func(ctx context.Context, i int, p any) (any, error)
+
+// newParams returns a new value of method i's params type.
+func (t *Routes) newParams(i int) any {
+	return reflect.New(reflect.TypeOf(t.Methods[i].Params).Elem()).Interface()
+}
+
+// index returns the number of method in t, and whether t has it.
+func (t *Routes) index(method string) (int, bool) {
+	t.once.Do(func() {
+		t.byWire = make(map[string]int, len(t.Methods))
+		for i, m := range t.Methods {
+			t.byWire[m.Method.Wire] = i
+		}
+	})
+	i, ok := t.byWire[method]
+	return i, ok
+}
+
+// router adapts an End and its routes to jsonrpc.Handler.
+type router struct {
+	e      *End
+	routes *Routes
+	route  Route
+}
+
+func (r *router) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+	if r.e.obs != nil {
+		return r.e.observeRequest(ctx, method, params, func(ctx context.Context) (wire.Raw, error) {
+			return r.request(ctx, method, params)
+		})
+	}
+	return r.request(ctx, method, params)
+}
+
+func (r *router) request(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+	neg := r.e.negotiated()
+	switch {
+	case method == r.routes.Open:
+		neg = nil // the handler negotiates (End.Negotiate) and checks its result
+	case neg == nil:
+		return nil, errNotInitialized
+	}
+	if i, ok := r.routes.index(method); ok && !r.routes.Methods[i].Method.Notification {
+		return r.serve(ctx, neg, i, params)
+	}
+	if strings.HasPrefix(method, "_") && r.e.ext != nil {
+		return r.e.ext.ExtRequest(ctx, method, params)
+	}
+	return nil, MethodNotFound(method)
+}
+
+// serve answers a request of method i: the params are decoded, validated
+// and gate-checked first, and the handler's result is checked (a failure
+// is this side's bug, answered -32603) and encoded.
+func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire.Raw) (wire.Raw, error) {
+	m, e := r.routes.Methods[i].Method, r.e
+	p := r.routes.newParams(i)
+	if err := DecodeParams(m, params, p, e.mode); err != nil {
+		return nil, err
+	}
+	if err := neg.checkParams(m, p); err != nil {
+		return nil, err
+	}
+	res, err := r.route(ctx, i, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := neg.checkParams(&m.Method, msg(p)); err != nil {
-		return nil, err
-	}
-	res, err := handle(h, ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	rm := msg(res)
-	if rm == nil {
+	if res == nil {
 		return nil, fmt.Errorf("%s handler returned no result", m.Wire)
 	}
+	rm := res.(message)
 	if err := rm.Validate(); err != nil {
 		return nil, refused(e.log, local(m.Wire, "result", err))
 	}
-	if vs := neg.checkResult(&m.Method, rm); len(vs) > 0 {
+	if vs := neg.checkResult(m, rm); len(vs) > 0 {
 		return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
 	}
 	return rm.AppendJSON(nil), nil
 }
 
-// Receive routes m's notifications to handle after decoding, validating
-// and gate-checking them; one that fails goes to the connection's OnDrop (a
-// notification cannot be answered).
-func Receive[H, P any](m *Notification[P], handle func(H, context.Context, P)) Route[H] {
-	return Route[H]{Method: m, notify: func(ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw) {
-		receive(ctx, e, neg, h, params, m, handle)
-	}}
+func (r *router) HandleNotification(ctx context.Context, method string, params wire.Raw) {
+	if r.e.obs != nil {
+		r.e.observeNotification(ctx, method, params, func(ctx context.Context) {
+			r.notification(ctx, method, params)
+		})
+		return
+	}
+	r.notification(ctx, method, params)
 }
 
-func receive[H, P any](ctx context.Context, e *End, neg *negotiation, h H, params wire.Raw, m *Notification[P], handle func(H, context.Context, P)) {
-	p, err := m.DecodeParams(params, e.mode)
-	if err != nil {
-		e.onDrop(m.Wire, err)
+func (r *router) notification(ctx context.Context, method string, params wire.Raw) {
+	neg := r.e.negotiated()
+	if neg == nil {
+		r.e.onDrop(method, errors.New("received before initialize"))
 		return
 	}
-	if err := neg.checkParams(&m.Method, msg(p)); err != nil {
-		e.onDrop(m.Wire, err)
+	if i, ok := r.routes.index(method); ok && r.routes.Methods[i].Method.Notification {
+		r.receive(ctx, neg, i, params)
 		return
 	}
-	handle(h, ctx, p)
+	if strings.HasPrefix(method, "_") && r.e.ext != nil {
+		r.e.ext.ExtNotification(ctx, method, params)
+	}
+}
+
+// receive hands a notification of method i to its handler after decoding,
+// validating and gate-checking it; one that fails goes to the connection's
+// OnDrop (a notification cannot be answered).
+func (r *router) receive(ctx context.Context, neg *negotiation, i int, params wire.Raw) {
+	m := r.routes.Methods[i].Method
+	p := r.routes.newParams(i)
+	if err := DecodeParams(m, params, p, r.e.mode); err != nil {
+		r.e.onDrop(m.Wire, err)
+		return
+	}
+	if err := neg.checkParams(m, p); err != nil {
+		r.e.onDrop(m.Wire, err)
+		return
+	}
+	_, _ = r.route(ctx, i, p) // a notification's handler returns nothing
 }
 
 // checkParams gate-checks params p of m, received or about to be sent: the
@@ -98,84 +185,4 @@ func (n *negotiation) checkResult(m *Method, r any) []wire.GateViolation {
 		return nil
 	}
 	return n.g.check(m.Gates, true, r)
-}
-
-// Routes is one side's inbound routing table, by wire name.
-type Routes[H any] struct {
-	open   string
-	byWire map[string]Route[H]
-}
-
-// NewRoutes builds a routing table; open is the method that may arrive
-// before the connection is ready (initialize).
-func NewRoutes[H any](open string, routes ...Route[H]) *Routes[H] {
-	t := &Routes[H]{open: open, byWire: make(map[string]Route[H], len(routes))}
-	for _, r := range routes {
-		t.byWire[r.Method.Info().Wire] = r
-	}
-	return t
-}
-
-// Lookup returns the route of method.
-func (t *Routes[H]) Lookup(method string) (Route[H], bool) {
-	r, ok := t.byWire[method]
-	return r, ok
-}
-
-// router adapts an End and its routes to jsonrpc.Handler.
-type router[H any] struct {
-	e      *End
-	routes *Routes[H]
-	h      H
-}
-
-func (r router[H]) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	if r.e.obs != nil {
-		return r.e.observeRequest(ctx, method, params, func(ctx context.Context) (wire.Raw, error) {
-			return r.request(ctx, method, params)
-		})
-	}
-	return r.request(ctx, method, params)
-}
-
-func (r router[H]) request(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	neg := r.e.neg.Load()
-	switch {
-	case method == r.routes.open:
-		neg = nil // the handler negotiates (End.Negotiate) and checks its result
-	case neg == nil:
-		return nil, errNotInitialized
-	}
-	if rt, ok := r.routes.byWire[method]; ok && rt.request != nil {
-		return rt.request(ctx, r.e, neg, r.h, params)
-	}
-	if strings.HasPrefix(method, "_") && r.e.ext != nil {
-		return r.e.ext.ExtRequest(ctx, method, params)
-	}
-	return nil, MethodNotFound(method)
-}
-
-func (r router[H]) HandleNotification(ctx context.Context, method string, params wire.Raw) {
-	if r.e.obs != nil {
-		r.e.observeNotification(ctx, method, params, func(ctx context.Context) {
-			r.notification(ctx, method, params)
-		})
-		return
-	}
-	r.notification(ctx, method, params)
-}
-
-func (r router[H]) notification(ctx context.Context, method string, params wire.Raw) {
-	neg := r.e.neg.Load()
-	if neg == nil {
-		r.e.onDrop(method, errors.New("received before initialize"))
-		return
-	}
-	if rt, ok := r.routes.byWire[method]; ok && rt.notify != nil {
-		rt.notify(ctx, r.e, neg, r.h, params)
-		return
-	}
-	if strings.HasPrefix(method, "_") && r.e.ext != nil {
-		r.e.ext.ExtNotification(ctx, method, params)
-	}
 }

@@ -25,32 +25,57 @@ func gated(m dispatch.Method, g *dispatch.MethodGates) dispatch.Method {
 }
 
 var (
-	openM   = dispatch.NewRequest(method("open", false), (*msg).validate, (*msg).validate)
-	doM     = dispatch.NewRequest(method("do", false), (*msg).validate, (*msg).validate)
-	gatedM  = dispatch.NewRequest(gated(method("m", false), &mGates), (*msg).validate, (*msg).validate)
-	turnM   = dispatch.NewRequest(method("turn", false), (*msg).validate, (*msg).validate)
-	tellM   = dispatch.NewNotification(gated(method("tell", true), &tellGates), (*msg).validate)
-	cancelM = dispatch.NewNotification(method("cancel", true), (*msg).validate)
+	openM   = dispatch.NewRequest(method("open", false), (*msg).ValidateWith, (*msg).ValidateWith)
+	doM     = dispatch.NewRequest(method("do", false), (*msg).ValidateWith, (*msg).ValidateWith)
+	gatedM  = dispatch.NewRequest(gated(method("m", false), &mGates), (*msg).ValidateWith, (*msg).ValidateWith)
+	turnM   = dispatch.NewRequest(method("turn", false), (*msg).ValidateWith, (*msg).ValidateWith)
+	tellM   = dispatch.NewNotification(gated(method("tell", true), &tellGates), (*msg).ValidateWith)
+	cancelM = dispatch.NewNotification(method("cancel", true), (*msg).ValidateWith)
 )
 
-// handler is the serving side's handler interface.
-type handler interface {
-	Open(context.Context, *msg) (*msg, error)
-	Do(context.Context, *msg) (*msg, error)
-	M(context.Context, *msg) (*msg, error)
-	Turn(context.Context, *msg) (*msg, error)
-	Tell(context.Context, *msg)
-	Cancel(context.Context, *msg)
+// routes are the server's methods, numbered as route numbers them.
+var routes = &dispatch.Routes{Open: openM.Wire, Methods: []dispatch.Handled{
+	{Method: &openM.Method, Params: (*msg)(nil)},
+	{Method: &doM.Method, Params: (*msg)(nil)},
+	{Method: &gatedM.Method, Params: (*msg)(nil)},
+	{Method: &turnM.Method, Params: (*msg)(nil)},
+	{Method: &tellM.Method, Params: (*msg)(nil)},
+	{Method: &cancelM.Method, Params: (*msg)(nil)},
+}}
+
+// route calls s's handler of routes' method i, as a generated package's
+// routing function does: a typed nil result is no result.
+func (s *server) route(ctx context.Context, i int, p any) (any, error) {
+	var res *msg
+	var err error
+	switch m := p.(*msg); i {
+	case 0:
+		res, err = s.Open(ctx, m)
+	case 1:
+		res, err = s.Do(ctx, m)
+	case 2:
+		res, err = s.M(ctx, m)
+	case 3:
+		res, err = s.Turn(ctx, m)
+	case 4:
+		s.Tell(ctx, m)
+	case 5:
+		s.Cancel(ctx, m)
+	}
+	if res == nil {
+		return nil, err
+	}
+	return res, err
 }
 
-var routes = dispatch.NewRoutes(openM.Wire,
-	dispatch.Serve(openM, handler.Open),
-	dispatch.Serve(doM, handler.Do),
-	dispatch.Serve(gatedM, handler.M),
-	dispatch.Serve(turnM, handler.Turn),
-	dispatch.Receive(tellM, handler.Tell),
-	dispatch.Receive(cancelM, handler.Cancel),
-)
+// call is a typed call of m, as a generated package's outbound method makes it.
+func call(ctx context.Context, c *dispatch.End, m *dispatch.Request[*msg, *msg], p *msg) (*msg, error) {
+	res := &msg{}
+	if err := c.Call(ctx, &m.Method, p, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
 
 // server answers do with x "ok:" and the params' x (x "nil": no result), records what
 // it is told, and holds turn until its context ends.
@@ -102,8 +127,8 @@ func connectObserved(t testing.TB, serverObs, clientObs dispatch.Observer) (*ser
 	sr, cw := io.Pipe()
 	cr, sw := io.Pipe()
 	drop := func(method string, err error) { s.events <- "dropped " + method + ": " + err.Error() }
-	dispatch.Connect(&s.end, routes, handler(s), s, sr, sw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, OnDrop: drop, Observer: serverObs})
-	dispatch.Connect(c, dispatch.NewRoutes[handler](openM.Wire), nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, Observer: clientObs})
+	dispatch.Connect(&s.end, routes, s.route, s, sr, sw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, OnDrop: drop, Observer: serverObs})
+	dispatch.Connect(c, &dispatch.Routes{Open: openM.Wire}, nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, Observer: clientObs})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -140,7 +165,7 @@ func event(t *testing.T, s *server) string {
 func TestRouting(t *testing.T) {
 	s, c := connect(t)
 	ctx := context.Background()
-	if _, err := dispatch.Call(ctx, c, doM, &msg{}); err == nil || !strings.Contains(err.Error(), "initialize first") {
+	if _, err := call(ctx, c, doM, &msg{}); err == nil || !strings.Contains(err.Error(), "initialize first") {
 		t.Errorf("a call before open: %v", err)
 	}
 	if _, err := c.Conn.Call(ctx, "do", wire.Raw(`{}`)); code(err) != wire.CodeInvalidRequest {
@@ -150,16 +175,16 @@ func TestRouting(t *testing.T) {
 	if e := event(t, s); e != "dropped tell: received before initialize" {
 		t.Errorf("a notification before open: %s", e)
 	}
-	if _, err := dispatch.Open(ctx, c, openM, &msg{X: "hello"}); err != nil {
+	if err := c.Open(ctx, &openM.Method, &msg{X: "hello"}, &msg{}); err != nil {
 		t.Fatal(err)
 	}
 	c.SetNegotiated(nil, grants(`{"a":true,"b":true}`))
 
-	if res, err := dispatch.Call(ctx, c, doM, &msg{X: "echo"}); err != nil || res.X != "ok:echo" {
+	if res, err := call(ctx, c, doM, &msg{X: "echo"}); err != nil || res.X != "ok:echo" {
 		t.Errorf("do: %v, %v", res, err)
 	}
 	var le *wire.LocalError
-	if _, err := dispatch.Call(ctx, c, doM, &msg{X: "bad"}); !errors.As(err, &le) || le.What != "params" {
+	if _, err := call(ctx, c, doM, &msg{X: "bad"}); !errors.As(err, &le) || le.What != "params" {
 		t.Errorf("invalid params sent: %v, want a LocalError", err)
 	}
 	if res, err := c.Conn.Call(ctx, "do", wire.Raw(`{"x":"new"}`)); err != nil || string(res) != `{"sessionId":"","x":"ok:new"}` {
@@ -186,7 +211,7 @@ func TestRouting(t *testing.T) {
 	if res, err := c.Conn.Call(ctx, "_x/y", nil); err != nil || string(res) != `"_x/y"` {
 		t.Errorf("an extension method: %s, %v", res, err)
 	}
-	if err := dispatch.Notify(ctx, c, tellM, &msg{X: "w"}); err != nil {
+	if err := c.Notify(ctx, &tellM.Method, &msg{X: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	if e := event(t, s); e != "tell w" {
@@ -201,18 +226,18 @@ func TestRouting(t *testing.T) {
 func TestCallTurnSendsItsCancel(t *testing.T) {
 	s, c := connect(t)
 	ctx := context.Background()
-	if _, err := dispatch.Open(ctx, c, openM, &msg{}); err != nil {
+	if err := c.Open(ctx, &openM.Method, &msg{}, &msg{}); err != nil {
 		t.Fatal(err)
 	}
 	c.SetNegotiated(nil, grants(`{"a":true}`))
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := dispatch.CallTurn(ended, c, turnM, &msg{S: "s1"}, cancelM.Wire, &msg{S: "s1"}); !errors.Is(err, context.Canceled) {
+	if err := c.CallTurn(ended, &turnM.Method, &msg{S: "s1"}, &msg{}, cancelM.Wire, &msg{S: "s1"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a turn whose context had ended: %v", err)
 	}
 	turn, cancel := context.WithCancel(ctx)
 	go func() { <-s.turning; cancel() }()
-	if _, err := dispatch.CallTurn(turn, c, turnM, &msg{S: "s2"}, cancelM.Wire, &msg{S: "s2"}); !errors.Is(err, context.Canceled) {
+	if err := c.CallTurn(turn, &turnM.Method, &msg{S: "s2"}, &msg{}, cancelM.Wire, &msg{S: "s2"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled turn: %v", err)
 	}
 	// The first turn sent nothing: the first cancel told is the second's.

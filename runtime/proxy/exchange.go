@@ -216,8 +216,8 @@ func Request[P, R any](p *Proxy, m *dispatch.Request[P, R], f func(ctx context.C
 }
 
 func interceptRequest[P, R any](ctx context.Context, x *exchange, m *dispatch.Request[P, R], f func(context.Context, P, func(context.Context, P) (R, error)) (R, error)) (wire.Raw, error) {
-	params, err := m.DecodeParams(x.params, x.c.mode)
-	if err != nil {
+	params := m.Params.New()
+	if err := dispatch.DecodeParams(&m.Method, x.params, params, x.c.mode); err != nil {
 		return nil, err
 	}
 	res, err := f(ctx, params, func(ctx context.Context, params P) (R, error) {
@@ -239,7 +239,11 @@ func callMethod[P, R any](ctx context.Context, c *chain, to side, m *dispatch.Re
 	if err != nil {
 		return zero, err
 	}
-	return m.DecodeResult(raw, c.mode)
+	res := m.Result.New()
+	if err := dispatch.DecodeResult(&m.Method, raw, res, c.mode); err != nil {
+		return zero, err
+	}
+	return res, nil
 }
 
 // Notification intercepts m's notifications as Request does requests: f
@@ -249,8 +253,8 @@ func callMethod[P, R any](ctx context.Context, c *chain, to side, m *dispatch.Re
 // after it from the same side wait until f returns, so order is kept.
 func Notification[P any](p *Proxy, m *dispatch.Notification[P], f func(ctx context.Context, params P, next func(context.Context, P) error) error) {
 	p.add(&route{method: &m.Method, notify: func(ctx context.Context, x *exchange) error {
-		params, err := m.DecodeParams(x.params, x.c.mode)
-		if err != nil {
+		params := m.Params.New()
+		if err := dispatch.DecodeParams(&m.Method, x.params, params, x.c.mode); err != nil {
 			return err
 		}
 		return f(ctx, params, func(ctx context.Context, params P) error {

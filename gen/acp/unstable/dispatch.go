@@ -714,7 +714,7 @@ func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *Agen
 		h:     h,
 		turns: map[SessionID]map[*turn]struct{}{},
 	}
-	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
+	dispatch.Connect(&c.end, &agentRoutes, c.route, h, r, w, o)
 	return c
 }
 
@@ -749,122 +749,252 @@ func (c *AgentConn) SendNotification(ctx context.Context, method string, params 
 // FsWriteTextFile calls fs/write_text_file on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) FsWriteTextFile(ctx context.Context, params *WriteTextFileRequest) (*WriteTextFileResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientFsWriteTextFileDesc, params)
+	res := new(WriteTextFileResponse)
+	if err := c.end.Call(ctx, &clientFsWriteTextFileDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // FsReadTextFile calls fs/read_text_file on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) FsReadTextFile(ctx context.Context, params *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientFsReadTextFileDesc, params)
+	res := new(ReadTextFileResponse)
+	if err := c.end.Call(ctx, &clientFsReadTextFileDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
+	res := new(RequestPermissionResponse)
+	if err := c.end.Call(ctx, &clientSessionRequestPermissionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalCreate calls terminal/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalCreate(ctx context.Context, params *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalCreateDesc, params)
+	res := new(CreateTerminalResponse)
+	if err := c.end.Call(ctx, &clientTerminalCreateDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalOutput calls terminal/output on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalOutput(ctx context.Context, params *TerminalOutputRequest) (*TerminalOutputResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalOutputDesc, params)
+	res := new(TerminalOutputResponse)
+	if err := c.end.Call(ctx, &clientTerminalOutputDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalRelease calls terminal/release on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalRelease(ctx context.Context, params *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalReleaseDesc, params)
+	res := new(ReleaseTerminalResponse)
+	if err := c.end.Call(ctx, &clientTerminalReleaseDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalWaitForExit calls terminal/wait_for_exit on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalWaitForExit(ctx context.Context, params *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalWaitForExitDesc, params)
+	res := new(WaitForTerminalExitResponse)
+	if err := c.end.Call(ctx, &clientTerminalWaitForExitDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalKill calls terminal/kill on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) TerminalKill(ctx context.Context, params *KillTerminalRequest) (*KillTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientTerminalKillDesc, params)
+	res := new(KillTerminalResponse)
+	if err := c.end.Call(ctx, &clientTerminalKillDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
+	res := new(CreateElicitationResponse)
+	if err := c.end.Call(ctx, &clientElicitationCreateDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // MCPMessage calls mcp/message on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) MCPMessage(ctx context.Context, params *MessageMCPRequest) (*MessageMCPResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientMCPMessageDesc, params)
+	res := new(MessageMCPResponse)
+	if err := c.end.Call(ctx, &clientMCPMessageDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *SessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
+	return c.end.Notify(ctx, &clientSessionUpdateDesc.Method, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
+	return c.end.Notify(ctx, &clientElicitationCompleteDesc.Method, params)
 }
 
 // AuthStatusUpdate sends the notification auth/status_update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) AuthStatusUpdate(ctx context.Context, params *AuthStatusUpdateNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientAuthStatusUpdateDesc, params)
+	return c.end.Notify(ctx, &clientAuthStatusUpdateDesc.Method, params)
 }
 
-// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
-// called by NewAgentConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func agentRoutes() *dispatch.Routes[AgentHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
-		dispatch.Serve(&agentAuthenticateDesc, AgentHandler.Authenticate),
-		dispatch.Serve(&agentProvidersListDesc, AgentHandler.ProvidersList),
-		dispatch.Serve(&agentProvidersSetDesc, AgentHandler.ProvidersSet),
-		dispatch.Serve(&agentProvidersDisableDesc, AgentHandler.ProvidersDisable),
-		dispatch.Serve(&agentLogoutDesc, AgentHandler.Logout),
-		dispatch.Serve(&agentAuthStatusDesc, AgentHandler.AuthStatus),
-		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
-		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
-		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
-		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
-		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
-		dispatch.Serve(&agentSessionArchiveDesc, AgentHandler.SessionArchive),
-		dispatch.Serve(&agentSessionUnarchiveDesc, AgentHandler.SessionUnarchive),
-		dispatch.Serve(&agentSessionStatusDesc, AgentHandler.SessionStatus),
-		dispatch.Serve(&agentSessionSetTitleDesc, AgentHandler.SessionSetTitle),
-		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
-		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
-		dispatch.Serve(&agentSessionSetModeDesc, AgentHandler.SessionSetMode),
-		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
-		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
-		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
-		dispatch.Receive(&agentMCPMessageDesc, AgentHandler.MCPMessage),
-	)
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var agentRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		{Method: &agentInitializeDesc.Method, Params: (*InitializeRequest)(nil)},
+		{Method: &agentAuthenticateDesc.Method, Params: (*AuthenticateRequest)(nil)},
+		{Method: &agentProvidersListDesc.Method, Params: (*ListProvidersRequest)(nil)},
+		{Method: &agentProvidersSetDesc.Method, Params: (*SetProviderRequest)(nil)},
+		{Method: &agentProvidersDisableDesc.Method, Params: (*DisableProviderRequest)(nil)},
+		{Method: &agentLogoutDesc.Method, Params: (*LogoutRequest)(nil)},
+		{Method: &agentAuthStatusDesc.Method, Params: (*AuthStatusRequest)(nil)},
+		{Method: &agentSessionNewDesc.Method, Params: (*NewSessionRequest)(nil)},
+		{Method: &agentSessionLoadDesc.Method, Params: (*LoadSessionRequest)(nil)},
+		{Method: &agentSessionListDesc.Method, Params: (*ListSessionsRequest)(nil)},
+		{Method: &agentSessionDeleteDesc.Method, Params: (*DeleteSessionRequest)(nil)},
+		{Method: &agentSessionForkDesc.Method, Params: (*ForkSessionRequest)(nil)},
+		{Method: &agentSessionArchiveDesc.Method, Params: (*ArchiveSessionRequest)(nil)},
+		{Method: &agentSessionUnarchiveDesc.Method, Params: (*UnarchiveSessionRequest)(nil)},
+		{Method: &agentSessionStatusDesc.Method, Params: (*SessionStatusRequest)(nil)},
+		{Method: &agentSessionSetTitleDesc.Method, Params: (*SetSessionTitleRequest)(nil)},
+		{Method: &agentSessionResumeDesc.Method, Params: (*ResumeSessionRequest)(nil)},
+		{Method: &agentSessionCloseDesc.Method, Params: (*CloseSessionRequest)(nil)},
+		{Method: &agentSessionSetModeDesc.Method, Params: (*SetSessionModeRequest)(nil)},
+		{Method: &agentSessionSetConfigOptionDesc.Method, Params: (*SetSessionConfigOptionRequest)(nil)},
+		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
+		{Method: &agentSessionCancelDesc.Method, Params: (*CancelNotification)(nil)},
+		{Method: &agentMCPMessageDesc.Method, Params: (*MessageMCPNotification)(nil)},
+	},
+	Open: MethodInitialize,
 }
 
-// agentSide is the handler AgentConn's routes call: h, with the connection's own part of
-// initialize and of prompt turns.
-type agentSide struct {
-	AgentHandler
-	c *AgentConn
+// route calls the handler of agentRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	case 0:
+		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 1:
+		if res, err := c.h.Authenticate(ctx, p.(*AuthenticateRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 2:
+		if res, err := c.h.ProvidersList(ctx, p.(*ListProvidersRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 3:
+		if res, err := c.h.ProvidersSet(ctx, p.(*SetProviderRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 4:
+		if res, err := c.h.ProvidersDisable(ctx, p.(*DisableProviderRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 5:
+		if res, err := c.h.Logout(ctx, p.(*LogoutRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 6:
+		if res, err := c.h.AuthStatus(ctx, p.(*AuthStatusRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 7:
+		if res, err := c.h.SessionNew(ctx, p.(*NewSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 8:
+		if res, err := c.h.SessionLoad(ctx, p.(*LoadSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 9:
+		if res, err := c.h.SessionList(ctx, p.(*ListSessionsRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 10:
+		if res, err := c.h.SessionDelete(ctx, p.(*DeleteSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 11:
+		if res, err := c.h.SessionFork(ctx, p.(*ForkSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 12:
+		if res, err := c.h.SessionArchive(ctx, p.(*ArchiveSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 13:
+		if res, err := c.h.SessionUnarchive(ctx, p.(*UnarchiveSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 14:
+		if res, err := c.h.SessionStatus(ctx, p.(*SessionStatusRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 15:
+		if res, err := c.h.SessionSetTitle(ctx, p.(*SetSessionTitleRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 16:
+		if res, err := c.h.SessionResume(ctx, p.(*ResumeSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 17:
+		if res, err := c.h.SessionClose(ctx, p.(*CloseSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 18:
+		if res, err := c.h.SessionSetMode(ctx, p.(*SetSessionModeRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 19:
+		if res, err := c.h.SessionSetConfigOption(ctx, p.(*SetSessionConfigOptionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 20:
+		if res, err := c.handleSessionPrompt(ctx, p.(*PromptRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 21:
+		c.handleSessionCancel(ctx, p.(*CancelNotification))
+	case 22:
+		c.h.MCPMessage(ctx, p.(*MessageMCPNotification))
+	}
+	return nil, nil
 }
 
-// Initialize calls h's, then records what both sides advertised.
-func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := s.AgentHandler.Initialize(ctx, p)
+// handleInitialize calls the handler's Initialize, then records what both sides advertised.
+func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
+	res, err := c.h.Initialize(ctx, p)
 	if err != nil || res == nil {
 		return res, err
 	}
@@ -873,14 +1003,14 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
 	n := newNegotiated(p, res)
-	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
+	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
-// SessionPrompt runs h's as a turn that session/cancel can end.
-func (s agentSide) SessionPrompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error) {
-	ctx, t := s.c.startTurn(ctx, p.SessionID)
-	defer s.c.endTurn(p.SessionID, t)
-	res, err := s.AgentHandler.SessionPrompt(ctx, p)
+// handleSessionPrompt runs the handler's SessionPrompt as a turn that session/cancel can end.
+func (c *AgentConn) handleSessionPrompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error) {
+	ctx, t := c.startTurn(ctx, p.SessionID)
+	defer c.endTurn(p.SessionID, t)
+	res, err := c.h.SessionPrompt(ctx, p)
 	// A turn ended by session/cancel, or by the end of a drain of the connection (see
 	// jsonrpc.Drain), answers stopReason "cancelled", not an error.
 	if (t.cancelled.Load() || jsonrpc.Drained(ctx)) && (err != nil || res == nil) {
@@ -889,10 +1019,10 @@ func (s agentSide) SessionPrompt(ctx context.Context, p *PromptRequest) (*Prompt
 	return res, err
 }
 
-// SessionCancel ends the session's turns, then calls h's.
-func (s agentSide) SessionCancel(ctx context.Context, p *CancelNotification) {
-	s.c.cancelTurn(p.SessionID)
-	s.AgentHandler.SessionCancel(ctx, p)
+// handleSessionCancel ends the session's turns, then calls the handler's SessionCancel.
+func (c *AgentConn) handleSessionCancel(ctx context.Context, p *CancelNotification) {
+	c.cancelTurn(p.SessionID)
+	c.h.SessionCancel(ctx, p)
 }
 
 // turn is one in-flight session/prompt.
@@ -1054,7 +1184,7 @@ type ClientConn struct {
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *ClientConn {
 	c := &ClientConn{h: h}
-	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
+	dispatch.Connect(&c.end, &clientRoutes, c.route, h, r, w, o)
 	return c
 }
 
@@ -1092,8 +1222,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
-	if err != nil {
+	res := new(InitializeResponse)
+	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
 	if res.ProtocolVersion != CurrentProtocolVersion {
@@ -1107,121 +1237,201 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 // Authenticate calls authenticate on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Authenticate(ctx context.Context, params *AuthenticateRequest) (*AuthenticateResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentAuthenticateDesc, params)
+	res := new(AuthenticateResponse)
+	if err := c.end.Call(ctx, &agentAuthenticateDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ProvidersList calls providers/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersList(ctx context.Context, params *ListProvidersRequest) (*ListProvidersResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentProvidersListDesc, params)
+	res := new(ListProvidersResponse)
+	if err := c.end.Call(ctx, &agentProvidersListDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ProvidersSet calls providers/set on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersSet(ctx context.Context, params *SetProviderRequest) (*SetProviderResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentProvidersSetDesc, params)
+	res := new(SetProviderResponse)
+	if err := c.end.Call(ctx, &agentProvidersSetDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ProvidersDisable calls providers/disable on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ProvidersDisable(ctx context.Context, params *DisableProviderRequest) (*DisableProviderResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentProvidersDisableDesc, params)
+	res := new(DisableProviderResponse)
+	if err := c.end.Call(ctx, &agentProvidersDisableDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Logout calls logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Logout(ctx context.Context, params *LogoutRequest) (*LogoutResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentLogoutDesc, params)
+	res := new(LogoutResponse)
+	if err := c.end.Call(ctx, &agentLogoutDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // AuthStatus calls auth/status on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthStatus(ctx context.Context, params *AuthStatusRequest) (*AuthStatusResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentAuthStatusDesc, params)
+	res := new(AuthStatusResponse)
+	if err := c.end.Call(ctx, &agentAuthStatusDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
+	res := new(NewSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionNewDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionLoad calls session/load on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionLoad(ctx context.Context, params *LoadSessionRequest) (*LoadSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionLoadDesc, params)
+	res := new(LoadSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionLoadDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
+	res := new(ListSessionsResponse)
+	if err := c.end.Call(ctx, &agentSessionListDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
+	res := new(DeleteSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionDeleteDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionFork calls session/fork on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionFork(ctx context.Context, params *ForkSessionRequest) (*ForkSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionForkDesc, params)
+	res := new(ForkSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionForkDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionArchive calls session/archive on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionArchive(ctx context.Context, params *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionArchiveDesc, params)
+	res := new(ArchiveSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionArchiveDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionUnarchive calls session/unarchive on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionUnarchive(ctx context.Context, params *UnarchiveSessionRequest) (*UnarchiveSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionUnarchiveDesc, params)
+	res := new(UnarchiveSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionUnarchiveDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionStatus calls session/status on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionStatus(ctx context.Context, params *SessionStatusRequest) (*SessionStatusResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionStatusDesc, params)
+	res := new(SessionStatusResponse)
+	if err := c.end.Call(ctx, &agentSessionStatusDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionSetTitle calls session/set_title on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetTitle(ctx context.Context, params *SetSessionTitleRequest) (*SetSessionTitleResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionSetTitleDesc, params)
+	res := new(SetSessionTitleResponse)
+	if err := c.end.Call(ctx, &agentSessionSetTitleDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
+	res := new(ResumeSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionResumeDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
+	res := new(CloseSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionCloseDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionSetMode calls session/set_mode on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetMode(ctx context.Context, params *SetSessionModeRequest) (*SetSessionModeResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionSetModeDesc, params)
+	res := new(SetSessionModeResponse)
+	if err := c.end.Call(ctx, &agentSessionSetModeDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
+	res := new(SetSessionConfigOptionResponse)
+	if err := c.end.Call(ctx, &agentSessionSetConfigOptionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	return dispatch.CallTurn(ctx, &c.end, &agentSessionPromptDesc, params, MethodSessionCancel, &CancelNotification{SessionID: params.SessionID})
+	res := new(PromptResponse)
+	if err := c.end.CallTurn(ctx, &agentSessionPromptDesc.Method, params, res, MethodSessionCancel, &CancelNotification{SessionID: params.SessionID}); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // When ctx ends first, it sends session/cancel for params' session as well as the runtime's
@@ -1229,32 +1439,87 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelNotification) error {
-	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
+	return c.end.Notify(ctx, &agentSessionCancelDesc.Method, params)
 }
 
 // MCPMessage sends the notification mcp/message to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) MCPMessage(ctx context.Context, params *MessageMCPNotification) error {
-	return dispatch.Notify(ctx, &c.end, &agentMCPMessageDesc, params)
+	return c.end.Notify(ctx, &agentMCPMessageDesc.Method, params)
 }
 
-// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
-// called by NewClientConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func clientRoutes() *dispatch.Routes[ClientHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&clientFsWriteTextFileDesc, ClientHandler.FsWriteTextFile),
-		dispatch.Serve(&clientFsReadTextFileDesc, ClientHandler.FsReadTextFile),
-		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
-		dispatch.Serve(&clientTerminalCreateDesc, ClientHandler.TerminalCreate),
-		dispatch.Serve(&clientTerminalOutputDesc, ClientHandler.TerminalOutput),
-		dispatch.Serve(&clientTerminalReleaseDesc, ClientHandler.TerminalRelease),
-		dispatch.Serve(&clientTerminalWaitForExitDesc, ClientHandler.TerminalWaitForExit),
-		dispatch.Serve(&clientTerminalKillDesc, ClientHandler.TerminalKill),
-		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
-		dispatch.Serve(&clientMCPMessageDesc, ClientHandler.MCPMessage),
-		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
-		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
-		dispatch.Receive(&clientAuthStatusUpdateDesc, ClientHandler.AuthStatusUpdate),
-	)
+// clientRoutes are the methods a ClientConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var clientRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		{Method: &clientFsWriteTextFileDesc.Method, Params: (*WriteTextFileRequest)(nil)},
+		{Method: &clientFsReadTextFileDesc.Method, Params: (*ReadTextFileRequest)(nil)},
+		{Method: &clientSessionRequestPermissionDesc.Method, Params: (*RequestPermissionRequest)(nil)},
+		{Method: &clientTerminalCreateDesc.Method, Params: (*CreateTerminalRequest)(nil)},
+		{Method: &clientTerminalOutputDesc.Method, Params: (*TerminalOutputRequest)(nil)},
+		{Method: &clientTerminalReleaseDesc.Method, Params: (*ReleaseTerminalRequest)(nil)},
+		{Method: &clientTerminalWaitForExitDesc.Method, Params: (*WaitForTerminalExitRequest)(nil)},
+		{Method: &clientTerminalKillDesc.Method, Params: (*KillTerminalRequest)(nil)},
+		{Method: &clientElicitationCreateDesc.Method, Params: (*CreateElicitationRequest)(nil)},
+		{Method: &clientMCPMessageDesc.Method, Params: (*MessageMCPRequest)(nil)},
+		{Method: &clientSessionUpdateDesc.Method, Params: (*SessionNotification)(nil)},
+		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
+		{Method: &clientAuthStatusUpdateDesc.Method, Params: (*AuthStatusUpdateNotification)(nil)},
+	},
+	Open: MethodInitialize,
+}
+
+// route calls the handler of clientRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *ClientConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	case 0:
+		if res, err := c.h.FsWriteTextFile(ctx, p.(*WriteTextFileRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 1:
+		if res, err := c.h.FsReadTextFile(ctx, p.(*ReadTextFileRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 2:
+		if res, err := c.h.SessionRequestPermission(ctx, p.(*RequestPermissionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 3:
+		if res, err := c.h.TerminalCreate(ctx, p.(*CreateTerminalRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 4:
+		if res, err := c.h.TerminalOutput(ctx, p.(*TerminalOutputRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 5:
+		if res, err := c.h.TerminalRelease(ctx, p.(*ReleaseTerminalRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 6:
+		if res, err := c.h.TerminalWaitForExit(ctx, p.(*WaitForTerminalExitRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 7:
+		if res, err := c.h.TerminalKill(ctx, p.(*KillTerminalRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 8:
+		if res, err := c.h.ElicitationCreate(ctx, p.(*CreateElicitationRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 9:
+		if res, err := c.h.MCPMessage(ctx, p.(*MessageMCPRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 10:
+		c.h.SessionUpdate(ctx, p.(*SessionNotification))
+	case 11:
+		c.h.ElicitationComplete(ctx, p.(*CompleteElicitationNotification))
+	case 12:
+		c.h.AuthStatusUpdate(ctx, p.(*AuthStatusUpdateNotification))
+	}
+	return nil, nil
 }

@@ -380,7 +380,7 @@ type AgentConn struct {
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
 	c := &AgentConn{h: h}
-	dispatch.Connect(&c.end, agentRoutes(), AgentHandler(agentSide{h, c}), h, r, w, o)
+	dispatch.Connect(&c.end, &agentRoutes, c.route, h, r, w, o)
 	return c
 }
 
@@ -415,58 +415,118 @@ func (c *AgentConn) SendNotification(ctx context.Context, method string, params 
 // SessionRequestPermission calls session/request_permission on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SessionRequestPermission(ctx context.Context, params *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientSessionRequestPermissionDesc, params)
+	res := new(RequestPermissionResponse)
+	if err := c.end.Call(ctx, &clientSessionRequestPermissionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ElicitationCreate calls elicitation/create on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicitationRequest) (*CreateElicitationResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientElicitationCreateDesc, params)
+	res := new(CreateElicitationResponse)
+	if err := c.end.Call(ctx, &clientElicitationCreateDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *UpdateSessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientSessionUpdateDesc, params)
+	return c.end.Notify(ctx, &clientSessionUpdateDesc.Method, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
-	return dispatch.Notify(ctx, &c.end, &clientElicitationCompleteDesc, params)
+	return c.end.Notify(ctx, &clientElicitationCompleteDesc.Method, params)
 }
 
-// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
-// called by NewAgentConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func agentRoutes() *dispatch.Routes[AgentHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
-		dispatch.Serve(&agentAuthLoginDesc, AgentHandler.AuthLogin),
-		dispatch.Serve(&agentAuthLogoutDesc, AgentHandler.AuthLogout),
-		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
-		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
-		dispatch.Serve(&agentSessionDeleteDesc, AgentHandler.SessionDelete),
-		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
-		dispatch.Serve(&agentSessionCloseDesc, AgentHandler.SessionClose),
-		dispatch.Serve(&agentToolCallCancelDesc, AgentHandler.ToolCallCancel),
-		dispatch.Serve(&agentTerminalCancelDesc, AgentHandler.TerminalCancel),
-		dispatch.Serve(&agentSessionSetConfigOptionDesc, AgentHandler.SessionSetConfigOption),
-		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
-		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
-	)
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var agentRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		{Method: &agentInitializeDesc.Method, Params: (*InitializeRequest)(nil)},
+		{Method: &agentAuthLoginDesc.Method, Params: (*LoginAuthRequest)(nil)},
+		{Method: &agentAuthLogoutDesc.Method, Params: (*LogoutAuthRequest)(nil)},
+		{Method: &agentSessionNewDesc.Method, Params: (*NewSessionRequest)(nil)},
+		{Method: &agentSessionListDesc.Method, Params: (*ListSessionsRequest)(nil)},
+		{Method: &agentSessionDeleteDesc.Method, Params: (*DeleteSessionRequest)(nil)},
+		{Method: &agentSessionResumeDesc.Method, Params: (*ResumeSessionRequest)(nil)},
+		{Method: &agentSessionCloseDesc.Method, Params: (*CloseSessionRequest)(nil)},
+		{Method: &agentToolCallCancelDesc.Method, Params: (*CancelToolCallRequest)(nil)},
+		{Method: &agentTerminalCancelDesc.Method, Params: (*CancelTerminalRequest)(nil)},
+		{Method: &agentSessionSetConfigOptionDesc.Method, Params: (*SetSessionConfigOptionRequest)(nil)},
+		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
+		{Method: &agentSessionCancelDesc.Method, Params: (*CancelSessionNotification)(nil)},
+	},
+	Open: MethodInitialize,
 }
 
-// agentSide is the handler AgentConn's routes call: h, with the connection's own part of
-// initialize and of prompt turns.
-type agentSide struct {
-	AgentHandler
-	c *AgentConn
+// route calls the handler of agentRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	case 0:
+		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 1:
+		if res, err := c.h.AuthLogin(ctx, p.(*LoginAuthRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 2:
+		if res, err := c.h.AuthLogout(ctx, p.(*LogoutAuthRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 3:
+		if res, err := c.h.SessionNew(ctx, p.(*NewSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 4:
+		if res, err := c.h.SessionList(ctx, p.(*ListSessionsRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 5:
+		if res, err := c.h.SessionDelete(ctx, p.(*DeleteSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 6:
+		if res, err := c.h.SessionResume(ctx, p.(*ResumeSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 7:
+		if res, err := c.h.SessionClose(ctx, p.(*CloseSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 8:
+		if res, err := c.h.ToolCallCancel(ctx, p.(*CancelToolCallRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 9:
+		if res, err := c.h.TerminalCancel(ctx, p.(*CancelTerminalRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 10:
+		if res, err := c.h.SessionSetConfigOption(ctx, p.(*SetSessionConfigOptionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 11:
+		if res, err := c.h.SessionPrompt(ctx, p.(*PromptRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 12:
+		c.h.SessionCancel(ctx, p.(*CancelSessionNotification))
+	}
+	return nil, nil
 }
 
-// Initialize calls h's, then records what both sides advertised.
-func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := s.AgentHandler.Initialize(ctx, p)
+// handleInitialize calls the handler's Initialize, then records what both sides advertised.
+func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
+	res, err := c.h.Initialize(ctx, p)
 	if err != nil || res == nil {
 		return res, err
 	}
@@ -475,7 +535,7 @@ func (s agentSide) Initialize(ctx context.Context, p *InitializeRequest) (*Initi
 		res.ProtocolVersion = CurrentProtocolVersion
 	}
 	n := newNegotiated(p, res)
-	return res, s.c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
+	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -525,7 +585,7 @@ type ClientConn struct {
 // NewClientConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewClientConn(h ClientHandler, r io.Reader, w io.Writer, o ConnOptions) *ClientConn {
 	c := &ClientConn{h: h}
-	dispatch.Connect(&c.end, clientRoutes(), h, h, r, w, o)
+	dispatch.Connect(&c.end, &clientRoutes, c.route, h, r, w, o)
 	return c
 }
 
@@ -563,8 +623,8 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 	if params.ProtocolVersion == 0 {
 		params.ProtocolVersion = CurrentProtocolVersion
 	}
-	res, err := dispatch.Open(ctx, &c.end, &agentInitializeDesc, params)
-	if err != nil {
+	res := new(InitializeResponse)
+	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
 	if res.ProtocolVersion != CurrentProtocolVersion {
@@ -578,83 +638,148 @@ func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) 
 // AuthLogin calls auth/login on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogin(ctx context.Context, params *LoginAuthRequest) (*LoginAuthResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentAuthLoginDesc, params)
+	res := new(LoginAuthResponse)
+	if err := c.end.Call(ctx, &agentAuthLoginDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // AuthLogout calls auth/logout on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) AuthLogout(ctx context.Context, params *LogoutAuthRequest) (*LogoutAuthResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentAuthLogoutDesc, params)
+	res := new(LogoutAuthResponse)
+	if err := c.end.Call(ctx, &agentAuthLogoutDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionNew calls session/new on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionNew(ctx context.Context, params *NewSessionRequest) (*NewSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionNewDesc, params)
+	res := new(NewSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionNewDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionList calls session/list on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionList(ctx context.Context, params *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionListDesc, params)
+	res := new(ListSessionsResponse)
+	if err := c.end.Call(ctx, &agentSessionListDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionDelete calls session/delete on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionDelete(ctx context.Context, params *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionDeleteDesc, params)
+	res := new(DeleteSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionDeleteDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionResume calls session/resume on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionResume(ctx context.Context, params *ResumeSessionRequest) (*ResumeSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionResumeDesc, params)
+	res := new(ResumeSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionResumeDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionClose calls session/close on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionClose(ctx context.Context, params *CloseSessionRequest) (*CloseSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionCloseDesc, params)
+	res := new(CloseSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionCloseDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ToolCallCancel calls tool_call/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) ToolCallCancel(ctx context.Context, params *CancelToolCallRequest) (*CancelToolCallResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentToolCallCancelDesc, params)
+	res := new(CancelToolCallResponse)
+	if err := c.end.Call(ctx, &agentToolCallCancelDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // TerminalCancel calls terminal/cancel on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) TerminalCancel(ctx context.Context, params *CancelTerminalRequest) (*CancelTerminalResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentTerminalCancelDesc, params)
+	res := new(CancelTerminalResponse)
+	if err := c.end.Call(ctx, &agentTerminalCancelDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionSetConfigOption calls session/set_config_option on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionSetConfigOptionDesc, params)
+	res := new(SetSessionConfigOptionResponse)
+	if err := c.end.Call(ctx, &agentSessionSetConfigOptionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionPromptDesc, params)
+	res := new(PromptResponse)
+	if err := c.end.Call(ctx, &agentSessionPromptDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelSessionNotification) error {
-	return dispatch.Notify(ctx, &c.end, &agentSessionCancelDesc, params)
+	return c.end.Notify(ctx, &agentSessionCancelDesc.Method, params)
 }
 
-// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
-// called by NewClientConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func clientRoutes() *dispatch.Routes[ClientHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&clientSessionRequestPermissionDesc, ClientHandler.SessionRequestPermission),
-		dispatch.Serve(&clientElicitationCreateDesc, ClientHandler.ElicitationCreate),
-		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
-		dispatch.Receive(&clientElicitationCompleteDesc, ClientHandler.ElicitationComplete),
-	)
+// clientRoutes are the methods a ClientConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var clientRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		{Method: &clientSessionRequestPermissionDesc.Method, Params: (*RequestPermissionRequest)(nil)},
+		{Method: &clientElicitationCreateDesc.Method, Params: (*CreateElicitationRequest)(nil)},
+		{Method: &clientSessionUpdateDesc.Method, Params: (*UpdateSessionNotification)(nil)},
+		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
+	},
+	Open: MethodInitialize,
+}
+
+// route calls the handler of clientRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *ClientConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	case 0:
+		if res, err := c.h.SessionRequestPermission(ctx, p.(*RequestPermissionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 1:
+		if res, err := c.h.ElicitationCreate(ctx, p.(*CreateElicitationRequest)); res != nil || err != nil {
+			return res, err
+		}
+	case 2:
+		c.h.SessionUpdate(ctx, p.(*UpdateSessionNotification))
+	case 3:
+		c.h.ElicitationComplete(ctx, p.(*CompleteElicitationNotification))
+	}
+	return nil, nil
 }

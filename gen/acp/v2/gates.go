@@ -43,7 +43,7 @@ func (n *Negotiated) grants() dispatch.Grants {
 
 var agentSessionNewGates = dispatch.MethodGates{
 	Method: MethodSessionNew,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[NewSessionRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*NewSessionRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "capabilities.session"},
 		{Capability: "capabilities.session.additionalDirectories", Use: "AdditionalDirectories"},
 		{Capability: "capabilities.session.mcp.stdio", Use: "MCPServers.*.Stdio", Variant: "stdio"},
@@ -58,7 +58,7 @@ var agentSessionListGates = dispatch.MethodGates{
 }
 var agentSessionResumeGates = dispatch.MethodGates{
 	Method: MethodSessionResume,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[ResumeSessionRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*ResumeSessionRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "capabilities.session"},
 		{Capability: "capabilities.session.additionalDirectories", Use: "AdditionalDirectories"},
 		{Capability: "capabilities.session.mcp.stdio", Use: "MCPServers.*.Stdio", Variant: "stdio"},
@@ -73,7 +73,7 @@ var agentSessionCloseGates = dispatch.MethodGates{
 }
 var agentSessionPromptGates = dispatch.MethodGates{
 	Method: MethodSessionPrompt,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[PromptRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*PromptRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "capabilities.session"},
 		{Capability: "capabilities.session.prompt.image", Use: "Prompt.*.Image", Variant: "image"},
 		{Capability: "capabilities.session.prompt.audio", Use: "Prompt.*.Audio", Variant: "audio"},
@@ -106,14 +106,14 @@ var agentAuthLogoutGates = dispatch.MethodGates{
 }
 var clientElicitationCreateGates = dispatch.MethodGates{
 	Method: MethodElicitationCreate,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[CreateElicitationRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*CreateElicitationRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "capabilities.elicitation.form", Use: "Mode.Form", Variant: "form"},
 		{Capability: "capabilities.elicitation.url", Use: "Mode.URL", Variant: "url"},
 	}},
 }
 var agentInitializeGates = dispatch.MethodGates{
 	Method: MethodInitialize,
-	Result: dispatch.GateRows{Type: dispatch.TypeOf[InitializeResponse], Gates: []dispatch.Gate{
+	Result: dispatch.GateRows{Type: (*InitializeResponse)(nil), Gates: []dispatch.Gate{
 		{Capability: "capabilities.auth.terminal", Use: "AuthMethods.*.Terminal", Variant: "terminal"},
 	}},
 }

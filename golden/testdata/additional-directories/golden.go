@@ -329,18 +329,18 @@ func (v *ListSessionsRequest) Matches(item *SessionInfo) bool {
 
 var agentSessionListGates = dispatch.MethodGates{
 	Method: MethodSessionList,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[ListSessionsRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*ListSessionsRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.sessionCapabilities.list"},
 		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
 	}},
-	Result: dispatch.GateRows{Type: dispatch.TypeOf[ListSessionsResponse], Gates: []dispatch.Gate{
+	Result: dispatch.GateRows{Type: (*ListSessionsResponse)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "Sessions.*.AdditionalDirectories", Required: true},
 	}},
 }
 
 var agentSessionForkGates = dispatch.MethodGates{
 	Method: MethodSessionFork,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[ForkSessionRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*ForkSessionRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.sessionCapabilities.fork"},
 		{Capability: "agentCapabilities.sessionCapabilities.additionalDirectories", Use: "AdditionalDirectories"},
 	}},

@@ -154,7 +154,7 @@ func (v *PromptRequest) ForHistory() PromptRequest {
 
 var agentSessionPromptGates = dispatch.MethodGates{
 	Method: MethodSessionPrompt,
-	Params: dispatch.GateRows{Type: dispatch.TypeOf[PromptRequest], Gates: []dispatch.Gate{
+	Params: dispatch.GateRows{Type: (*PromptRequest)(nil), Gates: []dispatch.Gate{
 		{Capability: "agentCapabilities.sessionCapabilities.runtimeContext", Use: "RuntimeContext"},
 	}},
 }

@@ -70,7 +70,7 @@ func TestExtensionMethods(t *testing.T) {
 	}
 	for _, m := range sa.Methods {
 		if w, ok := want[m.Wire]; ok {
-			if m.Descriptor == nil || m.Descriptor.Info().Wire != m.Wire {
+			if m.Descriptor == nil || m.Descriptor.Wire != m.Wire {
 				t.Errorf("%s: descriptor %v", m.Wire, m.Descriptor)
 			}
 			m.Descriptor = nil

@@ -287,7 +287,7 @@ var schema = acpgentest.Schema{
 //     UnimplementedClientHandler.SandboxagentSessionRequestQuestion,
 //     ClientConn.SandboxagentSessionSetMetadata
 // changed: AgentMethodTable, AgentMethods, ClientMethodTable, ClientMethods, AgentHandler,
-//     agentRoutes, ClientHandler, clientRoutes
+//     agentRoutes, AgentConn.route, ClientHandler, clientRoutes, ClientConn.route
 
 var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{
 	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true, Gates: &agentSandboxagentSessionSetMetadataGates},
@@ -400,24 +400,35 @@ func (UnimplementedAgentHandler) SandboxagentSessionSetMetadata(context.Context,
 // SandboxagentSessionRequestQuestion calls _sandboxagent/session/request_question on the client, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *AgentConn) SandboxagentSessionRequestQuestion(ctx context.Context, params *SandboxAgentRequestQuestionRequest) (*SandboxAgentRequestQuestionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &clientSandboxagentSessionRequestQuestionDesc, params)
+	res := new(SandboxAgentRequestQuestionResponse)
+	if err := c.end.Call(ctx, &clientSandboxagentSessionRequestQuestionDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
-// called by NewAgentConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func agentRoutes() *dispatch.Routes[AgentHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
-		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
-		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
-		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
-		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
-		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
-		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
-		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
-		dispatch.Serve(&agentSandboxagentSessionSetMetadataDesc, AgentHandler.SandboxagentSessionSetMetadata),
-	)
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var agentRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		// ... 8 unchanged elements
+		{Method: &agentSandboxagentSessionSetMetadataDesc.Method, Params: (*SandboxAgentSetMetadataRequest)(nil)},
+	},
+	Open: MethodInitialize,
+}
+
+// route calls the handler of agentRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	// ... 8 unchanged cases
+	case 8:
+		if res, err := c.h.SandboxagentSessionSetMetadata(ctx, p.(*SandboxAgentSetMetadataRequest)); res != nil || err != nil {
+			return res, err
+		}
+	}
+	return nil, nil
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -439,18 +450,36 @@ func (UnimplementedClientHandler) SandboxagentSessionRequestQuestion(context.Con
 // SandboxagentSessionSetMetadata calls _sandboxagent/session/set_metadata on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SandboxagentSessionSetMetadata(ctx context.Context, params *SandboxAgentSetMetadataRequest) (*SandboxAgentSetMetadataResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSandboxagentSessionSetMetadataDesc, params)
+	res := new(SandboxAgentSetMetadataResponse)
+	if err := c.end.Call(ctx, &agentSandboxagentSessionSetMetadataDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-// clientRoutes builds the routes of the messages a ClientConn receives to its handler. It is
-// called by NewClientConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func clientRoutes() *dispatch.Routes[ClientHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Receive(&clientSessionUpdateDesc, ClientHandler.SessionUpdate),
-		dispatch.Serve(&clientFsReadTextFileDesc, ClientHandler.FsReadTextFile),
-		dispatch.Serve(&clientSandboxagentSessionRequestQuestionDesc, ClientHandler.SandboxagentSessionRequestQuestion),
-	)
+// clientRoutes are the methods a ClientConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var clientRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		{Method: &clientSessionUpdateDesc.Method, Params: (*SessionNotification)(nil)},
+		{Method: &clientFsReadTextFileDesc.Method, Params: (*ReadTextFileRequest)(nil)},
+		{Method: &clientSandboxagentSessionRequestQuestionDesc.Method, Params: (*SandboxAgentRequestQuestionRequest)(nil)},
+	},
+	Open: MethodInitialize,
+}
+
+// route calls the handler of clientRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *ClientConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	// ... 2 unchanged cases
+	case 2:
+		if res, err := c.h.SandboxagentSessionRequestQuestion(ctx, p.(*SandboxAgentRequestQuestionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	}
+	return nil, nil
 }
 
 // ==== extras.go ====
@@ -593,14 +622,14 @@ const MethodSandboxagentSessionSetMetadata = "_sandboxagent/session/set_metadata
 var Methods = []MethodInfo{
 	// ... 10 unchanged elements
 	{
-		Descriptor:   &clientSandboxagentSessionRequestQuestionDesc,
+		Descriptor:   &clientSandboxagentSessionRequestQuestionDesc.Method,
 		Notification: false,
 		Params:       "SandboxAgentRequestQuestionRequest",
 		Result:       "SandboxAgentRequestQuestionResponse",
 		Side:         "client",
 		Wire:         MethodSandboxagentSessionRequestQuestion,
 	}, {
-		Descriptor:   &agentSandboxagentSessionSetMetadataDesc,
+		Descriptor:   &agentSandboxagentSessionSetMetadataDesc.Method,
 		Notification: false,
 		Params:       "SandboxAgentSetMetadataRequest",
 		Result:       "SandboxAgentSetMetadataResponse",

@@ -278,7 +278,7 @@ var schema = acpgentest.Schema{
 // ==== dispatch.go ====
 //
 // added: agentSessionStopDesc, UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
-// changed: AgentMethodTable, AgentMethods, AgentHandler, agentRoutes
+// changed: AgentMethodTable, AgentMethods, AgentHandler, agentRoutes, AgentConn.route
 
 var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
@@ -350,27 +350,38 @@ func (UnimplementedAgentHandler) SessionStop(context.Context, *ZeroClawStopSessi
 	return nil, dispatch.MethodNotFound(MethodSessionStop)
 }
 
-// agentRoutes builds the routes of the messages a AgentConn receives to its handler. It is
-// called by NewAgentConn, not at package init, so a program that never serves this side
-// links none of its routes.
-func agentRoutes() *dispatch.Routes[AgentHandler] {
-	return dispatch.NewRoutes(MethodInitialize,
-		dispatch.Serve(&agentInitializeDesc, AgentHandler.Initialize),
-		dispatch.Serve(&agentSessionNewDesc, AgentHandler.SessionNew),
-		dispatch.Serve(&agentSessionLoadDesc, AgentHandler.SessionLoad),
-		dispatch.Serve(&agentSessionResumeDesc, AgentHandler.SessionResume),
-		dispatch.Serve(&agentSessionForkDesc, AgentHandler.SessionFork),
-		dispatch.Serve(&agentSessionListDesc, AgentHandler.SessionList),
-		dispatch.Serve(&agentSessionPromptDesc, AgentHandler.SessionPrompt),
-		dispatch.Receive(&agentSessionCancelDesc, AgentHandler.SessionCancel),
-		dispatch.Serve(&agentSessionStopDesc, AgentHandler.SessionStop),
-	)
+// agentRoutes are the methods a AgentConn routes to its handler and their params types,
+// numbered as its route numbers them. It is static data: a program that never serves this
+// side links none of it.
+var agentRoutes = dispatch.Routes{
+	Methods: []dispatch.Handled{
+		// ... 8 unchanged elements
+		{Method: &agentSessionStopDesc.Method, Params: (*ZeroClawStopSessionRequest)(nil)},
+	},
+	Open: MethodInitialize,
+}
+
+// route calls the handler of agentRoutes' method i with its params p, decoded and checked
+// (see dispatch.Route): a result the handler returned nil is no result.
+func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
+	switch i {
+	// ... 8 unchanged cases
+	case 8:
+		if res, err := c.h.SessionStop(ctx, p.(*ZeroClawStopSessionRequest)); res != nil || err != nil {
+			return res, err
+		}
+	}
+	return nil, nil
 }
 
 // SessionStop calls session/stop on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) SessionStop(ctx context.Context, params *ZeroClawStopSessionRequest) (*ZeroClawStopSessionResponse, error) {
-	return dispatch.Call(ctx, &c.end, &agentSessionStopDesc, params)
+	res := new(ZeroClawStopSessionResponse)
+	if err := c.end.Call(ctx, &agentSessionStopDesc.Method, params, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ==== extras.go ====
@@ -416,7 +427,7 @@ const MethodSessionStop = "session/stop"
 var Methods = []MethodInfo{
 	// ... 10 unchanged elements
 	{
-		Descriptor:   &agentSessionStopDesc,
+		Descriptor:   &agentSessionStopDesc.Method,
 		Notification: false,
 		Params:       "ZeroClawStopSessionRequest",
 		Result:       "ZeroClawStopSessionResponse",

@@ -91,7 +91,7 @@ func NewUnsupportedProtocolVersionError(data any) *RPCError {
 // NewAgentConn does not, since the reflection it uses keeps every exported method
 // of the program's interface-stored types in the binary.
 func CheckAgentHandler(h AgentHandler) error {
-	return wire.CheckHandler(h, reflect.TypeFor[AgentHandler](), reflect.TypeFor[ExtHandler]())
+	return wire.CheckHandler(h, reflect.TypeOf((*AgentHandler)(nil)).Elem(), reflect.TypeOf((*ExtHandler)(nil)).Elem())
 }
 
 // CheckClientHandler reports exported methods of h that look meant for ClientHandler but are not
@@ -101,7 +101,7 @@ func CheckAgentHandler(h AgentHandler) error {
 // NewClientConn does not, since the reflection it uses keeps every exported method
 // of the program's interface-stored types in the binary.
 func CheckClientHandler(h ClientHandler) error {
-	return wire.CheckHandler(h, reflect.TypeFor[ClientHandler](), reflect.TypeFor[ExtHandler]())
+	return wire.CheckHandler(h, reflect.TypeOf((*ClientHandler)(nil)).Elem(), reflect.TypeOf((*ExtHandler)(nil)).Elem())
 }
 
 // CommandSubject returns a RequestPermissionSubject holding the Command variant with Command command, Cwd cwd.
