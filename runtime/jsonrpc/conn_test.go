@@ -453,7 +453,9 @@ func TestBlockedHandlerDoesNotStopReading(t *testing.T) {
 // several watchdog periods, some calling the peer: the reading role passes
 // between goroutines while earlier requests still run, and again while they
 // finish. Every request is answered once, with its own result, and under
-// -race no two goroutines read at once.
+// -race no two goroutines read at once. MaxInFlight admits all n at once:
+// on a loaded machine the handlers fall behind the sender, and a refusal at
+// the bound is another test's subject.
 func TestInlineHandOffsUnderLoad(t *testing.T) {
 	const n = 300
 	var p *peer
@@ -472,7 +474,7 @@ func TestInlineHandOffsUnderLoad(t *testing.T) {
 		}
 		return params, nil
 	}}
-	p = newPeer(t, h, Options{})
+	p = newPeer(t, h, Options{MaxInFlight: n})
 	got := make(chan frame, n)
 	go func() {
 		for range n + n/4 {
