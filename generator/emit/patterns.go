@@ -80,7 +80,10 @@ func instLit(in wire.PatternInst) jen.Code {
 	if in.Out != 0 {
 		d[jen.Id("Out")] = jen.Lit(int(in.Out))
 	}
-	if in.Arg != 0 {
+	switch {
+	case in.Op == wire.PatternEmpty:
+		d[jen.Id("Arg")] = emptyFlags(in.Arg)
+	case in.Arg != 0:
 		d[jen.Id("Arg")] = jen.Lit(int(in.Arg))
 	}
 	if in.Runes != nil {
@@ -91,4 +94,35 @@ func instLit(in wire.PatternInst) jen.Code {
 		d[jen.Id("Runes")] = jen.Index().Rune().Values(rs...)
 	}
 	return jen.Values(d)
+}
+
+// emptyNames names runtime/wire's assertion flags, by value.
+var emptyNames = []struct {
+	bit  uint32
+	name string
+}{
+	{wire.EmptyBeginLine, "EmptyBeginLine"},
+	{wire.EmptyEndLine, "EmptyEndLine"},
+	{wire.EmptyBeginText, "EmptyBeginText"},
+	{wire.EmptyEndText, "EmptyEndText"},
+	{wire.EmptyWordBoundary, "EmptyWordBoundary"},
+	{wire.EmptyNoWordBoundary, "EmptyNoWordBoundary"},
+}
+
+// emptyFlags writes a PatternEmpty's assertions by name (wire.EmptyBeginText).
+func emptyFlags(arg uint32) *jen.Statement {
+	var x *jen.Statement
+	for _, f := range emptyNames {
+		switch {
+		case arg&f.bit == 0:
+		case x == nil:
+			x = wq(f.name)
+		default:
+			x = x.Op("|").Add(wq(f.name))
+		}
+	}
+	if x == nil {
+		return jen.Lit(0)
+	}
+	return x
 }

@@ -519,7 +519,7 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 
 var pattern0 = wire.Pattern{
 	Prog: []wire.PatternInst{{Op: wire.PatternFail}, {
-		Arg: 4,
+		Arg: wire.EmptyBeginText,
 		Op:  wire.PatternEmpty,
 		Out: 2,
 	}, {
