@@ -5,11 +5,13 @@ package examples
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,6 +121,26 @@ func TestMinimalAgent(t *testing.T) {
 	}
 }
 
+// minimalDeps links the minimal agent once and returns the linker's
+// dependency graph (-dumpdep), one "from -> to" edge a line.
+var minimalDeps = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "minimal")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "minimal"), "-ldflags=-dumpdep", "./minimal")
+	var deps strings.Builder
+	cmd.Stderr = &deps
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build ./minimal: %v\n%s", err, deps.String())
+	}
+	if !strings.Contains(deps.String(), "main.main") {
+		return "", fmt.Errorf("go build printed no dependency graph:\n%s", deps.String())
+	}
+	return deps.String(), nil
+})
+
 // TestMinimalAgentKeepsMethodDeadCode asks the linker (-dumpdep) whether the
 // minimal agent reaches a function that enumerates methods through
 // reflection. One such function makes the linker keep every exported method
@@ -127,18 +149,39 @@ func TestMinimalAgentKeepsMethodDeadCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links the minimal agent")
 	}
-	cmd := exec.Command("go", "build", "-o", filepath.Join(t.TempDir(), "minimal"), "-ldflags=-dumpdep", "./minimal")
-	var deps strings.Builder
-	cmd.Stderr = &deps
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build ./minimal: %v\n%s", err, deps.String())
+	deps, err := minimalDeps()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(deps.String(), "main.main") {
-		t.Fatalf("go build printed no dependency graph:\n%s", deps.String())
-	}
-	for _, line := range strings.Split(deps.String(), "\n") {
+	for _, line := range strings.Split(deps, "\n") {
 		if strings.Contains(line, "<ReflectMethod>") {
 			t.Errorf("the linker keeps every exported method: %s", line)
+		}
+	}
+}
+
+// TestMinimalAgentLinksNoRegexp asks the linker whether the minimal agent
+// reaches the regexp packages' code (about 0.35 MB with the Unicode tables
+// it keeps): gen/acp's session/new cwd pattern runs as a wire.Pattern, and no
+// format the agent's rules name needs a regexp.
+func TestMinimalAgentLinksNoRegexp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links the minimal agent")
+	}
+	deps, err := minimalDeps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(deps, "\n") {
+		from, to, ok := strings.Cut(line, " -> ")
+		// Importing regexp (runtime/wire's regex format) leaves its tiny
+		// init, which is all it may keep.
+		inRegexp := strings.HasPrefix(from, "regexp") || strings.HasPrefix(from, "go:main.inittasks")
+		// The linker shares identical stack-object records between
+		// packages, so another package's function may name regexp's.
+		shared := strings.HasSuffix(to, ".stkobj")
+		if ok && strings.HasPrefix(to, "regexp") && !inRegexp && !shared {
+			t.Errorf("the minimal agent links regexp: %s", line)
 		}
 	}
 }

@@ -128,6 +128,9 @@ func Files(m *ir.Model, o Config) (map[string][]byte, error) {
 		}
 		out[f.name] = buf.Bytes()
 	}
+	if err := e.patternErr(); err != nil {
+		return nil, err
+	}
 	if ex := e.exampleFile(); ex != nil {
 		// An external test package: it uses the package as a caller does.
 		jf := jen.NewFile(o.Package + "_test")

@@ -58,9 +58,7 @@ func (e *emitter) validators(f *jen.File) {
 		f.Add(e.shapeChecks[i]).Line()
 	}
 	e.flushHelpers(f)
-	for _, p := range e.patterns {
-		f.Var().Id(p.name).Op("=").Qual("regexp", "MustCompile").Call(jen.Lit(p.re))
-	}
+	e.flushPatterns(f)
 	for _, r := range e.stringRules {
 		f.Var().Id(r.name).Op("=").Add(wq("StringRule")).Values(r.fields)
 	}
@@ -73,19 +71,6 @@ const validateWith = "ValidateWith"
 
 func validateWithDoc(f *jen.File, name string) {
 	f.Comment(fmt.Sprintf("ValidateWith adds every way x breaks the schema of %s to v, at v's position.", name))
-}
-
-type pattern struct{ name, re string }
-
-func (e *emitter) patternVar(re string) string {
-	for _, p := range e.patterns {
-		if p.re == re {
-			return p.name
-		}
-	}
-	name := fmt.Sprintf("pattern%d", len(e.patterns))
-	e.patterns = append(e.patterns, pattern{name, re})
-	return name
 }
 
 func (e *emitter) structValidate(t *ir.Type) []jen.Code {
@@ -227,14 +212,11 @@ func (e *emitter) stringRule(r *ir.Ref, subject string) string {
 		if what == "" {
 			what = fmt.Sprintf("a string matching %q", r.Pattern)
 		}
-		set("Pattern", jen.Id(e.patternVar(r.Pattern)), r.Pattern)
+		set("Pattern", jen.Op("&").Id(e.patternVar(r.Pattern)), r.Pattern)
 		set("PatternWhat", jen.Lit(what), what)
 	}
-	if r.URI {
-		set("URI", jen.True(), true)
-	}
-	if f, ok := stringFormats[r.Format]; ok {
-		set("Format", wq(f), f)
+	if f := formatVar(r); f != "" {
+		set("Format", jen.Op("&").Add(wq(f)), f)
 	}
 	if len(key) == 0 {
 		return ""
@@ -253,8 +235,18 @@ func (e *emitter) stringRule(r *ir.Ref, subject string) string {
 	return name
 }
 
-// stringFormats are the string formats checked besides uri, by the
-// runtime/wire Format constant that names them.
+// formatVar names the runtime/wire Format variable that checks r's format,
+// or "" when it has none checked. Rules name only the formats they use, so
+// the linker keeps only their checks.
+func formatVar(r *ir.Ref) string {
+	if r.URI {
+		return "FormatURI"
+	}
+	return stringFormats[r.Format]
+}
+
+// stringFormats are the string formats checked besides uri (ir.Ref.URI), by
+// the runtime/wire Format variable that checks them.
 var stringFormats = map[string]string{
 	"date-time": "FormatDateTime",
 	"date":      "FormatDate",

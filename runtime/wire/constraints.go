@@ -193,10 +193,27 @@ func IsDate(s string) bool {
 	return err == nil
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-// IsUUID reports whether s is a UUID in its hyphenated form (format "uuid").
-func IsUUID(s string) bool { return uuidRE.MatchString(s) }
+// IsUUID reports whether s is a UUID in its hyphenated form (format "uuid"):
+// hex digits in groups of 8, 4, 4, 4 and 12, joined by hyphens.
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // IsRegex reports whether s is a regular expression (format "regex"), as
 // Go's regexp (RE2) reads it: the dialect generated validators match with.

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -56,7 +55,7 @@ var (
 		{Name: "x", Field: "X", Flags: Required, Value: Int64},
 		{Name: "y", Field: "Y", Flags: Required, Value: Int64},
 	}}
-	idRule     = StringRule{MinLength: 2, Pattern: regexp.MustCompile(`^t`), PatternWhat: "a task id"}
+	idRule     = StringRule{MinLength: 2, Pattern: prefixPattern('t'), PatternWhat: "a task id"}
 	objectTask = Object{Name: "t.task", Type: (*task)(nil), Members: []Member{
 		{Name: "id", Field: "ID", Flags: Required, Value: &Value{Shape: ShapeString, Rule: &idRule}},
 		{Name: "title", Field: "Title", Flags: Pointer | Nullable | DefaultOnError, Value: String},

@@ -1,40 +1,31 @@
 package wire
 
-import (
-	"regexp"
-	"strconv"
-)
+import "strconv"
 
 // This file holds the schema's constraints as values the generated code
 // declares once per distinct set of keywords and checks through one method,
 // instead of one inline test per keyword.
 
-// Format is a string format JSON Schema names and the validator checks.
-type Format uint8
-
-// The formats checked (others are annotations only).
-const (
-	NoFormat Format = iota
-	FormatDateTime
-	FormatDate
-	FormatUUID
-	FormatRegex
-)
-
-// formats maps a format to its check and what a failing value must be.
-var formats = [...]struct {
-	check func(string) bool
-	what  string
-}{
-	FormatDateTime: {IsDateTime, "an RFC 3339 date-time"},
-	FormatDate:     {IsDate, "an RFC 3339 full-date"},
-	FormatUUID:     {IsUUID, "a UUID"},
-	FormatRegex:    {IsRegex, "a regular expression (RE2)"},
+// Format is a string format JSON Schema names and the validator checks:
+// its check and what a passing value is. Each is a variable of its own, so
+// a binary links the checks (net/url, time parsing, regexp) of the formats
+// its generated rules name and no others.
+type Format struct {
+	Check func(string) bool
+	What  string
 }
 
+// The formats checked (others are annotations only).
+var (
+	FormatURI      = Format{IsURI, "an absolute URI"}
+	FormatDateTime = Format{IsDateTime, "an RFC 3339 date-time"}
+	FormatDate     = Format{IsDate, "an RFC 3339 full-date"}
+	FormatUUID     = Format{IsUUID, "a UUID"}
+	FormatRegex    = Format{IsRegex, "a regular expression (RE2)"}
+)
+
 // StringRule is the constraints of one string value: minLength, maxLength
-// (in characters), pattern, an absolute URI, a format. The zero value
-// accepts every string.
+// (in characters), pattern, a format. The zero value accepts every string.
 type StringRule struct {
 	// Subject prefixes every reason ("name " for a member name checked
 	// against propertyNames).
@@ -42,12 +33,11 @@ type StringRule struct {
 	MinLength    int // 0: no lower bound
 	MaxLength    int // checked when HasMaxLength
 	HasMaxLength bool
-	Pattern      *regexp.Regexp
+	Pattern      *Pattern
 	// PatternWhat is what a matching string is, for the reason ("a string
 	// matching ..." or the pattern's name).
 	PatternWhat string
-	URI         bool
-	Format      Format
+	Format      *Format
 }
 
 // Check adds to v every constraint s breaks, at v's current position.
@@ -61,11 +51,8 @@ func (r *StringRule) Check(v *Validator, s string) {
 	if r.Pattern != nil && !r.Pattern.MatchString(s) {
 		v.Add(r.Subject + "must be " + r.PatternWhat)
 	}
-	if r.URI && !IsURI(s) {
-		v.Add(r.Subject + "must be an absolute URI")
-	}
-	if f := formats[r.Format]; f.check != nil && !f.check(s) {
-		v.Add(r.Subject + "must be " + f.what)
+	if r.Format != nil && !r.Format.Check(s) {
+		v.Add(r.Subject + "must be " + r.Format.What)
 	}
 }
 

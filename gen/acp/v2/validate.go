@@ -3854,7 +3854,7 @@ func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
 	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
-var stringRule0 = wire.StringRule{URI: true}
-var stringRule1 = wire.StringRule{Format: wire.FormatRegex}
-var stringRule2 = wire.StringRule{Format: wire.FormatDateTime}
+var stringRule0 = wire.StringRule{Format: &wire.FormatURI}
+var stringRule1 = wire.StringRule{Format: &wire.FormatRegex}
+var stringRule2 = wire.StringRule{Format: &wire.FormatDateTime}
 var stringRule3 = wire.StringRule{MinLength: 1}

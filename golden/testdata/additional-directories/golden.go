@@ -517,10 +517,76 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	// ... 5 unchanged statements
 }
 
-var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")
+var pattern0 = wire.Pattern{
+	Prog: []wire.PatternInst{{Op: wire.PatternFail}, {
+		Arg: wire.EmptyBeginText,
+		Op:  wire.PatternEmpty,
+		Out: 2,
+	}, {
+		Op:  wire.PatternNop,
+		Out: 15,
+	}, {
+		Op:    wire.PatternRune,
+		Out:   16,
+		Runes: []rune{'/', '/'},
+	}, {
+		Op:    wire.PatternRune,
+		Out:   5,
+		Runes: []rune{'A', 'Z', 'a', 'z'},
+	}, {
+		Op:    wire.PatternRune,
+		Out:   6,
+		Runes: []rune{':', ':'},
+	}, {
+		Op:    wire.PatternRune,
+		Out:   16,
+		Runes: []rune{'/', '/', '\\', '\\'},
+	}, {
+		Arg: 4,
+		Op:  wire.PatternAlt,
+		Out: 3,
+	}, {
+		Op:    wire.PatternRune,
+		Out:   9,
+		Runes: []rune{'\\', '\\'},
+	}, {
+		Op:    wire.PatternRune,
+		Out:   10,
+		Runes: []rune{'\\', '\\'},
+	}, {
+		Op:    wire.PatternRune,
+		Out:   11,
+		Runes: []rune{'\x00', '.', '0', '[', ']', '\U0010ffff'},
+	}, {
+		Arg: 12,
+		Op:  wire.PatternAlt,
+		Out: 10,
+	}, {
+		Op:    wire.PatternRune,
+		Out:   13,
+		Runes: []rune{'/', '/', '\\', '\\'},
+	}, {
+		Op:    wire.PatternRune,
+		Out:   14,
+		Runes: []rune{'\x00', '.', '0', '[', ']', '\U0010ffff'},
+	}, {
+		Arg: 16,
+		Op:  wire.PatternAlt,
+		Out: 13,
+	}, {
+		Arg: 8,
+		Op:  wire.PatternAlt,
+		Out: 7,
+	}, {
+		Op:  wire.PatternNop,
+		Out: 17,
+	}, {Op: wire.PatternMatch}},
+	Source: "^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)",
+	Start:  1,
+}
 
 var stringRule0 = wire.StringRule{
 	MinLength:   1,
-	Pattern:     pattern0,
+	Pattern:     &pattern0,
 	PatternWhat: "an absolute path",
 }
