@@ -33,16 +33,6 @@ var objectAgentRequest = wire.Object{
 	Type: (*AgentRequest)(nil),
 }
 
-// DecodeJSON decodes one AgentRequest object, keeping unknown members.
-func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
@@ -51,7 +41,7 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one RequestID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -146,16 +136,6 @@ var objectWriteTextFileRequest = wire.Object{
 	Type: (*WriteTextFileRequest)(nil),
 }
 
-// DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
-func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWriteTextFileRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WriteTextFileRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWriteTextFileRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
@@ -164,7 +144,7 @@ func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionID value.
@@ -234,16 +214,6 @@ var objectReadTextFileRequest = wire.Object{
 	Type: (*ReadTextFileRequest)(nil),
 }
 
-// DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
-func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReadTextFileRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReadTextFileRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
@@ -252,7 +222,7 @@ func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReadTextFileRequest, wire.Lenient)
 }
 
 var objectRequestPermissionRequest = wire.Object{
@@ -298,16 +268,6 @@ var objectRequestPermissionRequest = wire.Object{
 	Type: (*RequestPermissionRequest)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
-func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
@@ -316,7 +276,7 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
 var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
@@ -393,7 +353,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -404,7 +364,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -459,11 +419,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -597,25 +557,15 @@ var unionToolCallContent = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ToolCallContent object, keeping unknown members.
-func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionToolCallContent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallContent) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionToolCallContent)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallContent")
+	return wire.MarshalWith(&v, &unionToolCallContent, "acp.ToolCallContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionToolCallContent, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -820,16 +770,6 @@ var objectAnnotations = wire.Object{
 	Type: (*Annotations)(nil),
 }
 
-// DecodeJSON decodes one Annotations object, keeping unknown members.
-func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAnnotations)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Annotations) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAnnotations)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
@@ -838,7 +778,7 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Annotations) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
 var enumRole = wire.Enum{
@@ -892,7 +832,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -909,7 +849,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"text\":")
 	b = wire.AppendString(b, v.Text)
@@ -956,7 +896,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -987,7 +927,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
@@ -1040,7 +980,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1059,7 +999,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
@@ -1108,7 +1048,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1175,7 +1115,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Description != nil {
 		b = wire.Key(b, &comma, "\"description\":")
@@ -1472,7 +1412,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1489,7 +1429,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"resource\":")
 	b = v.Resource.AppendJSON(b)
@@ -1536,16 +1476,6 @@ var objectContent = wire.Object{
 	Type: (*Content)(nil),
 }
 
-// DecodeJSON decodes one Content object, keeping unknown members.
-func (v *Content) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectContent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Content) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectContent)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Content) MarshalJSON() ([]byte, error) {
@@ -1554,7 +1484,7 @@ func (v Content) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Content) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectContent, wire.Lenient)
 }
 
 var objectDiff = wire.Object{
@@ -1591,16 +1521,6 @@ var objectDiff = wire.Object{
 	Type: (*Diff)(nil),
 }
 
-// DecodeJSON decodes one Diff object, keeping unknown members.
-func (v *Diff) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDiff)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Diff) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDiff)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Diff) MarshalJSON() ([]byte, error) {
@@ -1609,7 +1529,7 @@ func (v Diff) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Diff) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
 
 // DecodeJSON decodes one TerminalID value.
@@ -1661,16 +1581,6 @@ var objectTerminal = wire.Object{
 	Type: (*Terminal)(nil),
 }
 
-// DecodeJSON decodes one Terminal object, keeping unknown members.
-func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Terminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminal)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Terminal) MarshalJSON() ([]byte, error) {
@@ -1679,7 +1589,7 @@ func (v Terminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Terminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminal, wire.Lenient)
 }
 
 var objectToolCallLocation = wire.Object{
@@ -1710,16 +1620,6 @@ var objectToolCallLocation = wire.Object{
 	Type: (*ToolCallLocation)(nil),
 }
 
-// DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
-func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallLocation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallLocation)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
@@ -1728,7 +1628,7 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
 
 var objectPermissionOption = wire.Object{
@@ -1768,16 +1668,6 @@ var objectPermissionOption = wire.Object{
 	Type: (*PermissionOption)(nil),
 }
 
-// DecodeJSON decodes one PermissionOption object, keeping unknown members.
-func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPermissionOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPermissionOption)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
@@ -1786,7 +1676,7 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
 // DecodeJSON decodes one PermissionOptionID value.
@@ -1903,16 +1793,6 @@ var objectCreateTerminalRequest = wire.Object{
 	Type: (*CreateTerminalRequest)(nil),
 }
 
-// DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
-func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateTerminalRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
@@ -1921,7 +1801,7 @@ func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateTerminalRequest, wire.Lenient)
 }
 
 var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
@@ -2004,16 +1884,6 @@ var objectTerminalOutputRequest = wire.Object{
 	Type: (*TerminalOutputRequest)(nil),
 }
 
-// DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
-func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutputRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutputRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutputRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
@@ -2022,7 +1892,7 @@ func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutputRequest, wire.Lenient)
 }
 
 var objectReleaseTerminalRequest = wire.Object{
@@ -2053,16 +1923,6 @@ var objectReleaseTerminalRequest = wire.Object{
 	Type: (*ReleaseTerminalRequest)(nil),
 }
 
-// DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
-func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReleaseTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReleaseTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReleaseTerminalRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
@@ -2071,7 +1931,7 @@ func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReleaseTerminalRequest, wire.Lenient)
 }
 
 var objectWaitForTerminalExitRequest = wire.Object{
@@ -2102,16 +1962,6 @@ var objectWaitForTerminalExitRequest = wire.Object{
 	Type: (*WaitForTerminalExitRequest)(nil),
 }
 
-// DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
-func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWaitForTerminalExitRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WaitForTerminalExitRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWaitForTerminalExitRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
@@ -2120,7 +1970,7 @@ func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWaitForTerminalExitRequest, wire.Lenient)
 }
 
 var objectKillTerminalRequest = wire.Object{
@@ -2151,16 +2001,6 @@ var objectKillTerminalRequest = wire.Object{
 	Type: (*KillTerminalRequest)(nil),
 }
 
-// DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
-func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectKillTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *KillTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectKillTerminalRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
@@ -2169,7 +2009,7 @@ func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
 
 var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
@@ -2445,16 +2285,6 @@ var objectElicitationSessionScope = wire.Object{
 	Type: (*ElicitationSessionScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
-func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSessionScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
@@ -2463,7 +2293,7 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
 
 var objectElicitationRequestScope = wire.Object{
@@ -2482,16 +2312,6 @@ var objectElicitationRequestScope = wire.Object{
 	Type: (*ElicitationRequestScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
-func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationRequestScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
@@ -2500,7 +2320,7 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
 
 var objectElicitationSchema = wire.Object{
@@ -2525,8 +2345,8 @@ var objectElicitationSchema = wire.Object{
 			Name:  "properties",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*ElicitationPropertySchema)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionElicitationPropertySchema,
 				},
 				Shape: wire.ShapeMap,
 			},
@@ -2560,16 +2380,6 @@ var objectElicitationSchema = wire.Object{
 	Type: (*ElicitationSchema)(nil),
 }
 
-// DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
-func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
@@ -2578,7 +2388,7 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
 
 var enumElicitationSchemaType = wire.Enum{
@@ -2650,25 +2460,15 @@ var unionElicitationPropertySchema = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
-func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationPropertySchema")
+	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "acp.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
 
 var objectElicitationPropertySchemaOther = wire.Object{
@@ -2684,16 +2484,6 @@ var objectElicitationPropertySchemaOther = wire.Object{
 	Type: (*ElicitationPropertySchemaOther)(nil),
 }
 
-// DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
-func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
@@ -2702,7 +2492,7 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
 var enumStringFormat = wire.Enum{
@@ -2765,16 +2555,6 @@ var objectEnumOption = wire.Object{
 	Type: (*EnumOption)(nil),
 }
 
-// DecodeJSON decodes one EnumOption object, keeping unknown members.
-func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnumOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnumOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnumOption)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
@@ -2783,7 +2563,7 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
 
 var objectStringPropertySchema = wire.Object{
@@ -2868,16 +2648,6 @@ var objectStringPropertySchema = wire.Object{
 	Type: (*StringPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
-func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
@@ -2886,7 +2656,7 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
 
 var objectNumberPropertySchema = wire.Object{
@@ -2935,16 +2705,6 @@ var objectNumberPropertySchema = wire.Object{
 	Type: (*NumberPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
-func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNumberPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
@@ -2953,7 +2713,7 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
 
 var objectIntegerPropertySchema = wire.Object{
@@ -3002,16 +2762,6 @@ var objectIntegerPropertySchema = wire.Object{
 	Type: (*IntegerPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
-func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3020,7 +2770,7 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
 
 var objectBooleanPropertySchema = wire.Object{
@@ -3057,16 +2807,6 @@ var objectBooleanPropertySchema = wire.Object{
 	Type: (*BooleanPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
-func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3075,7 +2815,7 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
 
 var unionMultiSelectItems = wire.Union{
@@ -3102,25 +2842,15 @@ var unionMultiSelectItems = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
-func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMultiSelectItems)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectItems")
+	return wire.MarshalWith(&v, &unionMultiSelectItems, "acp.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectItemsOther = wire.Object{
@@ -3136,16 +2866,6 @@ var objectMultiSelectItemsOther = wire.Object{
 	Type: (*MultiSelectItemsOther)(nil),
 }
 
-// DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
-func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
@@ -3154,7 +2874,7 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
 
 var objectStringMultiSelectItems = wire.Object{
@@ -3182,16 +2902,6 @@ var objectStringMultiSelectItems = wire.Object{
 	Type: (*StringMultiSelectItems)(nil),
 }
 
-// DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
-func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
@@ -3200,7 +2910,7 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
 
 var objectTitledMultiSelectItems = wire.Object{
@@ -3231,16 +2941,6 @@ var objectTitledMultiSelectItems = wire.Object{
 	Type: (*TitledMultiSelectItems)(nil),
 }
 
-// DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
-func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
@@ -3249,7 +2949,7 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectPropertySchema = wire.Object{
@@ -3283,8 +2983,8 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Required,
 			Name:  "items",
 			Value: &wire.Value{
-				Coded: (*MultiSelectItems)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionMultiSelectItems,
 			},
 		},
 		{
@@ -3311,16 +3011,6 @@ var objectMultiSelectPropertySchema = wire.Object{
 	Type: (*MultiSelectPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
-func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3329,7 +3019,7 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
 var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
@@ -3354,7 +3044,7 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
 	}
 	return wire.Inner(v.Variant.decodeField(d, key))
 }
@@ -3375,7 +3065,7 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = v.RequestedSchema.AppendJSON(b)
+	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3643,25 +3333,15 @@ var unionAgentResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AgentResponse object, keeping unknown members.
-func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAgentResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAgentResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponse")
+	return wire.MarshalWith(&v, &unionAgentResponse, "acp.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
 
 var objectAgentResponseResult = wire.Object{
@@ -3686,16 +3366,6 @@ var objectAgentResponseResult = wire.Object{
 	Type: (*AgentResponseResult)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
-func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
@@ -3704,7 +3374,7 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
 
 var objectAgentResponseError = wire.Object{
@@ -3732,16 +3402,6 @@ var objectAgentResponseError = wire.Object{
 	Type: (*AgentResponseError)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseError object, keeping unknown members.
-func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
@@ -3750,7 +3410,7 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
 
 var objectInitializeResponse = wire.Object{
@@ -3776,8 +3436,8 @@ var objectInitializeResponse = wire.Object{
 			Name:  "authMethods",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AuthMethod)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAuthMethod,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -3806,16 +3466,6 @@ var objectInitializeResponse = wire.Object{
 	Type: (*InitializeResponse)(nil),
 }
 
-// DecodeJSON decodes one InitializeResponse object, keeping unknown members.
-func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
@@ -3824,7 +3474,7 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProtocolVersion value.
@@ -3912,16 +3562,6 @@ var objectAgentCapabilities = wire.Object{
 	Type: (*AgentCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
-func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
@@ -3930,7 +3570,7 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
 
 var objectPromptCapabilities = wire.Object{
@@ -3967,16 +3607,6 @@ var objectPromptCapabilities = wire.Object{
 	Type: (*PromptCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
-func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
@@ -3985,7 +3615,7 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
 
 var objectMCPCapabilities = wire.Object{
@@ -4016,16 +3646,6 @@ var objectMCPCapabilities = wire.Object{
 	Type: (*MCPCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
-func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
@@ -4034,7 +3654,7 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
 
 var objectSessionCapabilities = wire.Object{
@@ -4107,16 +3727,6 @@ var objectSessionCapabilities = wire.Object{
 	Type: (*SessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
-func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -4125,7 +3735,7 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
 
 var objectSessionListCapabilities = wire.Object{
@@ -4144,16 +3754,6 @@ var objectSessionListCapabilities = wire.Object{
 	Type: (*SessionListCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
-func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionListCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionListCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
@@ -4162,7 +3762,7 @@ func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionListCapabilities, wire.Lenient)
 }
 
 var objectSessionDeleteCapabilities = wire.Object{
@@ -4181,16 +3781,6 @@ var objectSessionDeleteCapabilities = wire.Object{
 	Type: (*SessionDeleteCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
-func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
@@ -4199,7 +3789,7 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
 
 var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
@@ -4218,16 +3808,6 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
-func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
@@ -4236,7 +3816,7 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
 
 var objectSessionResumeCapabilities = wire.Object{
@@ -4255,16 +3835,6 @@ var objectSessionResumeCapabilities = wire.Object{
 	Type: (*SessionResumeCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
-func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionResumeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionResumeCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
@@ -4273,7 +3843,7 @@ func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionResumeCapabilities, wire.Lenient)
 }
 
 var objectSessionCloseCapabilities = wire.Object{
@@ -4292,16 +3862,6 @@ var objectSessionCloseCapabilities = wire.Object{
 	Type: (*SessionCloseCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
-func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCloseCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCloseCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
@@ -4310,7 +3870,7 @@ func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCloseCapabilities, wire.Lenient)
 }
 
 var objectAgentAuthCapabilities = wire.Object{
@@ -4338,16 +3898,6 @@ var objectAgentAuthCapabilities = wire.Object{
 	Type: (*AgentAuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
-func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -4356,7 +3906,7 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
 
 var objectLogoutCapabilities = wire.Object{
@@ -4375,16 +3925,6 @@ var objectLogoutCapabilities = wire.Object{
 	Type: (*LogoutCapabilities)(nil),
 }
 
-// DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
-func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
@@ -4393,7 +3933,7 @@ func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutCapabilities, wire.Lenient)
 }
 
 var unionAuthMethod = wire.Union{
@@ -4415,25 +3955,15 @@ var unionAuthMethod = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
-func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAuthMethod)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAuthMethod)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethod")
+	return wire.MarshalWith(&v, &unionAuthMethod, "acp.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
 // DecodeJSON decodes one AuthMethodID value.
@@ -4515,16 +4045,6 @@ var objectAuthMethodTerminal = wire.Object{
 	Type: (*AuthMethodTerminal)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
-func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
@@ -4533,7 +4053,7 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
 
 var objectAuthMethodAgent = wire.Object{
@@ -4570,16 +4090,6 @@ var objectAuthMethodAgent = wire.Object{
 	Type: (*AuthMethodAgent)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
-func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodAgent)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
@@ -4588,7 +4098,7 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
 
 var objectImplementation = wire.Object{
@@ -4625,16 +4135,6 @@ var objectImplementation = wire.Object{
 	Type: (*Implementation)(nil),
 }
 
-// DecodeJSON decodes one Implementation object, keeping unknown members.
-func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectImplementation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Implementation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectImplementation)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
@@ -4643,7 +4143,7 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
 
 var objectAuthenticateResponse = wire.Object{
@@ -4662,16 +4162,6 @@ var objectAuthenticateResponse = wire.Object{
 	Type: (*AuthenticateResponse)(nil),
 }
 
-// DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
-func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthenticateResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthenticateResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
@@ -4680,7 +4170,7 @@ func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthenticateResponse, wire.Lenient)
 }
 
 var objectLogoutResponse = wire.Object{
@@ -4699,16 +4189,6 @@ var objectLogoutResponse = wire.Object{
 	Type: (*LogoutResponse)(nil),
 }
 
-// DecodeJSON decodes one LogoutResponse object, keeping unknown members.
-func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
@@ -4717,7 +4197,7 @@ func (v LogoutResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutResponse, wire.Lenient)
 }
 
 var objectNewSessionResponse = wire.Object{
@@ -4764,16 +4244,6 @@ var objectNewSessionResponse = wire.Object{
 	Type: (*NewSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
-func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNewSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNewSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
@@ -4782,7 +4252,7 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
 var objectSessionModeState = wire.Object{
@@ -4820,16 +4290,6 @@ var objectSessionModeState = wire.Object{
 	Type: (*SessionModeState)(nil),
 }
 
-// DecodeJSON decodes one SessionModeState object, keeping unknown members.
-func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionModeState)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionModeState) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionModeState)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
@@ -4838,7 +4298,7 @@ func (v SessionModeState) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionModeState) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionModeID value.
@@ -4902,16 +4362,6 @@ var objectSessionMode = wire.Object{
 	Type: (*SessionMode)(nil),
 }
 
-// DecodeJSON decodes one SessionMode object, keeping unknown members.
-func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionMode)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionMode) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionMode)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMode) MarshalJSON() ([]byte, error) {
@@ -4920,7 +4370,7 @@ func (v SessionMode) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
 
 var membersSessionConfigOption = wire.Members{Required: []string{"id", "name"}}
@@ -5513,16 +4963,6 @@ var objectLoadSessionResponse = wire.Object{
 	Type: (*LoadSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
-func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoadSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoadSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
@@ -5531,7 +4971,7 @@ func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoadSessionResponse, wire.Lenient)
 }
 
 var objectListSessionsResponse = wire.Object{
@@ -5569,16 +5009,6 @@ var objectListSessionsResponse = wire.Object{
 	Type: (*ListSessionsResponse)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
-func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
@@ -5587,7 +5017,7 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
 
 var objectSessionInfo = wire.Object{
@@ -5644,16 +5074,6 @@ var objectSessionInfo = wire.Object{
 	Type: (*SessionInfo)(nil),
 }
 
-// DecodeJSON decodes one SessionInfo object, keeping unknown members.
-func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionInfo)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
@@ -5662,7 +5082,7 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
 var objectDeleteSessionResponse = wire.Object{
@@ -5681,16 +5101,6 @@ var objectDeleteSessionResponse = wire.Object{
 	Type: (*DeleteSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
-func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
@@ -5699,7 +5109,7 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
 
 var objectResumeSessionResponse = wire.Object{
@@ -5740,16 +5150,6 @@ var objectResumeSessionResponse = wire.Object{
 	Type: (*ResumeSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
-func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
@@ -5758,7 +5158,7 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
 
 var objectCloseSessionResponse = wire.Object{
@@ -5777,16 +5177,6 @@ var objectCloseSessionResponse = wire.Object{
 	Type: (*CloseSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
-func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
@@ -5795,7 +5185,7 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
 
 var objectSetSessionModeResponse = wire.Object{
@@ -5814,16 +5204,6 @@ var objectSetSessionModeResponse = wire.Object{
 	Type: (*SetSessionModeResponse)(nil),
 }
 
-// DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
-func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionModeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionModeResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
@@ -5832,7 +5212,7 @@ func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionModeResponse, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionResponse = wire.Object{
@@ -5864,16 +5244,6 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 	Type: (*SetSessionConfigOptionResponse)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
-func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
@@ -5882,7 +5252,7 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
 
 var membersPromptResponse = wire.Members{Required: []string{"stopReason"}}
@@ -6027,16 +5397,6 @@ var objectError = wire.Object{
 	Type: (*Error)(nil),
 }
 
-// DecodeJSON decodes one Error object, keeping unknown members.
-func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Error) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
@@ -6045,7 +5405,7 @@ func (v Error) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Error) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorCode value.
@@ -6093,16 +5453,6 @@ var objectAgentNotification = wire.Object{
 	Type: (*AgentNotification)(nil),
 }
 
-// DecodeJSON decodes one AgentNotification object, keeping unknown members.
-func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
@@ -6111,7 +5461,7 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
 
 var membersSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
@@ -6605,14 +5955,14 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
 		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -6665,11 +6015,11 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -6905,7 +6255,7 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		if err := v.Input.DecodeJSON(d); err != nil {
+		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
 			v.Input = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
@@ -6924,7 +6274,7 @@ func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
 		b = wire.Key(b, &comma, "\"input\":")
-		b = v.Input.AppendJSON(b)
+		b = unionAvailableCommandInput.AppendValue(b, v.Input)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -6956,25 +6306,15 @@ var unionAvailableCommandInput = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
-func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommandInput")
+	return wire.MarshalWith(&v, &unionAvailableCommandInput, "acp.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
 
 var objectUnstructuredCommandInput = wire.Object{
@@ -6999,16 +6339,6 @@ var objectUnstructuredCommandInput = wire.Object{
 	Type: (*UnstructuredCommandInput)(nil),
 }
 
-// DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
-func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnstructuredCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnstructuredCommandInput)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
@@ -7017,7 +6347,7 @@ func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
 
 var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
@@ -7276,16 +6606,6 @@ var objectCost = wire.Object{
 	Type: (*Cost)(nil),
 }
 
-// DecodeJSON decodes one Cost object, keeping unknown members.
-func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCost)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Cost) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCost)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
@@ -7294,7 +6614,7 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Cost) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
 var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
@@ -7326,7 +6646,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
-		if err := v.Cost.DecodeJSON(d); err != nil {
+		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
 			v.Cost = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
@@ -7345,7 +6665,7 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
 		b = wire.Key(b, &comma, "\"cost\":")
-		b = v.Cost.AppendJSON(b)
+		b = objectCost.AppendValue(b, v.Cost)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7689,16 +7009,6 @@ var objectCompleteElicitationNotification = wire.Object{
 	Type: (*CompleteElicitationNotification)(nil),
 }
 
-// DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
-func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
@@ -7707,7 +7017,7 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtNotification value.
@@ -7765,16 +7075,6 @@ var objectClientRequest = wire.Object{
 	Type: (*ClientRequest)(nil),
 }
 
-// DecodeJSON decodes one ClientRequest object, keeping unknown members.
-func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
@@ -7783,7 +7083,7 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
 
 var objectInitializeRequest = wire.Object{
@@ -7826,16 +7126,6 @@ var objectInitializeRequest = wire.Object{
 	Type: (*InitializeRequest)(nil),
 }
 
-// DecodeJSON decodes one InitializeRequest object, keeping unknown members.
-func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
@@ -7844,7 +7134,7 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
 
 var objectClientCapabilities = wire.Object{
@@ -7905,16 +7195,6 @@ var objectClientCapabilities = wire.Object{
 	Type: (*ClientCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
-func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
@@ -7923,7 +7203,7 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
 
 var objectFileSystemCapabilities = wire.Object{
@@ -7954,16 +7234,6 @@ var objectFileSystemCapabilities = wire.Object{
 	Type: (*FileSystemCapabilities)(nil),
 }
 
-// DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
-func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectFileSystemCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectFileSystemCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
@@ -7972,7 +7242,7 @@ func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectFileSystemCapabilities, wire.Lenient)
 }
 
 var objectClientSessionCapabilities = wire.Object{
@@ -8018,16 +7288,6 @@ var objectClientSessionCapabilities = wire.Object{
 	Type: (*ClientSessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
-func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientSessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -8036,22 +7296,12 @@ func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientSessionCapabilities, wire.Lenient)
 }
 
 var objectCompactionCapabilities = wire.Object{
 	Name: "acp.CompactionCapabilities",
 	Type: (*CompactionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
-func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompactionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompactionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8062,7 +7312,7 @@ func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionCapabilities, wire.Lenient)
 }
 
 var objectSessionConfigOptionsCapabilities = wire.Object{
@@ -8090,16 +7340,6 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 	Type: (*SessionConfigOptionsCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
-func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionConfigOptionsCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionsCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionConfigOptionsCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
@@ -8108,7 +7348,7 @@ func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigOptionsCapabilities, wire.Lenient)
 }
 
 var objectBooleanConfigOptionCapabilities = wire.Object{
@@ -8127,16 +7367,6 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 	Type: (*BooleanConfigOptionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
-func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanConfigOptionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanConfigOptionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
@@ -8145,22 +7375,12 @@ func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanConfigOptionCapabilities, wire.Lenient)
 }
 
 var objectNoticeCapabilities = wire.Object{
 	Name: "acp.NoticeCapabilities",
 	Type: (*NoticeCapabilities)(nil),
-}
-
-// DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
-func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNoticeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNoticeCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8171,7 +7391,7 @@ func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNoticeCapabilities, wire.Lenient)
 }
 
 var objectAuthCapabilities = wire.Object{
@@ -8196,16 +7416,6 @@ var objectAuthCapabilities = wire.Object{
 	Type: (*AuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
-func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -8214,7 +7424,7 @@ func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthCapabilities, wire.Lenient)
 }
 
 var objectElicitationCapabilities = wire.Object{
@@ -8251,16 +7461,6 @@ var objectElicitationCapabilities = wire.Object{
 	Type: (*ElicitationCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
-func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
@@ -8269,7 +7469,7 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
 
 var objectElicitationFormCapabilities = wire.Object{
@@ -8288,16 +7488,6 @@ var objectElicitationFormCapabilities = wire.Object{
 	Type: (*ElicitationFormCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
-func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
@@ -8306,7 +7496,7 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
 
 var objectElicitationURLCapabilities = wire.Object{
@@ -8325,16 +7515,6 @@ var objectElicitationURLCapabilities = wire.Object{
 	Type: (*ElicitationURLCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
-func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
@@ -8343,7 +7523,7 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
 
 var objectAuthenticateRequest = wire.Object{
@@ -8368,16 +7548,6 @@ var objectAuthenticateRequest = wire.Object{
 	Type: (*AuthenticateRequest)(nil),
 }
 
-// DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
-func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthenticateRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthenticateRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthenticateRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
@@ -8386,7 +7556,7 @@ func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthenticateRequest, wire.Lenient)
 }
 
 var objectLogoutRequest = wire.Object{
@@ -8405,16 +7575,6 @@ var objectLogoutRequest = wire.Object{
 	Type: (*LogoutRequest)(nil),
 }
 
-// DecodeJSON decodes one LogoutRequest object, keeping unknown members.
-func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
@@ -8423,7 +7583,7 @@ func (v LogoutRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutRequest, wire.Lenient)
 }
 
 var membersNewSessionRequest = wire.Members{Required: []string{"cwd", "mcpServers"}}
@@ -8912,16 +8072,6 @@ var objectLoadSessionRequest = wire.Object{
 	Type: (*LoadSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
-func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoadSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoadSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
@@ -8930,7 +8080,7 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoadSessionRequest, wire.Lenient)
 }
 
 var objectListSessionsRequest = wire.Object{
@@ -8975,16 +8125,6 @@ var objectListSessionsRequest = wire.Object{
 	Type: (*ListSessionsRequest)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
-func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
@@ -8993,7 +8133,7 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
 var objectDeleteSessionRequest = wire.Object{
@@ -9018,16 +8158,6 @@ var objectDeleteSessionRequest = wire.Object{
 	Type: (*DeleteSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
-func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
@@ -9036,7 +8166,7 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
 
 var objectResumeSessionRequest = wire.Object{
@@ -9093,16 +8223,6 @@ var objectResumeSessionRequest = wire.Object{
 	Type: (*ResumeSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
-func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
@@ -9111,7 +8231,7 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
 
 var objectCloseSessionRequest = wire.Object{
@@ -9136,16 +8256,6 @@ var objectCloseSessionRequest = wire.Object{
 	Type: (*CloseSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
-func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
@@ -9154,7 +8264,7 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
 
 var objectSetSessionModeRequest = wire.Object{
@@ -9185,16 +8295,6 @@ var objectSetSessionModeRequest = wire.Object{
 	Type: (*SetSessionModeRequest)(nil),
 }
 
-// DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
-func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionModeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionModeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionModeRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
@@ -9203,7 +8303,7 @@ func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionModeRequest, wire.Lenient)
 }
 
 var unionSetSessionConfigOptionRequestType = wire.Union{
@@ -9254,16 +8354,6 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 	UnionField: "Type",
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
@@ -9272,7 +8362,7 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
@@ -9288,16 +8378,6 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
@@ -9306,7 +8386,7 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
@@ -9322,16 +8402,6 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeValueID)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeValueID)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeValueID) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeValueID)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
@@ -9340,7 +8410,7 @@ func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeValueID, wire.Lenient)
 }
 
 var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
@@ -9368,7 +8438,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -9385,7 +8455,7 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, (*RuntimeContextItem).AppendJSON)
+		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9420,25 +8490,15 @@ var unionClientResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ClientResponse object, keeping unknown members.
-func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionClientResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionClientResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponse")
+	return wire.MarshalWith(&v, &unionClientResponse, "acp.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
 
 var objectClientResponseResult = wire.Object{
@@ -9463,16 +8523,6 @@ var objectClientResponseResult = wire.Object{
 	Type: (*ClientResponseResult)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
-func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
@@ -9481,7 +8531,7 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
 
 var objectClientResponseError = wire.Object{
@@ -9509,16 +8559,6 @@ var objectClientResponseError = wire.Object{
 	Type: (*ClientResponseError)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseError object, keeping unknown members.
-func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
@@ -9527,7 +8567,7 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
 
 var objectWriteTextFileResponse = wire.Object{
@@ -9546,16 +8586,6 @@ var objectWriteTextFileResponse = wire.Object{
 	Type: (*WriteTextFileResponse)(nil),
 }
 
-// DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
-func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWriteTextFileResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWriteTextFileResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
@@ -9564,7 +8594,7 @@ func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWriteTextFileResponse, wire.Lenient)
 }
 
 var objectReadTextFileResponse = wire.Object{
@@ -9589,16 +8619,6 @@ var objectReadTextFileResponse = wire.Object{
 	Type: (*ReadTextFileResponse)(nil),
 }
 
-// DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
-func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReadTextFileResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReadTextFileResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReadTextFileResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
@@ -9607,7 +8627,7 @@ func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReadTextFileResponse, wire.Lenient)
 }
 
 var objectRequestPermissionResponse = wire.Object{
@@ -9617,8 +8637,8 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionOutcome,
 			},
 		},
 		{
@@ -9635,16 +8655,6 @@ var objectRequestPermissionResponse = wire.Object{
 	Type: (*RequestPermissionResponse)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
-func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
@@ -9653,7 +8663,7 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
 
 var unionRequestPermissionOutcome = wire.Union{
@@ -9677,40 +8687,20 @@ var unionRequestPermissionOutcome = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
-func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionOutcome")
+	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "acp.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
 
 var objectRequestPermissionOutcomeCancelled = wire.Object{
 	Name: "acp.RequestPermissionOutcomeCancelled",
 	Type: (*RequestPermissionOutcomeCancelled)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
-func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeCancelled)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcomeCancelled) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9721,7 +8711,7 @@ func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeCancelled, wire.Lenient)
 }
 
 var objectSelectedPermissionOutcome = wire.Object{
@@ -9746,16 +8736,6 @@ var objectSelectedPermissionOutcome = wire.Object{
 	Type: (*SelectedPermissionOutcome)(nil),
 }
 
-// DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
-func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
@@ -9764,7 +8744,7 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
 
 var objectCreateTerminalResponse = wire.Object{
@@ -9789,16 +8769,6 @@ var objectCreateTerminalResponse = wire.Object{
 	Type: (*CreateTerminalResponse)(nil),
 }
 
-// DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
-func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateTerminalResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
@@ -9807,7 +8777,7 @@ func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateTerminalResponse, wire.Lenient)
 }
 
 var objectTerminalOutputResponse = wire.Object{
@@ -9847,16 +8817,6 @@ var objectTerminalOutputResponse = wire.Object{
 	Type: (*TerminalOutputResponse)(nil),
 }
 
-// DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
-func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutputResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutputResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutputResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
@@ -9865,7 +8825,7 @@ func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutputResponse, wire.Lenient)
 }
 
 var objectTerminalExitStatus = wire.Object{
@@ -9896,16 +8856,6 @@ var objectTerminalExitStatus = wire.Object{
 	Type: (*TerminalExitStatus)(nil),
 }
 
-// DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
-func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalExitStatus)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
@@ -9914,7 +8864,7 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
 
 var objectReleaseTerminalResponse = wire.Object{
@@ -9933,16 +8883,6 @@ var objectReleaseTerminalResponse = wire.Object{
 	Type: (*ReleaseTerminalResponse)(nil),
 }
 
-// DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
-func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReleaseTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReleaseTerminalResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
@@ -9951,7 +8891,7 @@ func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReleaseTerminalResponse, wire.Lenient)
 }
 
 var objectWaitForTerminalExitResponse = wire.Object{
@@ -9982,16 +8922,6 @@ var objectWaitForTerminalExitResponse = wire.Object{
 	Type: (*WaitForTerminalExitResponse)(nil),
 }
 
-// DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
-func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWaitForTerminalExitResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWaitForTerminalExitResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
@@ -10000,7 +8930,7 @@ func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWaitForTerminalExitResponse, wire.Lenient)
 }
 
 var objectKillTerminalResponse = wire.Object{
@@ -10019,16 +8949,6 @@ var objectKillTerminalResponse = wire.Object{
 	Type: (*KillTerminalResponse)(nil),
 }
 
-// DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
-func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectKillTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectKillTerminalResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
@@ -10037,7 +8957,7 @@ func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectKillTerminalResponse, wire.Lenient)
 }
 
 var unionCreateElicitationResponseAction = wire.Union{
@@ -10088,16 +9008,6 @@ var objectCreateElicitationResponse = wire.Object{
 	UnionField: "Action",
 }
 
-// DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
-func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
@@ -10106,22 +9016,12 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionDecline = wire.Object{
 	Name: "acp.CreateElicitationResponseActionDecline",
 	Type: (*CreateElicitationResponseActionDecline)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
-func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10132,22 +9032,12 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionCancel = wire.Object{
 	Name: "acp.CreateElicitationResponseActionCancel",
 	Type: (*CreateElicitationResponseActionCancel)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
-func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10158,7 +9048,7 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionOther = wire.Object{
@@ -10174,16 +9064,6 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 	Type: (*CreateElicitationResponseActionOther)(nil),
 }
 
-// DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
-func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
@@ -10192,7 +9072,7 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one ElicitationContentValue, choosing the variant by JSON type, then by trying the candidates in order.
@@ -10309,16 +9189,6 @@ var objectElicitationAcceptAction = wire.Object{
 	Type: (*ElicitationAcceptAction)(nil),
 }
 
-// DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
-func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
@@ -10327,7 +9197,7 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
 
 var objectClientNotification = wire.Object{
@@ -10349,16 +9219,6 @@ var objectClientNotification = wire.Object{
 	Type: (*ClientNotification)(nil),
 }
 
-// DecodeJSON decodes one ClientNotification object, keeping unknown members.
-func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
@@ -10367,7 +9227,7 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
 
 var objectCancelNotification = wire.Object{
@@ -10392,16 +9252,6 @@ var objectCancelNotification = wire.Object{
 	Type: (*CancelNotification)(nil),
 }
 
-// DecodeJSON decodes one CancelNotification object, keeping unknown members.
-func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
@@ -10410,7 +9260,7 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelNotification, wire.Lenient)
 }
 
 var objectCancelRequestNotification = wire.Object{
@@ -10438,16 +9288,6 @@ var objectCancelRequestNotification = wire.Object{
 	Type: (*CancelRequestNotification)(nil),
 }
 
-// DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
-func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelRequestNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
@@ -10456,7 +9296,7 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
 
 var objectSessionRuntimeContextCapabilities = wire.Object{
@@ -10475,16 +9315,6 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 	Type: (*SessionRuntimeContextCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
-func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionRuntimeContextCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionRuntimeContextCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
@@ -10493,7 +9323,7 @@ func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionRuntimeContextCapabilities, wire.Lenient)
 }
 
 var objectRuntimeContextItem = wire.Object{
@@ -10515,16 +9345,6 @@ var objectRuntimeContextItem = wire.Object{
 	Type: (*RuntimeContextItem)(nil),
 }
 
-// DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
-func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRuntimeContextItem)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRuntimeContextItem)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
@@ -10533,7 +9353,254 @@ func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	case *AgentRequest:
+		return &objectAgentRequest
+	case *WriteTextFileRequest:
+		return &objectWriteTextFileRequest
+	case *ReadTextFileRequest:
+		return &objectReadTextFileRequest
+	case *RequestPermissionRequest:
+		return &objectRequestPermissionRequest
+	case *ToolCallContent:
+		return &unionToolCallContent
+	case *Annotations:
+		return &objectAnnotations
+	case *Content:
+		return &objectContent
+	case *Diff:
+		return &objectDiff
+	case *Terminal:
+		return &objectTerminal
+	case *ToolCallLocation:
+		return &objectToolCallLocation
+	case *PermissionOption:
+		return &objectPermissionOption
+	case *CreateTerminalRequest:
+		return &objectCreateTerminalRequest
+	case *TerminalOutputRequest:
+		return &objectTerminalOutputRequest
+	case *ReleaseTerminalRequest:
+		return &objectReleaseTerminalRequest
+	case *WaitForTerminalExitRequest:
+		return &objectWaitForTerminalExitRequest
+	case *KillTerminalRequest:
+		return &objectKillTerminalRequest
+	case *ElicitationSessionScope:
+		return &objectElicitationSessionScope
+	case *ElicitationRequestScope:
+		return &objectElicitationRequestScope
+	case *ElicitationSchema:
+		return &objectElicitationSchema
+	case *ElicitationPropertySchema:
+		return &unionElicitationPropertySchema
+	case *ElicitationPropertySchemaOther:
+		return &objectElicitationPropertySchemaOther
+	case *EnumOption:
+		return &objectEnumOption
+	case *StringPropertySchema:
+		return &objectStringPropertySchema
+	case *NumberPropertySchema:
+		return &objectNumberPropertySchema
+	case *IntegerPropertySchema:
+		return &objectIntegerPropertySchema
+	case *BooleanPropertySchema:
+		return &objectBooleanPropertySchema
+	case *MultiSelectItems:
+		return &unionMultiSelectItems
+	case *MultiSelectItemsOther:
+		return &objectMultiSelectItemsOther
+	case *StringMultiSelectItems:
+		return &objectStringMultiSelectItems
+	case *TitledMultiSelectItems:
+		return &objectTitledMultiSelectItems
+	case *MultiSelectPropertySchema:
+		return &objectMultiSelectPropertySchema
+	case *AgentResponse:
+		return &unionAgentResponse
+	case *AgentResponseResult:
+		return &objectAgentResponseResult
+	case *AgentResponseError:
+		return &objectAgentResponseError
+	case *InitializeResponse:
+		return &objectInitializeResponse
+	case *AgentCapabilities:
+		return &objectAgentCapabilities
+	case *PromptCapabilities:
+		return &objectPromptCapabilities
+	case *MCPCapabilities:
+		return &objectMCPCapabilities
+	case *SessionCapabilities:
+		return &objectSessionCapabilities
+	case *SessionListCapabilities:
+		return &objectSessionListCapabilities
+	case *SessionDeleteCapabilities:
+		return &objectSessionDeleteCapabilities
+	case *SessionAdditionalDirectoriesCapabilities:
+		return &objectSessionAdditionalDirectoriesCapabilities
+	case *SessionResumeCapabilities:
+		return &objectSessionResumeCapabilities
+	case *SessionCloseCapabilities:
+		return &objectSessionCloseCapabilities
+	case *AgentAuthCapabilities:
+		return &objectAgentAuthCapabilities
+	case *LogoutCapabilities:
+		return &objectLogoutCapabilities
+	case *AuthMethod:
+		return &unionAuthMethod
+	case *AuthMethodTerminal:
+		return &objectAuthMethodTerminal
+	case *AuthMethodAgent:
+		return &objectAuthMethodAgent
+	case *Implementation:
+		return &objectImplementation
+	case *AuthenticateResponse:
+		return &objectAuthenticateResponse
+	case *LogoutResponse:
+		return &objectLogoutResponse
+	case *NewSessionResponse:
+		return &objectNewSessionResponse
+	case *SessionModeState:
+		return &objectSessionModeState
+	case *SessionMode:
+		return &objectSessionMode
+	case *LoadSessionResponse:
+		return &objectLoadSessionResponse
+	case *ListSessionsResponse:
+		return &objectListSessionsResponse
+	case *SessionInfo:
+		return &objectSessionInfo
+	case *DeleteSessionResponse:
+		return &objectDeleteSessionResponse
+	case *ResumeSessionResponse:
+		return &objectResumeSessionResponse
+	case *CloseSessionResponse:
+		return &objectCloseSessionResponse
+	case *SetSessionModeResponse:
+		return &objectSetSessionModeResponse
+	case *SetSessionConfigOptionResponse:
+		return &objectSetSessionConfigOptionResponse
+	case *Error:
+		return &objectError
+	case *AgentNotification:
+		return &objectAgentNotification
+	case *AvailableCommandInput:
+		return &unionAvailableCommandInput
+	case *UnstructuredCommandInput:
+		return &objectUnstructuredCommandInput
+	case *Cost:
+		return &objectCost
+	case *CompleteElicitationNotification:
+		return &objectCompleteElicitationNotification
+	case *ClientRequest:
+		return &objectClientRequest
+	case *InitializeRequest:
+		return &objectInitializeRequest
+	case *ClientCapabilities:
+		return &objectClientCapabilities
+	case *FileSystemCapabilities:
+		return &objectFileSystemCapabilities
+	case *ClientSessionCapabilities:
+		return &objectClientSessionCapabilities
+	case *CompactionCapabilities:
+		return &objectCompactionCapabilities
+	case *SessionConfigOptionsCapabilities:
+		return &objectSessionConfigOptionsCapabilities
+	case *BooleanConfigOptionCapabilities:
+		return &objectBooleanConfigOptionCapabilities
+	case *NoticeCapabilities:
+		return &objectNoticeCapabilities
+	case *AuthCapabilities:
+		return &objectAuthCapabilities
+	case *ElicitationCapabilities:
+		return &objectElicitationCapabilities
+	case *ElicitationFormCapabilities:
+		return &objectElicitationFormCapabilities
+	case *ElicitationURLCapabilities:
+		return &objectElicitationURLCapabilities
+	case *AuthenticateRequest:
+		return &objectAuthenticateRequest
+	case *LogoutRequest:
+		return &objectLogoutRequest
+	case *LoadSessionRequest:
+		return &objectLoadSessionRequest
+	case *ListSessionsRequest:
+		return &objectListSessionsRequest
+	case *DeleteSessionRequest:
+		return &objectDeleteSessionRequest
+	case *ResumeSessionRequest:
+		return &objectResumeSessionRequest
+	case *CloseSessionRequest:
+		return &objectCloseSessionRequest
+	case *SetSessionModeRequest:
+		return &objectSetSessionModeRequest
+	case *SetSessionConfigOptionRequest:
+		return &objectSetSessionConfigOptionRequest
+	case *SetSessionConfigOptionRequestTypeBoolean:
+		return &objectSetSessionConfigOptionRequestTypeBoolean
+	case *SetSessionConfigOptionRequestTypeValueID:
+		return &objectSetSessionConfigOptionRequestTypeValueID
+	case *ClientResponse:
+		return &unionClientResponse
+	case *ClientResponseResult:
+		return &objectClientResponseResult
+	case *ClientResponseError:
+		return &objectClientResponseError
+	case *WriteTextFileResponse:
+		return &objectWriteTextFileResponse
+	case *ReadTextFileResponse:
+		return &objectReadTextFileResponse
+	case *RequestPermissionResponse:
+		return &objectRequestPermissionResponse
+	case *RequestPermissionOutcome:
+		return &unionRequestPermissionOutcome
+	case *RequestPermissionOutcomeCancelled:
+		return &objectRequestPermissionOutcomeCancelled
+	case *SelectedPermissionOutcome:
+		return &objectSelectedPermissionOutcome
+	case *CreateTerminalResponse:
+		return &objectCreateTerminalResponse
+	case *TerminalOutputResponse:
+		return &objectTerminalOutputResponse
+	case *TerminalExitStatus:
+		return &objectTerminalExitStatus
+	case *ReleaseTerminalResponse:
+		return &objectReleaseTerminalResponse
+	case *WaitForTerminalExitResponse:
+		return &objectWaitForTerminalExitResponse
+	case *KillTerminalResponse:
+		return &objectKillTerminalResponse
+	case *CreateElicitationResponse:
+		return &objectCreateElicitationResponse
+	case *CreateElicitationResponseActionDecline:
+		return &objectCreateElicitationResponseActionDecline
+	case *CreateElicitationResponseActionCancel:
+		return &objectCreateElicitationResponseActionCancel
+	case *CreateElicitationResponseActionOther:
+		return &objectCreateElicitationResponseActionOther
+	case *ElicitationAcceptAction:
+		return &objectElicitationAcceptAction
+	case *ClientNotification:
+		return &objectClientNotification
+	case *CancelNotification:
+		return &objectCancelNotification
+	case *CancelRequestNotification:
+		return &objectCancelRequestNotification
+	case *SessionRuntimeContextCapabilities:
+		return &objectSessionRuntimeContextCapabilities
+	case *RuntimeContextItem:
+		return &objectRuntimeContextItem
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
@@ -10548,4 +9615,28 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
+}
+
+func decodeToolCallContent(p *ToolCallContent, d *wire.Decoder) error {
+	return unionToolCallContent.DecodeValue(d, p)
+}
+
+func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
+	return objectToolCallLocation.DecodeValue(d, p)
+}
+
+func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
+	return unionToolCallContent.AppendValue(b, p)
+}
+
+func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
+	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
+	return objectRuntimeContextItem.DecodeValue(d, p)
+}
+
+func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
+	return objectRuntimeContextItem.AppendValue(b, p)
 }

@@ -65,6 +65,9 @@ func scalarSuffix(r *ir.Ref) string {
 // shape r, or into *target when ptr; it evaluates to the error.
 func (e *emitter) decodeTo(r *ir.Ref, target *jen.Statement, ptr bool) *jen.Statement {
 	if r.Kind == ir.Named {
+		if tbl := e.tableVar(r.Type); tbl != "" {
+			return jen.Id(tbl).Dot("DecodeValue").Call(jen.Id("d"), addr(target, ptr))
+		}
 		return target.Clone().Dot("DecodeJSON").Call(jen.Id("d"))
 	}
 	addr := target.Clone()
@@ -102,6 +105,12 @@ func (e *emitter) decodeInto(r *ir.Ref) []jen.Code {
 func (e *emitter) elemDecoder(r *ir.Ref) jen.Code {
 	switch r.Kind {
 	case ir.Named:
+		if tbl := e.tableVar(r.Type); tbl != "" {
+			return e.tableHelper("decode", r.Type, func(f *jen.File, name string) {
+				f.Func().Id(name).Params(jen.Id("p").Op("*").Id(r.Type.Name), decoderParam()).Error().Block(
+					jen.Return(jen.Id(tbl).Dot("DecodeValue").Call(jen.Id("d"), jen.Id("p"))))
+			})
+		}
 		return jen.Parens(jen.Op("*").Id(r.Type.Name)).Dot("DecodeJSON")
 	case ir.Array, ir.Map:
 		name := "decode" + shapeName(r)
@@ -121,12 +130,18 @@ func (e *emitter) elemDecoder(r *ir.Ref) jen.Code {
 func (e *emitter) elemEncoder(r *ir.Ref) jen.Code {
 	switch r.Kind {
 	case ir.Named:
+		if tbl := e.tableVar(r.Type); tbl != "" {
+			return e.tableHelper("append", r.Type, func(f *jen.File, name string) {
+				f.Func().Id(name).Params(jen.Id("p").Op("*").Id(r.Type.Name), jen.Id("b").Index().Byte()).Index().Byte().Block(
+					jen.Return(jen.Id(tbl).Dot("AppendValue").Call(jen.Id("b"), jen.Id("p"))))
+			})
+		}
 		return jen.Parens(jen.Op("*").Id(r.Type.Name)).Dot("AppendJSON")
 	case ir.Array, ir.Map:
 		name := "append" + shapeName(r)
 		return jen.Id(e.helper(name, func(f *jen.File) {
 			f.Func().Id(name).Params(jen.Id("p").Op("*").Add(goType(r)), jen.Id("b").Index().Byte()).Index().Byte().Block(
-				jen.Return(e.appendCall(r, jen.Id("b"), jen.Op("*").Id("p"))))
+				jen.Return(e.appendCall(r, jen.Id("b"), jen.Op("*").Id("p"), false)))
 			f.Line()
 		}))
 	}
@@ -134,9 +149,9 @@ func (e *emitter) elemEncoder(r *ir.Ref) jen.Code {
 }
 
 // appendCall is the expression appending a value expression of shape r to
-// b. expr must be addressable for named types (their AppendJSON has a
-// pointer receiver).
-func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement) *jen.Statement {
+// b. A named value must be addressable (their AppendJSON has a pointer
+// receiver, a table takes the address), or a pointer to it when ptr.
+func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement, ptr bool) *jen.Statement {
 	switch r.Kind {
 	case ir.String:
 		return wq("AppendString").Call(b, expr)
@@ -166,6 +181,9 @@ func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement) *jen.Statement {
 		}
 		return wq("AppendMap").Call(b, expr, e.elemEncoder(r.Elem))
 	case ir.Named:
+		if tbl := e.tableVar(r.Type); tbl != "" {
+			return jen.Id(tbl).Dot("AppendValue").Call(b, addr(expr, ptr))
+		}
 		return expr.Dot("AppendJSON").Call(b)
 	}
 	panic("appendCall")
@@ -173,7 +191,24 @@ func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement) *jen.Statement {
 
 // appendValue returns `b = <append expr>` for a value expression of shape r.
 func (e *emitter) appendValue(r *ir.Ref, expr *jen.Statement) jen.Code {
-	return jen.Id("b").Op("=").Add(e.appendCall(r, jen.Id("b"), expr))
+	return jen.Id("b").Op("=").Add(e.appendCall(r, jen.Id("b"), expr, false))
+}
+
+// appendPointed is appendValue for a pointer expr to a named value (a
+// scalar's pointer is dereferenced first, as derefIfScalar does).
+func (e *emitter) appendPointed(r *ir.Ref, expr *jen.Statement) jen.Code {
+	return jen.Id("b").Op("=").Add(e.appendCall(r, jen.Id("b"), derefIfScalar(r, expr), r.Kind == ir.Named))
+}
+
+// tableHelper is a function reaching named type t through its table, for
+// runtime helpers that take one per item (wire.DecodeSlice's): declared
+// once, by emit.
+func (e *emitter) tableHelper(verb string, t *ir.Type, emit func(f *jen.File, name string)) jen.Code {
+	name := verb + t.Name
+	return jen.Id(e.helper(name, func(f *jen.File) {
+		emit(f, name)
+		f.Line()
+	}))
 }
 
 // ---- helpers for nested containers, emitted once per shape ----
@@ -214,7 +249,7 @@ func (e *emitter) codecs(f *jen.File) {
 		case ir.ObjectUnion:
 			if e.coldUnion(t) {
 				e.coldUnionCodec(f, t)
-				break
+				continue
 			}
 			e.unionMembers(f, t.Union, true)
 			e.objectEntry(f, t, true)
@@ -231,7 +266,28 @@ func (e *emitter) codecs(f *jen.File) {
 			e.stdInterop(f, t.Name, t.Kind == ir.Struct || t.Kind == ir.ObjectUnion || t.Kind == ir.ValueUnion)
 		}
 	}
+	e.tableOf(f)
 	e.flushHelpers(f)
+}
+
+// tableOf emits TableOf, the one entry through which code outside the
+// package reaches a type's table: a type described by data has no codec
+// methods to call.
+func (e *emitter) tableOf(f *jen.File) {
+	var cases []jen.Code
+	for _, t := range e.m.Types {
+		if tbl := e.tableVar(t); tbl != "" && t.Underlying() == t {
+			cases = append(cases, jen.Case(jen.Op("*").Id(t.Name)).Block(jen.Return(jen.Op("&").Id(tbl))))
+		}
+	}
+	cases = append(cases, jen.Case(wq("Coded")).Block(jen.Return(wq("Methods").Values())))
+	f.Comment("TableOf is the wire.Table of the generated type v points to (nil for another")
+	f.Comment("type): what decodes (wire.DecodeWith), encodes and validates any type of the")
+	f.Comment("package from outside it. Only a program that calls it links every table.")
+	f.Func().Id("TableOf").Params(jen.Id("v").Any()).Qual(WirePath, "Table").Block(
+		jen.Switch(jen.Id("v").Assert(jen.Type())).Block(cases...),
+		jen.Return(jen.Nil()))
+	f.Line()
 }
 
 // flushHelpers writes the helpers requested since the last flush; writing
@@ -534,7 +590,7 @@ func (e *emitter) fieldEncode(fl *ir.Field) []jen.Code {
 	null := jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit("null").Op("..."))
 	switch {
 	case fieldPtr(fl):
-		val := e.appendValue(fl.Ref, derefIfScalar(fl.Ref, v.Clone()))
+		val := e.appendPointed(fl.Ref, v.Clone())
 		if fl.Required {
 			return []jen.Code{jen.If(v.Clone().Op("==").Nil()).Block(write(null)...).Else().Block(write(val)...)}
 		}
@@ -814,7 +870,7 @@ func (e *emitter) valueUnion(f *jen.File, t *ir.Type) {
 			enc = append(enc, jen.Case(jen.Id("v").Dot(v.Name)).Block(jen.Return(jen.Append(jen.Id("b"), jen.Lit("null").Op("...")))))
 			continue
 		}
-		val := e.appendValue(v.Payload, derefIfScalar(v.Payload, jen.Id("v").Dot(v.Name)))
+		val := e.appendPointed(v.Payload, jen.Id("v").Dot(v.Name))
 		if nilable(v.Payload) {
 			val = e.appendValue(v.Payload, jen.Id("v").Dot(v.Name))
 		}

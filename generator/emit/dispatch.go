@@ -107,11 +107,12 @@ func descriptor(m *ir.Method) *jen.Statement {
 	return jen.Op("&").Id(descriptorVar(m))
 }
 
-// codec is the dispatch.Codec literal of a generated type.
-func codec(name string) jen.Code {
-	return jen.Qual(DispatchPath, "Codec").Types(jen.Op("*").Id(name)).Values(jen.Dict{
-		jen.Id("New"):      jen.Qual(DispatchPath, "New").Types(jen.Id(name)),
-		jen.Id("Validate"): jen.Parens(jen.Op("*").Id(name)).Dot(validateWith),
+// codec is the dispatch.Codec literal of generated type t: how to
+// allocate one, and its wire.Table.
+func (e *emitter) codec(t *ir.Type) jen.Code {
+	return jen.Qual(DispatchPath, "Codec").Types(jen.Op("*").Id(t.Name)).Values(jen.Dict{
+		jen.Id("New"):   jen.Qual(DispatchPath, "New").Types(jen.Id(t.Name)),
+		jen.Id("Table"): e.tableExpr(t),
 	})
 }
 
@@ -134,13 +135,13 @@ func (e *emitter) methodTable(f *jen.File, sd *side) {
 		}
 		method := jen.Qual(DispatchPath, "Method").Values(info...)
 		var typ *jen.Statement
-		lit := jen.Dict{jen.Id("Method"): method, jen.Id("Params"): codec(m.Params.Name)}
+		lit := jen.Dict{jen.Id("Method"): method, jen.Id("Params"): e.codec(m.Params)}
 		if m.Notification {
 			typ = jen.Qual(DispatchPath, "Notification").Types(jen.Op("*").Id(m.Params.Name))
 			fields = append(fields, jen.Comment(fmt.Sprintf("%s is the notification %s.", methodGo(m), m.Wire)))
 		} else {
 			typ = jen.Qual(DispatchPath, "Request").Types(jen.Op("*").Id(m.Params.Name), jen.Op("*").Id(m.Result.Name))
-			lit[jen.Id("Result")] = codec(m.Result.Name)
+			lit[jen.Id("Result")] = e.codec(m.Result)
 			fields = append(fields, jen.Comment(fmt.Sprintf("%s is the request %s.", methodGo(m), m.Wire)))
 		}
 		fields = append(fields, jen.Id(methodGo(m)).Op("*").Add(typ.Clone()))

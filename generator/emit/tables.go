@@ -86,7 +86,7 @@ func (e *emitter) tabularFields(t *ir.Type) bool {
 // rawRouted reports a method-routed payload checked only as raw JSON (its
 // routes are open or not all typed), which the interpreter holds as RawJSON.
 func (e *emitter) rawRouted(r *ir.Ref) bool {
-	return r.Kind == ir.Routed && e.routedValidate(r, jen.Null()) == nil
+	return r.Kind == ir.Routed && e.routedTypes(r) == nil
 }
 
 // tabular reports whether the interpreter checks a value of shape r as its
@@ -246,38 +246,60 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 	}
 	f.Var().Id(objectTable(t)).Op("=").Add(wq("Object")).Values(obj)
 	table := jen.Op("&").Id(objectTable(t))
-	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", t.Name))
-	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
-		jen.Return(wq("DecodeTable").Call(jen.Id("d"), jen.Id("v"), table.Clone())))
-	f.Comment("AppendJSON appends the JSON encoding of v to b.")
-	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
-		jen.Return(wq("AppendTable").Call(jen.Id("b"), jen.Id("v"), table.Clone())))
 	f.Comment("MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,")
 	f.Comment("naming the union and its variants, when a union in v has no variant or several set.")
 	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Return(wq("MarshalTable").Call(jen.Op("&").Id("v"), table.Clone())))
+	tableUnmarshal(f, t.Name, table)
+}
+
+// tableUnmarshal emits the UnmarshalJSON of a type reached through table.
+func tableUnmarshal(f *jen.File, name string, table *jen.Statement) {
 	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
-	f.Func().Add(recv(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.Return(wq("Decode").Call(jen.Id("data"), jen.Id("v"), wq("Lenient"))))
+	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Return(wq("DecodeWith").Call(jen.Id("data"), jen.Id("v"), table.Clone(), wq("Lenient"))))
 	f.Line()
 }
 
-// coldValidate emits t's Validate and ValidateWith over its table, and its
-// embedded union's ValidateWith.
+// coldValidate emits t's Validate over its table.
 func coldValidate(f *jen.File, t *ir.Type) {
-	if t.Union != nil {
-		defer unionValidateWith(f, t.Union)
-	}
 	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
 		jen.Var().Id("v").Qual(WirePath, "Validator"),
 		wq("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))),
 		jen.Return(jen.Id("v").Dot("Err").Call()),
 	)
-	validateWithDoc(f, t.Name)
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(
-		wq("ValidateTable").Call(jen.Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))))
 	f.Line()
+}
+
+// tableVar names the package variable holding the table runtime/wire
+// reaches named type t through (a cold struct's wire.Object, a cold
+// union's wire.Union), "" for a type with codec methods of its own.
+func (e *emitter) tableVar(t *ir.Type) string {
+	switch t = t.Underlying(); {
+	case e.cold(t):
+		return objectTable(t)
+	case e.coldUnion(t):
+		return unionTable(t.Union)
+	}
+	return ""
+}
+
+// tableExpr is the wire.Table of named type t: its table, or wire.Methods
+// for a type with codec methods of its own.
+func (e *emitter) tableExpr(t *ir.Type) jen.Code {
+	if v := e.tableVar(t); v != "" {
+		return jen.Op("&").Id(v)
+	}
+	return wq("Methods").Values()
+}
+
+// addr is the address of the named value expr, expr itself when ptr.
+func addr(expr *jen.Statement, ptr bool) *jen.Statement {
+	if ptr {
+		return expr.Clone()
+	}
+	return jen.Op("&").Add(expr.Clone())
 }
 
 // memberFlags are fl's wire.MemberFlags, nil for none.
@@ -345,6 +367,9 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		}
 		if e.cold(u) {
 			return value("ShapeObject", jen.Dict{jen.Id("Object"): jen.Op("&").Id(objectTable(u))})
+		}
+		if e.coldUnion(u) {
+			return value("ShapeUnion", jen.Dict{jen.Id("Union"): jen.Op("&").Id(unionTable(u.Union))})
 		}
 		return value("ShapeCoded", jen.Dict{jen.Id("Coded"): jen.Parens(jen.Op("*").Id(r.Type.Name)).Call(jen.Nil())})
 	case ir.Array:

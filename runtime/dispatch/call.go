@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -20,7 +21,7 @@ func Call[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R,
 		var zero R
 		return zero, err
 	}
-	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, m.Params.encode(params))
 	return result(e, neg, m, raw, err)
 }
 
@@ -32,7 +33,7 @@ func Open[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R,
 		var zero R
 		return zero, err
 	}
-	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, m.Params.encode(params))
 	return result(e, nil, m, raw, err)
 }
 
@@ -41,7 +42,7 @@ func Open[P, R any](ctx context.Context, e *End, m *Request[P, R], params P) (R,
 // the request is in flight, that notification is sent as well as the
 // runtime's $/cancel_request (which peers may ignore). A ctx that has ended
 // before sends nothing.
-func CallTurn[P, R any](ctx context.Context, e *End, m *Request[P, R], params P, cancel string, cancelParams wire.Appender) (R, error) {
+func CallTurn[P, R any](ctx context.Context, e *End, m *Request[P, R], params P, cancel string, cancelParams json.Marshaler) (R, error) {
 	var zero R
 	neg, err := e.ready(m.Wire)
 	if err == nil {
@@ -53,10 +54,12 @@ func CallTurn[P, R any](ctx context.Context, e *End, m *Request[P, R], params P,
 	if err != nil {
 		return zero, err
 	}
-	raw, err := e.call(ctx, m.Wire, msg(params).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, m.Params.encode(params))
 	if err != nil && ctx.Err() != nil {
 		// A failed write is logged by the runtime and fails every later call.
-		_ = e.notify(context.WithoutCancel(ctx), cancel, cancelParams.AppendJSON(nil))
+		if b, err := cancelParams.MarshalJSON(); err == nil {
+			_ = e.notify(context.WithoutCancel(ctx), cancel, b)
+		}
 	}
 	return result(e, neg, m, raw, err)
 }
@@ -72,7 +75,7 @@ func Notify[P any](ctx context.Context, e *End, m *Notification[P], params P) er
 	if err != nil {
 		return err
 	}
-	return e.notify(ctx, m.Wire, msg(params).AppendJSON(nil))
+	return e.notify(ctx, m.Wire, m.Params.encode(params))
 }
 
 // ready returns the negotiation, or an error when initialize has not

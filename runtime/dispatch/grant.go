@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"encoding/json"
+
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -45,11 +47,11 @@ func (g Grants) has(i int) bool {
 // absent member grant nothing.
 func Grant[Q, S any](t *GateTable, req Q, res S) Grants {
 	var docs [2]wire.Raw
-	if m, ok := any(req).(wire.Appender); ok && !isNil(req) {
-		docs[0] = m.AppendJSON(nil)
+	if m, ok := any(req).(json.Marshaler); ok && !isNil(req) {
+		docs[0], _ = m.MarshalJSON()
 	}
-	if m, ok := any(res).(wire.Appender); ok && !isNil(res) {
-		docs[1] = m.AppendJSON(nil)
+	if m, ok := any(res).(json.Marshaler); ok && !isNil(res) {
+		docs[1], _ = m.MarshalJSON()
 	}
 	g := Grants{t: t, bits: make([]uint64, (len(t.Capabilities)+63)/64)}
 	for i := range t.Capabilities {
@@ -114,10 +116,11 @@ func granting(v wire.Raw) bool {
 }
 
 // Decodes reports whether raw decodes leniently as a T: Capability.Namespace
-// of a typed _meta namespace of type T.
+// of a typed _meta namespace of type T. Every generated type's
+// UnmarshalJSON decodes leniently.
 func Decodes[T any, PT interface {
 	*T
-	wire.Decodable
+	json.Unmarshaler
 }](raw wire.Raw) error {
-	return wire.Decode(raw, PT(new(T)), wire.Lenient)
+	return PT(new(T)).UnmarshalJSON(raw)
 }

@@ -6,40 +6,32 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// message is what dispatch calls on a generated message: a pointer to a
-// generated struct, union or alias, which decodes, encodes and validates
-// itself.
+// message is what dispatch calls on a generated message itself (a pointer
+// to a generated struct, union or alias); decoding and encoding go through
+// the message type's wire.Table, which its Codec holds.
 type message interface {
-	wire.Decodable
-	wire.Appender
 	Validate() error
 }
 
-// pointer is a message that is a pointer to T.
-type pointer[T any] interface {
-	*T
-	message
-}
-
 // Codec is how dispatch handles messages of type T, a pointer to a
-// generated type: New allocates one, Validate reports its problems into a
-// wire.Validator. The generic code here takes its type parameters
+// generated type: New allocates one, Table decodes, encodes and validates
+// it (a wire.Table takes the message as any, so the generic code here calls
+// it without code of T's own). The generic code takes its type parameters
 // unconstrained, so Go compiles one body of it for all the methods of all
 // the generated packages instead of one per method; only allocating a T
 // needs code of T's own. Its fields are exported so a generated descriptor
 // is a composite literal the compiler lays out statically: no package init
 // code, so the linker keeps only the descriptors a program uses.
 type Codec[T any] struct {
-	New      func() T
-	Validate func(T, *wire.Validator)
+	New   func() T
+	Table wire.Table
 }
 
 // New allocates a T; New[T] is a Codec's New for *T.
 func New[T any]() *T { return new(T) }
 
-func codecOf[T any, PT pointer[T]](validate func(PT, *wire.Validator)) Codec[PT] {
-	return Codec[PT]{New: func() PT { return new(T) }, Validate: validate}
-}
+// encode is the JSON encoding of v.
+func (c *Codec[T]) encode(v T) []byte { return c.Table.AppendValue(nil, v) }
 
 // msg returns v, a pointer to a generated type, as a message; nil for a
 // nil pointer.
@@ -94,17 +86,16 @@ type Notification[P any] struct {
 	Params Codec[P]
 }
 
-// NewRequest describes a request method. vp and vr are the params and
-// result types' generated validators, which report into a wire.Validator
-// so a received message may be checked leniently (wire.Validator's
-// AcceptUnknown).
-func NewRequest[P, R any, PP pointer[P], RP pointer[R]](m Method, vp func(PP, *wire.Validator), vr func(RP, *wire.Validator)) *Request[PP, RP] {
-	return &Request[PP, RP]{Method: m, Params: codecOf[P](vp), Result: codecOf[R](vr)}
+// NewRequest describes a request method whose params are *P and result
+// *R, of the wire.Tables tp and tr.
+func NewRequest[P, R any](m Method, tp, tr wire.Table) *Request[*P, *R] {
+	return &Request[*P, *R]{Method: m, Params: Codec[*P]{New[P], tp}, Result: Codec[*R]{New[R], tr}}
 }
 
-// NewNotification describes a notification method; vp is as NewRequest's.
-func NewNotification[P any, PP pointer[P]](m Method, vp func(PP, *wire.Validator)) *Notification[PP] {
-	return &Notification[PP]{Method: m, Params: codecOf[P](vp)}
+// NewNotification describes a notification method whose params are *P, of
+// the wire.Table tp.
+func NewNotification[P any](m Method, tp wire.Table) *Notification[*P] {
+	return &Notification[*P]{Method: m, Params: Codec[*P]{New[P], tp}}
 }
 
 // DecodeParams decodes and validates received params: a message that does
@@ -147,10 +138,10 @@ func (m *Notification[P]) DecodeParams(params wire.Raw, mode wire.Mode) (P, erro
 func received[T any](c Codec[T], data wire.Raw, mode wire.Mode) (_ T, decErr, err error) {
 	var zero T
 	v := c.New()
-	if err := wire.Decode(data, msg(v), mode); err != nil {
+	if err := wire.DecodeWith(data, v, c.Table, mode); err != nil {
 		return zero, err, nil
 	}
-	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { c.Validate(v, vd) }); err != nil {
+	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { c.Table.ValidateValue(vd, v) }); err != nil {
 		return zero, nil, err
 	}
 	return v, nil, nil

@@ -52,7 +52,7 @@ func (m *msg) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-func (m *msg) validate(v *wire.Validator) {
+func (m *msg) ValidateWith(v *wire.Validator) {
 	switch {
 	case m.X == "bad":
 		v.AddAt("x", "bad value")
@@ -63,6 +63,8 @@ func (m *msg) validate(v *wire.Validator) {
 
 func (m *msg) Validate() error {
 	var v wire.Validator
-	m.validate(&v)
+	m.ValidateWith(&v)
 	return v.Err()
 }
+
+func (m *msg) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }

@@ -50,7 +50,7 @@ func serve[H, P, R any](ctx context.Context, e *End, neg *negotiation, h H, para
 	if vs := neg.checkResult(&m.Method, rm); len(vs) > 0 {
 		return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
 	}
-	return rm.AppendJSON(nil), nil
+	return m.Result.encode(res), nil
 }
 
 // Receive routes m's notifications to handle after decoding, validating

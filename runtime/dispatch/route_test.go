@@ -25,12 +25,12 @@ func gated(m dispatch.Method, g *dispatch.MethodGates) dispatch.Method {
 }
 
 var (
-	openM   = dispatch.NewRequest(method("open", false), (*msg).validate, (*msg).validate)
-	doM     = dispatch.NewRequest(method("do", false), (*msg).validate, (*msg).validate)
-	gatedM  = dispatch.NewRequest(gated(method("m", false), &mGates), (*msg).validate, (*msg).validate)
-	turnM   = dispatch.NewRequest(method("turn", false), (*msg).validate, (*msg).validate)
-	tellM   = dispatch.NewNotification(gated(method("tell", true), &tellGates), (*msg).validate)
-	cancelM = dispatch.NewNotification(method("cancel", true), (*msg).validate)
+	openM   = dispatch.NewRequest[msg, msg](method("open", false), wire.Methods{}, wire.Methods{})
+	doM     = dispatch.NewRequest[msg, msg](method("do", false), wire.Methods{}, wire.Methods{})
+	gatedM  = dispatch.NewRequest[msg, msg](gated(method("m", false), &mGates), wire.Methods{}, wire.Methods{})
+	turnM   = dispatch.NewRequest[msg, msg](method("turn", false), wire.Methods{}, wire.Methods{})
+	tellM   = dispatch.NewNotification[msg](gated(method("tell", true), &tellGates), wire.Methods{})
+	cancelM = dispatch.NewNotification[msg](method("cancel", true), wire.Methods{})
 )
 
 // handler is the serving side's handler interface.

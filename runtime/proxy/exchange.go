@@ -273,14 +273,13 @@ func send[P any](ctx context.Context, c *chain, to side, m *dispatch.Notificatio
 // *wire.LocalError.
 func encode[T any](mode wire.Mode, method, what string, codec dispatch.Codec[T], v T) (wire.Raw, error) {
 	var zero T
-	a, ok := any(v).(wire.Appender)
-	if !ok || any(v) == any(zero) {
+	if any(v) == any(zero) {
 		return nil, &wire.LocalError{Err: errors.New("none given"), Method: method, What: what}
 	}
-	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { codec.Validate(v, vd) }); err != nil {
+	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { codec.Table.ValidateValue(vd, v) }); err != nil {
 		return nil, &wire.LocalError{Err: err, Method: method, What: what}
 	}
-	return a.AppendJSON(nil), nil
+	return codec.Table.AppendValue(nil, v), nil
 }
 
 // Call sends m's request to the side that handles it (an agent-side method

@@ -135,7 +135,7 @@ func zeroMember(f unsafe.Pointer, m *Member) {
 
 func zeroValue(p unsafe.Pointer, v *Value) {
 	switch v.Shape {
-	case ShapeString:
+	case ShapeString, ShapeEnum:
 		*(*string)(p) = ""
 	case ShapeBool:
 		*(*bool)(p) = false
@@ -155,7 +155,7 @@ func zeroValue(p unsafe.Pointer, v *Value) {
 // goType is the Go type of a value of shape v.
 func goType(v *Value) reflect.Type {
 	switch v.Shape {
-	case ShapeString:
+	case ShapeString, ShapeEnum:
 		return reflect.TypeFor[string]()
 	case ShapeBool:
 		return reflect.TypeFor[bool]()
@@ -175,6 +175,8 @@ func goType(v *Value) reflect.Type {
 		return reflect.TypeFor[Raw]()
 	case ShapeObject:
 		return reflect.TypeOf(v.Object.Type).Elem()
+	case ShapeUnion:
+		return reflect.TypeOf(v.Union.Type).Elem()
 	case ShapeCoded:
 		return reflect.TypeOf(v.Coded).Elem()
 	}
@@ -208,6 +210,10 @@ func decodeValue(d *Decoder, p unsafe.Pointer, v *Value) error {
 		return DecodeRaw((*Raw)(p), d)
 	case ShapeObject:
 		return decodeObject(d, p, v.Object.layout())
+	case ShapeUnion:
+		return v.Union.layout().decodeAt(d, p)
+	case ShapeEnum:
+		return DecodeEnum(d, (*string)(p), v.Enum)
 	case ShapeCoded:
 		return codedAt(v.Coded, p).DecodeJSON(d)
 	case ShapeSlice:
@@ -348,6 +354,10 @@ func appendValue(b []byte, p unsafe.Pointer, v *Value) []byte {
 		return AppendRaw(b, *(*Raw)(p))
 	case ShapeObject:
 		return appendObject(b, p, v.Object.layout())
+	case ShapeUnion:
+		return v.Union.layout().appendAt(b, p)
+	case ShapeEnum:
+		return AppendString(b, *(*string)(p))
 	case ShapeCoded:
 		return codedAt(v.Coded, p).AppendJSON(b)
 	case ShapeSlice:
@@ -438,6 +448,10 @@ func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
 		}
 	case ShapeObject:
 		validateObject(vd, p, v.Object.layout())
+	case ShapeUnion:
+		v.Union.layout().validate(vd, p)
+	case ShapeEnum:
+		v.Enum.Check(vd, *(*string)(p))
 	case ShapeCoded:
 		codedAt(v.Coded, p).ValidateWith(vd)
 	case ShapeSlice:

@@ -33,6 +33,8 @@ const (
 	ShapeCoded                    // a type with its own methods (Value.Coded)
 	ShapeSlice                    // []Elem, nil when absent
 	ShapeMap                      // map[string]Elem, nil when absent
+	ShapeUnion                    // an object union described by Value.Union
+	ShapeEnum                     // a string of a closed enumeration, Value.Enum
 )
 
 // Coded is a generated type that decodes, encodes and validates itself; a
@@ -52,6 +54,8 @@ type Value struct {
 	Floats []FloatBound // ShapeFloat64: the bounds, in the order they are checked
 	Items  *IntRule     // ShapeSlice: the bounds of the item count, nil for none
 	Object *Object      // ShapeObject
+	Union  *Union       // ShapeUnion
+	Enum   *Enum        // ShapeEnum
 	Coded  Coded        // ShapeCoded: a nil pointer of the type
 	Elem   *Value       // ShapeSlice, ShapeMap
 	// SkipInvalid drops array items that fail to decode, in lenient mode.
@@ -193,6 +197,10 @@ func (v *Value) resolve(t reflect.Type) {
 	case ShapeObject:
 		if reflect.TypeOf(v.Object.Type).Elem() != t {
 			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Object.Type).Elem()))
+		}
+	case ShapeUnion:
+		if reflect.TypeOf(v.Union.Type).Elem() != t {
+			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Union.Type).Elem()))
 		}
 	case ShapeCoded:
 		if reflect.TypeOf(v.Coded).Elem() != t {

@@ -33,16 +33,6 @@ var objectAgentRequest = wire.Object{
 	Type: (*AgentRequest)(nil),
 }
 
-// DecodeJSON decodes one AgentRequest object, keeping unknown members.
-func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
@@ -51,7 +41,7 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one RequestID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -146,16 +136,6 @@ var objectWriteTextFileRequest = wire.Object{
 	Type: (*WriteTextFileRequest)(nil),
 }
 
-// DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
-func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWriteTextFileRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WriteTextFileRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWriteTextFileRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
@@ -164,7 +144,7 @@ func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionID value.
@@ -234,16 +214,6 @@ var objectReadTextFileRequest = wire.Object{
 	Type: (*ReadTextFileRequest)(nil),
 }
 
-// DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
-func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReadTextFileRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReadTextFileRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
@@ -252,7 +222,7 @@ func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReadTextFileRequest, wire.Lenient)
 }
 
 var objectRequestPermissionRequest = wire.Object{
@@ -298,16 +268,6 @@ var objectRequestPermissionRequest = wire.Object{
 	Type: (*RequestPermissionRequest)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
-func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
@@ -316,7 +276,7 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
 var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
@@ -393,7 +353,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -404,7 +364,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -459,11 +419,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -597,25 +557,15 @@ var unionToolCallContent = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ToolCallContent object, keeping unknown members.
-func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionToolCallContent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallContent) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionToolCallContent)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallContent")
+	return wire.MarshalWith(&v, &unionToolCallContent, "unstable.ToolCallContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionToolCallContent, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -820,16 +770,6 @@ var objectAnnotations = wire.Object{
 	Type: (*Annotations)(nil),
 }
 
-// DecodeJSON decodes one Annotations object, keeping unknown members.
-func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAnnotations)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Annotations) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAnnotations)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
@@ -838,7 +778,7 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Annotations) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
 var enumRole = wire.Enum{
@@ -892,7 +832,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -909,7 +849,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"text\":")
 	b = wire.AppendString(b, v.Text)
@@ -956,7 +896,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -987,7 +927,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
@@ -1040,7 +980,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1059,7 +999,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
@@ -1108,7 +1048,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1175,7 +1115,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Description != nil {
 		b = wire.Key(b, &comma, "\"description\":")
@@ -1472,7 +1412,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1489,7 +1429,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"resource\":")
 	b = v.Resource.AppendJSON(b)
@@ -1536,16 +1476,6 @@ var objectContent = wire.Object{
 	Type: (*Content)(nil),
 }
 
-// DecodeJSON decodes one Content object, keeping unknown members.
-func (v *Content) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectContent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Content) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectContent)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Content) MarshalJSON() ([]byte, error) {
@@ -1554,7 +1484,7 @@ func (v Content) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Content) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectContent, wire.Lenient)
 }
 
 var objectDiff = wire.Object{
@@ -1591,16 +1521,6 @@ var objectDiff = wire.Object{
 	Type: (*Diff)(nil),
 }
 
-// DecodeJSON decodes one Diff object, keeping unknown members.
-func (v *Diff) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDiff)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Diff) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDiff)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Diff) MarshalJSON() ([]byte, error) {
@@ -1609,7 +1529,7 @@ func (v Diff) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Diff) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
 
 // DecodeJSON decodes one TerminalID value.
@@ -1661,16 +1581,6 @@ var objectTerminal = wire.Object{
 	Type: (*Terminal)(nil),
 }
 
-// DecodeJSON decodes one Terminal object, keeping unknown members.
-func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Terminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminal)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Terminal) MarshalJSON() ([]byte, error) {
@@ -1679,7 +1589,7 @@ func (v Terminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Terminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminal, wire.Lenient)
 }
 
 var objectToolCallLocation = wire.Object{
@@ -1710,16 +1620,6 @@ var objectToolCallLocation = wire.Object{
 	Type: (*ToolCallLocation)(nil),
 }
 
-// DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
-func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallLocation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallLocation)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
@@ -1728,7 +1628,7 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
 
 var objectPermissionOption = wire.Object{
@@ -1768,16 +1668,6 @@ var objectPermissionOption = wire.Object{
 	Type: (*PermissionOption)(nil),
 }
 
-// DecodeJSON decodes one PermissionOption object, keeping unknown members.
-func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPermissionOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPermissionOption)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
@@ -1786,7 +1676,7 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
 // DecodeJSON decodes one PermissionOptionID value.
@@ -1903,16 +1793,6 @@ var objectCreateTerminalRequest = wire.Object{
 	Type: (*CreateTerminalRequest)(nil),
 }
 
-// DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
-func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateTerminalRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
@@ -1921,7 +1801,7 @@ func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateTerminalRequest, wire.Lenient)
 }
 
 var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
@@ -2004,16 +1884,6 @@ var objectTerminalOutputRequest = wire.Object{
 	Type: (*TerminalOutputRequest)(nil),
 }
 
-// DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
-func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutputRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutputRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutputRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
@@ -2022,7 +1892,7 @@ func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutputRequest, wire.Lenient)
 }
 
 var objectReleaseTerminalRequest = wire.Object{
@@ -2053,16 +1923,6 @@ var objectReleaseTerminalRequest = wire.Object{
 	Type: (*ReleaseTerminalRequest)(nil),
 }
 
-// DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
-func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReleaseTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReleaseTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReleaseTerminalRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
@@ -2071,7 +1931,7 @@ func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReleaseTerminalRequest, wire.Lenient)
 }
 
 var objectWaitForTerminalExitRequest = wire.Object{
@@ -2102,16 +1962,6 @@ var objectWaitForTerminalExitRequest = wire.Object{
 	Type: (*WaitForTerminalExitRequest)(nil),
 }
 
-// DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
-func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWaitForTerminalExitRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WaitForTerminalExitRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWaitForTerminalExitRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
@@ -2120,7 +1970,7 @@ func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWaitForTerminalExitRequest, wire.Lenient)
 }
 
 var objectKillTerminalRequest = wire.Object{
@@ -2151,16 +2001,6 @@ var objectKillTerminalRequest = wire.Object{
 	Type: (*KillTerminalRequest)(nil),
 }
 
-// DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
-func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectKillTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *KillTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectKillTerminalRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
@@ -2169,7 +2009,7 @@ func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
 
 var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
@@ -2445,16 +2285,6 @@ var objectElicitationSessionScope = wire.Object{
 	Type: (*ElicitationSessionScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
-func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSessionScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
@@ -2463,7 +2293,7 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
 
 var objectElicitationRequestScope = wire.Object{
@@ -2482,16 +2312,6 @@ var objectElicitationRequestScope = wire.Object{
 	Type: (*ElicitationRequestScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
-func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationRequestScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
@@ -2500,7 +2320,7 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
 
 var objectElicitationSchema = wire.Object{
@@ -2525,8 +2345,8 @@ var objectElicitationSchema = wire.Object{
 			Name:  "properties",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*ElicitationPropertySchema)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionElicitationPropertySchema,
 				},
 				Shape: wire.ShapeMap,
 			},
@@ -2560,16 +2380,6 @@ var objectElicitationSchema = wire.Object{
 	Type: (*ElicitationSchema)(nil),
 }
 
-// DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
-func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
@@ -2578,7 +2388,7 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
 
 var enumElicitationSchemaType = wire.Enum{
@@ -2650,25 +2460,15 @@ var unionElicitationPropertySchema = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
-func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationPropertySchema")
+	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "unstable.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
 
 var objectElicitationPropertySchemaOther = wire.Object{
@@ -2684,16 +2484,6 @@ var objectElicitationPropertySchemaOther = wire.Object{
 	Type: (*ElicitationPropertySchemaOther)(nil),
 }
 
-// DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
-func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
@@ -2702,7 +2492,7 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
 var enumStringFormat = wire.Enum{
@@ -2765,16 +2555,6 @@ var objectEnumOption = wire.Object{
 	Type: (*EnumOption)(nil),
 }
 
-// DecodeJSON decodes one EnumOption object, keeping unknown members.
-func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnumOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnumOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnumOption)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
@@ -2783,7 +2563,7 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
 
 var objectStringPropertySchema = wire.Object{
@@ -2868,16 +2648,6 @@ var objectStringPropertySchema = wire.Object{
 	Type: (*StringPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
-func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
@@ -2886,7 +2656,7 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
 
 var objectNumberPropertySchema = wire.Object{
@@ -2935,16 +2705,6 @@ var objectNumberPropertySchema = wire.Object{
 	Type: (*NumberPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
-func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNumberPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
@@ -2953,7 +2713,7 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
 
 var objectIntegerPropertySchema = wire.Object{
@@ -3002,16 +2762,6 @@ var objectIntegerPropertySchema = wire.Object{
 	Type: (*IntegerPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
-func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3020,7 +2770,7 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
 
 var objectBooleanPropertySchema = wire.Object{
@@ -3057,16 +2807,6 @@ var objectBooleanPropertySchema = wire.Object{
 	Type: (*BooleanPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
-func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3075,7 +2815,7 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
 
 var unionMultiSelectItems = wire.Union{
@@ -3102,25 +2842,15 @@ var unionMultiSelectItems = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
-func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMultiSelectItems)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectItems")
+	return wire.MarshalWith(&v, &unionMultiSelectItems, "unstable.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectItemsOther = wire.Object{
@@ -3136,16 +2866,6 @@ var objectMultiSelectItemsOther = wire.Object{
 	Type: (*MultiSelectItemsOther)(nil),
 }
 
-// DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
-func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
@@ -3154,7 +2874,7 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
 
 var objectStringMultiSelectItems = wire.Object{
@@ -3182,16 +2902,6 @@ var objectStringMultiSelectItems = wire.Object{
 	Type: (*StringMultiSelectItems)(nil),
 }
 
-// DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
-func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
@@ -3200,7 +2910,7 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
 
 var objectTitledMultiSelectItems = wire.Object{
@@ -3231,16 +2941,6 @@ var objectTitledMultiSelectItems = wire.Object{
 	Type: (*TitledMultiSelectItems)(nil),
 }
 
-// DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
-func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
@@ -3249,7 +2949,7 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectPropertySchema = wire.Object{
@@ -3283,8 +2983,8 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Required,
 			Name:  "items",
 			Value: &wire.Value{
-				Coded: (*MultiSelectItems)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionMultiSelectItems,
 			},
 		},
 		{
@@ -3311,16 +3011,6 @@ var objectMultiSelectPropertySchema = wire.Object{
 	Type: (*MultiSelectPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
-func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3329,7 +3019,7 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
 var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
@@ -3354,7 +3044,7 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
 	}
 	return wire.Inner(v.Variant.decodeField(d, key))
 }
@@ -3375,7 +3065,7 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = v.RequestedSchema.AppendJSON(b)
+	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3640,16 +3330,6 @@ var objectMessageMCPRequest = wire.Object{
 	Type: (*MessageMCPRequest)(nil),
 }
 
-// DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
-func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
@@ -3658,7 +3338,7 @@ func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one MCPServerACPID value.
@@ -3761,25 +3441,15 @@ var unionAgentResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AgentResponse object, keeping unknown members.
-func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAgentResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAgentResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentResponse")
+	return wire.MarshalWith(&v, &unionAgentResponse, "unstable.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
 
 var objectAgentResponseResult = wire.Object{
@@ -3804,16 +3474,6 @@ var objectAgentResponseResult = wire.Object{
 	Type: (*AgentResponseResult)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
-func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
@@ -3822,7 +3482,7 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
 
 var objectAgentResponseError = wire.Object{
@@ -3850,16 +3510,6 @@ var objectAgentResponseError = wire.Object{
 	Type: (*AgentResponseError)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseError object, keeping unknown members.
-func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
@@ -3868,7 +3518,7 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
 
 var objectInitializeResponse = wire.Object{
@@ -3894,8 +3544,8 @@ var objectInitializeResponse = wire.Object{
 			Name:  "authMethods",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AuthMethod)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAuthMethod,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -3924,16 +3574,6 @@ var objectInitializeResponse = wire.Object{
 	Type: (*InitializeResponse)(nil),
 }
 
-// DecodeJSON decodes one InitializeResponse object, keeping unknown members.
-func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
@@ -3942,7 +3582,7 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProtocolVersion value.
@@ -4039,16 +3679,6 @@ var objectAgentCapabilities = wire.Object{
 	Type: (*AgentCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
-func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
@@ -4057,7 +3687,7 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
 
 var objectPromptCapabilities = wire.Object{
@@ -4094,16 +3724,6 @@ var objectPromptCapabilities = wire.Object{
 	Type: (*PromptCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
-func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
@@ -4112,7 +3732,7 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
 
 var objectMCPCapabilities = wire.Object{
@@ -4149,16 +3769,6 @@ var objectMCPCapabilities = wire.Object{
 	Type: (*MCPCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
-func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
@@ -4167,7 +3777,7 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
 
 var objectSessionCapabilities = wire.Object{
@@ -4285,16 +3895,6 @@ var objectSessionCapabilities = wire.Object{
 	Type: (*SessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
-func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -4303,7 +3903,7 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
 
 var objectSessionListCapabilities = wire.Object{
@@ -4322,16 +3922,6 @@ var objectSessionListCapabilities = wire.Object{
 	Type: (*SessionListCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
-func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionListCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionListCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
@@ -4340,7 +3930,7 @@ func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionListCapabilities, wire.Lenient)
 }
 
 var objectSessionDeleteCapabilities = wire.Object{
@@ -4359,16 +3949,6 @@ var objectSessionDeleteCapabilities = wire.Object{
 	Type: (*SessionDeleteCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
-func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
@@ -4377,7 +3957,7 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
 
 var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
@@ -4396,16 +3976,6 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
-func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
@@ -4414,7 +3984,7 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptCapabilities = wire.Object{
@@ -4442,16 +4012,6 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 	Type: (*SessionSystemPromptCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
@@ -4460,7 +4020,7 @@ func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptModeCapabilities = wire.Object{
@@ -4488,16 +4048,6 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 	Type: (*SessionSystemPromptModeCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptModeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptModeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptModeCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
@@ -4506,7 +4056,7 @@ func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptModeCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptOverrideCapabilities = wire.Object{
@@ -4525,16 +4075,6 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 	Type: (*SessionSystemPromptOverrideCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptOverrideCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptOverrideCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
@@ -4543,7 +4083,7 @@ func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptOverrideCapabilities, wire.Lenient)
 }
 
 var objectSessionForkCapabilities = wire.Object{
@@ -4562,16 +4102,6 @@ var objectSessionForkCapabilities = wire.Object{
 	Type: (*SessionForkCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
-func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionForkCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionForkCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
@@ -4580,7 +4110,7 @@ func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionForkCapabilities, wire.Lenient)
 }
 
 var objectSessionArchiveCapabilities = wire.Object{
@@ -4599,16 +4129,6 @@ var objectSessionArchiveCapabilities = wire.Object{
 	Type: (*SessionArchiveCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
-func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionArchiveCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionArchiveCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
@@ -4617,7 +4137,7 @@ func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionArchiveCapabilities, wire.Lenient)
 }
 
 var objectSessionStatusCapabilities = wire.Object{
@@ -4636,16 +4156,6 @@ var objectSessionStatusCapabilities = wire.Object{
 	Type: (*SessionStatusCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
-func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
@@ -4654,7 +4164,7 @@ func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusCapabilities, wire.Lenient)
 }
 
 var objectSessionTitleCapabilities = wire.Object{
@@ -4673,16 +4183,6 @@ var objectSessionTitleCapabilities = wire.Object{
 	Type: (*SessionTitleCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
-func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionTitleCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionTitleCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
@@ -4691,7 +4191,7 @@ func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionTitleCapabilities, wire.Lenient)
 }
 
 var objectSessionResumeCapabilities = wire.Object{
@@ -4710,16 +4210,6 @@ var objectSessionResumeCapabilities = wire.Object{
 	Type: (*SessionResumeCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
-func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionResumeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionResumeCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
@@ -4728,7 +4218,7 @@ func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionResumeCapabilities, wire.Lenient)
 }
 
 var objectSessionCloseCapabilities = wire.Object{
@@ -4747,16 +4237,6 @@ var objectSessionCloseCapabilities = wire.Object{
 	Type: (*SessionCloseCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
-func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCloseCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCloseCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
@@ -4765,7 +4245,7 @@ func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCloseCapabilities, wire.Lenient)
 }
 
 var objectAgentAuthCapabilities = wire.Object{
@@ -4802,16 +4282,6 @@ var objectAgentAuthCapabilities = wire.Object{
 	Type: (*AgentAuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
-func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -4820,7 +4290,7 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
 
 var objectAuthStatusCapabilities = wire.Object{
@@ -4839,16 +4309,6 @@ var objectAuthStatusCapabilities = wire.Object{
 	Type: (*AuthStatusCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
-func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
@@ -4857,7 +4317,7 @@ func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusCapabilities, wire.Lenient)
 }
 
 var objectLogoutCapabilities = wire.Object{
@@ -4876,16 +4336,6 @@ var objectLogoutCapabilities = wire.Object{
 	Type: (*LogoutCapabilities)(nil),
 }
 
-// DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
-func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
@@ -4894,7 +4344,7 @@ func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutCapabilities, wire.Lenient)
 }
 
 var objectProvidersCapabilities = wire.Object{
@@ -4913,16 +4363,6 @@ var objectProvidersCapabilities = wire.Object{
 	Type: (*ProvidersCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
-func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProvidersCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProvidersCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
@@ -4931,7 +4371,7 @@ func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProvidersCapabilities, wire.Lenient)
 }
 
 var unionAuthMethod = wire.Union{
@@ -4953,25 +4393,15 @@ var unionAuthMethod = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
-func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAuthMethod)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAuthMethod)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethod")
+	return wire.MarshalWith(&v, &unionAuthMethod, "unstable.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
 // DecodeJSON decodes one AuthMethodID value.
@@ -5053,16 +4483,6 @@ var objectAuthMethodTerminal = wire.Object{
 	Type: (*AuthMethodTerminal)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
-func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
@@ -5071,7 +4491,7 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
 
 var objectAuthMethodAgent = wire.Object{
@@ -5108,16 +4528,6 @@ var objectAuthMethodAgent = wire.Object{
 	Type: (*AuthMethodAgent)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
-func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodAgent)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
@@ -5126,7 +4536,7 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
 
 var objectImplementation = wire.Object{
@@ -5163,16 +4573,6 @@ var objectImplementation = wire.Object{
 	Type: (*Implementation)(nil),
 }
 
-// DecodeJSON decodes one Implementation object, keeping unknown members.
-func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectImplementation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Implementation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectImplementation)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
@@ -5181,7 +4581,7 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
 
 var objectAuthenticateResponse = wire.Object{
@@ -5200,16 +4600,6 @@ var objectAuthenticateResponse = wire.Object{
 	Type: (*AuthenticateResponse)(nil),
 }
 
-// DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
-func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthenticateResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthenticateResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
@@ -5218,7 +4608,7 @@ func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthenticateResponse, wire.Lenient)
 }
 
 var objectListProvidersResponse = wire.Object{
@@ -5249,16 +4639,6 @@ var objectListProvidersResponse = wire.Object{
 	Type: (*ListProvidersResponse)(nil),
 }
 
-// DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
-func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListProvidersResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListProvidersResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListProvidersResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
@@ -5267,7 +4647,7 @@ func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListProvidersResponse, wire.Lenient)
 }
 
 var objectProviderInfo = wire.Object{
@@ -5320,16 +4700,6 @@ var objectProviderInfo = wire.Object{
 	Type: (*ProviderInfo)(nil),
 }
 
-// DecodeJSON decodes one ProviderInfo object, keeping unknown members.
-func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProviderInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProviderInfo)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
@@ -5338,7 +4708,7 @@ func (v ProviderInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProviderInfo, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProviderID value.
@@ -5420,16 +4790,6 @@ var objectProviderCurrentConfig = wire.Object{
 	Type: (*ProviderCurrentConfig)(nil),
 }
 
-// DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
-func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProviderCurrentConfig)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderCurrentConfig) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProviderCurrentConfig)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
@@ -5438,7 +4798,7 @@ func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProviderCurrentConfig, wire.Lenient)
 }
 
 var objectSetProviderResponse = wire.Object{
@@ -5457,16 +4817,6 @@ var objectSetProviderResponse = wire.Object{
 	Type: (*SetProviderResponse)(nil),
 }
 
-// DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
-func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetProviderResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetProviderResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
@@ -5475,7 +4825,7 @@ func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetProviderResponse, wire.Lenient)
 }
 
 var objectDisableProviderResponse = wire.Object{
@@ -5494,16 +4844,6 @@ var objectDisableProviderResponse = wire.Object{
 	Type: (*DisableProviderResponse)(nil),
 }
 
-// DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
-func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDisableProviderResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDisableProviderResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
@@ -5512,7 +4852,7 @@ func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDisableProviderResponse, wire.Lenient)
 }
 
 var objectLogoutResponse = wire.Object{
@@ -5531,16 +4871,6 @@ var objectLogoutResponse = wire.Object{
 	Type: (*LogoutResponse)(nil),
 }
 
-// DecodeJSON decodes one LogoutResponse object, keeping unknown members.
-func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
@@ -5549,7 +4879,7 @@ func (v LogoutResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutResponse, wire.Lenient)
 }
 
 var objectAuthStatusResponse = wire.Object{
@@ -5590,16 +4920,6 @@ var objectAuthStatusResponse = wire.Object{
 	Type: (*AuthStatusResponse)(nil),
 }
 
-// DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
-func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
@@ -5608,7 +4928,7 @@ func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusResponse, wire.Lenient)
 }
 
 // DecodeJSON decodes one AuthState value.
@@ -5678,16 +4998,6 @@ var objectAuthAccount = wire.Object{
 	Type: (*AuthAccount)(nil),
 }
 
-// DecodeJSON decodes one AuthAccount object, keeping unknown members.
-func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthAccount)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthAccount) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthAccount)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
@@ -5696,7 +5006,7 @@ func (v AuthAccount) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthAccount) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthAccount, wire.Lenient)
 }
 
 var objectNewSessionResponse = wire.Object{
@@ -5743,16 +5053,6 @@ var objectNewSessionResponse = wire.Object{
 	Type: (*NewSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
-func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNewSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNewSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
@@ -5761,7 +5061,7 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
 var objectSessionModeState = wire.Object{
@@ -5799,16 +5099,6 @@ var objectSessionModeState = wire.Object{
 	Type: (*SessionModeState)(nil),
 }
 
-// DecodeJSON decodes one SessionModeState object, keeping unknown members.
-func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionModeState)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionModeState) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionModeState)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
@@ -5817,7 +5107,7 @@ func (v SessionModeState) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionModeState) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionModeID value.
@@ -5881,16 +5171,6 @@ var objectSessionMode = wire.Object{
 	Type: (*SessionMode)(nil),
 }
 
-// DecodeJSON decodes one SessionMode object, keeping unknown members.
-func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionMode)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionMode) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionMode)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMode) MarshalJSON() ([]byte, error) {
@@ -5899,7 +5179,7 @@ func (v SessionMode) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
 
 var membersSessionConfigOption = wire.Members{Required: []string{"id", "name"}}
@@ -6492,16 +5772,6 @@ var objectLoadSessionResponse = wire.Object{
 	Type: (*LoadSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
-func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoadSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoadSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6510,7 +5780,7 @@ func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoadSessionResponse, wire.Lenient)
 }
 
 var objectListSessionsResponse = wire.Object{
@@ -6548,16 +5818,6 @@ var objectListSessionsResponse = wire.Object{
 	Type: (*ListSessionsResponse)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
-func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
@@ -6566,7 +5826,7 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
 
 var objectSessionInfo = wire.Object{
@@ -6629,16 +5889,6 @@ var objectSessionInfo = wire.Object{
 	Type: (*SessionInfo)(nil),
 }
 
-// DecodeJSON decodes one SessionInfo object, keeping unknown members.
-func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionInfo)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
@@ -6647,7 +5897,7 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
 var objectDeleteSessionResponse = wire.Object{
@@ -6666,16 +5916,6 @@ var objectDeleteSessionResponse = wire.Object{
 	Type: (*DeleteSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
-func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6684,7 +5924,7 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
 
 var objectForkSessionResponse = wire.Object{
@@ -6731,16 +5971,6 @@ var objectForkSessionResponse = wire.Object{
 	Type: (*ForkSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
-func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectForkSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ForkSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectForkSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6749,7 +5979,7 @@ func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectForkSessionResponse, wire.Lenient)
 }
 
 var objectArchiveSessionResponse = wire.Object{
@@ -6768,16 +5998,6 @@ var objectArchiveSessionResponse = wire.Object{
 	Type: (*ArchiveSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
-func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectArchiveSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectArchiveSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6786,7 +6006,7 @@ func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectArchiveSessionResponse, wire.Lenient)
 }
 
 var objectUnarchiveSessionResponse = wire.Object{
@@ -6805,16 +6025,6 @@ var objectUnarchiveSessionResponse = wire.Object{
 	Type: (*UnarchiveSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
-func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnarchiveSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnarchiveSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6823,7 +6033,7 @@ func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnarchiveSessionResponse, wire.Lenient)
 }
 
 var objectSessionStatusResponse = wire.Object{
@@ -6851,16 +6061,6 @@ var objectSessionStatusResponse = wire.Object{
 	Type: (*SessionStatusResponse)(nil),
 }
 
-// DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
-func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
@@ -6869,7 +6069,7 @@ func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusResponse, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionStatus value.
@@ -6915,16 +6115,6 @@ var objectSetSessionTitleResponse = wire.Object{
 	Type: (*SetSessionTitleResponse)(nil),
 }
 
-// DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
-func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionTitleResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionTitleResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionTitleResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
@@ -6933,7 +6123,7 @@ func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionTitleResponse, wire.Lenient)
 }
 
 var objectResumeSessionResponse = wire.Object{
@@ -6974,16 +6164,6 @@ var objectResumeSessionResponse = wire.Object{
 	Type: (*ResumeSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
-func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6992,7 +6172,7 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
 
 var objectCloseSessionResponse = wire.Object{
@@ -7011,16 +6191,6 @@ var objectCloseSessionResponse = wire.Object{
 	Type: (*CloseSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
-func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
@@ -7029,7 +6199,7 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
 
 var objectSetSessionModeResponse = wire.Object{
@@ -7048,16 +6218,6 @@ var objectSetSessionModeResponse = wire.Object{
 	Type: (*SetSessionModeResponse)(nil),
 }
 
-// DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
-func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionModeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionModeResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
@@ -7066,7 +6226,7 @@ func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionModeResponse, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionResponse = wire.Object{
@@ -7098,16 +6258,6 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 	Type: (*SetSessionConfigOptionResponse)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
-func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
@@ -7116,7 +6266,7 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
 
 var membersPromptResponse = wire.Members{Required: []string{"stopReason"}}
@@ -7146,7 +6296,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
-		if err := v.Usage.DecodeJSON(d); err != nil {
+		if err := objectUsage.DecodeValue(d, v.Usage); err != nil {
 			v.Usage = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
@@ -7163,7 +6313,7 @@ func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.StopReason.AppendJSON(b)
 	if v.Usage != nil {
 		b = wire.Key(b, &comma, "\"usage\":")
-		b = v.Usage.AppendJSON(b)
+		b = objectUsage.AppendValue(b, v.Usage)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7274,16 +6424,6 @@ var objectUsage = wire.Object{
 	Type: (*Usage)(nil),
 }
 
-// DecodeJSON decodes one Usage object, keeping unknown members.
-func (v *Usage) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUsage)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Usage) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUsage)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Usage) MarshalJSON() ([]byte, error) {
@@ -7292,7 +6432,7 @@ func (v Usage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Usage) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUsage, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtResponse value.
@@ -7350,16 +6490,6 @@ var objectError = wire.Object{
 	Type: (*Error)(nil),
 }
 
-// DecodeJSON decodes one Error object, keeping unknown members.
-func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Error) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
@@ -7368,7 +6498,7 @@ func (v Error) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Error) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorCode value.
@@ -7416,16 +6546,6 @@ var objectAgentNotification = wire.Object{
 	Type: (*AgentNotification)(nil),
 }
 
-// DecodeJSON decodes one AgentNotification object, keeping unknown members.
-func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
@@ -7434,7 +6554,7 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
 
 var membersSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
@@ -8003,14 +7123,14 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
 		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -8063,11 +7183,11 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -8718,7 +7838,7 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		if err := v.Input.DecodeJSON(d); err != nil {
+		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
 			v.Input = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
@@ -8737,7 +7857,7 @@ func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
 		b = wire.Key(b, &comma, "\"input\":")
-		b = v.Input.AppendJSON(b)
+		b = unionAvailableCommandInput.AppendValue(b, v.Input)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8769,25 +7889,15 @@ var unionAvailableCommandInput = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
-func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AvailableCommandInput")
+	return wire.MarshalWith(&v, &unionAvailableCommandInput, "unstable.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
 
 var objectUnstructuredCommandInput = wire.Object{
@@ -8812,16 +7922,6 @@ var objectUnstructuredCommandInput = wire.Object{
 	Type: (*UnstructuredCommandInput)(nil),
 }
 
-// DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
-func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnstructuredCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnstructuredCommandInput)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
@@ -8830,7 +7930,7 @@ func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
 
 var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
@@ -9089,16 +8189,6 @@ var objectCost = wire.Object{
 	Type: (*Cost)(nil),
 }
 
-// DecodeJSON decodes one Cost object, keeping unknown members.
-func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCost)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Cost) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCost)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
@@ -9107,7 +8197,7 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Cost) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
 var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
@@ -9139,7 +8229,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
-		if err := v.Cost.DecodeJSON(d); err != nil {
+		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
 			v.Cost = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
@@ -9158,7 +8248,7 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
 		b = wire.Key(b, &comma, "\"cost\":")
-		b = v.Cost.AppendJSON(b)
+		b = objectCost.AppendValue(b, v.Cost)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9505,16 +8595,6 @@ var objectSubagentSessionCapabilities = wire.Object{
 	Type: (*SubagentSessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
-func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSubagentSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSubagentSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -9523,7 +8603,7 @@ func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSubagentSessionCapabilities, wire.Lenient)
 }
 
 var objectSessionCancelCapabilities = wire.Object{
@@ -9542,16 +8622,6 @@ var objectSessionCancelCapabilities = wire.Object{
 	Type: (*SessionCancelCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
-func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCancelCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
@@ -9560,7 +8630,7 @@ func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCancelCapabilities, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -9718,16 +8788,6 @@ var objectStateUpdateOther = wire.Object{
 	Type: (*StateUpdateOther)(nil),
 }
 
-// DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
-func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStateUpdateOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StateUpdateOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStateUpdateOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
@@ -9736,7 +8796,7 @@ func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStateUpdateOther, wire.Lenient)
 }
 
 var objectRunningStateUpdate = wire.Object{
@@ -9755,16 +8815,6 @@ var objectRunningStateUpdate = wire.Object{
 	Type: (*RunningStateUpdate)(nil),
 }
 
-// DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
-func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRunningStateUpdate)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRunningStateUpdate)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
@@ -9773,7 +8823,7 @@ func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRunningStateUpdate, wire.Lenient)
 }
 
 var objectErrorStopReason = wire.Object{
@@ -9792,16 +8842,6 @@ var objectErrorStopReason = wire.Object{
 	Type: (*ErrorStopReason)(nil),
 }
 
-// DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
-func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectErrorStopReason)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ErrorStopReason) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectErrorStopReason)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
@@ -9810,7 +8850,7 @@ func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectErrorStopReason, wire.Lenient)
 }
 
 // DecodeJSON decodes one IdleStateUpdate object, keeping unknown members.
@@ -9839,7 +8879,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
-		if err := v.Usage.DecodeJSON(d); err != nil {
+		if err := objectUsage.DecodeValue(d, v.Usage); err != nil {
 			v.Usage = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
@@ -9867,7 +8907,7 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Usage != nil {
 		b = wire.Key(b, &comma, "\"usage\":")
-		b = v.Usage.AppendJSON(b)
+		b = objectUsage.AppendValue(b, v.Usage)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -10027,16 +9067,6 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 	Type: (*IdleStateUpdateStopReasonEndTurn)(nil),
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonEndTurn)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonEndTurn) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonEndTurn)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
@@ -10045,22 +9075,12 @@ func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonEndTurn, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonMaxTokens",
 	Type: (*IdleStateUpdateStopReasonMaxTokens)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonMaxTokens)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonMaxTokens) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10071,22 +9091,12 @@ func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTokens, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonMaxTurnRequests",
 	Type: (*IdleStateUpdateStopReasonMaxTurnRequests)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10097,22 +9107,12 @@ func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTurnRequests, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonRefusal",
 	Type: (*IdleStateUpdateStopReasonRefusal)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonRefusal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonRefusal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10123,22 +9123,12 @@ func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonRefusal, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonCancelled",
 	Type: (*IdleStateUpdateStopReasonCancelled)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonCancelled)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonCancelled) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10149,7 +9139,7 @@ func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonCancelled, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonOther = wire.Object{
@@ -10165,16 +9155,6 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 	Type: (*IdleStateUpdateStopReasonOther)(nil),
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
@@ -10183,22 +9163,12 @@ func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonOther, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonNone = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonNone",
 	Type: (*IdleStateUpdateStopReasonNone)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonNone)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonNone) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10209,7 +9179,7 @@ func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonNone, wire.Lenient)
 }
 
 var objectRequiresActionStateUpdate = wire.Object{
@@ -10228,16 +9198,6 @@ var objectRequiresActionStateUpdate = wire.Object{
 	Type: (*RequiresActionStateUpdate)(nil),
 }
 
-// DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
-func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequiresActionStateUpdate)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequiresActionStateUpdate)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
@@ -10246,7 +9206,7 @@ func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequiresActionStateUpdate, wire.Lenient)
 }
 
 var objectUnknownStateUpdate = wire.Object{
@@ -10265,16 +9225,6 @@ var objectUnknownStateUpdate = wire.Object{
 	Type: (*UnknownStateUpdate)(nil),
 }
 
-// DecodeJSON decodes one UnknownStateUpdate object, keeping unknown members.
-func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnknownStateUpdate)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnknownStateUpdate) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnknownStateUpdate)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
@@ -10283,7 +9233,7 @@ func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnknownStateUpdate, wire.Lenient)
 }
 
 var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
@@ -10337,7 +9287,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(SubagentSessionCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectSubagentSessionCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -10387,7 +9337,7 @@ func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectSubagentSessionCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.State != nil {
 		b = wire.Key(b, &comma, "\"state\":")
@@ -10620,16 +9570,6 @@ var objectCompleteElicitationNotification = wire.Object{
 	Type: (*CompleteElicitationNotification)(nil),
 }
 
-// DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
-func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
@@ -10638,7 +9578,7 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
 
 var objectAuthStatusUpdateNotification = wire.Object{
@@ -10679,16 +9619,6 @@ var objectAuthStatusUpdateNotification = wire.Object{
 	Type: (*AuthStatusUpdateNotification)(nil),
 }
 
-// DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
-func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusUpdateNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusUpdateNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusUpdateNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
@@ -10697,7 +9627,7 @@ func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusUpdateNotification, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtNotification value.
@@ -10755,16 +9685,6 @@ var objectClientRequest = wire.Object{
 	Type: (*ClientRequest)(nil),
 }
 
-// DecodeJSON decodes one ClientRequest object, keeping unknown members.
-func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
@@ -10773,7 +9693,7 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
 
 var objectInitializeRequest = wire.Object{
@@ -10816,16 +9736,6 @@ var objectInitializeRequest = wire.Object{
 	Type: (*InitializeRequest)(nil),
 }
 
-// DecodeJSON decodes one InitializeRequest object, keeping unknown members.
-func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
@@ -10834,7 +9744,7 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
 
 var objectClientCapabilities = wire.Object{
@@ -10913,16 +9823,6 @@ var objectClientCapabilities = wire.Object{
 	Type: (*ClientCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
-func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
@@ -10931,7 +9831,7 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
 
 var objectFileSystemCapabilities = wire.Object{
@@ -10962,16 +9862,6 @@ var objectFileSystemCapabilities = wire.Object{
 	Type: (*FileSystemCapabilities)(nil),
 }
 
-// DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
-func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectFileSystemCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectFileSystemCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
@@ -10980,7 +9870,7 @@ func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectFileSystemCapabilities, wire.Lenient)
 }
 
 var objectClientSessionCapabilities = wire.Object{
@@ -11026,16 +9916,6 @@ var objectClientSessionCapabilities = wire.Object{
 	Type: (*ClientSessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
-func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientSessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -11044,22 +9924,12 @@ func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientSessionCapabilities, wire.Lenient)
 }
 
 var objectCompactionCapabilities = wire.Object{
 	Name: "unstable.CompactionCapabilities",
 	Type: (*CompactionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
-func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompactionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompactionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11070,7 +9940,7 @@ func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionCapabilities, wire.Lenient)
 }
 
 var objectSessionConfigOptionsCapabilities = wire.Object{
@@ -11098,16 +9968,6 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 	Type: (*SessionConfigOptionsCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
-func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionConfigOptionsCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionsCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionConfigOptionsCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
@@ -11116,7 +9976,7 @@ func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigOptionsCapabilities, wire.Lenient)
 }
 
 var objectBooleanConfigOptionCapabilities = wire.Object{
@@ -11135,16 +9995,6 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 	Type: (*BooleanConfigOptionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
-func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanConfigOptionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanConfigOptionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
@@ -11153,22 +10003,12 @@ func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanConfigOptionCapabilities, wire.Lenient)
 }
 
 var objectNoticeCapabilities = wire.Object{
 	Name: "unstable.NoticeCapabilities",
 	Type: (*NoticeCapabilities)(nil),
-}
-
-// DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
-func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNoticeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNoticeCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11179,7 +10019,7 @@ func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNoticeCapabilities, wire.Lenient)
 }
 
 var objectSubagentCapabilities = wire.Object{
@@ -11198,16 +10038,6 @@ var objectSubagentCapabilities = wire.Object{
 	Type: (*SubagentCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SubagentCapabilities object, keeping unknown members.
-func (v *SubagentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSubagentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SubagentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSubagentCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
@@ -11216,7 +10046,7 @@ func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SubagentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSubagentCapabilities, wire.Lenient)
 }
 
 var objectPlanCapabilities = wire.Object{
@@ -11235,16 +10065,6 @@ var objectPlanCapabilities = wire.Object{
 	Type: (*PlanCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PlanCapabilities object, keeping unknown members.
-func (v *PlanCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPlanCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPlanCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
@@ -11253,7 +10073,7 @@ func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPlanCapabilities, wire.Lenient)
 }
 
 var objectAuthCapabilities = wire.Object{
@@ -11278,16 +10098,6 @@ var objectAuthCapabilities = wire.Object{
 	Type: (*AuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
-func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -11296,7 +10106,7 @@ func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthCapabilities, wire.Lenient)
 }
 
 var objectElicitationCapabilities = wire.Object{
@@ -11333,16 +10143,6 @@ var objectElicitationCapabilities = wire.Object{
 	Type: (*ElicitationCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
-func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
@@ -11351,7 +10151,7 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
 
 var objectElicitationFormCapabilities = wire.Object{
@@ -11370,16 +10170,6 @@ var objectElicitationFormCapabilities = wire.Object{
 	Type: (*ElicitationFormCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
-func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
@@ -11388,7 +10178,7 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
 
 var objectElicitationURLCapabilities = wire.Object{
@@ -11407,16 +10197,6 @@ var objectElicitationURLCapabilities = wire.Object{
 	Type: (*ElicitationURLCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
-func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
@@ -11425,7 +10205,7 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
 
 var objectAuthenticateRequest = wire.Object{
@@ -11450,16 +10230,6 @@ var objectAuthenticateRequest = wire.Object{
 	Type: (*AuthenticateRequest)(nil),
 }
 
-// DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
-func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthenticateRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthenticateRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthenticateRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
@@ -11468,7 +10238,7 @@ func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthenticateRequest, wire.Lenient)
 }
 
 var objectListProvidersRequest = wire.Object{
@@ -11487,16 +10257,6 @@ var objectListProvidersRequest = wire.Object{
 	Type: (*ListProvidersRequest)(nil),
 }
 
-// DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
-func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListProvidersRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListProvidersRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
@@ -11505,7 +10265,7 @@ func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListProvidersRequest, wire.Lenient)
 }
 
 var objectSetProviderRequest = wire.Object{
@@ -11553,16 +10313,6 @@ var objectSetProviderRequest = wire.Object{
 	Type: (*SetProviderRequest)(nil),
 }
 
-// DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
-func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetProviderRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetProviderRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetProviderRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
@@ -11571,7 +10321,7 @@ func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetProviderRequest, wire.Lenient)
 }
 
 var objectDisableProviderRequest = wire.Object{
@@ -11596,16 +10346,6 @@ var objectDisableProviderRequest = wire.Object{
 	Type: (*DisableProviderRequest)(nil),
 }
 
-// DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
-func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDisableProviderRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DisableProviderRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDisableProviderRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
@@ -11614,7 +10354,7 @@ func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDisableProviderRequest, wire.Lenient)
 }
 
 var objectLogoutRequest = wire.Object{
@@ -11633,16 +10373,6 @@ var objectLogoutRequest = wire.Object{
 	Type: (*LogoutRequest)(nil),
 }
 
-// DecodeJSON decodes one LogoutRequest object, keeping unknown members.
-func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
@@ -11651,7 +10381,7 @@ func (v LogoutRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutRequest, wire.Lenient)
 }
 
 var objectAuthStatusRequest = wire.Object{
@@ -11670,16 +10400,6 @@ var objectAuthStatusRequest = wire.Object{
 	Type: (*AuthStatusRequest)(nil),
 }
 
-// DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
-func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
@@ -11688,7 +10408,7 @@ func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusRequest, wire.Lenient)
 }
 
 var membersNewSessionRequest = wire.Members{Required: []string{"cwd", "mcpServers"}}
@@ -11725,7 +10445,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(objectSystemPrompt.DecodeValue(d, v.SystemPrompt), "systemPrompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -11744,7 +10464,7 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	if v.SystemPrompt != nil {
 		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
+		b = objectSystemPrompt.AppendValue(b, v.SystemPrompt)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -12238,16 +10958,6 @@ var objectSystemPrompt = wire.Object{
 	Type: (*SystemPrompt)(nil),
 }
 
-// DecodeJSON decodes one SystemPrompt object, keeping unknown members.
-func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSystemPrompt)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SystemPrompt) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSystemPrompt)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
@@ -12256,7 +10966,7 @@ func (v SystemPrompt) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSystemPrompt, wire.Lenient)
 }
 
 // DecodeJSON decodes one SystemPromptMode value.
@@ -12343,16 +11053,6 @@ var objectLoadSessionRequest = wire.Object{
 	Type: (*LoadSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
-func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoadSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoadSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
@@ -12361,7 +11061,7 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoadSessionRequest, wire.Lenient)
 }
 
 var objectListSessionsRequest = wire.Object{
@@ -12415,16 +11115,6 @@ var objectListSessionsRequest = wire.Object{
 	Type: (*ListSessionsRequest)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
-func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
@@ -12433,7 +11123,7 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionArchiveFilter value.
@@ -12479,16 +11169,6 @@ var objectDeleteSessionRequest = wire.Object{
 	Type: (*DeleteSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
-func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
@@ -12497,7 +11177,7 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
 
 var objectForkSessionRequest = wire.Object{
@@ -12563,16 +11243,6 @@ var objectForkSessionRequest = wire.Object{
 	Type: (*ForkSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
-func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectForkSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ForkSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectForkSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
@@ -12581,7 +11251,7 @@ func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectForkSessionRequest, wire.Lenient)
 }
 
 var objectArchiveSessionRequest = wire.Object{
@@ -12606,16 +11276,6 @@ var objectArchiveSessionRequest = wire.Object{
 	Type: (*ArchiveSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
-func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectArchiveSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ArchiveSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectArchiveSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
@@ -12624,7 +11284,7 @@ func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectArchiveSessionRequest, wire.Lenient)
 }
 
 var objectUnarchiveSessionRequest = wire.Object{
@@ -12649,16 +11309,6 @@ var objectUnarchiveSessionRequest = wire.Object{
 	Type: (*UnarchiveSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
-func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnarchiveSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnarchiveSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnarchiveSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
@@ -12667,7 +11317,7 @@ func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnarchiveSessionRequest, wire.Lenient)
 }
 
 var objectSessionStatusRequest = wire.Object{
@@ -12692,16 +11342,6 @@ var objectSessionStatusRequest = wire.Object{
 	Type: (*SessionStatusRequest)(nil),
 }
 
-// DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
-func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
@@ -12710,7 +11350,7 @@ func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusRequest, wire.Lenient)
 }
 
 var objectSetSessionTitleRequest = wire.Object{
@@ -12741,16 +11381,6 @@ var objectSetSessionTitleRequest = wire.Object{
 	Type: (*SetSessionTitleRequest)(nil),
 }
 
-// DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
-func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionTitleRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionTitleRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionTitleRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
@@ -12759,7 +11389,7 @@ func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionTitleRequest, wire.Lenient)
 }
 
 var objectResumeSessionRequest = wire.Object{
@@ -12825,16 +11455,6 @@ var objectResumeSessionRequest = wire.Object{
 	Type: (*ResumeSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
-func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
@@ -12843,7 +11463,7 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
 
 var objectCloseSessionRequest = wire.Object{
@@ -12868,16 +11488,6 @@ var objectCloseSessionRequest = wire.Object{
 	Type: (*CloseSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
-func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
@@ -12886,7 +11496,7 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
 
 var objectSetSessionModeRequest = wire.Object{
@@ -12917,16 +11527,6 @@ var objectSetSessionModeRequest = wire.Object{
 	Type: (*SetSessionModeRequest)(nil),
 }
 
-// DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
-func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionModeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionModeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionModeRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
@@ -12935,7 +11535,7 @@ func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionModeRequest, wire.Lenient)
 }
 
 var unionSetSessionConfigOptionRequestType = wire.Union{
@@ -12986,16 +11586,6 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 	UnionField: "Type",
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
@@ -13004,7 +11594,7 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
@@ -13020,16 +11610,6 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
@@ -13038,7 +11618,7 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
@@ -13054,16 +11634,6 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeValueID)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeValueID)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeValueID) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeValueID)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
@@ -13072,7 +11642,7 @@ func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeValueID, wire.Lenient)
 }
 
 var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
@@ -13100,7 +11670,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -13117,7 +11687,7 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, (*RuntimeContextItem).AppendJSON)
+		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13152,25 +11722,15 @@ var unionClientResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ClientResponse object, keeping unknown members.
-func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionClientResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionClientResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientResponse")
+	return wire.MarshalWith(&v, &unionClientResponse, "unstable.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
 
 var objectClientResponseResult = wire.Object{
@@ -13195,16 +11755,6 @@ var objectClientResponseResult = wire.Object{
 	Type: (*ClientResponseResult)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
-func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
@@ -13213,7 +11763,7 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
 
 var objectClientResponseError = wire.Object{
@@ -13241,16 +11791,6 @@ var objectClientResponseError = wire.Object{
 	Type: (*ClientResponseError)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseError object, keeping unknown members.
-func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
@@ -13259,7 +11799,7 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
 
 var objectWriteTextFileResponse = wire.Object{
@@ -13278,16 +11818,6 @@ var objectWriteTextFileResponse = wire.Object{
 	Type: (*WriteTextFileResponse)(nil),
 }
 
-// DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
-func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWriteTextFileResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWriteTextFileResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
@@ -13296,7 +11826,7 @@ func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWriteTextFileResponse, wire.Lenient)
 }
 
 var objectReadTextFileResponse = wire.Object{
@@ -13321,16 +11851,6 @@ var objectReadTextFileResponse = wire.Object{
 	Type: (*ReadTextFileResponse)(nil),
 }
 
-// DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
-func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReadTextFileResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReadTextFileResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReadTextFileResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
@@ -13339,7 +11859,7 @@ func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReadTextFileResponse, wire.Lenient)
 }
 
 var objectRequestPermissionResponse = wire.Object{
@@ -13349,8 +11869,8 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionOutcome,
 			},
 		},
 		{
@@ -13367,16 +11887,6 @@ var objectRequestPermissionResponse = wire.Object{
 	Type: (*RequestPermissionResponse)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
-func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
@@ -13385,7 +11895,7 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
 
 var unionRequestPermissionOutcome = wire.Union{
@@ -13409,40 +11919,20 @@ var unionRequestPermissionOutcome = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
-func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionOutcome")
+	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "unstable.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
 
 var objectRequestPermissionOutcomeCancelled = wire.Object{
 	Name: "unstable.RequestPermissionOutcomeCancelled",
 	Type: (*RequestPermissionOutcomeCancelled)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
-func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeCancelled)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcomeCancelled) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13453,7 +11943,7 @@ func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeCancelled, wire.Lenient)
 }
 
 var objectSelectedPermissionOutcome = wire.Object{
@@ -13478,16 +11968,6 @@ var objectSelectedPermissionOutcome = wire.Object{
 	Type: (*SelectedPermissionOutcome)(nil),
 }
 
-// DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
-func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
@@ -13496,7 +11976,7 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
 
 var objectCreateTerminalResponse = wire.Object{
@@ -13521,16 +12001,6 @@ var objectCreateTerminalResponse = wire.Object{
 	Type: (*CreateTerminalResponse)(nil),
 }
 
-// DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
-func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateTerminalResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
@@ -13539,7 +12009,7 @@ func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateTerminalResponse, wire.Lenient)
 }
 
 var objectTerminalOutputResponse = wire.Object{
@@ -13579,16 +12049,6 @@ var objectTerminalOutputResponse = wire.Object{
 	Type: (*TerminalOutputResponse)(nil),
 }
 
-// DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
-func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutputResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutputResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutputResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
@@ -13597,7 +12057,7 @@ func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutputResponse, wire.Lenient)
 }
 
 var objectTerminalExitStatus = wire.Object{
@@ -13628,16 +12088,6 @@ var objectTerminalExitStatus = wire.Object{
 	Type: (*TerminalExitStatus)(nil),
 }
 
-// DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
-func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalExitStatus)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
@@ -13646,7 +12096,7 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
 
 var objectReleaseTerminalResponse = wire.Object{
@@ -13665,16 +12115,6 @@ var objectReleaseTerminalResponse = wire.Object{
 	Type: (*ReleaseTerminalResponse)(nil),
 }
 
-// DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
-func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReleaseTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReleaseTerminalResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
@@ -13683,7 +12123,7 @@ func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReleaseTerminalResponse, wire.Lenient)
 }
 
 var objectWaitForTerminalExitResponse = wire.Object{
@@ -13714,16 +12154,6 @@ var objectWaitForTerminalExitResponse = wire.Object{
 	Type: (*WaitForTerminalExitResponse)(nil),
 }
 
-// DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
-func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWaitForTerminalExitResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWaitForTerminalExitResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
@@ -13732,7 +12162,7 @@ func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWaitForTerminalExitResponse, wire.Lenient)
 }
 
 var objectKillTerminalResponse = wire.Object{
@@ -13751,16 +12181,6 @@ var objectKillTerminalResponse = wire.Object{
 	Type: (*KillTerminalResponse)(nil),
 }
 
-// DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
-func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectKillTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectKillTerminalResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
@@ -13769,7 +12189,7 @@ func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectKillTerminalResponse, wire.Lenient)
 }
 
 var unionCreateElicitationResponseAction = wire.Union{
@@ -13820,16 +12240,6 @@ var objectCreateElicitationResponse = wire.Object{
 	UnionField: "Action",
 }
 
-// DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
-func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
@@ -13838,22 +12248,12 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionDecline = wire.Object{
 	Name: "unstable.CreateElicitationResponseActionDecline",
 	Type: (*CreateElicitationResponseActionDecline)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
-func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13864,22 +12264,12 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionCancel = wire.Object{
 	Name: "unstable.CreateElicitationResponseActionCancel",
 	Type: (*CreateElicitationResponseActionCancel)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
-func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13890,7 +12280,7 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionOther = wire.Object{
@@ -13906,16 +12296,6 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 	Type: (*CreateElicitationResponseActionOther)(nil),
 }
 
-// DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
-func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
@@ -13924,7 +12304,7 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one ElicitationContentValue, choosing the variant by JSON type, then by trying the candidates in order.
@@ -14041,16 +12421,6 @@ var objectElicitationAcceptAction = wire.Object{
 	Type: (*ElicitationAcceptAction)(nil),
 }
 
-// DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
-func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
@@ -14059,7 +12429,7 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
 
 var unionMessageMCPResponse = wire.Union{
@@ -14081,25 +12451,15 @@ var unionMessageMCPResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MessageMCPResponse object, keeping unknown members.
-func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMessageMCPResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMessageMCPResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPResponse")
+	return wire.MarshalWith(&v, &unionMessageMCPResponse, "unstable.MessageMCPResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMessageMCPResponse, wire.Lenient)
 }
 
 var objectMessageMCPResponseResult = wire.Object{
@@ -14124,16 +12484,6 @@ var objectMessageMCPResponseResult = wire.Object{
 	Type: (*MessageMCPResponseResult)(nil),
 }
 
-// DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
-func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
@@ -14142,7 +12492,7 @@ func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPResponseResult, wire.Lenient)
 }
 
 var objectMessageMCPResponseError = wire.Object{
@@ -14170,16 +12520,6 @@ var objectMessageMCPResponseError = wire.Object{
 	Type: (*MessageMCPResponseError)(nil),
 }
 
-// DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
-func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
@@ -14188,7 +12528,7 @@ func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPResponseError, wire.Lenient)
 }
 
 var objectMCPError = wire.Object{
@@ -14216,16 +12556,6 @@ var objectMCPError = wire.Object{
 	Type: (*MCPError)(nil),
 }
 
-// DecodeJSON decodes one MCPError object, keeping unknown members.
-func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPError) MarshalJSON() ([]byte, error) {
@@ -14234,7 +12564,7 @@ func (v MCPError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPError, wire.Lenient)
 }
 
 var objectClientNotification = wire.Object{
@@ -14256,16 +12586,6 @@ var objectClientNotification = wire.Object{
 	Type: (*ClientNotification)(nil),
 }
 
-// DecodeJSON decodes one ClientNotification object, keeping unknown members.
-func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
@@ -14274,7 +12594,7 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
 
 var objectCancelNotification = wire.Object{
@@ -14299,16 +12619,6 @@ var objectCancelNotification = wire.Object{
 	Type: (*CancelNotification)(nil),
 }
 
-// DecodeJSON decodes one CancelNotification object, keeping unknown members.
-func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
@@ -14317,7 +12627,7 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelNotification, wire.Lenient)
 }
 
 var objectMessageMCPNotification = wire.Object{
@@ -14363,16 +12673,6 @@ var objectMessageMCPNotification = wire.Object{
 	Type: (*MessageMCPNotification)(nil),
 }
 
-// DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
-func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
@@ -14381,7 +12681,7 @@ func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPNotification, wire.Lenient)
 }
 
 var objectCancelRequestNotification = wire.Object{
@@ -14409,16 +12709,6 @@ var objectCancelRequestNotification = wire.Object{
 	Type: (*CancelRequestNotification)(nil),
 }
 
-// DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
-func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelRequestNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
@@ -14427,7 +12717,7 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
 
 var membersProxyRequest = wire.Members{Required: []string{"id", "method"}}
@@ -14514,16 +12804,6 @@ var objectProxySuccessorRequest = wire.Object{
 	Type: (*ProxySuccessorRequest)(nil),
 }
 
-// DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
-func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxySuccessorRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxySuccessorRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxySuccessorRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
@@ -14532,7 +12812,7 @@ func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxySuccessorRequest, wire.Lenient)
 }
 
 var unionProxyResponse = wire.Union{
@@ -14554,25 +12834,15 @@ var unionProxyResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ProxyResponse object, keeping unknown members.
-func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionProxyResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionProxyResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ProxyResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyResponse")
+	return wire.MarshalWith(&v, &unionProxyResponse, "unstable.ProxyResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionProxyResponse, wire.Lenient)
 }
 
 var objectProxyResponseResult = wire.Object{
@@ -14597,16 +12867,6 @@ var objectProxyResponseResult = wire.Object{
 	Type: (*ProxyResponseResult)(nil),
 }
 
-// DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
-func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
@@ -14615,7 +12875,7 @@ func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyResponseResult, wire.Lenient)
 }
 
 var objectProxyResponseError = wire.Object{
@@ -14643,16 +12903,6 @@ var objectProxyResponseError = wire.Object{
 	Type: (*ProxyResponseError)(nil),
 }
 
-// DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
-func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
@@ -14661,7 +12911,7 @@ func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProxySuccessorResponse value.
@@ -14704,23 +12954,13 @@ var objectProxyNotification = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "params",
 			Value: &wire.Value{
-				Coded: (*ProxyNotificationParams)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionProxyNotificationParams,
 			},
 		},
 	},
 	Name: "unstable.ProxyNotification",
 	Type: (*ProxyNotification)(nil),
-}
-
-// DecodeJSON decodes one ProxyNotification object, keeping unknown members.
-func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14731,7 +12971,7 @@ func (v ProxyNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyNotification, wire.Lenient)
 }
 
 var unionProxyNotificationParams = wire.Union{
@@ -14746,25 +12986,15 @@ var unionProxyNotificationParams = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ProxyNotificationParams object, keeping unknown members.
-func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionProxyNotificationParams)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyNotificationParams) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionProxyNotificationParams)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyNotificationParams")
+	return wire.MarshalWith(&v, &unionProxyNotificationParams, "unstable.ProxyNotificationParams")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionProxyNotificationParams, wire.Lenient)
 }
 
 var objectProxySuccessorNotification = wire.Object{
@@ -14795,16 +13025,6 @@ var objectProxySuccessorNotification = wire.Object{
 	Type: (*ProxySuccessorNotification)(nil),
 }
 
-// DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
-func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxySuccessorNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxySuccessorNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxySuccessorNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
@@ -14813,7 +13033,7 @@ func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxySuccessorNotification, wire.Lenient)
 }
 
 var objectSessionRuntimeContextCapabilities = wire.Object{
@@ -14832,16 +13052,6 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 	Type: (*SessionRuntimeContextCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
-func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionRuntimeContextCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionRuntimeContextCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
@@ -14850,7 +13060,7 @@ func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionRuntimeContextCapabilities, wire.Lenient)
 }
 
 var objectRuntimeContextItem = wire.Object{
@@ -14872,16 +13082,6 @@ var objectRuntimeContextItem = wire.Object{
 	Type: (*RuntimeContextItem)(nil),
 }
 
-// DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
-func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRuntimeContextItem)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRuntimeContextItem)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
@@ -14890,7 +13090,378 @@ func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	case *AgentRequest:
+		return &objectAgentRequest
+	case *WriteTextFileRequest:
+		return &objectWriteTextFileRequest
+	case *ReadTextFileRequest:
+		return &objectReadTextFileRequest
+	case *RequestPermissionRequest:
+		return &objectRequestPermissionRequest
+	case *ToolCallContent:
+		return &unionToolCallContent
+	case *Annotations:
+		return &objectAnnotations
+	case *Content:
+		return &objectContent
+	case *Diff:
+		return &objectDiff
+	case *Terminal:
+		return &objectTerminal
+	case *ToolCallLocation:
+		return &objectToolCallLocation
+	case *PermissionOption:
+		return &objectPermissionOption
+	case *CreateTerminalRequest:
+		return &objectCreateTerminalRequest
+	case *TerminalOutputRequest:
+		return &objectTerminalOutputRequest
+	case *ReleaseTerminalRequest:
+		return &objectReleaseTerminalRequest
+	case *WaitForTerminalExitRequest:
+		return &objectWaitForTerminalExitRequest
+	case *KillTerminalRequest:
+		return &objectKillTerminalRequest
+	case *ElicitationSessionScope:
+		return &objectElicitationSessionScope
+	case *ElicitationRequestScope:
+		return &objectElicitationRequestScope
+	case *ElicitationSchema:
+		return &objectElicitationSchema
+	case *ElicitationPropertySchema:
+		return &unionElicitationPropertySchema
+	case *ElicitationPropertySchemaOther:
+		return &objectElicitationPropertySchemaOther
+	case *EnumOption:
+		return &objectEnumOption
+	case *StringPropertySchema:
+		return &objectStringPropertySchema
+	case *NumberPropertySchema:
+		return &objectNumberPropertySchema
+	case *IntegerPropertySchema:
+		return &objectIntegerPropertySchema
+	case *BooleanPropertySchema:
+		return &objectBooleanPropertySchema
+	case *MultiSelectItems:
+		return &unionMultiSelectItems
+	case *MultiSelectItemsOther:
+		return &objectMultiSelectItemsOther
+	case *StringMultiSelectItems:
+		return &objectStringMultiSelectItems
+	case *TitledMultiSelectItems:
+		return &objectTitledMultiSelectItems
+	case *MultiSelectPropertySchema:
+		return &objectMultiSelectPropertySchema
+	case *MessageMCPRequest:
+		return &objectMessageMCPRequest
+	case *AgentResponse:
+		return &unionAgentResponse
+	case *AgentResponseResult:
+		return &objectAgentResponseResult
+	case *AgentResponseError:
+		return &objectAgentResponseError
+	case *InitializeResponse:
+		return &objectInitializeResponse
+	case *AgentCapabilities:
+		return &objectAgentCapabilities
+	case *PromptCapabilities:
+		return &objectPromptCapabilities
+	case *MCPCapabilities:
+		return &objectMCPCapabilities
+	case *SessionCapabilities:
+		return &objectSessionCapabilities
+	case *SessionListCapabilities:
+		return &objectSessionListCapabilities
+	case *SessionDeleteCapabilities:
+		return &objectSessionDeleteCapabilities
+	case *SessionAdditionalDirectoriesCapabilities:
+		return &objectSessionAdditionalDirectoriesCapabilities
+	case *SessionSystemPromptCapabilities:
+		return &objectSessionSystemPromptCapabilities
+	case *SessionSystemPromptModeCapabilities:
+		return &objectSessionSystemPromptModeCapabilities
+	case *SessionSystemPromptOverrideCapabilities:
+		return &objectSessionSystemPromptOverrideCapabilities
+	case *SessionForkCapabilities:
+		return &objectSessionForkCapabilities
+	case *SessionArchiveCapabilities:
+		return &objectSessionArchiveCapabilities
+	case *SessionStatusCapabilities:
+		return &objectSessionStatusCapabilities
+	case *SessionTitleCapabilities:
+		return &objectSessionTitleCapabilities
+	case *SessionResumeCapabilities:
+		return &objectSessionResumeCapabilities
+	case *SessionCloseCapabilities:
+		return &objectSessionCloseCapabilities
+	case *AgentAuthCapabilities:
+		return &objectAgentAuthCapabilities
+	case *AuthStatusCapabilities:
+		return &objectAuthStatusCapabilities
+	case *LogoutCapabilities:
+		return &objectLogoutCapabilities
+	case *ProvidersCapabilities:
+		return &objectProvidersCapabilities
+	case *AuthMethod:
+		return &unionAuthMethod
+	case *AuthMethodTerminal:
+		return &objectAuthMethodTerminal
+	case *AuthMethodAgent:
+		return &objectAuthMethodAgent
+	case *Implementation:
+		return &objectImplementation
+	case *AuthenticateResponse:
+		return &objectAuthenticateResponse
+	case *ListProvidersResponse:
+		return &objectListProvidersResponse
+	case *ProviderInfo:
+		return &objectProviderInfo
+	case *ProviderCurrentConfig:
+		return &objectProviderCurrentConfig
+	case *SetProviderResponse:
+		return &objectSetProviderResponse
+	case *DisableProviderResponse:
+		return &objectDisableProviderResponse
+	case *LogoutResponse:
+		return &objectLogoutResponse
+	case *AuthStatusResponse:
+		return &objectAuthStatusResponse
+	case *AuthAccount:
+		return &objectAuthAccount
+	case *NewSessionResponse:
+		return &objectNewSessionResponse
+	case *SessionModeState:
+		return &objectSessionModeState
+	case *SessionMode:
+		return &objectSessionMode
+	case *LoadSessionResponse:
+		return &objectLoadSessionResponse
+	case *ListSessionsResponse:
+		return &objectListSessionsResponse
+	case *SessionInfo:
+		return &objectSessionInfo
+	case *DeleteSessionResponse:
+		return &objectDeleteSessionResponse
+	case *ForkSessionResponse:
+		return &objectForkSessionResponse
+	case *ArchiveSessionResponse:
+		return &objectArchiveSessionResponse
+	case *UnarchiveSessionResponse:
+		return &objectUnarchiveSessionResponse
+	case *SessionStatusResponse:
+		return &objectSessionStatusResponse
+	case *SetSessionTitleResponse:
+		return &objectSetSessionTitleResponse
+	case *ResumeSessionResponse:
+		return &objectResumeSessionResponse
+	case *CloseSessionResponse:
+		return &objectCloseSessionResponse
+	case *SetSessionModeResponse:
+		return &objectSetSessionModeResponse
+	case *SetSessionConfigOptionResponse:
+		return &objectSetSessionConfigOptionResponse
+	case *Usage:
+		return &objectUsage
+	case *Error:
+		return &objectError
+	case *AgentNotification:
+		return &objectAgentNotification
+	case *AvailableCommandInput:
+		return &unionAvailableCommandInput
+	case *UnstructuredCommandInput:
+		return &objectUnstructuredCommandInput
+	case *Cost:
+		return &objectCost
+	case *SubagentSessionCapabilities:
+		return &objectSubagentSessionCapabilities
+	case *SessionCancelCapabilities:
+		return &objectSessionCancelCapabilities
+	case *StateUpdateOther:
+		return &objectStateUpdateOther
+	case *RunningStateUpdate:
+		return &objectRunningStateUpdate
+	case *ErrorStopReason:
+		return &objectErrorStopReason
+	case *IdleStateUpdateStopReasonEndTurn:
+		return &objectIdleStateUpdateStopReasonEndTurn
+	case *IdleStateUpdateStopReasonMaxTokens:
+		return &objectIdleStateUpdateStopReasonMaxTokens
+	case *IdleStateUpdateStopReasonMaxTurnRequests:
+		return &objectIdleStateUpdateStopReasonMaxTurnRequests
+	case *IdleStateUpdateStopReasonRefusal:
+		return &objectIdleStateUpdateStopReasonRefusal
+	case *IdleStateUpdateStopReasonCancelled:
+		return &objectIdleStateUpdateStopReasonCancelled
+	case *IdleStateUpdateStopReasonOther:
+		return &objectIdleStateUpdateStopReasonOther
+	case *IdleStateUpdateStopReasonNone:
+		return &objectIdleStateUpdateStopReasonNone
+	case *RequiresActionStateUpdate:
+		return &objectRequiresActionStateUpdate
+	case *UnknownStateUpdate:
+		return &objectUnknownStateUpdate
+	case *CompleteElicitationNotification:
+		return &objectCompleteElicitationNotification
+	case *AuthStatusUpdateNotification:
+		return &objectAuthStatusUpdateNotification
+	case *ClientRequest:
+		return &objectClientRequest
+	case *InitializeRequest:
+		return &objectInitializeRequest
+	case *ClientCapabilities:
+		return &objectClientCapabilities
+	case *FileSystemCapabilities:
+		return &objectFileSystemCapabilities
+	case *ClientSessionCapabilities:
+		return &objectClientSessionCapabilities
+	case *CompactionCapabilities:
+		return &objectCompactionCapabilities
+	case *SessionConfigOptionsCapabilities:
+		return &objectSessionConfigOptionsCapabilities
+	case *BooleanConfigOptionCapabilities:
+		return &objectBooleanConfigOptionCapabilities
+	case *NoticeCapabilities:
+		return &objectNoticeCapabilities
+	case *SubagentCapabilities:
+		return &objectSubagentCapabilities
+	case *PlanCapabilities:
+		return &objectPlanCapabilities
+	case *AuthCapabilities:
+		return &objectAuthCapabilities
+	case *ElicitationCapabilities:
+		return &objectElicitationCapabilities
+	case *ElicitationFormCapabilities:
+		return &objectElicitationFormCapabilities
+	case *ElicitationURLCapabilities:
+		return &objectElicitationURLCapabilities
+	case *AuthenticateRequest:
+		return &objectAuthenticateRequest
+	case *ListProvidersRequest:
+		return &objectListProvidersRequest
+	case *SetProviderRequest:
+		return &objectSetProviderRequest
+	case *DisableProviderRequest:
+		return &objectDisableProviderRequest
+	case *LogoutRequest:
+		return &objectLogoutRequest
+	case *AuthStatusRequest:
+		return &objectAuthStatusRequest
+	case *SystemPrompt:
+		return &objectSystemPrompt
+	case *LoadSessionRequest:
+		return &objectLoadSessionRequest
+	case *ListSessionsRequest:
+		return &objectListSessionsRequest
+	case *DeleteSessionRequest:
+		return &objectDeleteSessionRequest
+	case *ForkSessionRequest:
+		return &objectForkSessionRequest
+	case *ArchiveSessionRequest:
+		return &objectArchiveSessionRequest
+	case *UnarchiveSessionRequest:
+		return &objectUnarchiveSessionRequest
+	case *SessionStatusRequest:
+		return &objectSessionStatusRequest
+	case *SetSessionTitleRequest:
+		return &objectSetSessionTitleRequest
+	case *ResumeSessionRequest:
+		return &objectResumeSessionRequest
+	case *CloseSessionRequest:
+		return &objectCloseSessionRequest
+	case *SetSessionModeRequest:
+		return &objectSetSessionModeRequest
+	case *SetSessionConfigOptionRequest:
+		return &objectSetSessionConfigOptionRequest
+	case *SetSessionConfigOptionRequestTypeBoolean:
+		return &objectSetSessionConfigOptionRequestTypeBoolean
+	case *SetSessionConfigOptionRequestTypeValueID:
+		return &objectSetSessionConfigOptionRequestTypeValueID
+	case *ClientResponse:
+		return &unionClientResponse
+	case *ClientResponseResult:
+		return &objectClientResponseResult
+	case *ClientResponseError:
+		return &objectClientResponseError
+	case *WriteTextFileResponse:
+		return &objectWriteTextFileResponse
+	case *ReadTextFileResponse:
+		return &objectReadTextFileResponse
+	case *RequestPermissionResponse:
+		return &objectRequestPermissionResponse
+	case *RequestPermissionOutcome:
+		return &unionRequestPermissionOutcome
+	case *RequestPermissionOutcomeCancelled:
+		return &objectRequestPermissionOutcomeCancelled
+	case *SelectedPermissionOutcome:
+		return &objectSelectedPermissionOutcome
+	case *CreateTerminalResponse:
+		return &objectCreateTerminalResponse
+	case *TerminalOutputResponse:
+		return &objectTerminalOutputResponse
+	case *TerminalExitStatus:
+		return &objectTerminalExitStatus
+	case *ReleaseTerminalResponse:
+		return &objectReleaseTerminalResponse
+	case *WaitForTerminalExitResponse:
+		return &objectWaitForTerminalExitResponse
+	case *KillTerminalResponse:
+		return &objectKillTerminalResponse
+	case *CreateElicitationResponse:
+		return &objectCreateElicitationResponse
+	case *CreateElicitationResponseActionDecline:
+		return &objectCreateElicitationResponseActionDecline
+	case *CreateElicitationResponseActionCancel:
+		return &objectCreateElicitationResponseActionCancel
+	case *CreateElicitationResponseActionOther:
+		return &objectCreateElicitationResponseActionOther
+	case *ElicitationAcceptAction:
+		return &objectElicitationAcceptAction
+	case *MessageMCPResponse:
+		return &unionMessageMCPResponse
+	case *MessageMCPResponseResult:
+		return &objectMessageMCPResponseResult
+	case *MessageMCPResponseError:
+		return &objectMessageMCPResponseError
+	case *MCPError:
+		return &objectMCPError
+	case *ClientNotification:
+		return &objectClientNotification
+	case *CancelNotification:
+		return &objectCancelNotification
+	case *MessageMCPNotification:
+		return &objectMessageMCPNotification
+	case *CancelRequestNotification:
+		return &objectCancelRequestNotification
+	case *ProxySuccessorRequest:
+		return &objectProxySuccessorRequest
+	case *ProxyResponse:
+		return &unionProxyResponse
+	case *ProxyResponseResult:
+		return &objectProxyResponseResult
+	case *ProxyResponseError:
+		return &objectProxyResponseError
+	case *ProxyNotification:
+		return &objectProxyNotification
+	case *ProxyNotificationParams:
+		return &unionProxyNotificationParams
+	case *ProxySuccessorNotification:
+		return &objectProxySuccessorNotification
+	case *SessionRuntimeContextCapabilities:
+		return &objectSessionRuntimeContextCapabilities
+	case *RuntimeContextItem:
+		return &objectRuntimeContextItem
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
@@ -14905,4 +13476,28 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
+}
+
+func decodeToolCallContent(p *ToolCallContent, d *wire.Decoder) error {
+	return unionToolCallContent.DecodeValue(d, p)
+}
+
+func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
+	return objectToolCallLocation.DecodeValue(d, p)
+}
+
+func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
+	return unionToolCallContent.AppendValue(b, p)
+}
+
+func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
+	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
+	return objectRuntimeContextItem.DecodeValue(d, p)
+}
+
+func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
+	return objectRuntimeContextItem.AppendValue(b, p)
 }

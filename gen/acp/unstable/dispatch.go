@@ -27,246 +27,246 @@ type ConnOptions = dispatch.Options
 var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
 	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
 	Params: dispatch.Codec[*InitializeRequest]{
-		New:      dispatch.New[InitializeRequest],
-		Validate: (*InitializeRequest).ValidateWith,
+		New:   dispatch.New[InitializeRequest],
+		Table: &objectInitializeRequest,
 	},
 	Result: dispatch.Codec[*InitializeResponse]{
-		New:      dispatch.New[InitializeResponse],
-		Validate: (*InitializeResponse).ValidateWith,
+		New:   dispatch.New[InitializeResponse],
+		Table: &objectInitializeResponse,
 	},
 }
 var agentAuthenticateDesc = dispatch.Request[*AuthenticateRequest, *AuthenticateResponse]{
 	Method: dispatch.Method{Wire: MethodAuthenticate, Side: "agent"},
 	Params: dispatch.Codec[*AuthenticateRequest]{
-		New:      dispatch.New[AuthenticateRequest],
-		Validate: (*AuthenticateRequest).ValidateWith,
+		New:   dispatch.New[AuthenticateRequest],
+		Table: &objectAuthenticateRequest,
 	},
 	Result: dispatch.Codec[*AuthenticateResponse]{
-		New:      dispatch.New[AuthenticateResponse],
-		Validate: (*AuthenticateResponse).ValidateWith,
+		New:   dispatch.New[AuthenticateResponse],
+		Table: &objectAuthenticateResponse,
 	},
 }
 var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvidersResponse]{
 	Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent", Gates: &agentProvidersListGates},
 	Params: dispatch.Codec[*ListProvidersRequest]{
-		New:      dispatch.New[ListProvidersRequest],
-		Validate: (*ListProvidersRequest).ValidateWith,
+		New:   dispatch.New[ListProvidersRequest],
+		Table: &objectListProvidersRequest,
 	},
 	Result: dispatch.Codec[*ListProvidersResponse]{
-		New:      dispatch.New[ListProvidersResponse],
-		Validate: (*ListProvidersResponse).ValidateWith,
+		New:   dispatch.New[ListProvidersResponse],
+		Table: &objectListProvidersResponse,
 	},
 }
 var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderResponse]{
 	Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent", Gates: &agentProvidersSetGates},
 	Params: dispatch.Codec[*SetProviderRequest]{
-		New:      dispatch.New[SetProviderRequest],
-		Validate: (*SetProviderRequest).ValidateWith,
+		New:   dispatch.New[SetProviderRequest],
+		Table: &objectSetProviderRequest,
 	},
 	Result: dispatch.Codec[*SetProviderResponse]{
-		New:      dispatch.New[SetProviderResponse],
-		Validate: (*SetProviderResponse).ValidateWith,
+		New:   dispatch.New[SetProviderResponse],
+		Table: &objectSetProviderResponse,
 	},
 }
 var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{
 	Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent", Gates: &agentProvidersDisableGates},
 	Params: dispatch.Codec[*DisableProviderRequest]{
-		New:      dispatch.New[DisableProviderRequest],
-		Validate: (*DisableProviderRequest).ValidateWith,
+		New:   dispatch.New[DisableProviderRequest],
+		Table: &objectDisableProviderRequest,
 	},
 	Result: dispatch.Codec[*DisableProviderResponse]{
-		New:      dispatch.New[DisableProviderResponse],
-		Validate: (*DisableProviderResponse).ValidateWith,
+		New:   dispatch.New[DisableProviderResponse],
+		Table: &objectDisableProviderResponse,
 	},
 }
 var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{
 	Method: dispatch.Method{Wire: MethodLogout, Side: "agent", Gates: &agentLogoutGates},
 	Params: dispatch.Codec[*LogoutRequest]{
-		New:      dispatch.New[LogoutRequest],
-		Validate: (*LogoutRequest).ValidateWith,
+		New:   dispatch.New[LogoutRequest],
+		Table: &objectLogoutRequest,
 	},
 	Result: dispatch.Codec[*LogoutResponse]{
-		New:      dispatch.New[LogoutResponse],
-		Validate: (*LogoutResponse).ValidateWith,
+		New:   dispatch.New[LogoutResponse],
+		Table: &objectLogoutResponse,
 	},
 }
 var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{
 	Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent", Gates: &agentAuthStatusGates},
 	Params: dispatch.Codec[*AuthStatusRequest]{
-		New:      dispatch.New[AuthStatusRequest],
-		Validate: (*AuthStatusRequest).ValidateWith,
+		New:   dispatch.New[AuthStatusRequest],
+		Table: &objectAuthStatusRequest,
 	},
 	Result: dispatch.Codec[*AuthStatusResponse]{
-		New:      dispatch.New[AuthStatusResponse],
-		Validate: (*AuthStatusResponse).ValidateWith,
+		New:   dispatch.New[AuthStatusResponse],
+		Table: &objectAuthStatusResponse,
 	},
 }
 var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
 	Params: dispatch.Codec[*NewSessionRequest]{
-		New:      dispatch.New[NewSessionRequest],
-		Validate: (*NewSessionRequest).ValidateWith,
+		New:   dispatch.New[NewSessionRequest],
+		Table: wire.Methods{},
 	},
 	Result: dispatch.Codec[*NewSessionResponse]{
-		New:      dispatch.New[NewSessionResponse],
-		Validate: (*NewSessionResponse).ValidateWith,
+		New:   dispatch.New[NewSessionResponse],
+		Table: &objectNewSessionResponse,
 	},
 }
 var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates},
 	Params: dispatch.Codec[*LoadSessionRequest]{
-		New:      dispatch.New[LoadSessionRequest],
-		Validate: (*LoadSessionRequest).ValidateWith,
+		New:   dispatch.New[LoadSessionRequest],
+		Table: &objectLoadSessionRequest,
 	},
 	Result: dispatch.Codec[*LoadSessionResponse]{
-		New:      dispatch.New[LoadSessionResponse],
-		Validate: (*LoadSessionResponse).ValidateWith,
+		New:   dispatch.New[LoadSessionResponse],
+		Table: &objectLoadSessionResponse,
 	},
 }
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
 	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
 	Params: dispatch.Codec[*ListSessionsRequest]{
-		New:      dispatch.New[ListSessionsRequest],
-		Validate: (*ListSessionsRequest).ValidateWith,
+		New:   dispatch.New[ListSessionsRequest],
+		Table: &objectListSessionsRequest,
 	},
 	Result: dispatch.Codec[*ListSessionsResponse]{
-		New:      dispatch.New[ListSessionsResponse],
-		Validate: (*ListSessionsResponse).ValidateWith,
+		New:   dispatch.New[ListSessionsResponse],
+		Table: &objectListSessionsResponse,
 	},
 }
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
 	Params: dispatch.Codec[*DeleteSessionRequest]{
-		New:      dispatch.New[DeleteSessionRequest],
-		Validate: (*DeleteSessionRequest).ValidateWith,
+		New:   dispatch.New[DeleteSessionRequest],
+		Table: &objectDeleteSessionRequest,
 	},
 	Result: dispatch.Codec[*DeleteSessionResponse]{
-		New:      dispatch.New[DeleteSessionResponse],
-		Validate: (*DeleteSessionResponse).ValidateWith,
+		New:   dispatch.New[DeleteSessionResponse],
+		Table: &objectDeleteSessionResponse,
 	},
 }
 var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true, Gates: &agentSessionForkGates},
 	Params: dispatch.Codec[*ForkSessionRequest]{
-		New:      dispatch.New[ForkSessionRequest],
-		Validate: (*ForkSessionRequest).ValidateWith,
+		New:   dispatch.New[ForkSessionRequest],
+		Table: &objectForkSessionRequest,
 	},
 	Result: dispatch.Codec[*ForkSessionResponse]{
-		New:      dispatch.New[ForkSessionResponse],
-		Validate: (*ForkSessionResponse).ValidateWith,
+		New:   dispatch.New[ForkSessionResponse],
+		Table: &objectForkSessionResponse,
 	},
 }
 var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true, Gates: &agentSessionArchiveGates},
 	Params: dispatch.Codec[*ArchiveSessionRequest]{
-		New:      dispatch.New[ArchiveSessionRequest],
-		Validate: (*ArchiveSessionRequest).ValidateWith,
+		New:   dispatch.New[ArchiveSessionRequest],
+		Table: &objectArchiveSessionRequest,
 	},
 	Result: dispatch.Codec[*ArchiveSessionResponse]{
-		New:      dispatch.New[ArchiveSessionResponse],
-		Validate: (*ArchiveSessionResponse).ValidateWith,
+		New:   dispatch.New[ArchiveSessionResponse],
+		Table: &objectArchiveSessionResponse,
 	},
 }
 var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *UnarchiveSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true, Gates: &agentSessionUnarchiveGates},
 	Params: dispatch.Codec[*UnarchiveSessionRequest]{
-		New:      dispatch.New[UnarchiveSessionRequest],
-		Validate: (*UnarchiveSessionRequest).ValidateWith,
+		New:   dispatch.New[UnarchiveSessionRequest],
+		Table: &objectUnarchiveSessionRequest,
 	},
 	Result: dispatch.Codec[*UnarchiveSessionResponse]{
-		New:      dispatch.New[UnarchiveSessionResponse],
-		Validate: (*UnarchiveSessionResponse).ValidateWith,
+		New:   dispatch.New[UnarchiveSessionResponse],
+		Table: &objectUnarchiveSessionResponse,
 	},
 }
 var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionStatusResponse]{
 	Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true, Gates: &agentSessionStatusGates},
 	Params: dispatch.Codec[*SessionStatusRequest]{
-		New:      dispatch.New[SessionStatusRequest],
-		Validate: (*SessionStatusRequest).ValidateWith,
+		New:   dispatch.New[SessionStatusRequest],
+		Table: &objectSessionStatusRequest,
 	},
 	Result: dispatch.Codec[*SessionStatusResponse]{
-		New:      dispatch.New[SessionStatusResponse],
-		Validate: (*SessionStatusResponse).ValidateWith,
+		New:   dispatch.New[SessionStatusResponse],
+		Table: &objectSessionStatusResponse,
 	},
 }
 var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSessionTitleResponse]{
 	Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true, Gates: &agentSessionSetTitleGates},
 	Params: dispatch.Codec[*SetSessionTitleRequest]{
-		New:      dispatch.New[SetSessionTitleRequest],
-		Validate: (*SetSessionTitleRequest).ValidateWith,
+		New:   dispatch.New[SetSessionTitleRequest],
+		Table: &objectSetSessionTitleRequest,
 	},
 	Result: dispatch.Codec[*SetSessionTitleResponse]{
-		New:      dispatch.New[SetSessionTitleResponse],
-		Validate: (*SetSessionTitleResponse).ValidateWith,
+		New:   dispatch.New[SetSessionTitleResponse],
+		Table: &objectSetSessionTitleResponse,
 	},
 }
 var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
 	Params: dispatch.Codec[*ResumeSessionRequest]{
-		New:      dispatch.New[ResumeSessionRequest],
-		Validate: (*ResumeSessionRequest).ValidateWith,
+		New:   dispatch.New[ResumeSessionRequest],
+		Table: &objectResumeSessionRequest,
 	},
 	Result: dispatch.Codec[*ResumeSessionResponse]{
-		New:      dispatch.New[ResumeSessionResponse],
-		Validate: (*ResumeSessionResponse).ValidateWith,
+		New:   dispatch.New[ResumeSessionResponse],
+		Table: &objectResumeSessionResponse,
 	},
 }
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
 	Params: dispatch.Codec[*CloseSessionRequest]{
-		New:      dispatch.New[CloseSessionRequest],
-		Validate: (*CloseSessionRequest).ValidateWith,
+		New:   dispatch.New[CloseSessionRequest],
+		Table: &objectCloseSessionRequest,
 	},
 	Result: dispatch.Codec[*CloseSessionResponse]{
-		New:      dispatch.New[CloseSessionResponse],
-		Validate: (*CloseSessionResponse).ValidateWith,
+		New:   dispatch.New[CloseSessionResponse],
+		Table: &objectCloseSessionResponse,
 	},
 }
 var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessionModeResponse]{
 	Method: dispatch.Method{Wire: MethodSessionSetMode, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*SetSessionModeRequest]{
-		New:      dispatch.New[SetSessionModeRequest],
-		Validate: (*SetSessionModeRequest).ValidateWith,
+		New:   dispatch.New[SetSessionModeRequest],
+		Table: &objectSetSessionModeRequest,
 	},
 	Result: dispatch.Codec[*SetSessionModeResponse]{
-		New:      dispatch.New[SetSessionModeResponse],
-		Validate: (*SetSessionModeResponse).ValidateWith,
+		New:   dispatch.New[SetSessionModeResponse],
+		Table: &objectSetSessionModeResponse,
 	},
 }
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Gates: &agentSessionSetConfigOptionGates},
 	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
-		New:      dispatch.New[SetSessionConfigOptionRequest],
-		Validate: (*SetSessionConfigOptionRequest).ValidateWith,
+		New:   dispatch.New[SetSessionConfigOptionRequest],
+		Table: &objectSetSessionConfigOptionRequest,
 	},
 	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
-		New:      dispatch.New[SetSessionConfigOptionResponse],
-		Validate: (*SetSessionConfigOptionResponse).ValidateWith,
+		New:   dispatch.New[SetSessionConfigOptionResponse],
+		Table: &objectSetSessionConfigOptionResponse,
 	},
 }
 var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
 	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
 	Params: dispatch.Codec[*PromptRequest]{
-		New:      dispatch.New[PromptRequest],
-		Validate: (*PromptRequest).ValidateWith,
+		New:   dispatch.New[PromptRequest],
+		Table: wire.Methods{},
 	},
 	Result: dispatch.Codec[*PromptResponse]{
-		New:      dispatch.New[PromptResponse],
-		Validate: (*PromptResponse).ValidateWith,
+		New:   dispatch.New[PromptResponse],
+		Table: wire.Methods{},
 	},
 }
 var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{
 	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
 	Params: dispatch.Codec[*CancelNotification]{
-		New:      dispatch.New[CancelNotification],
-		Validate: (*CancelNotification).ValidateWith,
+		New:   dispatch.New[CancelNotification],
+		Table: &objectCancelNotification,
 	},
 }
 var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{
 	Method: dispatch.Method{Wire: MethodMCPMessage, Side: "agent", Notification: true},
 	Params: dispatch.Codec[*MessageMCPNotification]{
-		New:      dispatch.New[MessageMCPNotification],
-		Validate: (*MessageMCPNotification).ValidateWith,
+		New:   dispatch.New[MessageMCPNotification],
+		Table: &objectMessageMCPNotification,
 	},
 }
 
@@ -352,132 +352,132 @@ var AgentMethods = AgentMethodTable{
 var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]{
 	Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true, Gates: &clientFsWriteTextFileGates},
 	Params: dispatch.Codec[*WriteTextFileRequest]{
-		New:      dispatch.New[WriteTextFileRequest],
-		Validate: (*WriteTextFileRequest).ValidateWith,
+		New:   dispatch.New[WriteTextFileRequest],
+		Table: &objectWriteTextFileRequest,
 	},
 	Result: dispatch.Codec[*WriteTextFileResponse]{
-		New:      dispatch.New[WriteTextFileResponse],
-		Validate: (*WriteTextFileResponse).ValidateWith,
+		New:   dispatch.New[WriteTextFileResponse],
+		Table: &objectWriteTextFileResponse,
 	},
 }
 var clientFsReadTextFileDesc = dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]{
 	Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true, Gates: &clientFsReadTextFileGates},
 	Params: dispatch.Codec[*ReadTextFileRequest]{
-		New:      dispatch.New[ReadTextFileRequest],
-		Validate: (*ReadTextFileRequest).ValidateWith,
+		New:   dispatch.New[ReadTextFileRequest],
+		Table: &objectReadTextFileRequest,
 	},
 	Result: dispatch.Codec[*ReadTextFileResponse]{
-		New:      dispatch.New[ReadTextFileResponse],
-		Validate: (*ReadTextFileResponse).ValidateWith,
+		New:   dispatch.New[ReadTextFileResponse],
+		Table: &objectReadTextFileResponse,
 	},
 }
 var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
 	Params: dispatch.Codec[*RequestPermissionRequest]{
-		New:      dispatch.New[RequestPermissionRequest],
-		Validate: (*RequestPermissionRequest).ValidateWith,
+		New:   dispatch.New[RequestPermissionRequest],
+		Table: &objectRequestPermissionRequest,
 	},
 	Result: dispatch.Codec[*RequestPermissionResponse]{
-		New:      dispatch.New[RequestPermissionResponse],
-		Validate: (*RequestPermissionResponse).ValidateWith,
+		New:   dispatch.New[RequestPermissionResponse],
+		Table: &objectRequestPermissionResponse,
 	},
 }
 var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateTerminalResponse]{
 	Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true, Gates: &clientTerminalCreateGates},
 	Params: dispatch.Codec[*CreateTerminalRequest]{
-		New:      dispatch.New[CreateTerminalRequest],
-		Validate: (*CreateTerminalRequest).ValidateWith,
+		New:   dispatch.New[CreateTerminalRequest],
+		Table: &objectCreateTerminalRequest,
 	},
 	Result: dispatch.Codec[*CreateTerminalResponse]{
-		New:      dispatch.New[CreateTerminalResponse],
-		Validate: (*CreateTerminalResponse).ValidateWith,
+		New:   dispatch.New[CreateTerminalResponse],
+		Table: &objectCreateTerminalResponse,
 	},
 }
 var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *TerminalOutputResponse]{
 	Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true, Gates: &clientTerminalOutputGates},
 	Params: dispatch.Codec[*TerminalOutputRequest]{
-		New:      dispatch.New[TerminalOutputRequest],
-		Validate: (*TerminalOutputRequest).ValidateWith,
+		New:   dispatch.New[TerminalOutputRequest],
+		Table: &objectTerminalOutputRequest,
 	},
 	Result: dispatch.Codec[*TerminalOutputResponse]{
-		New:      dispatch.New[TerminalOutputResponse],
-		Validate: (*TerminalOutputResponse).ValidateWith,
+		New:   dispatch.New[TerminalOutputResponse],
+		Table: &objectTerminalOutputResponse,
 	},
 }
 var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *ReleaseTerminalResponse]{
 	Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true, Gates: &clientTerminalReleaseGates},
 	Params: dispatch.Codec[*ReleaseTerminalRequest]{
-		New:      dispatch.New[ReleaseTerminalRequest],
-		Validate: (*ReleaseTerminalRequest).ValidateWith,
+		New:   dispatch.New[ReleaseTerminalRequest],
+		Table: &objectReleaseTerminalRequest,
 	},
 	Result: dispatch.Codec[*ReleaseTerminalResponse]{
-		New:      dispatch.New[ReleaseTerminalResponse],
-		Validate: (*ReleaseTerminalResponse).ValidateWith,
+		New:   dispatch.New[ReleaseTerminalResponse],
+		Table: &objectReleaseTerminalResponse,
 	},
 }
 var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]{
 	Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true, Gates: &clientTerminalWaitForExitGates},
 	Params: dispatch.Codec[*WaitForTerminalExitRequest]{
-		New:      dispatch.New[WaitForTerminalExitRequest],
-		Validate: (*WaitForTerminalExitRequest).ValidateWith,
+		New:   dispatch.New[WaitForTerminalExitRequest],
+		Table: &objectWaitForTerminalExitRequest,
 	},
 	Result: dispatch.Codec[*WaitForTerminalExitResponse]{
-		New:      dispatch.New[WaitForTerminalExitResponse],
-		Validate: (*WaitForTerminalExitResponse).ValidateWith,
+		New:   dispatch.New[WaitForTerminalExitResponse],
+		Table: &objectWaitForTerminalExitResponse,
 	},
 }
 var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{
 	Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true, Gates: &clientTerminalKillGates},
 	Params: dispatch.Codec[*KillTerminalRequest]{
-		New:      dispatch.New[KillTerminalRequest],
-		Validate: (*KillTerminalRequest).ValidateWith,
+		New:   dispatch.New[KillTerminalRequest],
+		Table: &objectKillTerminalRequest,
 	},
 	Result: dispatch.Codec[*KillTerminalResponse]{
-		New:      dispatch.New[KillTerminalResponse],
-		Validate: (*KillTerminalResponse).ValidateWith,
+		New:   dispatch.New[KillTerminalResponse],
+		Table: &objectKillTerminalResponse,
 	},
 }
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
 	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
 	Params: dispatch.Codec[*CreateElicitationRequest]{
-		New:      dispatch.New[CreateElicitationRequest],
-		Validate: (*CreateElicitationRequest).ValidateWith,
+		New:   dispatch.New[CreateElicitationRequest],
+		Table: wire.Methods{},
 	},
 	Result: dispatch.Codec[*CreateElicitationResponse]{
-		New:      dispatch.New[CreateElicitationResponse],
-		Validate: (*CreateElicitationResponse).ValidateWith,
+		New:   dispatch.New[CreateElicitationResponse],
+		Table: &objectCreateElicitationResponse,
 	},
 }
 var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]{
 	Method: dispatch.Method{Wire: MethodMCPMessage, Side: "client"},
 	Params: dispatch.Codec[*MessageMCPRequest]{
-		New:      dispatch.New[MessageMCPRequest],
-		Validate: (*MessageMCPRequest).ValidateWith,
+		New:   dispatch.New[MessageMCPRequest],
+		Table: &objectMessageMCPRequest,
 	},
 	Result: dispatch.Codec[*MessageMCPResponse]{
-		New:      dispatch.New[MessageMCPResponse],
-		Validate: (*MessageMCPResponse).ValidateWith,
+		New:   dispatch.New[MessageMCPResponse],
+		Table: &unionMessageMCPResponse,
 	},
 }
 var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{
 	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates},
 	Params: dispatch.Codec[*SessionNotification]{
-		New:      dispatch.New[SessionNotification],
-		Validate: (*SessionNotification).ValidateWith,
+		New:   dispatch.New[SessionNotification],
+		Table: wire.Methods{},
 	},
 }
 var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
 	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
 	Params: dispatch.Codec[*CompleteElicitationNotification]{
-		New:      dispatch.New[CompleteElicitationNotification],
-		Validate: (*CompleteElicitationNotification).ValidateWith,
+		New:   dispatch.New[CompleteElicitationNotification],
+		Table: &objectCompleteElicitationNotification,
 	},
 }
 var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotification]{
 	Method: dispatch.Method{Wire: MethodAuthStatusUpdate, Side: "client", Notification: true},
 	Params: dispatch.Codec[*AuthStatusUpdateNotification]{
-		New:      dispatch.New[AuthStatusUpdateNotification],
-		Validate: (*AuthStatusUpdateNotification).ValidateWith,
+		New:   dispatch.New[AuthStatusUpdateNotification],
+		Table: &objectAuthStatusUpdateNotification,
 	},
 }
 

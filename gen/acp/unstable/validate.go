@@ -17,11 +17,6 @@ func (x *AgentRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
-func (x *AgentRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentRequest)
-}
-
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
 func (x *RequestID) Validate() error {
 	var v wire.Validator
@@ -53,11 +48,6 @@ func (x *WriteTextFileRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of WriteTextFileRequest to v, at v's position.
-func (x *WriteTextFileRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWriteTextFileRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
@@ -75,21 +65,11 @@ func (x *ReadTextFileRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReadTextFileRequest to v, at v's position.
-func (x *ReadTextFileRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReadTextFileRequest)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
-func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionRequest)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
@@ -115,7 +95,7 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
+			unionToolCallContent.ValidateValue(v, &x.Content[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -124,7 +104,7 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].ValidateWith(v)
+			objectToolCallLocation.ValidateValue(v, &x.Locations[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -194,11 +174,6 @@ func (x *ToolCallContent) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ToolCallContent to v, at v's position.
-func (x *ToolCallContent) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionToolCallContent)
-}
-
 // Validate reports every way x breaks the schema of ContentBlock, each with the JSON pointer of the offending value.
 func (x *ContentBlock) Validate() error {
 	var v wire.Validator
@@ -250,11 +225,6 @@ func (x *Annotations) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
-func (x *Annotations) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAnnotations)
-}
-
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
@@ -278,7 +248,7 @@ func (x *TextContent) Validate() error {
 func (x *TextContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -302,7 +272,7 @@ func (x *ImageContent) Validate() error {
 func (x *ImageContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -326,7 +296,7 @@ func (x *AudioContent) Validate() error {
 func (x *AudioContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -350,7 +320,7 @@ func (x *ResourceLink) Validate() error {
 func (x *ResourceLink) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -435,7 +405,7 @@ func (x *EmbeddedResource) Validate() error {
 func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	v.Push("resource")
@@ -458,21 +428,11 @@ func (x *Content) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Content to v, at v's position.
-func (x *Content) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectContent)
-}
-
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDiff)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Diff to v, at v's position.
-func (x *Diff) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDiff)
 }
 
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
@@ -492,11 +452,6 @@ func (x *Terminal) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Terminal to v, at v's position.
-func (x *Terminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminal)
-}
-
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
 func (x *ToolCallLocation) Validate() error {
 	var v wire.Validator
@@ -504,21 +459,11 @@ func (x *ToolCallLocation) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
-func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallLocation)
-}
-
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectPermissionOption)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PermissionOption to v, at v's position.
-func (x *PermissionOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPermissionOption)
 }
 
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
@@ -550,11 +495,6 @@ func (x *CreateTerminalRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateTerminalRequest to v, at v's position.
-func (x *CreateTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateTerminalRequest)
-}
-
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
 func (x *EnvVariable) Validate() error {
 	var v wire.Validator
@@ -581,21 +521,11 @@ func (x *TerminalOutputRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalOutputRequest to v, at v's position.
-func (x *TerminalOutputRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalOutputRequest)
-}
-
 // Validate reports every way x breaks the schema of ReleaseTerminalRequest, each with the JSON pointer of the offending value.
 func (x *ReleaseTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectReleaseTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ReleaseTerminalRequest to v, at v's position.
-func (x *ReleaseTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReleaseTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of WaitForTerminalExitRequest, each with the JSON pointer of the offending value.
@@ -605,21 +535,11 @@ func (x *WaitForTerminalExitRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of WaitForTerminalExitRequest to v, at v's position.
-func (x *WaitForTerminalExitRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWaitForTerminalExitRequest)
-}
-
 // Validate reports every way x breaks the schema of KillTerminalRequest, each with the JSON pointer of the offending value.
 func (x *KillTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectKillTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of KillTerminalRequest to v, at v's position.
-func (x *KillTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectKillTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
@@ -686,11 +606,11 @@ func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validato
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -704,11 +624,6 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSessionScope to v, at v's position.
-func (x *ElicitationSessionScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSessionScope)
-}
-
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
 	var v wire.Validator
@@ -716,21 +631,11 @@ func (x *ElicitationRequestScope) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationRequestScope to v, at v's position.
-func (x *ElicitationRequestScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationRequestScope)
-}
-
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
 func (x *ElicitationSchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationSchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationSchema to v, at v's position.
-func (x *ElicitationSchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
@@ -752,21 +657,11 @@ func (x *ElicitationPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
-func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationPropertySchemaOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchemaOther to v, at v's position.
-func (x *ElicitationPropertySchemaOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationPropertySchemaOther)
 }
 
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
@@ -788,21 +683,11 @@ func (x *EnumOption) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of EnumOption to v, at v's position.
-func (x *EnumOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectEnumOption)
-}
-
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectStringPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
-func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
@@ -812,21 +697,11 @@ func (x *NumberPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NumberPropertySchema to v, at v's position.
-func (x *NumberPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNumberPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
 func (x *IntegerPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIntegerPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IntegerPropertySchema to v, at v's position.
-func (x *IntegerPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIntegerPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
@@ -836,21 +711,11 @@ func (x *BooleanPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of BooleanPropertySchema to v, at v's position.
-func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBooleanPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionMultiSelectItems)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
-func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
@@ -860,21 +725,11 @@ func (x *MultiSelectItemsOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MultiSelectItemsOther to v, at v's position.
-func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectItemsOther)
-}
-
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectStringMultiSelectItems)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
-func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
@@ -884,21 +739,11 @@ func (x *TitledMultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
-func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTitledMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
-func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
@@ -911,7 +756,7 @@ func (x *ElicitationFormMode) Validate() error {
 // ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
 func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
 	v.Push("requestedSchema")
-	x.RequestedSchema.ValidateWith(v)
+	objectElicitationSchema.ValidateValue(v, &x.RequestedSchema)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "requestedSchema")
@@ -924,11 +769,11 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -968,11 +813,11 @@ func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -984,11 +829,6 @@ func (x *MessageMCPRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMessageMCPRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MessageMCPRequest to v, at v's position.
-func (x *MessageMCPRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPRequest)
 }
 
 // Validate reports every way x breaks the schema of MCPServerACPID, each with the JSON pointer of the offending value.
@@ -1032,21 +872,11 @@ func (x *AgentResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
-func (x *AgentResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAgentResponse)
-}
-
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentResponseResult)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
-func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseResult)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
@@ -1056,21 +886,11 @@ func (x *AgentResponseError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponseError to v, at v's position.
-func (x *AgentResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseError)
-}
-
 // Validate reports every way x breaks the schema of InitializeResponse, each with the JSON pointer of the offending value.
 func (x *InitializeResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectInitializeResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of InitializeResponse to v, at v's position.
-func (x *InitializeResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeResponse)
 }
 
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
@@ -1090,21 +910,11 @@ func (x *AgentCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentCapabilities to v, at v's position.
-func (x *AgentCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentCapabilities)
-}
-
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectPromptCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PromptCapabilities to v, at v's position.
-func (x *PromptCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
@@ -1114,21 +924,11 @@ func (x *MCPCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPCapabilities to v, at v's position.
-func (x *MCPCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionCapabilities to v, at v's position.
-func (x *SessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionListCapabilities, each with the JSON pointer of the offending value.
@@ -1138,21 +938,11 @@ func (x *SessionListCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionListCapabilities to v, at v's position.
-func (x *SessionListCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionListCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionDeleteCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionDeleteCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionDeleteCapabilities to v, at v's position.
-func (x *SessionDeleteCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionDeleteCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
@@ -1162,21 +952,11 @@ func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionAdditionalDirectoriesCapabilities to v, at v's position.
-func (x *SessionAdditionalDirectoriesCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionSystemPromptCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionSystemPromptCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionSystemPromptCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptCapabilities to v, at v's position.
-func (x *SessionSystemPromptCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionSystemPromptModeCapabilities, each with the JSON pointer of the offending value.
@@ -1186,21 +966,11 @@ func (x *SessionSystemPromptModeCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptModeCapabilities to v, at v's position.
-func (x *SessionSystemPromptModeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptModeCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionSystemPromptOverrideCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionSystemPromptOverrideCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionSystemPromptOverrideCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptOverrideCapabilities to v, at v's position.
-func (x *SessionSystemPromptOverrideCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionForkCapabilities, each with the JSON pointer of the offending value.
@@ -1210,21 +980,11 @@ func (x *SessionForkCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionForkCapabilities to v, at v's position.
-func (x *SessionForkCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionForkCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionArchiveCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionArchiveCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionArchiveCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionArchiveCapabilities to v, at v's position.
-func (x *SessionArchiveCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionArchiveCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionStatusCapabilities, each with the JSON pointer of the offending value.
@@ -1234,21 +994,11 @@ func (x *SessionStatusCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionStatusCapabilities to v, at v's position.
-func (x *SessionStatusCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionTitleCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionTitleCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionTitleCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionTitleCapabilities to v, at v's position.
-func (x *SessionTitleCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionTitleCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionResumeCapabilities, each with the JSON pointer of the offending value.
@@ -1258,21 +1008,11 @@ func (x *SessionResumeCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionResumeCapabilities to v, at v's position.
-func (x *SessionResumeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionResumeCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionCloseCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCloseCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionCloseCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionCloseCapabilities to v, at v's position.
-func (x *SessionCloseCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCloseCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
@@ -1282,21 +1022,11 @@ func (x *AgentAuthCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentAuthCapabilities to v, at v's position.
-func (x *AgentAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentAuthCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusCapabilities, each with the JSON pointer of the offending value.
 func (x *AuthStatusCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthStatusCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthStatusCapabilities to v, at v's position.
-func (x *AuthStatusCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusCapabilities)
 }
 
 // Validate reports every way x breaks the schema of LogoutCapabilities, each with the JSON pointer of the offending value.
@@ -1306,11 +1036,6 @@ func (x *LogoutCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LogoutCapabilities to v, at v's position.
-func (x *LogoutCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ProvidersCapabilities, each with the JSON pointer of the offending value.
 func (x *ProvidersCapabilities) Validate() error {
 	var v wire.Validator
@@ -1318,21 +1043,11 @@ func (x *ProvidersCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProvidersCapabilities to v, at v's position.
-func (x *ProvidersCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProvidersCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionAuthMethod)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
-func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAuthMethod)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
@@ -1352,21 +1067,11 @@ func (x *AuthMethodTerminal) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethodTerminal to v, at v's position.
-func (x *AuthMethodTerminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodTerminal)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
 func (x *AuthMethodAgent) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthMethodAgent)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthMethodAgent to v, at v's position.
-func (x *AuthMethodAgent) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodAgent)
 }
 
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
@@ -1376,21 +1081,11 @@ func (x *Implementation) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Implementation to v, at v's position.
-func (x *Implementation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectImplementation)
-}
-
 // Validate reports every way x breaks the schema of AuthenticateResponse, each with the JSON pointer of the offending value.
 func (x *AuthenticateResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthenticateResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthenticateResponse to v, at v's position.
-func (x *AuthenticateResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthenticateResponse)
 }
 
 // Validate reports every way x breaks the schema of ListProvidersResponse, each with the JSON pointer of the offending value.
@@ -1400,21 +1095,11 @@ func (x *ListProvidersResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ListProvidersResponse to v, at v's position.
-func (x *ListProvidersResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListProvidersResponse)
-}
-
 // Validate reports every way x breaks the schema of ProviderInfo, each with the JSON pointer of the offending value.
 func (x *ProviderInfo) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectProviderInfo)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProviderInfo to v, at v's position.
-func (x *ProviderInfo) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProviderInfo)
 }
 
 // Validate reports every way x breaks the schema of ProviderID, each with the JSON pointer of the offending value.
@@ -1444,21 +1129,11 @@ func (x *ProviderCurrentConfig) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProviderCurrentConfig to v, at v's position.
-func (x *ProviderCurrentConfig) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProviderCurrentConfig)
-}
-
 // Validate reports every way x breaks the schema of SetProviderResponse, each with the JSON pointer of the offending value.
 func (x *SetProviderResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetProviderResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetProviderResponse to v, at v's position.
-func (x *SetProviderResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetProviderResponse)
 }
 
 // Validate reports every way x breaks the schema of DisableProviderResponse, each with the JSON pointer of the offending value.
@@ -1468,11 +1143,6 @@ func (x *DisableProviderResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of DisableProviderResponse to v, at v's position.
-func (x *DisableProviderResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDisableProviderResponse)
-}
-
 // Validate reports every way x breaks the schema of LogoutResponse, each with the JSON pointer of the offending value.
 func (x *LogoutResponse) Validate() error {
 	var v wire.Validator
@@ -1480,21 +1150,11 @@ func (x *LogoutResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LogoutResponse to v, at v's position.
-func (x *LogoutResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutResponse)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusResponse, each with the JSON pointer of the offending value.
 func (x *AuthStatusResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthStatusResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthStatusResponse to v, at v's position.
-func (x *AuthStatusResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusResponse)
 }
 
 // Validate reports every way x breaks the schema of AuthState, each with the JSON pointer of the offending value.
@@ -1514,11 +1174,6 @@ func (x *AuthAccount) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthAccount to v, at v's position.
-func (x *AuthAccount) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthAccount)
-}
-
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
 func (x *NewSessionResponse) Validate() error {
 	var v wire.Validator
@@ -1526,21 +1181,11 @@ func (x *NewSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NewSessionResponse to v, at v's position.
-func (x *NewSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNewSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionModeState, each with the JSON pointer of the offending value.
 func (x *SessionModeState) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionModeState)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionModeState to v, at v's position.
-func (x *SessionModeState) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionModeState)
 }
 
 // Validate reports every way x breaks the schema of SessionModeID, each with the JSON pointer of the offending value.
@@ -1558,11 +1203,6 @@ func (x *SessionMode) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionMode)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionMode to v, at v's position.
-func (x *SessionMode) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionMode)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
@@ -1764,21 +1404,11 @@ func (x *LoadSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoadSessionResponse to v, at v's position.
-func (x *LoadSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoadSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of ListSessionsResponse, each with the JSON pointer of the offending value.
 func (x *ListSessionsResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListSessionsResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListSessionsResponse to v, at v's position.
-func (x *ListSessionsResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
@@ -1788,21 +1418,11 @@ func (x *SessionInfo) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionInfo to v, at v's position.
-func (x *SessionInfo) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionInfo)
-}
-
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DeleteSessionResponse to v, at v's position.
-func (x *DeleteSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ForkSessionResponse, each with the JSON pointer of the offending value.
@@ -1812,21 +1432,11 @@ func (x *ForkSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ForkSessionResponse to v, at v's position.
-func (x *ForkSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectForkSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of ArchiveSessionResponse, each with the JSON pointer of the offending value.
 func (x *ArchiveSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectArchiveSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ArchiveSessionResponse to v, at v's position.
-func (x *ArchiveSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectArchiveSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of UnarchiveSessionResponse, each with the JSON pointer of the offending value.
@@ -1836,21 +1446,11 @@ func (x *UnarchiveSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of UnarchiveSessionResponse to v, at v's position.
-func (x *UnarchiveSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnarchiveSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionStatusResponse, each with the JSON pointer of the offending value.
 func (x *SessionStatusResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionStatusResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionStatusResponse to v, at v's position.
-func (x *SessionStatusResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionStatus, each with the JSON pointer of the offending value.
@@ -1870,21 +1470,11 @@ func (x *SetSessionTitleResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionTitleResponse to v, at v's position.
-func (x *SetSessionTitleResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionTitleResponse)
-}
-
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
 func (x *ResumeSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectResumeSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ResumeSessionResponse to v, at v's position.
-func (x *ResumeSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
@@ -1894,11 +1484,6 @@ func (x *CloseSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CloseSessionResponse to v, at v's position.
-func (x *CloseSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of SetSessionModeResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionModeResponse) Validate() error {
 	var v wire.Validator
@@ -1906,21 +1491,11 @@ func (x *SetSessionModeResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionModeResponse to v, at v's position.
-func (x *SetSessionModeResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionModeResponse)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionResponse to v, at v's position.
-func (x *SetSessionConfigOptionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
@@ -1937,7 +1512,7 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 	v.Pop()
 	if x.Usage != nil {
 		v.Push("usage")
-		x.Usage.ValidateWith(v)
+		objectUsage.ValidateValue(v, x.Usage)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -1973,11 +1548,6 @@ func (x *Usage) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Usage to v, at v's position.
-func (x *Usage) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUsage)
-}
-
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
 func (x *ExtResponse) Validate() error {
 	var v wire.Validator
@@ -1999,11 +1569,6 @@ func (x *Error) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Error to v, at v's position.
-func (x *Error) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectError)
-}
-
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
 func (x *ErrorCode) Validate() error {
 	var v wire.Validator
@@ -2019,11 +1584,6 @@ func (x *AgentNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
-func (x *AgentNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of SessionNotification, each with the JSON pointer of the offending value.
@@ -2203,7 +1763,7 @@ func (x *ToolCall) ValidateWith(v *wire.Validator) {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
+			unionToolCallContent.ValidateValue(v, &x.Content[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2212,7 +1772,7 @@ func (x *ToolCall) ValidateWith(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].ValidateWith(v)
+			objectToolCallLocation.ValidateValue(v, &x.Locations[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2486,7 +2046,7 @@ func (x *AvailableCommand) Validate() error {
 func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
 	if x.Input != nil {
 		v.Push("input")
-		x.Input.ValidateWith(v)
+		unionAvailableCommandInput.ValidateValue(v, x.Input)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2506,21 +2066,11 @@ func (x *AvailableCommandInput) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
-func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
-}
-
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
 func (x *UnstructuredCommandInput) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectUnstructuredCommandInput)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UnstructuredCommandInput to v, at v's position.
-func (x *UnstructuredCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnstructuredCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
@@ -2620,11 +2170,6 @@ func (x *Cost) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
-func (x *Cost) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCost)
-}
-
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
@@ -2636,7 +2181,7 @@ func (x *UsageUpdate) Validate() error {
 func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 	if x.Cost != nil {
 		v.Push("cost")
-		x.Cost.ValidateWith(v)
+		objectCost.ValidateValue(v, x.Cost)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2758,21 +2303,11 @@ func (x *SubagentSessionCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SubagentSessionCapabilities to v, at v's position.
-func (x *SubagentSessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSubagentSessionCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCancelCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionCancelCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionCancelCapabilities to v, at v's position.
-func (x *SessionCancelCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
@@ -2787,7 +2322,7 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Running != nil {
 		n++
-		x.Running.ValidateWith(v)
+		objectRunningStateUpdate.ValidateValue(v, x.Running)
 	}
 	if x.Idle != nil {
 		n++
@@ -2795,15 +2330,15 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.RequiresAction != nil {
 		n++
-		x.RequiresAction.ValidateWith(v)
+		objectRequiresActionStateUpdate.ValidateValue(v, x.RequiresAction)
 	}
 	if x.UnknownUnknownStateUpdate != nil {
 		n++
-		x.UnknownUnknownStateUpdate.ValidateWith(v)
+		objectUnknownStateUpdate.ValidateValue(v, x.UnknownUnknownStateUpdate)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.ValidateWith(v)
+		objectStateUpdateOther.ValidateValue(v, x.Other)
 		switch x.Other.State {
 		case "running", "idle", "requires_action", "unknown":
 			v.AddAt("state", "is a known state; the catch-all variant Other is for unknown ones")
@@ -2821,11 +2356,6 @@ func (x *StateUpdateOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of StateUpdateOther to v, at v's position.
-func (x *StateUpdateOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStateUpdateOther)
-}
-
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
 func (x *RunningStateUpdate) Validate() error {
 	var v wire.Validator
@@ -2833,21 +2363,11 @@ func (x *RunningStateUpdate) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RunningStateUpdate to v, at v's position.
-func (x *RunningStateUpdate) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRunningStateUpdate)
-}
-
 // Validate reports every way x breaks the schema of ErrorStopReason, each with the JSON pointer of the offending value.
 func (x *ErrorStopReason) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectErrorStopReason)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ErrorStopReason to v, at v's position.
-func (x *ErrorStopReason) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectErrorStopReason)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
@@ -2861,7 +2381,7 @@ func (x *IdleStateUpdate) Validate() error {
 func (x *IdleStateUpdate) ValidateWith(v *wire.Validator) {
 	if x.Usage != nil {
 		v.Push("usage")
-		x.Usage.ValidateWith(v)
+		objectUsage.ValidateValue(v, x.Usage)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2880,31 +2400,31 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.EndTurn != nil {
 		n++
-		x.EndTurn.ValidateWith(v)
+		objectIdleStateUpdateStopReasonEndTurn.ValidateValue(v, x.EndTurn)
 	}
 	if x.MaxTokens != nil {
 		n++
-		x.MaxTokens.ValidateWith(v)
+		objectIdleStateUpdateStopReasonMaxTokens.ValidateValue(v, x.MaxTokens)
 	}
 	if x.MaxTurnRequests != nil {
 		n++
-		x.MaxTurnRequests.ValidateWith(v)
+		objectIdleStateUpdateStopReasonMaxTurnRequests.ValidateValue(v, x.MaxTurnRequests)
 	}
 	if x.Refusal != nil {
 		n++
-		x.Refusal.ValidateWith(v)
+		objectIdleStateUpdateStopReasonRefusal.ValidateValue(v, x.Refusal)
 	}
 	if x.Cancelled != nil {
 		n++
-		x.Cancelled.ValidateWith(v)
+		objectIdleStateUpdateStopReasonCancelled.ValidateValue(v, x.Cancelled)
 	}
 	if x.Error != nil {
 		n++
-		x.Error.ValidateWith(v)
+		objectErrorStopReason.ValidateValue(v, x.Error)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.ValidateWith(v)
+		objectIdleStateUpdateStopReasonOther.ValidateValue(v, x.Other)
 		switch x.Other.StopReason {
 		case "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error":
 			v.AddAt("stopReason", "is a known stopReason; the catch-all variant Other is for unknown ones")
@@ -2912,7 +2432,7 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 	}
 	if x.None != nil {
 		n++
-		x.None.ValidateWith(v)
+		objectIdleStateUpdateStopReasonNone.ValidateValue(v, x.None)
 	}
 	if n != 1 {
 		v.Variants("IdleStateUpdateStopReason", "EndTurn, MaxTokens, MaxTurnRequests, Refusal, Cancelled, Error, Other, None", x.EndTurn != nil, x.MaxTokens != nil, x.MaxTurnRequests != nil, x.Refusal != nil, x.Cancelled != nil, x.Error != nil, x.Other != nil, x.None != nil)
@@ -2926,21 +2446,11 @@ func (x *IdleStateUpdateStopReasonEndTurn) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonEndTurn to v, at v's position.
-func (x *IdleStateUpdateStopReasonEndTurn) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonEndTurn)
-}
-
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTokens) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTokens)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens to v, at v's position.
-func (x *IdleStateUpdateStopReasonMaxTokens) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests, each with the JSON pointer of the offending value.
@@ -2950,21 +2460,11 @@ func (x *IdleStateUpdateStopReasonMaxTurnRequests) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests to v, at v's position.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
-}
-
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonRefusal, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonRefusal) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonRefusal)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonRefusal to v, at v's position.
-func (x *IdleStateUpdateStopReasonRefusal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonCancelled, each with the JSON pointer of the offending value.
@@ -2974,21 +2474,11 @@ func (x *IdleStateUpdateStopReasonCancelled) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonCancelled to v, at v's position.
-func (x *IdleStateUpdateStopReasonCancelled) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonCancelled)
-}
-
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonOther, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonOther to v, at v's position.
-func (x *IdleStateUpdateStopReasonOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonOther)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonNone, each with the JSON pointer of the offending value.
@@ -2998,11 +2488,6 @@ func (x *IdleStateUpdateStopReasonNone) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonNone to v, at v's position.
-func (x *IdleStateUpdateStopReasonNone) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonNone)
-}
-
 // Validate reports every way x breaks the schema of RequiresActionStateUpdate, each with the JSON pointer of the offending value.
 func (x *RequiresActionStateUpdate) Validate() error {
 	var v wire.Validator
@@ -3010,21 +2495,11 @@ func (x *RequiresActionStateUpdate) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequiresActionStateUpdate to v, at v's position.
-func (x *RequiresActionStateUpdate) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequiresActionStateUpdate)
-}
-
 // Validate reports every way x breaks the schema of UnknownStateUpdate, each with the JSON pointer of the offending value.
 func (x *UnknownStateUpdate) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectUnknownStateUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UnknownStateUpdate to v, at v's position.
-func (x *UnknownStateUpdate) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnknownStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of SubagentUpdate, each with the JSON pointer of the offending value.
@@ -3038,7 +2513,7 @@ func (x *SubagentUpdate) Validate() error {
 func (x *SubagentUpdate) ValidateWith(v *wire.Validator) {
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.ValidateWith(v)
+		objectSubagentSessionCapabilities.ValidateValue(v, x.Capabilities)
 		v.Pop()
 	}
 	if x.State != nil {
@@ -3113,21 +2588,11 @@ func (x *CompleteElicitationNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CompleteElicitationNotification to v, at v's position.
-func (x *CompleteElicitationNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCompleteElicitationNotification)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusUpdateNotification, each with the JSON pointer of the offending value.
 func (x *AuthStatusUpdateNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthStatusUpdateNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthStatusUpdateNotification to v, at v's position.
-func (x *AuthStatusUpdateNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusUpdateNotification)
 }
 
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
@@ -3151,21 +2616,11 @@ func (x *ClientRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
-func (x *ClientRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientRequest)
-}
-
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectInitializeRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of InitializeRequest to v, at v's position.
-func (x *InitializeRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
@@ -3175,21 +2630,11 @@ func (x *ClientCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientCapabilities to v, at v's position.
-func (x *ClientCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientCapabilities)
-}
-
 // Validate reports every way x breaks the schema of FileSystemCapabilities, each with the JSON pointer of the offending value.
 func (x *FileSystemCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectFileSystemCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of FileSystemCapabilities to v, at v's position.
-func (x *FileSystemCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectFileSystemCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ClientSessionCapabilities, each with the JSON pointer of the offending value.
@@ -3199,21 +2644,11 @@ func (x *ClientSessionCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientSessionCapabilities to v, at v's position.
-func (x *ClientSessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientSessionCapabilities)
-}
-
 // Validate reports every way x breaks the schema of CompactionCapabilities, each with the JSON pointer of the offending value.
 func (x *CompactionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCompactionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CompactionCapabilities to v, at v's position.
-func (x *CompactionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCompactionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOptionsCapabilities, each with the JSON pointer of the offending value.
@@ -3223,21 +2658,11 @@ func (x *SessionConfigOptionsCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionsCapabilities to v, at v's position.
-func (x *SessionConfigOptionsCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionConfigOptionsCapabilities)
-}
-
 // Validate reports every way x breaks the schema of BooleanConfigOptionCapabilities, each with the JSON pointer of the offending value.
 func (x *BooleanConfigOptionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBooleanConfigOptionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BooleanConfigOptionCapabilities to v, at v's position.
-func (x *BooleanConfigOptionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBooleanConfigOptionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of NoticeCapabilities, each with the JSON pointer of the offending value.
@@ -3247,21 +2672,11 @@ func (x *NoticeCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NoticeCapabilities to v, at v's position.
-func (x *NoticeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNoticeCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SubagentCapabilities, each with the JSON pointer of the offending value.
 func (x *SubagentCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSubagentCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SubagentCapabilities to v, at v's position.
-func (x *SubagentCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSubagentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PlanCapabilities, each with the JSON pointer of the offending value.
@@ -3271,21 +2686,11 @@ func (x *PlanCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PlanCapabilities to v, at v's position.
-func (x *PlanCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPlanCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AuthCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthCapabilities to v, at v's position.
-func (x *AuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
@@ -3295,21 +2700,11 @@ func (x *ElicitationCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationCapabilities to v, at v's position.
-func (x *ElicitationCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationFormCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationFormCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationFormCapabilities to v, at v's position.
-func (x *ElicitationFormCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationFormCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
@@ -3319,21 +2714,11 @@ func (x *ElicitationURLCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationURLCapabilities to v, at v's position.
-func (x *ElicitationURLCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationURLCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthenticateRequest, each with the JSON pointer of the offending value.
 func (x *AuthenticateRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthenticateRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthenticateRequest to v, at v's position.
-func (x *AuthenticateRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthenticateRequest)
 }
 
 // Validate reports every way x breaks the schema of ListProvidersRequest, each with the JSON pointer of the offending value.
@@ -3343,21 +2728,11 @@ func (x *ListProvidersRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ListProvidersRequest to v, at v's position.
-func (x *ListProvidersRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListProvidersRequest)
-}
-
 // Validate reports every way x breaks the schema of SetProviderRequest, each with the JSON pointer of the offending value.
 func (x *SetProviderRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetProviderRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetProviderRequest to v, at v's position.
-func (x *SetProviderRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetProviderRequest)
 }
 
 // Validate reports every way x breaks the schema of DisableProviderRequest, each with the JSON pointer of the offending value.
@@ -3367,11 +2742,6 @@ func (x *DisableProviderRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of DisableProviderRequest to v, at v's position.
-func (x *DisableProviderRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDisableProviderRequest)
-}
-
 // Validate reports every way x breaks the schema of LogoutRequest, each with the JSON pointer of the offending value.
 func (x *LogoutRequest) Validate() error {
 	var v wire.Validator
@@ -3379,21 +2749,11 @@ func (x *LogoutRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LogoutRequest to v, at v's position.
-func (x *LogoutRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutRequest)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusRequest, each with the JSON pointer of the offending value.
 func (x *AuthStatusRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthStatusRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthStatusRequest to v, at v's position.
-func (x *AuthStatusRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
@@ -3426,7 +2786,7 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	v.Pop()
 	if x.SystemPrompt != nil {
 		v.Push("systemPrompt")
-		x.SystemPrompt.ValidateWith(v)
+		objectSystemPrompt.ValidateValue(v, x.SystemPrompt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3593,11 +2953,6 @@ func (x *SystemPrompt) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SystemPrompt to v, at v's position.
-func (x *SystemPrompt) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSystemPrompt)
-}
-
 // Validate reports every way x breaks the schema of SystemPromptMode, each with the JSON pointer of the offending value.
 func (x *SystemPromptMode) Validate() error {
 	var v wire.Validator
@@ -3615,21 +2970,11 @@ func (x *LoadSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoadSessionRequest to v, at v's position.
-func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoadSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListSessionsRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListSessionsRequest to v, at v's position.
-func (x *ListSessionsRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionArchiveFilter, each with the JSON pointer of the offending value.
@@ -3649,21 +2994,11 @@ func (x *DeleteSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of DeleteSessionRequest to v, at v's position.
-func (x *DeleteSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of ForkSessionRequest, each with the JSON pointer of the offending value.
 func (x *ForkSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectForkSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ForkSessionRequest to v, at v's position.
-func (x *ForkSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectForkSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ArchiveSessionRequest, each with the JSON pointer of the offending value.
@@ -3673,21 +3008,11 @@ func (x *ArchiveSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ArchiveSessionRequest to v, at v's position.
-func (x *ArchiveSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectArchiveSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of UnarchiveSessionRequest, each with the JSON pointer of the offending value.
 func (x *UnarchiveSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectUnarchiveSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UnarchiveSessionRequest to v, at v's position.
-func (x *UnarchiveSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnarchiveSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionStatusRequest, each with the JSON pointer of the offending value.
@@ -3697,21 +3022,11 @@ func (x *SessionStatusRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionStatusRequest to v, at v's position.
-func (x *SessionStatusRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusRequest)
-}
-
 // Validate reports every way x breaks the schema of SetSessionTitleRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionTitleRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionTitleRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionTitleRequest to v, at v's position.
-func (x *SetSessionTitleRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionTitleRequest)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
@@ -3721,21 +3036,11 @@ func (x *ResumeSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ResumeSessionRequest to v, at v's position.
-func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
 func (x *CloseSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCloseSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CloseSessionRequest to v, at v's position.
-func (x *CloseSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionModeRequest, each with the JSON pointer of the offending value.
@@ -3745,26 +3050,11 @@ func (x *SetSessionModeRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionModeRequest to v, at v's position.
-func (x *SetSessionModeRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionModeRequest)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
-func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequest)
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
-func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionSetSessionConfigOptionRequestType)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
@@ -3774,21 +3064,11 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeBoolean) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeValueID) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeValueID)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeValueID) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
@@ -3816,7 +3096,7 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 		v.Push("runtimeContext")
 		for i := range x.RuntimeContext {
 			v.PushIndex(i)
-			x.RuntimeContext[i].ValidateWith(v)
+			objectRuntimeContextItem.ValidateValue(v, &x.RuntimeContext[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3833,21 +3113,11 @@ func (x *ClientResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
-func (x *ClientResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionClientResponse)
-}
-
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientResponseResult)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
-func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
@@ -3857,21 +3127,11 @@ func (x *ClientResponseError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponseError to v, at v's position.
-func (x *ClientResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseError)
-}
-
 // Validate reports every way x breaks the schema of WriteTextFileResponse, each with the JSON pointer of the offending value.
 func (x *WriteTextFileResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectWriteTextFileResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of WriteTextFileResponse to v, at v's position.
-func (x *WriteTextFileResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWriteTextFileResponse)
 }
 
 // Validate reports every way x breaks the schema of ReadTextFileResponse, each with the JSON pointer of the offending value.
@@ -3881,21 +3141,11 @@ func (x *ReadTextFileResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReadTextFileResponse to v, at v's position.
-func (x *ReadTextFileResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReadTextFileResponse)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionResponse, each with the JSON pointer of the offending value.
 func (x *RequestPermissionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionResponse to v, at v's position.
-func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
@@ -3905,21 +3155,11 @@ func (x *RequestPermissionOutcome) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
-func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeCancelled, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcomeCancelled) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionOutcomeCancelled)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcomeCancelled to v, at v's position.
-func (x *RequestPermissionOutcomeCancelled) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionOutcomeCancelled)
 }
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
@@ -3929,21 +3169,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SelectedPermissionOutcome to v, at v's position.
-func (x *SelectedPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSelectedPermissionOutcome)
-}
-
 // Validate reports every way x breaks the schema of CreateTerminalResponse, each with the JSON pointer of the offending value.
 func (x *CreateTerminalResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateTerminalResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateTerminalResponse to v, at v's position.
-func (x *CreateTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of TerminalOutputResponse, each with the JSON pointer of the offending value.
@@ -3953,21 +3183,11 @@ func (x *TerminalOutputResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalOutputResponse to v, at v's position.
-func (x *TerminalOutputResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalOutputResponse)
-}
-
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
-func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of ReleaseTerminalResponse, each with the JSON pointer of the offending value.
@@ -3977,21 +3197,11 @@ func (x *ReleaseTerminalResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReleaseTerminalResponse to v, at v's position.
-func (x *ReleaseTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReleaseTerminalResponse)
-}
-
 // Validate reports every way x breaks the schema of WaitForTerminalExitResponse, each with the JSON pointer of the offending value.
 func (x *WaitForTerminalExitResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectWaitForTerminalExitResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of WaitForTerminalExitResponse to v, at v's position.
-func (x *WaitForTerminalExitResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWaitForTerminalExitResponse)
 }
 
 // Validate reports every way x breaks the schema of KillTerminalResponse, each with the JSON pointer of the offending value.
@@ -4001,26 +3211,11 @@ func (x *KillTerminalResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of KillTerminalResponse to v, at v's position.
-func (x *KillTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectKillTerminalResponse)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
-func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponse)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
-func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionCreateElicitationResponseAction)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
@@ -4030,11 +3225,6 @@ func (x *CreateElicitationResponseActionDecline) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionDecline to v, at v's position.
-func (x *CreateElicitationResponseActionDecline) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionDecline)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
 	var v wire.Validator
@@ -4042,21 +3232,11 @@ func (x *CreateElicitationResponseActionCancel) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionCancel to v, at v's position.
-func (x *CreateElicitationResponseActionCancel) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionCancel)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionOther to v, at v's position.
-func (x *CreateElicitationResponseActionOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
@@ -4099,21 +3279,11 @@ func (x *ElicitationAcceptAction) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationAcceptAction to v, at v's position.
-func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationAcceptAction)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPResponse, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionMessageMCPResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MessageMCPResponse to v, at v's position.
-func (x *MessageMCPResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMessageMCPResponse)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPResponseResult, each with the JSON pointer of the offending value.
@@ -4123,21 +3293,11 @@ func (x *MessageMCPResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MessageMCPResponseResult to v, at v's position.
-func (x *MessageMCPResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPResponseResult)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPResponseError, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMessageMCPResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MessageMCPResponseError to v, at v's position.
-func (x *MessageMCPResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPResponseError)
 }
 
 // Validate reports every way x breaks the schema of MCPError, each with the JSON pointer of the offending value.
@@ -4147,21 +3307,11 @@ func (x *MCPError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPError to v, at v's position.
-func (x *MCPError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPError)
-}
-
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
-func (x *ClientNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
@@ -4171,11 +3321,6 @@ func (x *CancelNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelNotification to v, at v's position.
-func (x *CancelNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelNotification)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPNotification, each with the JSON pointer of the offending value.
 func (x *MessageMCPNotification) Validate() error {
 	var v wire.Validator
@@ -4183,21 +3328,11 @@ func (x *MessageMCPNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MessageMCPNotification to v, at v's position.
-func (x *MessageMCPNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPNotification)
-}
-
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelRequestNotification to v, at v's position.
-func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
 // Validate reports every way x breaks the schema of ProxyRequest, each with the JSON pointer of the offending value.
@@ -4220,13 +3355,13 @@ func (x *ProxyRequest) ValidateWith(v *wire.Validator) {
 		ok := len(x.Params) == 0
 		{
 			var t InitializeProxyRequest
-			if wire.Decode(x.Params, &t, wire.Strict) == nil && t.Validate() == nil {
+			if wire.DecodeWith(x.Params, &t, &objectInitializeRequest, wire.Strict) == nil && t.Validate() == nil {
 				ok = true
 			}
 		}
 		{
 			var t ProxySuccessorRequest
-			if wire.Decode(x.Params, &t, wire.Strict) == nil && t.Validate() == nil {
+			if wire.DecodeWith(x.Params, &t, &objectProxySuccessorRequest, wire.Strict) == nil && t.Validate() == nil {
 				ok = true
 			}
 		}
@@ -4247,21 +3382,11 @@ func (x *ProxySuccessorRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxySuccessorRequest to v, at v's position.
-func (x *ProxySuccessorRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxySuccessorRequest)
-}
-
 // Validate reports every way x breaks the schema of ProxyResponse, each with the JSON pointer of the offending value.
 func (x *ProxyResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionProxyResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxyResponse to v, at v's position.
-func (x *ProxyResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionProxyResponse)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseResult, each with the JSON pointer of the offending value.
@@ -4271,21 +3396,11 @@ func (x *ProxyResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxyResponseResult to v, at v's position.
-func (x *ProxyResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyResponseResult)
-}
-
 // Validate reports every way x breaks the schema of ProxyResponseError, each with the JSON pointer of the offending value.
 func (x *ProxyResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectProxyResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxyResponseError to v, at v's position.
-func (x *ProxyResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyResponseError)
 }
 
 // Validate reports every way x breaks the schema of ProxySuccessorResponse, each with the JSON pointer of the offending value.
@@ -4309,21 +3424,11 @@ func (x *ProxyNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxyNotification to v, at v's position.
-func (x *ProxyNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyNotification)
-}
-
 // Validate reports every way x breaks the schema of ProxyNotificationParams, each with the JSON pointer of the offending value.
 func (x *ProxyNotificationParams) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionProxyNotificationParams)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxyNotificationParams to v, at v's position.
-func (x *ProxyNotificationParams) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionProxyNotificationParams)
 }
 
 // Validate reports every way x breaks the schema of ProxySuccessorNotification, each with the JSON pointer of the offending value.
@@ -4333,11 +3438,6 @@ func (x *ProxySuccessorNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxySuccessorNotification to v, at v's position.
-func (x *ProxySuccessorNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxySuccessorNotification)
-}
-
 // Validate reports every way x breaks the schema of SessionRuntimeContextCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionRuntimeContextCapabilities) Validate() error {
 	var v wire.Validator
@@ -4345,21 +3445,11 @@ func (x *SessionRuntimeContextCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionRuntimeContextCapabilities to v, at v's position.
-func (x *SessionRuntimeContextCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionRuntimeContextCapabilities)
-}
-
 // Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
 func (x *RuntimeContextItem) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRuntimeContextItem)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RuntimeContextItem to v, at v's position.
-func (x *RuntimeContextItem) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRuntimeContextItem)
 }
 
 var pattern0 = regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")

@@ -36,16 +36,6 @@ var objectAgentRequest = wire.Object{
 	Type: (*AgentRequest)(nil),
 }
 
-// DecodeJSON decodes one AgentRequest object, keeping unknown members.
-func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
@@ -54,7 +44,7 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one RequestID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -135,8 +125,8 @@ var objectRequestPermissionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "subject",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionSubject)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionSubject,
 			},
 		},
 		{
@@ -170,16 +160,6 @@ var objectRequestPermissionRequest = wire.Object{
 	Type: (*RequestPermissionRequest)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
-func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
@@ -188,7 +168,7 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionID value.
@@ -243,25 +223,15 @@ var unionRequestPermissionSubject = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionSubject object, keeping unknown members.
-func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionSubject)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionSubject")
+	return wire.MarshalWith(&v, &unionRequestPermissionSubject, "acp.RequestPermissionSubject")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionSubject, wire.Lenient)
 }
 
 var objectRequestPermissionSubjectOther = wire.Object{
@@ -277,16 +247,6 @@ var objectRequestPermissionSubjectOther = wire.Object{
 	Type: (*RequestPermissionSubjectOther)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
-func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionSubjectOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionSubjectOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
@@ -295,7 +255,7 @@ func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionSubjectOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionSubjectOther, wire.Lenient)
 }
 
 var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
@@ -383,7 +343,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -417,7 +377,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(ToolCallCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectToolCallCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -454,7 +414,7 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -466,7 +426,7 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectToolCallCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -974,16 +934,6 @@ var objectAnnotations = wire.Object{
 	Type: (*Annotations)(nil),
 }
 
-// DecodeJSON decodes one Annotations object, keeping unknown members.
-func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAnnotations)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Annotations) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAnnotations)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
@@ -992,7 +942,7 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Annotations) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
 // DecodeJSON decodes one Role value.
@@ -1043,7 +993,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1060,7 +1010,7 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Text)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1148,7 +1098,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1171,7 +1121,7 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1220,7 +1170,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1239,7 +1189,7 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.MimeType.AppendJSON(b)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1309,16 +1259,6 @@ var objectIcon = wire.Object{
 	Type: (*Icon)(nil),
 }
 
-// DecodeJSON decodes one Icon object, keeping unknown members.
-func (v *Icon) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIcon)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Icon) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIcon)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Icon) MarshalJSON() ([]byte, error) {
@@ -1327,7 +1267,7 @@ func (v Icon) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Icon) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIcon, wire.Lenient)
 }
 
 // DecodeJSON decodes one IconTheme value.
@@ -1403,7 +1343,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Icons, true, (*Icon).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Icons, true, decodeIcon); err != nil {
 			v.Icons = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "icons")
 		}
@@ -1439,7 +1379,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1466,7 +1406,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Icons != nil {
 		b = wire.Key(b, &comma, "\"icons\":")
-		b = wire.AppendSlice(b, v.Icons, (*Icon).AppendJSON)
+		b = wire.AppendSlice(b, v.Icons, appendIcon)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
@@ -1478,7 +1418,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1757,7 +1697,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1774,7 +1714,7 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.Resource.AppendJSON(b)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2253,16 +2193,6 @@ var objectDiffPatch = wire.Object{
 	Type: (*DiffPatch)(nil),
 }
 
-// DecodeJSON decodes one DiffPatch object, keeping unknown members.
-func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDiffPatch)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffPatch) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDiffPatch)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
@@ -2271,7 +2201,7 @@ func (v DiffPatch) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffPatch) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDiffPatch, wire.Lenient)
 }
 
 // DecodeJSON decodes one DiffPatchFormat value.
@@ -2322,7 +2252,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Patch = new(DiffPatch)
 		m := d.Mark()
-		if err := v.Patch.DecodeJSON(d); err != nil {
+		if err := objectDiffPatch.DecodeValue(d, v.Patch); err != nil {
 			v.Patch = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "patch")
 		}
@@ -2339,7 +2269,7 @@ func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendSlice(b, v.Changes, (*DiffChange).AppendJSON)
 	if v.Patch != nil {
 		b = wire.Key(b, &comma, "\"patch\":")
-		b = v.Patch.AppendJSON(b)
+		b = objectDiffPatch.AppendValue(b, v.Patch)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2469,16 +2399,6 @@ var objectToolCallLocation = wire.Object{
 	Type: (*ToolCallLocation)(nil),
 }
 
-// DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
-func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallLocation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallLocation)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
@@ -2487,7 +2407,7 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
 
 var objectToolCallCapabilities = wire.Object{
@@ -2515,16 +2435,6 @@ var objectToolCallCapabilities = wire.Object{
 	Type: (*ToolCallCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
-func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
@@ -2533,7 +2443,7 @@ func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallCapabilities, wire.Lenient)
 }
 
 var objectToolCallCancelCapabilities = wire.Object{
@@ -2552,16 +2462,6 @@ var objectToolCallCancelCapabilities = wire.Object{
 	Type: (*ToolCallCancelCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
-func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallCancelCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
@@ -2570,7 +2470,7 @@ func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallCancelCapabilities, wire.Lenient)
 }
 
 var objectToolCallPermissionSubject = wire.Object{
@@ -2598,16 +2498,6 @@ var objectToolCallPermissionSubject = wire.Object{
 	Type: (*ToolCallPermissionSubject)(nil),
 }
 
-// DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
-func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallPermissionSubject)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
@@ -2616,7 +2506,7 @@ func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallPermissionSubject, wire.Lenient)
 }
 
 var objectCommandPermissionSubject = wire.Object{
@@ -2659,16 +2549,6 @@ var objectCommandPermissionSubject = wire.Object{
 	Type: (*CommandPermissionSubject)(nil),
 }
 
-// DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
-func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCommandPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCommandPermissionSubject)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
@@ -2677,7 +2557,7 @@ func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCommandPermissionSubject, wire.Lenient)
 }
 
 var objectPermissionOption = wire.Object{
@@ -2717,16 +2597,6 @@ var objectPermissionOption = wire.Object{
 	Type: (*PermissionOption)(nil),
 }
 
-// DecodeJSON decodes one PermissionOption object, keeping unknown members.
-func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPermissionOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPermissionOption)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
@@ -2735,7 +2605,7 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
 // DecodeJSON decodes one PermissionOptionID value.
@@ -3059,16 +2929,6 @@ var objectElicitationSessionScope = wire.Object{
 	Type: (*ElicitationSessionScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
-func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSessionScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
@@ -3077,7 +2937,7 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
 
 var objectElicitationRequestScope = wire.Object{
@@ -3096,16 +2956,6 @@ var objectElicitationRequestScope = wire.Object{
 	Type: (*ElicitationRequestScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
-func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationRequestScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
@@ -3114,7 +2964,7 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
 
 var objectElicitationSchema = wire.Object{
@@ -3140,8 +2990,8 @@ var objectElicitationSchema = wire.Object{
 			Name:  "properties",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*ElicitationPropertySchema)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionElicitationPropertySchema,
 				},
 				Shape: wire.ShapeMap,
 			},
@@ -3175,16 +3025,6 @@ var objectElicitationSchema = wire.Object{
 	Type: (*ElicitationSchema)(nil),
 }
 
-// DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
-func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
@@ -3193,7 +3033,7 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
 
 var enumElicitationSchemaType = wire.Enum{
@@ -3265,25 +3105,15 @@ var unionElicitationPropertySchema = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
-func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationPropertySchema")
+	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "acp.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
 
 var objectElicitationPropertySchemaOther = wire.Object{
@@ -3299,16 +3129,6 @@ var objectElicitationPropertySchemaOther = wire.Object{
 	Type: (*ElicitationPropertySchemaOther)(nil),
 }
 
-// DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
-func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
@@ -3317,7 +3137,7 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one StringFormat value.
@@ -3375,16 +3195,6 @@ var objectEnumOption = wire.Object{
 	Type: (*EnumOption)(nil),
 }
 
-// DecodeJSON decodes one EnumOption object, keeping unknown members.
-func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnumOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnumOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnumOption)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
@@ -3393,7 +3203,7 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
 
 var objectStringPropertySchema = wire.Object{
@@ -3491,16 +3301,6 @@ var objectStringPropertySchema = wire.Object{
 	Type: (*StringPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
-func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3509,7 +3309,7 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
 
 var objectNumberPropertySchema = wire.Object{
@@ -3558,16 +3358,6 @@ var objectNumberPropertySchema = wire.Object{
 	Type: (*NumberPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
-func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNumberPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3576,7 +3366,7 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
 
 var objectIntegerPropertySchema = wire.Object{
@@ -3625,16 +3415,6 @@ var objectIntegerPropertySchema = wire.Object{
 	Type: (*IntegerPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
-func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3643,7 +3423,7 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
 
 var objectBooleanPropertySchema = wire.Object{
@@ -3680,16 +3460,6 @@ var objectBooleanPropertySchema = wire.Object{
 	Type: (*BooleanPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
-func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3698,7 +3468,7 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
 
 var unionMultiSelectItems = wire.Union{
@@ -3725,25 +3495,15 @@ var unionMultiSelectItems = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
-func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMultiSelectItems)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectItems")
+	return wire.MarshalWith(&v, &unionMultiSelectItems, "acp.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectItemsOther = wire.Object{
@@ -3759,16 +3519,6 @@ var objectMultiSelectItemsOther = wire.Object{
 	Type: (*MultiSelectItemsOther)(nil),
 }
 
-// DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
-func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
@@ -3777,7 +3527,7 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
 
 var objectStringMultiSelectItems = wire.Object{
@@ -3810,16 +3560,6 @@ var objectStringMultiSelectItems = wire.Object{
 	Type: (*StringMultiSelectItems)(nil),
 }
 
-// DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
-func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
@@ -3828,7 +3568,7 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
 
 var objectTitledMultiSelectItems = wire.Object{
@@ -3864,16 +3604,6 @@ var objectTitledMultiSelectItems = wire.Object{
 	Type: (*TitledMultiSelectItems)(nil),
 }
 
-// DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
-func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
@@ -3882,7 +3612,7 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectPropertySchema = wire.Object{
@@ -3916,8 +3646,8 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Required,
 			Name:  "items",
 			Value: &wire.Value{
-				Coded: (*MultiSelectItems)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionMultiSelectItems,
 			},
 		},
 		{
@@ -3944,16 +3674,6 @@ var objectMultiSelectPropertySchema = wire.Object{
 	Type: (*MultiSelectPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
-func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3962,7 +3682,7 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
 var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
@@ -3987,7 +3707,7 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
 	}
 	return wire.Inner(v.Variant.decodeField(d, key))
 }
@@ -4008,7 +3728,7 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = v.RequestedSchema.AppendJSON(b)
+	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4276,25 +3996,15 @@ var unionAgentResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AgentResponse object, keeping unknown members.
-func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAgentResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAgentResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponse")
+	return wire.MarshalWith(&v, &unionAgentResponse, "acp.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
 
 var objectAgentResponseResult = wire.Object{
@@ -4319,16 +4029,6 @@ var objectAgentResponseResult = wire.Object{
 	Type: (*AgentResponseResult)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
-func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
@@ -4337,7 +4037,7 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
 
 var objectAgentResponseError = wire.Object{
@@ -4365,16 +4065,6 @@ var objectAgentResponseError = wire.Object{
 	Type: (*AgentResponseError)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseError object, keeping unknown members.
-func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
@@ -4383,7 +4073,7 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one AgentResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -4476,8 +4166,8 @@ var objectInitializeResponse = wire.Object{
 			Name:  "authMethods",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AuthMethod)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAuthMethod,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4497,16 +4187,6 @@ var objectInitializeResponse = wire.Object{
 	Type: (*InitializeResponse)(nil),
 }
 
-// DecodeJSON decodes one InitializeResponse object, keeping unknown members.
-func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
@@ -4515,7 +4195,7 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProtocolVersion value.
@@ -4579,16 +4259,6 @@ var objectImplementation = wire.Object{
 	Type: (*Implementation)(nil),
 }
 
-// DecodeJSON decodes one Implementation object, keeping unknown members.
-func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectImplementation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Implementation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectImplementation)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
@@ -4597,7 +4267,7 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
 
 var objectAgentCapabilities = wire.Object{
@@ -4634,16 +4304,6 @@ var objectAgentCapabilities = wire.Object{
 	Type: (*AgentCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
-func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
@@ -4652,7 +4312,7 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
 
 var objectSessionCapabilities = wire.Object{
@@ -4707,16 +4367,6 @@ var objectSessionCapabilities = wire.Object{
 	Type: (*SessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
-func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -4725,7 +4375,7 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
 
 var objectPromptCapabilities = wire.Object{
@@ -4771,16 +4421,6 @@ var objectPromptCapabilities = wire.Object{
 	Type: (*PromptCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
-func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
@@ -4789,7 +4429,7 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
 
 var objectPromptImageCapabilities = wire.Object{
@@ -4808,16 +4448,6 @@ var objectPromptImageCapabilities = wire.Object{
 	Type: (*PromptImageCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
-func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptImageCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptImageCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
@@ -4826,7 +4456,7 @@ func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptImageCapabilities, wire.Lenient)
 }
 
 var objectPromptAudioCapabilities = wire.Object{
@@ -4845,16 +4475,6 @@ var objectPromptAudioCapabilities = wire.Object{
 	Type: (*PromptAudioCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
-func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptAudioCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptAudioCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
@@ -4863,7 +4483,7 @@ func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptAudioCapabilities, wire.Lenient)
 }
 
 var objectPromptEmbeddedContextCapabilities = wire.Object{
@@ -4882,16 +4502,6 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 	Type: (*PromptEmbeddedContextCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
-func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptEmbeddedContextCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptEmbeddedContextCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
@@ -4900,7 +4510,7 @@ func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptEmbeddedContextCapabilities, wire.Lenient)
 }
 
 var objectMCPCapabilities = wire.Object{
@@ -4937,16 +4547,6 @@ var objectMCPCapabilities = wire.Object{
 	Type: (*MCPCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
-func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
@@ -4955,7 +4555,7 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
 
 var objectMCPStdioCapabilities = wire.Object{
@@ -4974,16 +4574,6 @@ var objectMCPStdioCapabilities = wire.Object{
 	Type: (*MCPStdioCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
-func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPStdioCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPStdioCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
@@ -4992,7 +4582,7 @@ func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPStdioCapabilities, wire.Lenient)
 }
 
 var objectMCPHTTPCapabilities = wire.Object{
@@ -5011,16 +4601,6 @@ var objectMCPHTTPCapabilities = wire.Object{
 	Type: (*MCPHTTPCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
-func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPHTTPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPHTTPCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
@@ -5029,7 +4609,7 @@ func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPHTTPCapabilities, wire.Lenient)
 }
 
 var objectSessionDeleteCapabilities = wire.Object{
@@ -5048,16 +4628,6 @@ var objectSessionDeleteCapabilities = wire.Object{
 	Type: (*SessionDeleteCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
-func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
@@ -5066,7 +4636,7 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
 
 var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
@@ -5085,16 +4655,6 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
-func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
@@ -5103,7 +4663,7 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
 
 var objectAgentAuthCapabilities = wire.Object{
@@ -5122,16 +4682,6 @@ var objectAgentAuthCapabilities = wire.Object{
 	Type: (*AgentAuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
-func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -5140,7 +4690,7 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
 
 var unionAuthMethod = wire.Union{
@@ -5168,25 +4718,15 @@ var unionAuthMethod = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
-func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAuthMethod)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAuthMethod)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethod")
+	return wire.MarshalWith(&v, &unionAuthMethod, "acp.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
 var objectAuthMethodOther = wire.Object{
@@ -5214,16 +4754,6 @@ var objectAuthMethodOther = wire.Object{
 	Type: (*AuthMethodOther)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
-func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
@@ -5232,7 +4762,7 @@ func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one AuthMethodID value.
@@ -5290,16 +4820,6 @@ var objectEnvVariable = wire.Object{
 	Type: (*EnvVariable)(nil),
 }
 
-// DecodeJSON decodes one EnvVariable object, keeping unknown members.
-func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnvVariable)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnvVariable) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnvVariable)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
@@ -5308,7 +4828,7 @@ func (v EnvVariable) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnvVariable, wire.Lenient)
 }
 
 var objectAuthMethodTerminal = wire.Object{
@@ -5366,16 +4886,6 @@ var objectAuthMethodTerminal = wire.Object{
 	Type: (*AuthMethodTerminal)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
-func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
@@ -5384,7 +4894,7 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
 
 var objectAuthMethodAgent = wire.Object{
@@ -5421,16 +4931,6 @@ var objectAuthMethodAgent = wire.Object{
 	Type: (*AuthMethodAgent)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
-func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodAgent)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
@@ -5439,7 +4939,7 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
 
 var objectLoginAuthResponse = wire.Object{
@@ -5458,16 +4958,6 @@ var objectLoginAuthResponse = wire.Object{
 	Type: (*LoginAuthResponse)(nil),
 }
 
-// DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
-func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoginAuthResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoginAuthResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
@@ -5476,7 +4966,7 @@ func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoginAuthResponse, wire.Lenient)
 }
 
 var objectLogoutAuthResponse = wire.Object{
@@ -5495,16 +4985,6 @@ var objectLogoutAuthResponse = wire.Object{
 	Type: (*LogoutAuthResponse)(nil),
 }
 
-// DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
-func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutAuthResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutAuthResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
@@ -5513,7 +4993,7 @@ func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutAuthResponse, wire.Lenient)
 }
 
 var objectNewSessionResponse = wire.Object{
@@ -5564,16 +5044,6 @@ var objectNewSessionResponse = wire.Object{
 	Type: (*NewSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
-func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNewSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNewSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
@@ -5582,7 +5052,7 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
 var membersSessionConfigOption = wire.Members{Required: []string{"configId", "name"}}
@@ -6341,25 +5811,15 @@ var unionAvailableCommandInput = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
-func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommandInput")
+	return wire.MarshalWith(&v, &unionAvailableCommandInput, "acp.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
 
 var objectAvailableCommandInputOther = wire.Object{
@@ -6375,16 +5835,6 @@ var objectAvailableCommandInputOther = wire.Object{
 	Type: (*AvailableCommandInputOther)(nil),
 }
 
-// DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
-func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAvailableCommandInputOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAvailableCommandInputOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
@@ -6393,7 +5843,7 @@ func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommandInputOther, wire.Lenient)
 }
 
 var objectTextCommandInput = wire.Object{
@@ -6418,16 +5868,6 @@ var objectTextCommandInput = wire.Object{
 	Type: (*TextCommandInput)(nil),
 }
 
-// DecodeJSON decodes one TextCommandInput object, keeping unknown members.
-func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTextCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TextCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTextCommandInput)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
@@ -6436,7 +5876,7 @@ func (v TextCommandInput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TextCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTextCommandInput, wire.Lenient)
 }
 
 var membersCommand = wire.Members{Required: []string{"name", "description"}}
@@ -6468,7 +5908,7 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		if err := v.Input.DecodeJSON(d); err != nil {
+		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
 			v.Input = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
@@ -6487,7 +5927,7 @@ func (v *Command) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
 		b = wire.Key(b, &comma, "\"input\":")
-		b = v.Input.AppendJSON(b)
+		b = unionAvailableCommandInput.AppendValue(b, v.Input)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -6542,16 +5982,6 @@ var objectListSessionsResponse = wire.Object{
 	Type: (*ListSessionsResponse)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
-func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
@@ -6560,7 +5990,7 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
 
 var objectSessionInfo = wire.Object{
@@ -6615,16 +6045,6 @@ var objectSessionInfo = wire.Object{
 	Type: (*SessionInfo)(nil),
 }
 
-// DecodeJSON decodes one SessionInfo object, keeping unknown members.
-func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionInfo)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
@@ -6633,7 +6053,7 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionListCursor value.
@@ -6679,16 +6099,6 @@ var objectDeleteSessionResponse = wire.Object{
 	Type: (*DeleteSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
-func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6697,7 +6107,7 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
 
 var objectResumeSessionResponse = wire.Object{
@@ -6742,16 +6152,6 @@ var objectResumeSessionResponse = wire.Object{
 	Type: (*ResumeSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
-func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6760,7 +6160,7 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
 
 var objectCloseSessionResponse = wire.Object{
@@ -6779,16 +6179,6 @@ var objectCloseSessionResponse = wire.Object{
 	Type: (*CloseSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
-func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6797,7 +6187,7 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
 
 var objectCancelToolCallResponse = wire.Object{
@@ -6816,16 +6206,6 @@ var objectCancelToolCallResponse = wire.Object{
 	Type: (*CancelToolCallResponse)(nil),
 }
 
-// DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
-func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelToolCallResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelToolCallResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
@@ -6834,7 +6214,7 @@ func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelToolCallResponse, wire.Lenient)
 }
 
 var objectCancelTerminalResponse = wire.Object{
@@ -6853,16 +6233,6 @@ var objectCancelTerminalResponse = wire.Object{
 	Type: (*CancelTerminalResponse)(nil),
 }
 
-// DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
-func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelTerminalResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
@@ -6871,7 +6241,7 @@ func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelTerminalResponse, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionResponse = wire.Object{
@@ -6903,16 +6273,6 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 	Type: (*SetSessionConfigOptionResponse)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
-func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
@@ -6921,7 +6281,7 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
 
 var membersPromptResponse = wire.Members{Required: []string{"messageId"}}
@@ -7057,16 +6417,6 @@ var objectError = wire.Object{
 	Type: (*Error)(nil),
 }
 
-// DecodeJSON decodes one Error object, keeping unknown members.
-func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Error) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
@@ -7075,7 +6425,7 @@ func (v Error) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Error) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorCode value.
@@ -7113,9 +6463,9 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x UnsupportedProtocolVersionErrorData
-			err := x.DecodeJSON(d)
+			err := objectUnsupportedProtocolVersionErrorData.DecodeValue(d, &x)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.ValidateWith(v)
+				objectUnsupportedProtocolVersionErrorData.ValidateValue(v, &x)
 			}) {
 				v.UnsupportedProtocolVersion = &x
 				return nil
@@ -7128,9 +6478,9 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x SessionNotFoundErrorData
-			err := x.DecodeJSON(d)
+			err := objectSessionNotFoundErrorData.DecodeValue(d, &x)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.ValidateWith(v)
+				objectSessionNotFoundErrorData.ValidateValue(v, &x)
 			}) {
 				v.SessionNotFound = &x
 				return nil
@@ -7156,10 +6506,10 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 func (v *ErrorData) AppendJSON(b []byte) []byte {
 	switch {
 	case v.UnsupportedProtocolVersion != nil:
-		b = v.UnsupportedProtocolVersion.AppendJSON(b)
+		b = objectUnsupportedProtocolVersionErrorData.AppendValue(b, v.UnsupportedProtocolVersion)
 		return b
 	case v.SessionNotFound != nil:
-		b = v.SessionNotFound.AppendJSON(b)
+		b = objectSessionNotFoundErrorData.AppendValue(b, v.SessionNotFound)
 		return b
 	case v.Other != nil:
 		b = wire.AppendRaw(b, v.Other)
@@ -7210,16 +6560,6 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 	Type: (*UnsupportedProtocolVersionErrorData)(nil),
 }
 
-// DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
-func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnsupportedProtocolVersionErrorData)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnsupportedProtocolVersionErrorData)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
@@ -7228,7 +6568,7 @@ func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnsupportedProtocolVersionErrorData, wire.Lenient)
 }
 
 var objectSessionNotFoundErrorData = wire.Object{
@@ -7253,16 +6593,6 @@ var objectSessionNotFoundErrorData = wire.Object{
 	Type: (*SessionNotFoundErrorData)(nil),
 }
 
-// DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
-func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionNotFoundErrorData)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionNotFoundErrorData)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
@@ -7271,7 +6601,7 @@ func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionNotFoundErrorData, wire.Lenient)
 }
 
 var objectAgentNotification = wire.Object{
@@ -7293,16 +6623,6 @@ var objectAgentNotification = wire.Object{
 	Type: (*AgentNotification)(nil),
 }
 
-// DecodeJSON decodes one AgentNotification object, keeping unknown members.
-func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
@@ -7311,7 +6631,7 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
 
 var membersUpdateSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
@@ -8041,25 +7361,15 @@ var unionBackgroundWork = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one BackgroundWork object, keeping unknown members.
-func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionBackgroundWork)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundWork) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionBackgroundWork)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v BackgroundWork) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BackgroundWork")
+	return wire.MarshalWith(&v, &unionBackgroundWork, "acp.BackgroundWork")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionBackgroundWork, wire.Lenient)
 }
 
 var objectBackgroundWorkOther = wire.Object{
@@ -8075,16 +7385,6 @@ var objectBackgroundWorkOther = wire.Object{
 	Type: (*BackgroundWorkOther)(nil),
 }
 
-// DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
-func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundWorkOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundWorkOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
@@ -8093,7 +7393,7 @@ func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundWorkOther, wire.Lenient)
 }
 
 var objectBackgroundTerminal = wire.Object{
@@ -8118,16 +7418,6 @@ var objectBackgroundTerminal = wire.Object{
 	Type: (*BackgroundTerminal)(nil),
 }
 
-// DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
-func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundTerminal)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
@@ -8136,7 +7426,7 @@ func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundTerminal, wire.Lenient)
 }
 
 var objectBackgroundToolCall = wire.Object{
@@ -8161,16 +7451,6 @@ var objectBackgroundToolCall = wire.Object{
 	Type: (*BackgroundToolCall)(nil),
 }
 
-// DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
-func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundToolCall)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundToolCall)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
@@ -8179,7 +7459,7 @@ func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundToolCall, wire.Lenient)
 }
 
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
@@ -8204,7 +7484,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8219,7 +7499,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8262,7 +7542,7 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		}
 		v.Error = new(Error)
 		m := d.Mark()
-		if err := v.Error.DecodeJSON(d); err != nil {
+		if err := objectError.DecodeValue(d, v.Error); err != nil {
 			v.Error = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
@@ -8275,7 +7555,7 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) 
 func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Error != nil {
 		b = wire.Key(b, &comma, "\"error\":")
-		b = v.Error.AppendJSON(b)
+		b = objectError.AppendValue(b, v.Error)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8316,7 +7596,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8344,7 +7624,7 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8767,7 +8047,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (in
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8782,7 +8062,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (in
 func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9045,16 +8325,6 @@ var objectTerminalOutput = wire.Object{
 	Type: (*TerminalOutput)(nil),
 }
 
-// DecodeJSON decodes one TerminalOutput object, keeping unknown members.
-func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutput)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
@@ -9063,7 +8333,7 @@ func (v TerminalOutput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutput, wire.Lenient)
 }
 
 var objectTerminalExitStatus = wire.Object{
@@ -9094,16 +8364,6 @@ var objectTerminalExitStatus = wire.Object{
 	Type: (*TerminalExitStatus)(nil),
 }
 
-// DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
-func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalExitStatus)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
@@ -9112,7 +8372,7 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
 
 var objectTerminalSize = wire.Object{
@@ -9157,16 +8417,6 @@ var objectTerminalSize = wire.Object{
 	Type: (*TerminalSize)(nil),
 }
 
-// DecodeJSON decodes one TerminalSize object, keeping unknown members.
-func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalSize)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalSize) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalSize)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
@@ -9175,7 +8425,7 @@ func (v TerminalSize) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalSize) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalSize, wire.Lenient)
 }
 
 var objectTerminalCapabilities = wire.Object{
@@ -9203,16 +8453,6 @@ var objectTerminalCapabilities = wire.Object{
 	Type: (*TerminalCapabilities)(nil),
 }
 
-// DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
-func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
@@ -9221,7 +8461,7 @@ func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalCapabilities, wire.Lenient)
 }
 
 var objectTerminalCancelCapabilities = wire.Object{
@@ -9240,16 +8480,6 @@ var objectTerminalCancelCapabilities = wire.Object{
 	Type: (*TerminalCancelCapabilities)(nil),
 }
 
-// DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
-func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalCancelCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
@@ -9258,7 +8488,7 @@ func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalCancelCapabilities, wire.Lenient)
 }
 
 var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
@@ -9312,7 +8542,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Output = new(TerminalOutput)
 		m := d.Mark()
-		if err := v.Output.DecodeJSON(d); err != nil {
+		if err := objectTerminalOutput.DecodeValue(d, v.Output); err != nil {
 			v.Output = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "output")
 		}
@@ -9324,7 +8554,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
-		if err := v.ExitStatus.DecodeJSON(d); err != nil {
+		if err := objectTerminalExitStatus.DecodeValue(d, v.ExitStatus); err != nil {
 			v.ExitStatus = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
@@ -9336,7 +8566,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Size = new(TerminalSize)
 		m := d.Mark()
-		if err := v.Size.DecodeJSON(d); err != nil {
+		if err := objectTerminalSize.DecodeValue(d, v.Size); err != nil {
 			v.Size = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
@@ -9348,7 +8578,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(TerminalCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectTerminalCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -9373,19 +8603,19 @@ func (v *TerminalUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Output != nil {
 		b = wire.Key(b, &comma, "\"output\":")
-		b = v.Output.AppendJSON(b)
+		b = objectTerminalOutput.AppendValue(b, v.Output)
 	}
 	if v.ExitStatus != nil {
 		b = wire.Key(b, &comma, "\"exitStatus\":")
-		b = v.ExitStatus.AppendJSON(b)
+		b = objectTerminalExitStatus.AppendValue(b, v.ExitStatus)
 	}
 	if v.Size != nil {
 		b = wire.Key(b, &comma, "\"size\":")
-		b = v.Size.AppendJSON(b)
+		b = objectTerminalSize.AppendValue(b, v.Size)
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectTerminalCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -10053,16 +9283,6 @@ var objectCost = wire.Object{
 	Type: (*Cost)(nil),
 }
 
-// DecodeJSON decodes one Cost object, keeping unknown members.
-func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCost)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Cost) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCost)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
@@ -10071,7 +9291,7 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Cost) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
 var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
@@ -10103,7 +9323,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
-		if err := v.Cost.DecodeJSON(d); err != nil {
+		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
 			v.Cost = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
@@ -10122,7 +9342,7 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
 		b = wire.Key(b, &comma, "\"cost\":")
-		b = v.Cost.AppendJSON(b)
+		b = objectCost.AppendValue(b, v.Cost)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -10466,16 +9686,6 @@ var objectCompleteElicitationNotification = wire.Object{
 	Type: (*CompleteElicitationNotification)(nil),
 }
 
-// DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
-func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
@@ -10484,7 +9694,7 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtNotification value.
@@ -10542,16 +9752,6 @@ var objectClientRequest = wire.Object{
 	Type: (*ClientRequest)(nil),
 }
 
-// DecodeJSON decodes one ClientRequest object, keeping unknown members.
-func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
@@ -10560,7 +9760,7 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
 
 var objectInitializeRequest = wire.Object{
@@ -10603,16 +9803,6 @@ var objectInitializeRequest = wire.Object{
 	Type: (*InitializeRequest)(nil),
 }
 
-// DecodeJSON decodes one InitializeRequest object, keeping unknown members.
-func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
@@ -10621,7 +9811,7 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
 
 var objectClientCapabilities = wire.Object{
@@ -10658,16 +9848,6 @@ var objectClientCapabilities = wire.Object{
 	Type: (*ClientCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
-func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
@@ -10676,7 +9856,7 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
 
 var objectClientAuthCapabilities = wire.Object{
@@ -10704,16 +9884,6 @@ var objectClientAuthCapabilities = wire.Object{
 	Type: (*ClientAuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
-func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -10722,7 +9892,7 @@ func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientAuthCapabilities, wire.Lenient)
 }
 
 var objectTerminalAuthCapabilities = wire.Object{
@@ -10741,16 +9911,6 @@ var objectTerminalAuthCapabilities = wire.Object{
 	Type: (*TerminalAuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
-func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -10759,7 +9919,7 @@ func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalAuthCapabilities, wire.Lenient)
 }
 
 var objectElicitationCapabilities = wire.Object{
@@ -10796,16 +9956,6 @@ var objectElicitationCapabilities = wire.Object{
 	Type: (*ElicitationCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
-func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
@@ -10814,7 +9964,7 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
 
 var objectElicitationFormCapabilities = wire.Object{
@@ -10833,16 +9983,6 @@ var objectElicitationFormCapabilities = wire.Object{
 	Type: (*ElicitationFormCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
-func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
@@ -10851,7 +9991,7 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
 
 var objectElicitationURLCapabilities = wire.Object{
@@ -10870,16 +10010,6 @@ var objectElicitationURLCapabilities = wire.Object{
 	Type: (*ElicitationURLCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
-func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
@@ -10888,7 +10018,7 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
 
 var objectLoginAuthRequest = wire.Object{
@@ -10913,16 +10043,6 @@ var objectLoginAuthRequest = wire.Object{
 	Type: (*LoginAuthRequest)(nil),
 }
 
-// DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
-func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoginAuthRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoginAuthRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
@@ -10931,7 +10051,7 @@ func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoginAuthRequest, wire.Lenient)
 }
 
 var objectLogoutAuthRequest = wire.Object{
@@ -10950,16 +10070,6 @@ var objectLogoutAuthRequest = wire.Object{
 	Type: (*LogoutAuthRequest)(nil),
 }
 
-// DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
-func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutAuthRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutAuthRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
@@ -10968,7 +10078,7 @@ func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutAuthRequest, wire.Lenient)
 }
 
 var membersNewSessionRequest = wire.Members{Required: []string{"cwd"}}
@@ -11002,7 +10112,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 			v.MCPServers = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, decodeMCPServer), "mcpServers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -11019,7 +10129,7 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.MCPServers != nil {
 		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+		b = wire.AppendSlice(b, v.MCPServers, appendMCPServer)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -11064,25 +10174,15 @@ var unionMCPServer = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MCPServer object, keeping unknown members.
-func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMCPServer)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServer) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMCPServer)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MCPServer) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPServer")
+	return wire.MarshalWith(&v, &unionMCPServer, "acp.MCPServer")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMCPServer, wire.Lenient)
 }
 
 var objectMCPServerOther = wire.Object{
@@ -11098,16 +10198,6 @@ var objectMCPServerOther = wire.Object{
 	Type: (*MCPServerOther)(nil),
 }
 
-// DecodeJSON decodes one MCPServerOther object, keeping unknown members.
-func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
@@ -11116,7 +10206,7 @@ func (v MCPServerOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerOther, wire.Lenient)
 }
 
 var objectHTTPHeader = wire.Object{
@@ -11147,16 +10237,6 @@ var objectHTTPHeader = wire.Object{
 	Type: (*HTTPHeader)(nil),
 }
 
-// DecodeJSON decodes one HTTPHeader object, keeping unknown members.
-func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectHTTPHeader)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *HTTPHeader) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectHTTPHeader)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
@@ -11165,7 +10245,7 @@ func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectHTTPHeader, wire.Lenient)
 }
 
 var objectMCPServerHTTP = wire.Object{
@@ -11211,16 +10291,6 @@ var objectMCPServerHTTP = wire.Object{
 	Type: (*MCPServerHTTP)(nil),
 }
 
-// DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
-func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerHTTP)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerHTTP)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
@@ -11229,7 +10299,7 @@ func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerHTTP, wire.Lenient)
 }
 
 var objectMCPServerStdio = wire.Object{
@@ -11281,16 +10351,6 @@ var objectMCPServerStdio = wire.Object{
 	Type: (*MCPServerStdio)(nil),
 }
 
-// DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
-func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerStdio)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerStdio)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
@@ -11299,7 +10359,7 @@ func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerStdio, wire.Lenient)
 }
 
 var objectListSessionsRequest = wire.Object{
@@ -11330,16 +10390,6 @@ var objectListSessionsRequest = wire.Object{
 	Type: (*ListSessionsRequest)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
-func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
@@ -11348,7 +10398,7 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
 var objectDeleteSessionRequest = wire.Object{
@@ -11373,16 +10423,6 @@ var objectDeleteSessionRequest = wire.Object{
 	Type: (*DeleteSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
-func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
@@ -11391,7 +10431,7 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
 
 var objectResumeSessionRequest = wire.Object{
@@ -11423,8 +10463,8 @@ var objectResumeSessionRequest = wire.Object{
 			Name:  "mcpServers",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*MCPServer)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionMCPServer,
 				},
 				Shape: wire.ShapeSlice,
 			},
@@ -11434,8 +10474,8 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "replayFrom",
 			Value: &wire.Value{
-				Coded: (*ReplayFrom)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionReplayFrom,
 			},
 		},
 		{
@@ -11452,16 +10492,6 @@ var objectResumeSessionRequest = wire.Object{
 	Type: (*ResumeSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
-func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
@@ -11470,7 +10500,7 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
 
 var unionReplayFrom = wire.Union{
@@ -11492,25 +10522,15 @@ var unionReplayFrom = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ReplayFrom object, keeping unknown members.
-func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionReplayFrom)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFrom) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionReplayFrom)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ReplayFrom) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReplayFrom")
+	return wire.MarshalWith(&v, &unionReplayFrom, "acp.ReplayFrom")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionReplayFrom, wire.Lenient)
 }
 
 var objectReplayFromOther = wire.Object{
@@ -11526,16 +10546,6 @@ var objectReplayFromOther = wire.Object{
 	Type: (*ReplayFromOther)(nil),
 }
 
-// DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
-func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReplayFromOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReplayFromOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
@@ -11544,7 +10554,7 @@ func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReplayFromOther, wire.Lenient)
 }
 
 var objectReplayFromStart = wire.Object{
@@ -11563,16 +10573,6 @@ var objectReplayFromStart = wire.Object{
 	Type: (*ReplayFromStart)(nil),
 }
 
-// DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
-func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReplayFromStart)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReplayFromStart)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
@@ -11581,7 +10581,7 @@ func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReplayFromStart, wire.Lenient)
 }
 
 var objectCloseSessionRequest = wire.Object{
@@ -11606,16 +10606,6 @@ var objectCloseSessionRequest = wire.Object{
 	Type: (*CloseSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
-func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
@@ -11624,7 +10614,7 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
 
 var objectCancelToolCallRequest = wire.Object{
@@ -11655,16 +10645,6 @@ var objectCancelToolCallRequest = wire.Object{
 	Type: (*CancelToolCallRequest)(nil),
 }
 
-// DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
-func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelToolCallRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelToolCallRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
@@ -11673,7 +10653,7 @@ func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelToolCallRequest, wire.Lenient)
 }
 
 var objectCancelTerminalRequest = wire.Object{
@@ -11704,16 +10684,6 @@ var objectCancelTerminalRequest = wire.Object{
 	Type: (*CancelTerminalRequest)(nil),
 }
 
-// DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
-func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelTerminalRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
@@ -11722,7 +10692,7 @@ func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelTerminalRequest, wire.Lenient)
 }
 
 var unionSetSessionConfigOptionRequestType = wire.Union{
@@ -11779,16 +10749,6 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 	UnionField: "Type",
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
@@ -11797,7 +10757,7 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeID = wire.Object{
@@ -11813,16 +10773,6 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeID)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeID)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeID)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
@@ -11831,7 +10781,7 @@ func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeID, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
@@ -11847,16 +10797,6 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
@@ -11865,7 +10805,7 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
@@ -11887,16 +10827,6 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeOther)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
@@ -11905,7 +10835,7 @@ func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeOther, wire.Lenient)
 }
 
 var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
@@ -11979,25 +10909,15 @@ var unionClientResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ClientResponse object, keeping unknown members.
-func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionClientResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionClientResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponse")
+	return wire.MarshalWith(&v, &unionClientResponse, "acp.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
 
 var objectClientResponseResult = wire.Object{
@@ -12022,16 +10942,6 @@ var objectClientResponseResult = wire.Object{
 	Type: (*ClientResponseResult)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
-func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
@@ -12040,7 +10950,7 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
 
 var objectClientResponseError = wire.Object{
@@ -12068,16 +10978,6 @@ var objectClientResponseError = wire.Object{
 	Type: (*ClientResponseError)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseError object, keeping unknown members.
-func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
@@ -12086,7 +10986,7 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ClientResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -12154,8 +11054,8 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionOutcome,
 			},
 		},
 		{
@@ -12172,16 +11072,6 @@ var objectRequestPermissionResponse = wire.Object{
 	Type: (*RequestPermissionResponse)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
-func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
@@ -12190,7 +11080,7 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
 
 var unionRequestPermissionOutcome = wire.Union{
@@ -12218,25 +11108,15 @@ var unionRequestPermissionOutcome = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
-func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionOutcome")
+	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "acp.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
 
 var objectRequestPermissionOutcomeOther = wire.Object{
@@ -12252,16 +11132,6 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 	Type: (*RequestPermissionOutcomeOther)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
-func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
@@ -12270,7 +11140,7 @@ func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeOther, wire.Lenient)
 }
 
 var objectCancelledPermissionOutcome = wire.Object{
@@ -12289,16 +11159,6 @@ var objectCancelledPermissionOutcome = wire.Object{
 	Type: (*CancelledPermissionOutcome)(nil),
 }
 
-// DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
-func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelledPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelledPermissionOutcome)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
@@ -12307,7 +11167,7 @@ func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelledPermissionOutcome, wire.Lenient)
 }
 
 var objectSelectedPermissionOutcome = wire.Object{
@@ -12332,16 +11192,6 @@ var objectSelectedPermissionOutcome = wire.Object{
 	Type: (*SelectedPermissionOutcome)(nil),
 }
 
-// DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
-func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
@@ -12350,7 +11200,7 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
 
 var unionCreateElicitationResponseAction = wire.Union{
@@ -12401,16 +11251,6 @@ var objectCreateElicitationResponse = wire.Object{
 	UnionField: "Action",
 }
 
-// DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
-func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
@@ -12419,22 +11259,12 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionDecline = wire.Object{
 	Name: "acp.CreateElicitationResponseActionDecline",
 	Type: (*CreateElicitationResponseActionDecline)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
-func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12445,22 +11275,12 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionCancel = wire.Object{
 	Name: "acp.CreateElicitationResponseActionCancel",
 	Type: (*CreateElicitationResponseActionCancel)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
-func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12471,7 +11291,7 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionOther = wire.Object{
@@ -12487,16 +11307,6 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 	Type: (*CreateElicitationResponseActionOther)(nil),
 }
 
-// DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
-func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
@@ -12505,7 +11315,7 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one ElicitationContentValue, choosing the variant by JSON type, then by trying the candidates in order.
@@ -12653,16 +11463,6 @@ var objectElicitationAcceptAction = wire.Object{
 	Type: (*ElicitationAcceptAction)(nil),
 }
 
-// DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
-func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
@@ -12671,7 +11471,7 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
 
 var objectClientNotification = wire.Object{
@@ -12693,16 +11493,6 @@ var objectClientNotification = wire.Object{
 	Type: (*ClientNotification)(nil),
 }
 
-// DecodeJSON decodes one ClientNotification object, keeping unknown members.
-func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
@@ -12711,7 +11501,7 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
 
 var objectCancelSessionNotification = wire.Object{
@@ -12736,16 +11526,6 @@ var objectCancelSessionNotification = wire.Object{
 	Type: (*CancelSessionNotification)(nil),
 }
 
-// DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
-func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelSessionNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelSessionNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
@@ -12754,7 +11534,7 @@ func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelSessionNotification, wire.Lenient)
 }
 
 var objectCancelRequestNotification = wire.Object{
@@ -12782,16 +11562,6 @@ var objectCancelRequestNotification = wire.Object{
 	Type: (*CancelRequestNotification)(nil),
 }
 
-// DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
-func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelRequestNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
@@ -12800,7 +11570,264 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	case *AgentRequest:
+		return &objectAgentRequest
+	case *RequestPermissionRequest:
+		return &objectRequestPermissionRequest
+	case *RequestPermissionSubject:
+		return &unionRequestPermissionSubject
+	case *RequestPermissionSubjectOther:
+		return &objectRequestPermissionSubjectOther
+	case *Annotations:
+		return &objectAnnotations
+	case *Icon:
+		return &objectIcon
+	case *DiffPatch:
+		return &objectDiffPatch
+	case *ToolCallLocation:
+		return &objectToolCallLocation
+	case *ToolCallCapabilities:
+		return &objectToolCallCapabilities
+	case *ToolCallCancelCapabilities:
+		return &objectToolCallCancelCapabilities
+	case *ToolCallPermissionSubject:
+		return &objectToolCallPermissionSubject
+	case *CommandPermissionSubject:
+		return &objectCommandPermissionSubject
+	case *PermissionOption:
+		return &objectPermissionOption
+	case *ElicitationSessionScope:
+		return &objectElicitationSessionScope
+	case *ElicitationRequestScope:
+		return &objectElicitationRequestScope
+	case *ElicitationSchema:
+		return &objectElicitationSchema
+	case *ElicitationPropertySchema:
+		return &unionElicitationPropertySchema
+	case *ElicitationPropertySchemaOther:
+		return &objectElicitationPropertySchemaOther
+	case *EnumOption:
+		return &objectEnumOption
+	case *StringPropertySchema:
+		return &objectStringPropertySchema
+	case *NumberPropertySchema:
+		return &objectNumberPropertySchema
+	case *IntegerPropertySchema:
+		return &objectIntegerPropertySchema
+	case *BooleanPropertySchema:
+		return &objectBooleanPropertySchema
+	case *MultiSelectItems:
+		return &unionMultiSelectItems
+	case *MultiSelectItemsOther:
+		return &objectMultiSelectItemsOther
+	case *StringMultiSelectItems:
+		return &objectStringMultiSelectItems
+	case *TitledMultiSelectItems:
+		return &objectTitledMultiSelectItems
+	case *MultiSelectPropertySchema:
+		return &objectMultiSelectPropertySchema
+	case *AgentResponse:
+		return &unionAgentResponse
+	case *AgentResponseResult:
+		return &objectAgentResponseResult
+	case *AgentResponseError:
+		return &objectAgentResponseError
+	case *InitializeResponse:
+		return &objectInitializeResponse
+	case *Implementation:
+		return &objectImplementation
+	case *AgentCapabilities:
+		return &objectAgentCapabilities
+	case *SessionCapabilities:
+		return &objectSessionCapabilities
+	case *PromptCapabilities:
+		return &objectPromptCapabilities
+	case *PromptImageCapabilities:
+		return &objectPromptImageCapabilities
+	case *PromptAudioCapabilities:
+		return &objectPromptAudioCapabilities
+	case *PromptEmbeddedContextCapabilities:
+		return &objectPromptEmbeddedContextCapabilities
+	case *MCPCapabilities:
+		return &objectMCPCapabilities
+	case *MCPStdioCapabilities:
+		return &objectMCPStdioCapabilities
+	case *MCPHTTPCapabilities:
+		return &objectMCPHTTPCapabilities
+	case *SessionDeleteCapabilities:
+		return &objectSessionDeleteCapabilities
+	case *SessionAdditionalDirectoriesCapabilities:
+		return &objectSessionAdditionalDirectoriesCapabilities
+	case *AgentAuthCapabilities:
+		return &objectAgentAuthCapabilities
+	case *AuthMethod:
+		return &unionAuthMethod
+	case *AuthMethodOther:
+		return &objectAuthMethodOther
+	case *EnvVariable:
+		return &objectEnvVariable
+	case *AuthMethodTerminal:
+		return &objectAuthMethodTerminal
+	case *AuthMethodAgent:
+		return &objectAuthMethodAgent
+	case *LoginAuthResponse:
+		return &objectLoginAuthResponse
+	case *LogoutAuthResponse:
+		return &objectLogoutAuthResponse
+	case *NewSessionResponse:
+		return &objectNewSessionResponse
+	case *AvailableCommandInput:
+		return &unionAvailableCommandInput
+	case *AvailableCommandInputOther:
+		return &objectAvailableCommandInputOther
+	case *TextCommandInput:
+		return &objectTextCommandInput
+	case *ListSessionsResponse:
+		return &objectListSessionsResponse
+	case *SessionInfo:
+		return &objectSessionInfo
+	case *DeleteSessionResponse:
+		return &objectDeleteSessionResponse
+	case *ResumeSessionResponse:
+		return &objectResumeSessionResponse
+	case *CloseSessionResponse:
+		return &objectCloseSessionResponse
+	case *CancelToolCallResponse:
+		return &objectCancelToolCallResponse
+	case *CancelTerminalResponse:
+		return &objectCancelTerminalResponse
+	case *SetSessionConfigOptionResponse:
+		return &objectSetSessionConfigOptionResponse
+	case *Error:
+		return &objectError
+	case *UnsupportedProtocolVersionErrorData:
+		return &objectUnsupportedProtocolVersionErrorData
+	case *SessionNotFoundErrorData:
+		return &objectSessionNotFoundErrorData
+	case *AgentNotification:
+		return &objectAgentNotification
+	case *BackgroundWork:
+		return &unionBackgroundWork
+	case *BackgroundWorkOther:
+		return &objectBackgroundWorkOther
+	case *BackgroundTerminal:
+		return &objectBackgroundTerminal
+	case *BackgroundToolCall:
+		return &objectBackgroundToolCall
+	case *TerminalOutput:
+		return &objectTerminalOutput
+	case *TerminalExitStatus:
+		return &objectTerminalExitStatus
+	case *TerminalSize:
+		return &objectTerminalSize
+	case *TerminalCapabilities:
+		return &objectTerminalCapabilities
+	case *TerminalCancelCapabilities:
+		return &objectTerminalCancelCapabilities
+	case *Cost:
+		return &objectCost
+	case *CompleteElicitationNotification:
+		return &objectCompleteElicitationNotification
+	case *ClientRequest:
+		return &objectClientRequest
+	case *InitializeRequest:
+		return &objectInitializeRequest
+	case *ClientCapabilities:
+		return &objectClientCapabilities
+	case *ClientAuthCapabilities:
+		return &objectClientAuthCapabilities
+	case *TerminalAuthCapabilities:
+		return &objectTerminalAuthCapabilities
+	case *ElicitationCapabilities:
+		return &objectElicitationCapabilities
+	case *ElicitationFormCapabilities:
+		return &objectElicitationFormCapabilities
+	case *ElicitationURLCapabilities:
+		return &objectElicitationURLCapabilities
+	case *LoginAuthRequest:
+		return &objectLoginAuthRequest
+	case *LogoutAuthRequest:
+		return &objectLogoutAuthRequest
+	case *MCPServer:
+		return &unionMCPServer
+	case *MCPServerOther:
+		return &objectMCPServerOther
+	case *HTTPHeader:
+		return &objectHTTPHeader
+	case *MCPServerHTTP:
+		return &objectMCPServerHTTP
+	case *MCPServerStdio:
+		return &objectMCPServerStdio
+	case *ListSessionsRequest:
+		return &objectListSessionsRequest
+	case *DeleteSessionRequest:
+		return &objectDeleteSessionRequest
+	case *ResumeSessionRequest:
+		return &objectResumeSessionRequest
+	case *ReplayFrom:
+		return &unionReplayFrom
+	case *ReplayFromOther:
+		return &objectReplayFromOther
+	case *ReplayFromStart:
+		return &objectReplayFromStart
+	case *CloseSessionRequest:
+		return &objectCloseSessionRequest
+	case *CancelToolCallRequest:
+		return &objectCancelToolCallRequest
+	case *CancelTerminalRequest:
+		return &objectCancelTerminalRequest
+	case *SetSessionConfigOptionRequest:
+		return &objectSetSessionConfigOptionRequest
+	case *SetSessionConfigOptionRequestTypeID:
+		return &objectSetSessionConfigOptionRequestTypeID
+	case *SetSessionConfigOptionRequestTypeBoolean:
+		return &objectSetSessionConfigOptionRequestTypeBoolean
+	case *SetSessionConfigOptionRequestTypeOther:
+		return &objectSetSessionConfigOptionRequestTypeOther
+	case *ClientResponse:
+		return &unionClientResponse
+	case *ClientResponseResult:
+		return &objectClientResponseResult
+	case *ClientResponseError:
+		return &objectClientResponseError
+	case *RequestPermissionResponse:
+		return &objectRequestPermissionResponse
+	case *RequestPermissionOutcome:
+		return &unionRequestPermissionOutcome
+	case *RequestPermissionOutcomeOther:
+		return &objectRequestPermissionOutcomeOther
+	case *CancelledPermissionOutcome:
+		return &objectCancelledPermissionOutcome
+	case *SelectedPermissionOutcome:
+		return &objectSelectedPermissionOutcome
+	case *CreateElicitationResponse:
+		return &objectCreateElicitationResponse
+	case *CreateElicitationResponseActionDecline:
+		return &objectCreateElicitationResponseActionDecline
+	case *CreateElicitationResponseActionCancel:
+		return &objectCreateElicitationResponseActionCancel
+	case *CreateElicitationResponseActionOther:
+		return &objectCreateElicitationResponseActionOther
+	case *ElicitationAcceptAction:
+		return &objectElicitationAcceptAction
+	case *ClientNotification:
+		return &objectClientNotification
+	case *CancelSessionNotification:
+		return &objectCancelSessionNotification
+	case *CancelRequestNotification:
+		return &objectCancelRequestNotification
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
@@ -12815,4 +11842,36 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
+}
+
+func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
+	return objectToolCallLocation.DecodeValue(d, p)
+}
+
+func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
+	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeIcon(p *Icon, d *wire.Decoder) error {
+	return objectIcon.DecodeValue(d, p)
+}
+
+func appendIcon(p *Icon, b []byte) []byte {
+	return objectIcon.AppendValue(b, p)
+}
+
+func decodeBackgroundWork(p *BackgroundWork, d *wire.Decoder) error {
+	return unionBackgroundWork.DecodeValue(d, p)
+}
+
+func appendBackgroundWork(p *BackgroundWork, b []byte) []byte {
+	return unionBackgroundWork.AppendValue(b, p)
+}
+
+func decodeMCPServer(p *MCPServer, d *wire.Decoder) error {
+	return unionMCPServer.DecodeValue(d, p)
+}
+
+func appendMCPServer(p *MCPServer, b []byte) []byte {
+	return unionMCPServer.AppendValue(b, p)
 }

@@ -24,140 +24,140 @@ type ConnOptions = dispatch.Options
 var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
 	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
 	Params: dispatch.Codec[*InitializeRequest]{
-		New:      dispatch.New[InitializeRequest],
-		Validate: (*InitializeRequest).ValidateWith,
+		New:   dispatch.New[InitializeRequest],
+		Table: &objectInitializeRequest,
 	},
 	Result: dispatch.Codec[*InitializeResponse]{
-		New:      dispatch.New[InitializeResponse],
-		Validate: (*InitializeResponse).ValidateWith,
+		New:   dispatch.New[InitializeResponse],
+		Table: &objectInitializeResponse,
 	},
 }
 var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{
 	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent", Gates: &agentAuthLoginGates},
 	Params: dispatch.Codec[*LoginAuthRequest]{
-		New:      dispatch.New[LoginAuthRequest],
-		Validate: (*LoginAuthRequest).ValidateWith,
+		New:   dispatch.New[LoginAuthRequest],
+		Table: &objectLoginAuthRequest,
 	},
 	Result: dispatch.Codec[*LoginAuthResponse]{
-		New:      dispatch.New[LoginAuthResponse],
-		Validate: (*LoginAuthResponse).ValidateWith,
+		New:   dispatch.New[LoginAuthResponse],
+		Table: &objectLoginAuthResponse,
 	},
 }
 var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{
 	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent", Gates: &agentAuthLogoutGates},
 	Params: dispatch.Codec[*LogoutAuthRequest]{
-		New:      dispatch.New[LogoutAuthRequest],
-		Validate: (*LogoutAuthRequest).ValidateWith,
+		New:   dispatch.New[LogoutAuthRequest],
+		Table: &objectLogoutAuthRequest,
 	},
 	Result: dispatch.Codec[*LogoutAuthResponse]{
-		New:      dispatch.New[LogoutAuthResponse],
-		Validate: (*LogoutAuthResponse).ValidateWith,
+		New:   dispatch.New[LogoutAuthResponse],
+		Table: &objectLogoutAuthResponse,
 	},
 }
 var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
 	Params: dispatch.Codec[*NewSessionRequest]{
-		New:      dispatch.New[NewSessionRequest],
-		Validate: (*NewSessionRequest).ValidateWith,
+		New:   dispatch.New[NewSessionRequest],
+		Table: wire.Methods{},
 	},
 	Result: dispatch.Codec[*NewSessionResponse]{
-		New:      dispatch.New[NewSessionResponse],
-		Validate: (*NewSessionResponse).ValidateWith,
+		New:   dispatch.New[NewSessionResponse],
+		Table: &objectNewSessionResponse,
 	},
 }
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
 	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
 	Params: dispatch.Codec[*ListSessionsRequest]{
-		New:      dispatch.New[ListSessionsRequest],
-		Validate: (*ListSessionsRequest).ValidateWith,
+		New:   dispatch.New[ListSessionsRequest],
+		Table: &objectListSessionsRequest,
 	},
 	Result: dispatch.Codec[*ListSessionsResponse]{
-		New:      dispatch.New[ListSessionsResponse],
-		Validate: (*ListSessionsResponse).ValidateWith,
+		New:   dispatch.New[ListSessionsResponse],
+		Table: &objectListSessionsResponse,
 	},
 }
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
 	Params: dispatch.Codec[*DeleteSessionRequest]{
-		New:      dispatch.New[DeleteSessionRequest],
-		Validate: (*DeleteSessionRequest).ValidateWith,
+		New:   dispatch.New[DeleteSessionRequest],
+		Table: &objectDeleteSessionRequest,
 	},
 	Result: dispatch.Codec[*DeleteSessionResponse]{
-		New:      dispatch.New[DeleteSessionResponse],
-		Validate: (*DeleteSessionResponse).ValidateWith,
+		New:   dispatch.New[DeleteSessionResponse],
+		Table: &objectDeleteSessionResponse,
 	},
 }
 var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
 	Params: dispatch.Codec[*ResumeSessionRequest]{
-		New:      dispatch.New[ResumeSessionRequest],
-		Validate: (*ResumeSessionRequest).ValidateWith,
+		New:   dispatch.New[ResumeSessionRequest],
+		Table: &objectResumeSessionRequest,
 	},
 	Result: dispatch.Codec[*ResumeSessionResponse]{
-		New:      dispatch.New[ResumeSessionResponse],
-		Validate: (*ResumeSessionResponse).ValidateWith,
+		New:   dispatch.New[ResumeSessionResponse],
+		Table: &objectResumeSessionResponse,
 	},
 }
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
 	Params: dispatch.Codec[*CloseSessionRequest]{
-		New:      dispatch.New[CloseSessionRequest],
-		Validate: (*CloseSessionRequest).ValidateWith,
+		New:   dispatch.New[CloseSessionRequest],
+		Table: &objectCloseSessionRequest,
 	},
 	Result: dispatch.Codec[*CloseSessionResponse]{
-		New:      dispatch.New[CloseSessionResponse],
-		Validate: (*CloseSessionResponse).ValidateWith,
+		New:   dispatch.New[CloseSessionResponse],
+		Table: &objectCloseSessionResponse,
 	},
 }
 var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{
 	Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*CancelToolCallRequest]{
-		New:      dispatch.New[CancelToolCallRequest],
-		Validate: (*CancelToolCallRequest).ValidateWith,
+		New:   dispatch.New[CancelToolCallRequest],
+		Table: &objectCancelToolCallRequest,
 	},
 	Result: dispatch.Codec[*CancelToolCallResponse]{
-		New:      dispatch.New[CancelToolCallResponse],
-		Validate: (*CancelToolCallResponse).ValidateWith,
+		New:   dispatch.New[CancelToolCallResponse],
+		Table: &objectCancelToolCallResponse,
 	},
 }
 var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{
 	Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*CancelTerminalRequest]{
-		New:      dispatch.New[CancelTerminalRequest],
-		Validate: (*CancelTerminalRequest).ValidateWith,
+		New:   dispatch.New[CancelTerminalRequest],
+		Table: &objectCancelTerminalRequest,
 	},
 	Result: dispatch.Codec[*CancelTerminalResponse]{
-		New:      dispatch.New[CancelTerminalResponse],
-		Validate: (*CancelTerminalResponse).ValidateWith,
+		New:   dispatch.New[CancelTerminalResponse],
+		Table: &objectCancelTerminalResponse,
 	},
 }
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
-		New:      dispatch.New[SetSessionConfigOptionRequest],
-		Validate: (*SetSessionConfigOptionRequest).ValidateWith,
+		New:   dispatch.New[SetSessionConfigOptionRequest],
+		Table: &objectSetSessionConfigOptionRequest,
 	},
 	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
-		New:      dispatch.New[SetSessionConfigOptionResponse],
-		Validate: (*SetSessionConfigOptionResponse).ValidateWith,
+		New:   dispatch.New[SetSessionConfigOptionResponse],
+		Table: &objectSetSessionConfigOptionResponse,
 	},
 }
 var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
 	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
 	Params: dispatch.Codec[*PromptRequest]{
-		New:      dispatch.New[PromptRequest],
-		Validate: (*PromptRequest).ValidateWith,
+		New:   dispatch.New[PromptRequest],
+		Table: wire.Methods{},
 	},
 	Result: dispatch.Codec[*PromptResponse]{
-		New:      dispatch.New[PromptResponse],
-		Validate: (*PromptResponse).ValidateWith,
+		New:   dispatch.New[PromptResponse],
+		Table: wire.Methods{},
 	},
 }
 var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
 	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Gates: &agentSessionCancelGates},
 	Params: dispatch.Codec[*CancelSessionNotification]{
-		New:      dispatch.New[CancelSessionNotification],
-		Validate: (*CancelSessionNotification).ValidateWith,
+		New:   dispatch.New[CancelSessionNotification],
+		Table: &objectCancelSessionNotification,
 	},
 }
 
@@ -213,37 +213,37 @@ var AgentMethods = AgentMethodTable{
 var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
 	Params: dispatch.Codec[*RequestPermissionRequest]{
-		New:      dispatch.New[RequestPermissionRequest],
-		Validate: (*RequestPermissionRequest).ValidateWith,
+		New:   dispatch.New[RequestPermissionRequest],
+		Table: &objectRequestPermissionRequest,
 	},
 	Result: dispatch.Codec[*RequestPermissionResponse]{
-		New:      dispatch.New[RequestPermissionResponse],
-		Validate: (*RequestPermissionResponse).ValidateWith,
+		New:   dispatch.New[RequestPermissionResponse],
+		Table: &objectRequestPermissionResponse,
 	},
 }
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
 	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
 	Params: dispatch.Codec[*CreateElicitationRequest]{
-		New:      dispatch.New[CreateElicitationRequest],
-		Validate: (*CreateElicitationRequest).ValidateWith,
+		New:   dispatch.New[CreateElicitationRequest],
+		Table: wire.Methods{},
 	},
 	Result: dispatch.Codec[*CreateElicitationResponse]{
-		New:      dispatch.New[CreateElicitationResponse],
-		Validate: (*CreateElicitationResponse).ValidateWith,
+		New:   dispatch.New[CreateElicitationResponse],
+		Table: &objectCreateElicitationResponse,
 	},
 }
 var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{
 	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
 	Params: dispatch.Codec[*UpdateSessionNotification]{
-		New:      dispatch.New[UpdateSessionNotification],
-		Validate: (*UpdateSessionNotification).ValidateWith,
+		New:   dispatch.New[UpdateSessionNotification],
+		Table: wire.Methods{},
 	},
 }
 var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
 	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
 	Params: dispatch.Codec[*CompleteElicitationNotification]{
-		New:      dispatch.New[CompleteElicitationNotification],
-		Validate: (*CompleteElicitationNotification).ValidateWith,
+		New:   dispatch.New[CompleteElicitationNotification],
+		Table: &objectCompleteElicitationNotification,
 	},
 }
 

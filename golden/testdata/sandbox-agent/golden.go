@@ -20,22 +20,17 @@ package sandboxagent
 //     objectSandboxAgentRequestQuestionResponse, objectSandboxAgentSetMetadataRequest,
 //     objectSandboxAgentSetMetadataResponse
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.DecodeJSON)
-//   AppendJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.AppendJSON)
 //   MarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest,
 //     SandboxAgentSetMetadataResponse (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentQuestionOutcome, SandboxAgentRequestQuestionRequest,
-//     SandboxAgentRequestQuestionResponse, SandboxAgentSetMetadataRequest,
-//     SandboxAgentSetMetadataResponse (as SessionID.UnmarshalJSON)
+//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
+//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.UnmarshalJSON)
 //   AppendJSON of SandboxAgentQuestionOutcome (as SessionID.AppendJSON)
 //   MarshalJSON of SandboxAgentQuestionOutcome (as SessionID.MarshalJSON)
+//   UnmarshalJSON of SandboxAgentQuestionOutcome (as SessionID.UnmarshalJSON)
+// changed: TableOf
 
 var objectSandboxAgentSessionMeta = wire.Object{
 	Members: []wire.Member{
@@ -253,6 +248,32 @@ var objectSandboxAgentSetMetadataResponse = wire.Object{
 	Type: (*SandboxAgentSetMetadataResponse)(nil),
 }
 
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	// ... 34 unchanged cases
+	case *SandboxAgentSessionMeta:
+		return &objectSandboxAgentSessionMeta
+	case *SandboxAgentExtensions:
+		return &objectSandboxAgentExtensions
+	case *SandboxAgentCapabilities:
+		return &objectSandboxAgentCapabilities
+	case *SandboxAgentRequestQuestionRequest:
+		return &objectSandboxAgentRequestQuestionRequest
+	case *SandboxAgentRequestQuestionResponse:
+		return &objectSandboxAgentRequestQuestionResponse
+	case *SandboxAgentSetMetadataRequest:
+		return &objectSandboxAgentSetMetadataRequest
+	case *SandboxAgentSetMetadataResponse:
+		return &objectSandboxAgentSetMetadataResponse
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
+}
+
 // ==== defs_test.go ====
 //
 // changed: defs, schema
@@ -260,14 +281,14 @@ var objectSandboxAgentSetMetadataResponse = wire.Object{
 // defs holds the test hooks of each $defs entry by name.
 var defs = map[string]acpgentest.Def{
 	// ... 36 unchanged elements
-	"SandboxAgentCapabilities":            acpgentest.For[SandboxAgentCapabilities](),
-	"SandboxAgentExtensions":              acpgentest.For[SandboxAgentExtensions](),
-	"SandboxAgentQuestionOutcome":         acpgentest.For[SandboxAgentQuestionOutcome](),
-	"SandboxAgentRequestQuestionRequest":  acpgentest.For[SandboxAgentRequestQuestionRequest](),
-	"SandboxAgentRequestQuestionResponse": acpgentest.For[SandboxAgentRequestQuestionResponse](),
-	"SandboxAgentSessionMeta":             acpgentest.For[SandboxAgentSessionMeta](),
-	"SandboxAgentSetMetadataRequest":      acpgentest.For[SandboxAgentSetMetadataRequest](),
-	"SandboxAgentSetMetadataResponse":     acpgentest.For[SandboxAgentSetMetadataResponse](),
+	"SandboxAgentCapabilities":            acpgentest.For[SandboxAgentCapabilities](&objectSandboxAgentCapabilities),
+	"SandboxAgentExtensions":              acpgentest.For[SandboxAgentExtensions](&objectSandboxAgentExtensions),
+	"SandboxAgentQuestionOutcome":         acpgentest.For[SandboxAgentQuestionOutcome](wire.Methods{}),
+	"SandboxAgentRequestQuestionRequest":  acpgentest.For[SandboxAgentRequestQuestionRequest](&objectSandboxAgentRequestQuestionRequest),
+	"SandboxAgentRequestQuestionResponse": acpgentest.For[SandboxAgentRequestQuestionResponse](&objectSandboxAgentRequestQuestionResponse),
+	"SandboxAgentSessionMeta":             acpgentest.For[SandboxAgentSessionMeta](&objectSandboxAgentSessionMeta),
+	"SandboxAgentSetMetadataRequest":      acpgentest.For[SandboxAgentSetMetadataRequest](&objectSandboxAgentSetMetadataRequest),
+	"SandboxAgentSetMetadataResponse":     acpgentest.For[SandboxAgentSetMetadataResponse](&objectSandboxAgentSetMetadataResponse),
 	// ... 10 unchanged elements
 }
 
@@ -292,12 +313,12 @@ var schema = acpgentest.Schema{
 var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{
 	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true, Gates: &agentSandboxagentSessionSetMetadataGates},
 	Params: dispatch.Codec[*SandboxAgentSetMetadataRequest]{
-		New:      dispatch.New[SandboxAgentSetMetadataRequest],
-		Validate: (*SandboxAgentSetMetadataRequest).ValidateWith,
+		New:   dispatch.New[SandboxAgentSetMetadataRequest],
+		Table: &objectSandboxAgentSetMetadataRequest,
 	},
 	Result: dispatch.Codec[*SandboxAgentSetMetadataResponse]{
-		New:      dispatch.New[SandboxAgentSetMetadataResponse],
-		Validate: (*SandboxAgentSetMetadataResponse).ValidateWith,
+		New:   dispatch.New[SandboxAgentSetMetadataResponse],
+		Table: &objectSandboxAgentSetMetadataResponse,
 	},
 }
 
@@ -341,12 +362,12 @@ var AgentMethods = AgentMethodTable{
 var clientSandboxagentSessionRequestQuestionDesc = dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]{
 	Method: dispatch.Method{Wire: MethodSandboxagentSessionRequestQuestion, Side: "client", SessionScoped: true},
 	Params: dispatch.Codec[*SandboxAgentRequestQuestionRequest]{
-		New:      dispatch.New[SandboxAgentRequestQuestionRequest],
-		Validate: (*SandboxAgentRequestQuestionRequest).ValidateWith,
+		New:   dispatch.New[SandboxAgentRequestQuestionRequest],
+		Table: &objectSandboxAgentRequestQuestionRequest,
 	},
 	Result: dispatch.Codec[*SandboxAgentRequestQuestionResponse]{
-		New:      dispatch.New[SandboxAgentRequestQuestionResponse],
-		Validate: (*SandboxAgentRequestQuestionResponse).ValidateWith,
+		New:   dispatch.New[SandboxAgentRequestQuestionResponse],
+		Table: &objectSandboxAgentRequestQuestionResponse,
 	},
 }
 
@@ -475,7 +496,7 @@ func (v *AgentCapabilities) SandboxAgentCapabilities() (x SandboxAgentCapabiliti
 	if !found || raw.Kind() == wire.KindNull {
 		return x, false, nil
 	}
-	err = wire.Decode(raw, &x, wire.Lenient)
+	err = wire.DecodeWith(raw, &x, &objectSandboxAgentCapabilities, wire.Lenient)
 	return x, true, err
 }
 
@@ -484,7 +505,7 @@ func (v *AgentCapabilities) SetSandboxAgentCapabilities(x SandboxAgentCapabiliti
 	if v.Meta == nil {
 		v.Meta = map[string]wire.Raw{}
 	}
-	v.Meta["sandboxagent.dev"] = x.AppendJSON(nil)
+	v.Meta["sandboxagent.dev"] = objectSandboxAgentCapabilities.AppendValue(nil, &x)
 }
 
 // SandboxAgentSessionMeta decodes the "sandboxagent.dev" namespace of Meta; ok is false when the key is absent or null. Other keys of Meta stay free-form.
@@ -493,7 +514,7 @@ func (v *NewSessionRequest) SandboxAgentSessionMeta() (x SandboxAgentSessionMeta
 	if !found || raw.Kind() == wire.KindNull {
 		return x, false, nil
 	}
-	err = wire.Decode(raw, &x, wire.Lenient)
+	err = wire.DecodeWith(raw, &x, &objectSandboxAgentSessionMeta, wire.Lenient)
 	return x, true, err
 }
 
@@ -502,7 +523,7 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 	if v.Meta == nil {
 		v.Meta = map[string]wire.Raw{}
 	}
-	v.Meta["sandboxagent.dev"] = x.AppendJSON(nil)
+	v.Meta["sandboxagent.dev"] = objectSandboxAgentSessionMeta.AppendValue(nil, &x)
 }
 
 // ==== gates.go ====
@@ -813,9 +834,6 @@ const SandboxAgentQuestionOutcomeCancelled SandboxAgentQuestionOutcome = "cancel
 //   Validate of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.Validate)
-//   ValidateWith of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.ValidateWith)
 //   Validate of SandboxAgentQuestionOutcome (as SessionID.Validate)
 
 // ValidateWith adds every way x breaks the schema of SandboxAgentQuestionOutcome to v, at v's position.

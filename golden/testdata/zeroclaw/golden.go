@@ -20,20 +20,19 @@ package zeroclaw
 //     objectZeroClawInitializeMeta, objectZeroClawStopSessionRequest,
 //     objectZeroClawStopSessionResponse
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as Error.DecodeJSON)
-//   AppendJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as Error.AppendJSON)
+//   DecodeJSON of LoadSessionRequest, CancelNotification (as TextContent.DecodeJSON)
+//   AppendJSON of LoadSessionRequest, CancelNotification (as TextContent.AppendJSON)
 //   MarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse, ZeroClawErrorCode (as SessionID.UnmarshalJSON)
+//     ZeroClawStopSessionResponse (as Error.UnmarshalJSON)
 //   DecodeJSON of ZeroClawErrorCode (as ErrorCode.DecodeJSON)
 //   AppendJSON of ZeroClawErrorCode (as ErrorCode.AppendJSON)
 //   MarshalJSON of ZeroClawErrorCode (as SessionID.MarshalJSON)
+//   UnmarshalJSON of ZeroClawErrorCode (as SessionID.UnmarshalJSON)
 // changed: membersNewSessionRequest, NewSessionRequest.decodeField, NewSessionRequest.appendFields,
-//     LoadSessionRequest.DecodeJSON, LoadSessionRequest.AppendJSON, LoadSessionRequest.MarshalJSON,
-//     CancelNotification.DecodeJSON, CancelNotification.AppendJSON, CancelNotification.MarshalJSON
+//     LoadSessionRequest.MarshalJSON, LoadSessionRequest.UnmarshalJSON,
+//     CancelNotification.MarshalJSON, CancelNotification.UnmarshalJSON, TableOf
 // removed: objectLoadSessionRequest, objectCancelNotification
 
 // aliasesNewSessionRequest lists the other names of NewSessionRequest's members, in precedence order: lenient decoding
@@ -80,19 +79,6 @@ var aliasesLoadSessionRequest = wire.NewAliases(
 var membersLoadSessionRequest = wire.Members{
 	Aliases:  aliasesLoadSessionRequest,
 	Required: []string{"sessionId", "cwd", "mcpServers"},
-}
-
-// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
-func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LoadSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
 }
 
 // decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
@@ -145,6 +131,11 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "zeroclaw.LoadSessionRequest")
 }
 
+// UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
+	return wire.Decode(data, v, wire.Lenient)
+}
+
 // aliasesCancelNotification lists the other names of CancelNotification's members, in precedence order: lenient decoding
 // reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
 var aliasesCancelNotification = wire.NewAliases(
@@ -154,19 +145,6 @@ var aliasesCancelNotification = wire.NewAliases(
 var membersCancelNotification = wire.Members{
 	Aliases:  aliasesCancelNotification,
 	Required: []string{"sessionId"},
-}
-
-// DecodeJSON decodes one CancelNotification object, keeping unknown members.
-func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
 }
 
 // decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
@@ -195,6 +173,11 @@ func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "zeroclaw.CancelNotification")
+}
+
+// UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+func (v *CancelNotification) UnmarshalJSON(data []byte) error {
+	return wire.Decode(data, v, wire.Lenient)
 }
 
 var objectZeroClawInitializeMeta = wire.Object{
@@ -254,17 +237,47 @@ var objectZeroClawStopSessionResponse = wire.Object{
 	Type: (*ZeroClawStopSessionResponse)(nil),
 }
 
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	// ... 10 unchanged cases
+	// removed:
+	//	case *LoadSessionRequest:
+	//		return &objectLoadSessionRequest
+	// ... 8 unchanged cases
+	// removed:
+	//	case *CancelNotification:
+	//		return &objectCancelNotification
+	// ... 12 unchanged cases
+	case *ZeroClawInitializeMeta:
+		return &objectZeroClawInitializeMeta
+	case *ZeroClawStopSessionRequest:
+		return &objectZeroClawStopSessionRequest
+	case *ZeroClawStopSessionResponse:
+		return &objectZeroClawStopSessionResponse
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
+}
+
 // ==== defs_test.go ====
 //
 // changed: defs, schema
 
 // defs holds the test hooks of each $defs entry by name.
 var defs = map[string]acpgentest.Def{
-	// ... 44 unchanged elements
-	"ZeroClawErrorCode":           acpgentest.For[ZeroClawErrorCode](),
-	"ZeroClawInitializeMeta":      acpgentest.For[ZeroClawInitializeMeta](),
-	"ZeroClawStopSessionRequest":  acpgentest.For[ZeroClawStopSessionRequest](),
-	"ZeroClawStopSessionResponse": acpgentest.For[ZeroClawStopSessionResponse](),
+	// ... 4 unchanged elements
+	"CancelNotification": acpgentest.For[CancelNotification](wire.Methods{}),
+	// ... 17 unchanged elements
+	"LoadSessionRequest": acpgentest.For[LoadSessionRequest](wire.Methods{}),
+	// ... 21 unchanged elements
+	"ZeroClawErrorCode":           acpgentest.For[ZeroClawErrorCode](wire.Methods{}),
+	"ZeroClawInitializeMeta":      acpgentest.For[ZeroClawInitializeMeta](&objectZeroClawInitializeMeta),
+	"ZeroClawStopSessionRequest":  acpgentest.For[ZeroClawStopSessionRequest](&objectZeroClawStopSessionRequest),
+	"ZeroClawStopSessionResponse": acpgentest.For[ZeroClawStopSessionResponse](&objectZeroClawStopSessionResponse),
 }
 
 // schema is the merged schema (overlays applied, descriptions left out) this
@@ -278,17 +291,35 @@ var schema = acpgentest.Schema{
 // ==== dispatch.go ====
 //
 // added: agentSessionStopDesc, UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
-// changed: AgentMethodTable, AgentMethods, AgentHandler, agentRoutes
+// changed: agentSessionLoadDesc, agentSessionCancelDesc, AgentMethodTable, AgentMethods,
+//     AgentHandler, agentRoutes
+
+var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{
+	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates},
+	Params: dispatch.Codec[*LoadSessionRequest]{
+		New:   dispatch.New[LoadSessionRequest],
+		Table: wire.Methods{},
+	},
+	// ... 1 unchanged element
+}
+
+var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{
+	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
+	Params: dispatch.Codec[*CancelNotification]{
+		New:   dispatch.New[CancelNotification],
+		Table: wire.Methods{},
+	},
+}
 
 var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{
 	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
 	Params: dispatch.Codec[*ZeroClawStopSessionRequest]{
-		New:      dispatch.New[ZeroClawStopSessionRequest],
-		Validate: (*ZeroClawStopSessionRequest).ValidateWith,
+		New:   dispatch.New[ZeroClawStopSessionRequest],
+		Table: &objectZeroClawStopSessionRequest,
 	},
 	Result: dispatch.Codec[*ZeroClawStopSessionResponse]{
-		New:      dispatch.New[ZeroClawStopSessionResponse],
-		Validate: (*ZeroClawStopSessionResponse).ValidateWith,
+		New:   dispatch.New[ZeroClawStopSessionResponse],
+		Table: &objectZeroClawStopSessionResponse,
 	},
 }
 
@@ -392,7 +423,7 @@ func (v *InitializeResponse) ZeroClawInitializeMeta() (x ZeroClawInitializeMeta,
 	if !found || raw.Kind() == wire.KindNull {
 		return x, false, nil
 	}
-	err = wire.Decode(raw, &x, wire.Lenient)
+	err = wire.DecodeWith(raw, &x, &objectZeroClawInitializeMeta, wire.Lenient)
 	return x, true, err
 }
 
@@ -401,7 +432,7 @@ func (v *InitializeResponse) SetZeroClawInitializeMeta(x ZeroClawInitializeMeta)
 	if v.Meta == nil {
 		v.Meta = map[string]wire.Raw{}
 	}
-	v.Meta["zeroclaw"] = x.AppendJSON(nil)
+	v.Meta["zeroclaw"] = objectZeroClawInitializeMeta.AppendValue(nil, &x)
 }
 
 // ==== methods.go ====
@@ -562,16 +593,13 @@ const ZeroClawErrorCodeSessionBusy ZeroClawErrorCode = -32002
 
 // ==== validate.go ====
 //
-// added: stringRule0
+// added: LoadSessionRequest.ValidateWith, CancelNotification.ValidateWith, stringRule0
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse (as Error.Validate)
-//   ValidateWith of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as Error.ValidateWith)
 //   Validate of ZeroClawErrorCode (as SessionID.Validate)
 //   ValidateWith of ZeroClawErrorCode (as SessionID.ValidateWith)
-// changed: NewSessionRequest.ValidateWith, LoadSessionRequest.Validate,
-//     LoadSessionRequest.ValidateWith, CancelNotification.Validate, CancelNotification.ValidateWith
+// changed: NewSessionRequest.ValidateWith, LoadSessionRequest.Validate, CancelNotification.Validate
 
 // ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.
 func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
@@ -597,8 +625,6 @@ func (x *LoadSessionRequest) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of LoadSessionRequest to v, at v's position.
 func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
-	// removed:
-	//	wire.ValidateTable(v, x, &objectLoadSessionRequest)
 	v.Push("mcpServers")
 	for i := range x.MCPServers {
 		v.PushIndex(i)
@@ -627,8 +653,6 @@ func (x *CancelNotification) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of CancelNotification to v, at v's position.
 func (x *CancelNotification) ValidateWith(v *wire.Validator) {
-	// removed:
-	//	wire.ValidateTable(v, x, &objectCancelNotification)
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)

@@ -36,16 +36,6 @@ var objectAgentRequest = wire.Object{
 	Type: (*AgentRequest)(nil),
 }
 
-// DecodeJSON decodes one AgentRequest object, keeping unknown members.
-func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
@@ -54,7 +44,7 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one RequestID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -135,8 +125,8 @@ var objectRequestPermissionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "subject",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionSubject)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionSubject,
 			},
 		},
 		{
@@ -170,16 +160,6 @@ var objectRequestPermissionRequest = wire.Object{
 	Type: (*RequestPermissionRequest)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
-func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
@@ -188,7 +168,7 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionID value.
@@ -243,25 +223,15 @@ var unionRequestPermissionSubject = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionSubject object, keeping unknown members.
-func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionSubject)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionSubject")
+	return wire.MarshalWith(&v, &unionRequestPermissionSubject, "unstable.RequestPermissionSubject")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionSubject, wire.Lenient)
 }
 
 var objectRequestPermissionSubjectOther = wire.Object{
@@ -277,16 +247,6 @@ var objectRequestPermissionSubjectOther = wire.Object{
 	Type: (*RequestPermissionSubjectOther)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
-func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionSubjectOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionSubjectOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
@@ -295,7 +255,7 @@ func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionSubjectOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionSubjectOther, wire.Lenient)
 }
 
 var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
@@ -383,7 +343,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -417,7 +377,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(ToolCallCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectToolCallCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -454,7 +414,7 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -466,7 +426,7 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectToolCallCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -974,16 +934,6 @@ var objectAnnotations = wire.Object{
 	Type: (*Annotations)(nil),
 }
 
-// DecodeJSON decodes one Annotations object, keeping unknown members.
-func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAnnotations)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Annotations) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAnnotations)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Annotations) MarshalJSON() ([]byte, error) {
@@ -992,7 +942,7 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Annotations) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
 // DecodeJSON decodes one Role value.
@@ -1043,7 +993,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1060,7 +1010,7 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Text)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1148,7 +1098,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1171,7 +1121,7 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1220,7 +1170,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1239,7 +1189,7 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.MimeType.AppendJSON(b)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1309,16 +1259,6 @@ var objectIcon = wire.Object{
 	Type: (*Icon)(nil),
 }
 
-// DecodeJSON decodes one Icon object, keeping unknown members.
-func (v *Icon) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIcon)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Icon) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIcon)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Icon) MarshalJSON() ([]byte, error) {
@@ -1327,7 +1267,7 @@ func (v Icon) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Icon) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIcon, wire.Lenient)
 }
 
 // DecodeJSON decodes one IconTheme value.
@@ -1403,7 +1343,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Icons, true, (*Icon).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Icons, true, decodeIcon); err != nil {
 			v.Icons = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "icons")
 		}
@@ -1439,7 +1379,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1466,7 +1406,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Icons != nil {
 		b = wire.Key(b, &comma, "\"icons\":")
-		b = wire.AppendSlice(b, v.Icons, (*Icon).AppendJSON)
+		b = wire.AppendSlice(b, v.Icons, appendIcon)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
@@ -1478,7 +1418,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1757,7 +1697,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1774,7 +1714,7 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.Resource.AppendJSON(b)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2253,16 +2193,6 @@ var objectDiffPatch = wire.Object{
 	Type: (*DiffPatch)(nil),
 }
 
-// DecodeJSON decodes one DiffPatch object, keeping unknown members.
-func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDiffPatch)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffPatch) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDiffPatch)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
@@ -2271,7 +2201,7 @@ func (v DiffPatch) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffPatch) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDiffPatch, wire.Lenient)
 }
 
 // DecodeJSON decodes one DiffPatchFormat value.
@@ -2322,7 +2252,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Patch = new(DiffPatch)
 		m := d.Mark()
-		if err := v.Patch.DecodeJSON(d); err != nil {
+		if err := objectDiffPatch.DecodeValue(d, v.Patch); err != nil {
 			v.Patch = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "patch")
 		}
@@ -2339,7 +2269,7 @@ func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendSlice(b, v.Changes, (*DiffChange).AppendJSON)
 	if v.Patch != nil {
 		b = wire.Key(b, &comma, "\"patch\":")
-		b = v.Patch.AppendJSON(b)
+		b = objectDiffPatch.AppendValue(b, v.Patch)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2469,16 +2399,6 @@ var objectToolCallLocation = wire.Object{
 	Type: (*ToolCallLocation)(nil),
 }
 
-// DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
-func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallLocation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallLocation)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
@@ -2487,7 +2407,7 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
 
 var objectToolCallCapabilities = wire.Object{
@@ -2515,16 +2435,6 @@ var objectToolCallCapabilities = wire.Object{
 	Type: (*ToolCallCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
-func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
@@ -2533,7 +2443,7 @@ func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallCapabilities, wire.Lenient)
 }
 
 var objectToolCallCancelCapabilities = wire.Object{
@@ -2552,16 +2462,6 @@ var objectToolCallCancelCapabilities = wire.Object{
 	Type: (*ToolCallCancelCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
-func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallCancelCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
@@ -2570,7 +2470,7 @@ func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallCancelCapabilities, wire.Lenient)
 }
 
 var objectToolCallPermissionSubject = wire.Object{
@@ -2598,16 +2498,6 @@ var objectToolCallPermissionSubject = wire.Object{
 	Type: (*ToolCallPermissionSubject)(nil),
 }
 
-// DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
-func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallPermissionSubject)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
@@ -2616,7 +2506,7 @@ func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallPermissionSubject, wire.Lenient)
 }
 
 var objectCommandPermissionSubject = wire.Object{
@@ -2659,16 +2549,6 @@ var objectCommandPermissionSubject = wire.Object{
 	Type: (*CommandPermissionSubject)(nil),
 }
 
-// DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
-func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCommandPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCommandPermissionSubject)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
@@ -2677,7 +2557,7 @@ func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCommandPermissionSubject, wire.Lenient)
 }
 
 var objectPermissionOption = wire.Object{
@@ -2717,16 +2597,6 @@ var objectPermissionOption = wire.Object{
 	Type: (*PermissionOption)(nil),
 }
 
-// DecodeJSON decodes one PermissionOption object, keeping unknown members.
-func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPermissionOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPermissionOption)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
@@ -2735,7 +2605,7 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
 // DecodeJSON decodes one PermissionOptionID value.
@@ -3059,16 +2929,6 @@ var objectElicitationSessionScope = wire.Object{
 	Type: (*ElicitationSessionScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
-func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSessionScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
@@ -3077,7 +2937,7 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
 
 var objectElicitationRequestScope = wire.Object{
@@ -3096,16 +2956,6 @@ var objectElicitationRequestScope = wire.Object{
 	Type: (*ElicitationRequestScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
-func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationRequestScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
@@ -3114,7 +2964,7 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
 
 var objectElicitationSchema = wire.Object{
@@ -3140,8 +2990,8 @@ var objectElicitationSchema = wire.Object{
 			Name:  "properties",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*ElicitationPropertySchema)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionElicitationPropertySchema,
 				},
 				Shape: wire.ShapeMap,
 			},
@@ -3175,16 +3025,6 @@ var objectElicitationSchema = wire.Object{
 	Type: (*ElicitationSchema)(nil),
 }
 
-// DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
-func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
@@ -3193,7 +3033,7 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
 
 var enumElicitationSchemaType = wire.Enum{
@@ -3265,25 +3105,15 @@ var unionElicitationPropertySchema = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
-func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationPropertySchema")
+	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "unstable.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
 
 var objectElicitationPropertySchemaOther = wire.Object{
@@ -3299,16 +3129,6 @@ var objectElicitationPropertySchemaOther = wire.Object{
 	Type: (*ElicitationPropertySchemaOther)(nil),
 }
 
-// DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
-func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
@@ -3317,7 +3137,7 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one StringFormat value.
@@ -3375,16 +3195,6 @@ var objectEnumOption = wire.Object{
 	Type: (*EnumOption)(nil),
 }
 
-// DecodeJSON decodes one EnumOption object, keeping unknown members.
-func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnumOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnumOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnumOption)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnumOption) MarshalJSON() ([]byte, error) {
@@ -3393,7 +3203,7 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
 
 var objectStringPropertySchema = wire.Object{
@@ -3491,16 +3301,6 @@ var objectStringPropertySchema = wire.Object{
 	Type: (*StringPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
-func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3509,7 +3309,7 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
 
 var objectNumberPropertySchema = wire.Object{
@@ -3558,16 +3358,6 @@ var objectNumberPropertySchema = wire.Object{
 	Type: (*NumberPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
-func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNumberPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3576,7 +3366,7 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
 
 var objectIntegerPropertySchema = wire.Object{
@@ -3625,16 +3415,6 @@ var objectIntegerPropertySchema = wire.Object{
 	Type: (*IntegerPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
-func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3643,7 +3423,7 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
 
 var objectBooleanPropertySchema = wire.Object{
@@ -3680,16 +3460,6 @@ var objectBooleanPropertySchema = wire.Object{
 	Type: (*BooleanPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
-func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3698,7 +3468,7 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
 
 var unionMultiSelectItems = wire.Union{
@@ -3725,25 +3495,15 @@ var unionMultiSelectItems = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
-func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMultiSelectItems)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectItems")
+	return wire.MarshalWith(&v, &unionMultiSelectItems, "unstable.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectItemsOther = wire.Object{
@@ -3759,16 +3519,6 @@ var objectMultiSelectItemsOther = wire.Object{
 	Type: (*MultiSelectItemsOther)(nil),
 }
 
-// DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
-func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
@@ -3777,7 +3527,7 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
 
 var objectStringMultiSelectItems = wire.Object{
@@ -3810,16 +3560,6 @@ var objectStringMultiSelectItems = wire.Object{
 	Type: (*StringMultiSelectItems)(nil),
 }
 
-// DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
-func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
@@ -3828,7 +3568,7 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
 
 var objectTitledMultiSelectItems = wire.Object{
@@ -3864,16 +3604,6 @@ var objectTitledMultiSelectItems = wire.Object{
 	Type: (*TitledMultiSelectItems)(nil),
 }
 
-// DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
-func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
@@ -3882,7 +3612,7 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectPropertySchema = wire.Object{
@@ -3916,8 +3646,8 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Required,
 			Name:  "items",
 			Value: &wire.Value{
-				Coded: (*MultiSelectItems)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionMultiSelectItems,
 			},
 		},
 		{
@@ -3944,16 +3674,6 @@ var objectMultiSelectPropertySchema = wire.Object{
 	Type: (*MultiSelectPropertySchema)(nil),
 }
 
-// DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
-func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
@@ -3962,7 +3682,7 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
 var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
@@ -3987,7 +3707,7 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
 	}
 	return wire.Inner(v.Variant.decodeField(d, key))
 }
@@ -4008,7 +3728,7 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = v.RequestedSchema.AppendJSON(b)
+	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4273,16 +3993,6 @@ var objectMessageMCPRequest = wire.Object{
 	Type: (*MessageMCPRequest)(nil),
 }
 
-// DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
-func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
@@ -4291,7 +4001,7 @@ func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one MCPServerACPID value.
@@ -4394,25 +4104,15 @@ var unionAgentResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AgentResponse object, keeping unknown members.
-func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAgentResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAgentResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentResponse")
+	return wire.MarshalWith(&v, &unionAgentResponse, "unstable.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
 
 var objectAgentResponseResult = wire.Object{
@@ -4437,16 +4137,6 @@ var objectAgentResponseResult = wire.Object{
 	Type: (*AgentResponseResult)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
-func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
@@ -4455,7 +4145,7 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
 
 var objectAgentResponseError = wire.Object{
@@ -4483,16 +4173,6 @@ var objectAgentResponseError = wire.Object{
 	Type: (*AgentResponseError)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseError object, keeping unknown members.
-func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
@@ -4501,7 +4181,7 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one AgentResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -4594,8 +4274,8 @@ var objectInitializeResponse = wire.Object{
 			Name:  "authMethods",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AuthMethod)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAuthMethod,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4615,16 +4295,6 @@ var objectInitializeResponse = wire.Object{
 	Type: (*InitializeResponse)(nil),
 }
 
-// DecodeJSON decodes one InitializeResponse object, keeping unknown members.
-func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
@@ -4633,7 +4303,7 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProtocolVersion value.
@@ -4697,16 +4367,6 @@ var objectImplementation = wire.Object{
 	Type: (*Implementation)(nil),
 }
 
-// DecodeJSON decodes one Implementation object, keeping unknown members.
-func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectImplementation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Implementation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectImplementation)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Implementation) MarshalJSON() ([]byte, error) {
@@ -4715,7 +4375,7 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
 
 var objectAgentCapabilities = wire.Object{
@@ -4761,16 +4421,6 @@ var objectAgentCapabilities = wire.Object{
 	Type: (*AgentCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
-func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
@@ -4779,7 +4429,7 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
 
 var objectSessionCapabilities = wire.Object{
@@ -4879,16 +4529,6 @@ var objectSessionCapabilities = wire.Object{
 	Type: (*SessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
-func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -4897,7 +4537,7 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
 
 var objectPromptCapabilities = wire.Object{
@@ -4943,16 +4583,6 @@ var objectPromptCapabilities = wire.Object{
 	Type: (*PromptCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
-func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
@@ -4961,7 +4591,7 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
 
 var objectPromptImageCapabilities = wire.Object{
@@ -4980,16 +4610,6 @@ var objectPromptImageCapabilities = wire.Object{
 	Type: (*PromptImageCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
-func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptImageCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptImageCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
@@ -4998,7 +4618,7 @@ func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptImageCapabilities, wire.Lenient)
 }
 
 var objectPromptAudioCapabilities = wire.Object{
@@ -5017,16 +4637,6 @@ var objectPromptAudioCapabilities = wire.Object{
 	Type: (*PromptAudioCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
-func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptAudioCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptAudioCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
@@ -5035,7 +4645,7 @@ func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptAudioCapabilities, wire.Lenient)
 }
 
 var objectPromptEmbeddedContextCapabilities = wire.Object{
@@ -5054,16 +4664,6 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 	Type: (*PromptEmbeddedContextCapabilities)(nil),
 }
 
-// DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
-func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptEmbeddedContextCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptEmbeddedContextCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
@@ -5072,7 +4672,7 @@ func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptEmbeddedContextCapabilities, wire.Lenient)
 }
 
 var objectMCPCapabilities = wire.Object{
@@ -5118,16 +4718,6 @@ var objectMCPCapabilities = wire.Object{
 	Type: (*MCPCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
-func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
@@ -5136,7 +4726,7 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
 
 var objectMCPStdioCapabilities = wire.Object{
@@ -5155,16 +4745,6 @@ var objectMCPStdioCapabilities = wire.Object{
 	Type: (*MCPStdioCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
-func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPStdioCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPStdioCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
@@ -5173,7 +4753,7 @@ func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPStdioCapabilities, wire.Lenient)
 }
 
 var objectMCPHTTPCapabilities = wire.Object{
@@ -5192,16 +4772,6 @@ var objectMCPHTTPCapabilities = wire.Object{
 	Type: (*MCPHTTPCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
-func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPHTTPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPHTTPCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
@@ -5210,7 +4780,7 @@ func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPHTTPCapabilities, wire.Lenient)
 }
 
 var objectMCPACPCapabilities = wire.Object{
@@ -5229,16 +4799,6 @@ var objectMCPACPCapabilities = wire.Object{
 	Type: (*MCPACPCapabilities)(nil),
 }
 
-// DecodeJSON decodes one MCPACPCapabilities object, keeping unknown members.
-func (v *MCPACPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPACPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPACPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPACPCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPACPCapabilities) MarshalJSON() ([]byte, error) {
@@ -5247,7 +4807,7 @@ func (v MCPACPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPACPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPACPCapabilities, wire.Lenient)
 }
 
 var objectSessionDeleteCapabilities = wire.Object{
@@ -5266,16 +4826,6 @@ var objectSessionDeleteCapabilities = wire.Object{
 	Type: (*SessionDeleteCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
-func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
@@ -5284,7 +4834,7 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
 
 var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
@@ -5303,16 +4853,6 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
-func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
@@ -5321,7 +4861,7 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptCapabilities = wire.Object{
@@ -5349,16 +4889,6 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 	Type: (*SessionSystemPromptCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
@@ -5367,7 +4897,7 @@ func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptModeCapabilities = wire.Object{
@@ -5395,16 +4925,6 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 	Type: (*SessionSystemPromptModeCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptModeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptModeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptModeCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
@@ -5413,7 +4933,7 @@ func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptModeCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptOverrideCapabilities = wire.Object{
@@ -5432,16 +4952,6 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 	Type: (*SessionSystemPromptOverrideCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptOverrideCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptOverrideCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
@@ -5450,7 +4960,7 @@ func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptOverrideCapabilities, wire.Lenient)
 }
 
 var objectSessionForkCapabilities = wire.Object{
@@ -5469,16 +4979,6 @@ var objectSessionForkCapabilities = wire.Object{
 	Type: (*SessionForkCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
-func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionForkCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionForkCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
@@ -5487,7 +4987,7 @@ func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionForkCapabilities, wire.Lenient)
 }
 
 var objectSessionArchiveCapabilities = wire.Object{
@@ -5506,16 +5006,6 @@ var objectSessionArchiveCapabilities = wire.Object{
 	Type: (*SessionArchiveCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
-func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionArchiveCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionArchiveCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
@@ -5524,7 +5014,7 @@ func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionArchiveCapabilities, wire.Lenient)
 }
 
 var objectSessionStatusCapabilities = wire.Object{
@@ -5543,16 +5033,6 @@ var objectSessionStatusCapabilities = wire.Object{
 	Type: (*SessionStatusCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
-func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
@@ -5561,7 +5041,7 @@ func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusCapabilities, wire.Lenient)
 }
 
 var objectSessionTitleCapabilities = wire.Object{
@@ -5580,16 +5060,6 @@ var objectSessionTitleCapabilities = wire.Object{
 	Type: (*SessionTitleCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
-func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionTitleCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionTitleCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
@@ -5598,7 +5068,7 @@ func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionTitleCapabilities, wire.Lenient)
 }
 
 var objectAgentAuthCapabilities = wire.Object{
@@ -5626,16 +5096,6 @@ var objectAgentAuthCapabilities = wire.Object{
 	Type: (*AgentAuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
-func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -5644,7 +5104,7 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
 
 var objectAuthStatusCapabilities = wire.Object{
@@ -5663,16 +5123,6 @@ var objectAuthStatusCapabilities = wire.Object{
 	Type: (*AuthStatusCapabilities)(nil),
 }
 
-// DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
-func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
@@ -5681,7 +5131,7 @@ func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusCapabilities, wire.Lenient)
 }
 
 var objectProvidersCapabilities = wire.Object{
@@ -5700,16 +5150,6 @@ var objectProvidersCapabilities = wire.Object{
 	Type: (*ProvidersCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
-func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProvidersCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProvidersCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
@@ -5718,7 +5158,7 @@ func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProvidersCapabilities, wire.Lenient)
 }
 
 var unionAuthMethod = wire.Union{
@@ -5746,25 +5186,15 @@ var unionAuthMethod = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
-func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAuthMethod)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAuthMethod)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethod")
+	return wire.MarshalWith(&v, &unionAuthMethod, "unstable.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
 var objectAuthMethodOther = wire.Object{
@@ -5792,16 +5222,6 @@ var objectAuthMethodOther = wire.Object{
 	Type: (*AuthMethodOther)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
-func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
@@ -5810,7 +5230,7 @@ func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one AuthMethodID value.
@@ -5868,16 +5288,6 @@ var objectEnvVariable = wire.Object{
 	Type: (*EnvVariable)(nil),
 }
 
-// DecodeJSON decodes one EnvVariable object, keeping unknown members.
-func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnvVariable)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnvVariable) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnvVariable)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
@@ -5886,7 +5296,7 @@ func (v EnvVariable) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnvVariable, wire.Lenient)
 }
 
 var objectAuthMethodTerminal = wire.Object{
@@ -5944,16 +5354,6 @@ var objectAuthMethodTerminal = wire.Object{
 	Type: (*AuthMethodTerminal)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
-func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
@@ -5962,7 +5362,7 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
 
 var objectAuthMethodAgent = wire.Object{
@@ -5999,16 +5399,6 @@ var objectAuthMethodAgent = wire.Object{
 	Type: (*AuthMethodAgent)(nil),
 }
 
-// DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
-func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodAgent)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
@@ -6017,7 +5407,7 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
 
 var objectLoginAuthResponse = wire.Object{
@@ -6036,16 +5426,6 @@ var objectLoginAuthResponse = wire.Object{
 	Type: (*LoginAuthResponse)(nil),
 }
 
-// DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
-func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoginAuthResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoginAuthResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
@@ -6054,7 +5434,7 @@ func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoginAuthResponse, wire.Lenient)
 }
 
 var objectListProvidersResponse = wire.Object{
@@ -6085,16 +5465,6 @@ var objectListProvidersResponse = wire.Object{
 	Type: (*ListProvidersResponse)(nil),
 }
 
-// DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
-func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListProvidersResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListProvidersResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListProvidersResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
@@ -6103,7 +5473,7 @@ func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListProvidersResponse, wire.Lenient)
 }
 
 var objectProviderInfo = wire.Object{
@@ -6156,16 +5526,6 @@ var objectProviderInfo = wire.Object{
 	Type: (*ProviderInfo)(nil),
 }
 
-// DecodeJSON decodes one ProviderInfo object, keeping unknown members.
-func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProviderInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProviderInfo)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
@@ -6174,7 +5534,7 @@ func (v ProviderInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProviderInfo, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProviderID value.
@@ -6259,16 +5619,6 @@ var objectProviderCurrentConfig = wire.Object{
 	Type: (*ProviderCurrentConfig)(nil),
 }
 
-// DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
-func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProviderCurrentConfig)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderCurrentConfig) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProviderCurrentConfig)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
@@ -6277,7 +5627,7 @@ func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProviderCurrentConfig, wire.Lenient)
 }
 
 var objectSetProviderResponse = wire.Object{
@@ -6296,16 +5646,6 @@ var objectSetProviderResponse = wire.Object{
 	Type: (*SetProviderResponse)(nil),
 }
 
-// DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
-func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetProviderResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetProviderResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
@@ -6314,7 +5654,7 @@ func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetProviderResponse, wire.Lenient)
 }
 
 var objectDisableProviderResponse = wire.Object{
@@ -6333,16 +5673,6 @@ var objectDisableProviderResponse = wire.Object{
 	Type: (*DisableProviderResponse)(nil),
 }
 
-// DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
-func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDisableProviderResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDisableProviderResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
@@ -6351,7 +5681,7 @@ func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDisableProviderResponse, wire.Lenient)
 }
 
 var objectLogoutAuthResponse = wire.Object{
@@ -6370,16 +5700,6 @@ var objectLogoutAuthResponse = wire.Object{
 	Type: (*LogoutAuthResponse)(nil),
 }
 
-// DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
-func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutAuthResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutAuthResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
@@ -6388,7 +5708,7 @@ func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutAuthResponse, wire.Lenient)
 }
 
 var objectAuthStatusResponse = wire.Object{
@@ -6429,16 +5749,6 @@ var objectAuthStatusResponse = wire.Object{
 	Type: (*AuthStatusResponse)(nil),
 }
 
-// DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
-func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
@@ -6447,7 +5757,7 @@ func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusResponse, wire.Lenient)
 }
 
 // DecodeJSON decodes one AuthState value.
@@ -6517,16 +5827,6 @@ var objectAuthAccount = wire.Object{
 	Type: (*AuthAccount)(nil),
 }
 
-// DecodeJSON decodes one AuthAccount object, keeping unknown members.
-func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthAccount)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthAccount) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthAccount)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
@@ -6535,7 +5835,7 @@ func (v AuthAccount) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthAccount) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthAccount, wire.Lenient)
 }
 
 var objectNewSessionResponse = wire.Object{
@@ -6586,16 +5886,6 @@ var objectNewSessionResponse = wire.Object{
 	Type: (*NewSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
-func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNewSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNewSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
@@ -6604,7 +5894,7 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
 var membersSessionConfigOption = wire.Members{Required: []string{"configId", "name"}}
@@ -7363,25 +6653,15 @@ var unionAvailableCommandInput = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
-func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AvailableCommandInput")
+	return wire.MarshalWith(&v, &unionAvailableCommandInput, "unstable.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
 
 var objectAvailableCommandInputOther = wire.Object{
@@ -7397,16 +6677,6 @@ var objectAvailableCommandInputOther = wire.Object{
 	Type: (*AvailableCommandInputOther)(nil),
 }
 
-// DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
-func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAvailableCommandInputOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAvailableCommandInputOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
@@ -7415,7 +6685,7 @@ func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommandInputOther, wire.Lenient)
 }
 
 var objectTextCommandInput = wire.Object{
@@ -7440,16 +6710,6 @@ var objectTextCommandInput = wire.Object{
 	Type: (*TextCommandInput)(nil),
 }
 
-// DecodeJSON decodes one TextCommandInput object, keeping unknown members.
-func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTextCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TextCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTextCommandInput)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
@@ -7458,7 +6718,7 @@ func (v TextCommandInput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TextCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTextCommandInput, wire.Lenient)
 }
 
 var membersCommand = wire.Members{Required: []string{"name", "description"}}
@@ -7490,7 +6750,7 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		if err := v.Input.DecodeJSON(d); err != nil {
+		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
 			v.Input = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
@@ -7509,7 +6769,7 @@ func (v *Command) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
 		b = wire.Key(b, &comma, "\"input\":")
-		b = v.Input.AppendJSON(b)
+		b = unionAvailableCommandInput.AppendValue(b, v.Input)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7564,16 +6824,6 @@ var objectListSessionsResponse = wire.Object{
 	Type: (*ListSessionsResponse)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
-func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
@@ -7582,7 +6832,7 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
 
 var objectSessionInfo = wire.Object{
@@ -7643,16 +6893,6 @@ var objectSessionInfo = wire.Object{
 	Type: (*SessionInfo)(nil),
 }
 
-// DecodeJSON decodes one SessionInfo object, keeping unknown members.
-func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionInfo)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
@@ -7661,7 +6901,7 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionListCursor value.
@@ -7707,16 +6947,6 @@ var objectDeleteSessionResponse = wire.Object{
 	Type: (*DeleteSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
-func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
@@ -7725,7 +6955,7 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
 
 var objectForkSessionResponse = wire.Object{
@@ -7776,16 +7006,6 @@ var objectForkSessionResponse = wire.Object{
 	Type: (*ForkSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
-func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectForkSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ForkSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectForkSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
@@ -7794,7 +7014,7 @@ func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectForkSessionResponse, wire.Lenient)
 }
 
 var objectArchiveSessionResponse = wire.Object{
@@ -7813,16 +7033,6 @@ var objectArchiveSessionResponse = wire.Object{
 	Type: (*ArchiveSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
-func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectArchiveSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectArchiveSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
@@ -7831,7 +7041,7 @@ func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectArchiveSessionResponse, wire.Lenient)
 }
 
 var objectUnarchiveSessionResponse = wire.Object{
@@ -7850,16 +7060,6 @@ var objectUnarchiveSessionResponse = wire.Object{
 	Type: (*UnarchiveSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
-func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnarchiveSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnarchiveSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
@@ -7868,7 +7068,7 @@ func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnarchiveSessionResponse, wire.Lenient)
 }
 
 var objectSessionStatusResponse = wire.Object{
@@ -7905,16 +7105,6 @@ var objectSessionStatusResponse = wire.Object{
 	Type: (*SessionStatusResponse)(nil),
 }
 
-// DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
-func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
@@ -7923,7 +7113,7 @@ func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusResponse, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionStatus value.
@@ -8162,25 +7352,15 @@ var unionBackgroundWork = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one BackgroundWork object, keeping unknown members.
-func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionBackgroundWork)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundWork) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionBackgroundWork)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v BackgroundWork) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundWork")
+	return wire.MarshalWith(&v, &unionBackgroundWork, "unstable.BackgroundWork")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionBackgroundWork, wire.Lenient)
 }
 
 var objectBackgroundWorkOther = wire.Object{
@@ -8196,16 +7376,6 @@ var objectBackgroundWorkOther = wire.Object{
 	Type: (*BackgroundWorkOther)(nil),
 }
 
-// DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
-func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundWorkOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundWorkOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
@@ -8214,7 +7384,7 @@ func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundWorkOther, wire.Lenient)
 }
 
 var objectBackgroundTerminal = wire.Object{
@@ -8239,16 +7409,6 @@ var objectBackgroundTerminal = wire.Object{
 	Type: (*BackgroundTerminal)(nil),
 }
 
-// DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
-func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundTerminal)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
@@ -8257,7 +7417,7 @@ func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundTerminal, wire.Lenient)
 }
 
 var objectBackgroundToolCall = wire.Object{
@@ -8282,16 +7442,6 @@ var objectBackgroundToolCall = wire.Object{
 	Type: (*BackgroundToolCall)(nil),
 }
 
-// DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
-func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundToolCall)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundToolCall)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
@@ -8300,7 +7450,7 @@ func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundToolCall, wire.Lenient)
 }
 
 var objectBackgroundSubagent = wire.Object{
@@ -8325,16 +7475,6 @@ var objectBackgroundSubagent = wire.Object{
 	Type: (*BackgroundSubagent)(nil),
 }
 
-// DecodeJSON decodes one BackgroundSubagent object, keeping unknown members.
-func (v *BackgroundSubagent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundSubagent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundSubagent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundSubagent)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v BackgroundSubagent) MarshalJSON() ([]byte, error) {
@@ -8343,7 +7483,7 @@ func (v BackgroundSubagent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundSubagent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundSubagent, wire.Lenient)
 }
 
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
@@ -8368,7 +7508,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8383,7 +7523,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8434,16 +7574,6 @@ var objectError = wire.Object{
 	Type: (*Error)(nil),
 }
 
-// DecodeJSON decodes one Error object, keeping unknown members.
-func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Error) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
@@ -8452,7 +7582,7 @@ func (v Error) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Error) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorCode value.
@@ -8490,9 +7620,9 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x UnsupportedProtocolVersionErrorData
-			err := x.DecodeJSON(d)
+			err := objectUnsupportedProtocolVersionErrorData.DecodeValue(d, &x)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.ValidateWith(v)
+				objectUnsupportedProtocolVersionErrorData.ValidateValue(v, &x)
 			}) {
 				v.UnsupportedProtocolVersion = &x
 				return nil
@@ -8505,9 +7635,9 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x SessionNotFoundErrorData
-			err := x.DecodeJSON(d)
+			err := objectSessionNotFoundErrorData.DecodeValue(d, &x)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.ValidateWith(v)
+				objectSessionNotFoundErrorData.ValidateValue(v, &x)
 			}) {
 				v.SessionNotFound = &x
 				return nil
@@ -8533,10 +7663,10 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 func (v *ErrorData) AppendJSON(b []byte) []byte {
 	switch {
 	case v.UnsupportedProtocolVersion != nil:
-		b = v.UnsupportedProtocolVersion.AppendJSON(b)
+		b = objectUnsupportedProtocolVersionErrorData.AppendValue(b, v.UnsupportedProtocolVersion)
 		return b
 	case v.SessionNotFound != nil:
-		b = v.SessionNotFound.AppendJSON(b)
+		b = objectSessionNotFoundErrorData.AppendValue(b, v.SessionNotFound)
 		return b
 	case v.Other != nil:
 		b = wire.AppendRaw(b, v.Other)
@@ -8587,16 +7717,6 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 	Type: (*UnsupportedProtocolVersionErrorData)(nil),
 }
 
-// DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
-func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnsupportedProtocolVersionErrorData)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnsupportedProtocolVersionErrorData)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
@@ -8605,7 +7725,7 @@ func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnsupportedProtocolVersionErrorData, wire.Lenient)
 }
 
 var objectSessionNotFoundErrorData = wire.Object{
@@ -8630,16 +7750,6 @@ var objectSessionNotFoundErrorData = wire.Object{
 	Type: (*SessionNotFoundErrorData)(nil),
 }
 
-// DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
-func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionNotFoundErrorData)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionNotFoundErrorData)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
@@ -8648,7 +7758,7 @@ func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionNotFoundErrorData, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
@@ -8674,7 +7784,7 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		}
 		v.Error = new(Error)
 		m := d.Mark()
-		if err := v.Error.DecodeJSON(d); err != nil {
+		if err := objectError.DecodeValue(d, v.Error); err != nil {
 			v.Error = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
@@ -8687,7 +7797,7 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) 
 func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Error != nil {
 		b = wire.Key(b, &comma, "\"error\":")
-		b = v.Error.AppendJSON(b)
+		b = objectError.AppendValue(b, v.Error)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8755,16 +7865,6 @@ var objectUsage = wire.Object{
 	Type: (*Usage)(nil),
 }
 
-// DecodeJSON decodes one Usage object, keeping unknown members.
-func (v *Usage) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUsage)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Usage) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUsage)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Usage) MarshalJSON() ([]byte, error) {
@@ -8773,7 +7873,7 @@ func (v Usage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Usage) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUsage, wire.Lenient)
 }
 
 // DecodeJSON decodes one IdleStateUpdate object, keeping unknown members.
@@ -8802,7 +7902,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
-		if err := v.Usage.DecodeJSON(d); err != nil {
+		if err := objectUsage.DecodeValue(d, v.Usage); err != nil {
 			v.Usage = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
@@ -8813,7 +7913,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8841,11 +7941,11 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Usage != nil {
 		b = wire.Key(b, &comma, "\"usage\":")
-		b = v.Usage.AppendJSON(b)
+		b = objectUsage.AppendValue(b, v.Usage)
 	}
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9268,7 +8368,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (in
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -9283,7 +8383,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (in
 func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9325,7 +8425,7 @@ func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -9340,7 +8440,7 @@ func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 func (v *UnknownStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9382,16 +8482,6 @@ var objectSetSessionTitleResponse = wire.Object{
 	Type: (*SetSessionTitleResponse)(nil),
 }
 
-// DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
-func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionTitleResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionTitleResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionTitleResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
@@ -9400,7 +8490,7 @@ func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionTitleResponse, wire.Lenient)
 }
 
 var objectResumeSessionResponse = wire.Object{
@@ -9445,16 +8535,6 @@ var objectResumeSessionResponse = wire.Object{
 	Type: (*ResumeSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
-func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
@@ -9463,7 +8543,7 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
 
 var objectCloseSessionResponse = wire.Object{
@@ -9482,16 +8562,6 @@ var objectCloseSessionResponse = wire.Object{
 	Type: (*CloseSessionResponse)(nil),
 }
 
-// DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
-func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
@@ -9500,7 +8570,7 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
 
 var objectCancelToolCallResponse = wire.Object{
@@ -9519,16 +8589,6 @@ var objectCancelToolCallResponse = wire.Object{
 	Type: (*CancelToolCallResponse)(nil),
 }
 
-// DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
-func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelToolCallResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelToolCallResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
@@ -9537,7 +8597,7 @@ func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelToolCallResponse, wire.Lenient)
 }
 
 var objectCancelTerminalResponse = wire.Object{
@@ -9556,16 +8616,6 @@ var objectCancelTerminalResponse = wire.Object{
 	Type: (*CancelTerminalResponse)(nil),
 }
 
-// DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
-func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelTerminalResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
@@ -9574,7 +8624,7 @@ func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelTerminalResponse, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionResponse = wire.Object{
@@ -9606,16 +8656,6 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 	Type: (*SetSessionConfigOptionResponse)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
-func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
@@ -9624,7 +8664,7 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
 
 var membersPromptResponse = wire.Members{Required: []string{"messageId"}}
@@ -9748,16 +8788,6 @@ var objectAgentNotification = wire.Object{
 	Type: (*AgentNotification)(nil),
 }
 
-// DecodeJSON decodes one AgentNotification object, keeping unknown members.
-func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
@@ -9766,7 +8796,7 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
 
 var membersUpdateSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
@@ -10605,16 +9635,6 @@ var objectTerminalOutput = wire.Object{
 	Type: (*TerminalOutput)(nil),
 }
 
-// DecodeJSON decodes one TerminalOutput object, keeping unknown members.
-func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutput)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
@@ -10623,7 +9643,7 @@ func (v TerminalOutput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutput, wire.Lenient)
 }
 
 var objectTerminalExitStatus = wire.Object{
@@ -10654,16 +9674,6 @@ var objectTerminalExitStatus = wire.Object{
 	Type: (*TerminalExitStatus)(nil),
 }
 
-// DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
-func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalExitStatus)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
@@ -10672,7 +9682,7 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
 
 var objectTerminalSize = wire.Object{
@@ -10717,16 +9727,6 @@ var objectTerminalSize = wire.Object{
 	Type: (*TerminalSize)(nil),
 }
 
-// DecodeJSON decodes one TerminalSize object, keeping unknown members.
-func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalSize)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalSize) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalSize)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
@@ -10735,7 +9735,7 @@ func (v TerminalSize) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalSize) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalSize, wire.Lenient)
 }
 
 var objectTerminalCapabilities = wire.Object{
@@ -10763,16 +9763,6 @@ var objectTerminalCapabilities = wire.Object{
 	Type: (*TerminalCapabilities)(nil),
 }
 
-// DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
-func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
@@ -10781,7 +9771,7 @@ func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalCapabilities, wire.Lenient)
 }
 
 var objectTerminalCancelCapabilities = wire.Object{
@@ -10800,16 +9790,6 @@ var objectTerminalCancelCapabilities = wire.Object{
 	Type: (*TerminalCancelCapabilities)(nil),
 }
 
-// DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
-func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalCancelCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
@@ -10818,7 +9798,7 @@ func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalCancelCapabilities, wire.Lenient)
 }
 
 var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
@@ -10872,7 +9852,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Output = new(TerminalOutput)
 		m := d.Mark()
-		if err := v.Output.DecodeJSON(d); err != nil {
+		if err := objectTerminalOutput.DecodeValue(d, v.Output); err != nil {
 			v.Output = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "output")
 		}
@@ -10884,7 +9864,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
-		if err := v.ExitStatus.DecodeJSON(d); err != nil {
+		if err := objectTerminalExitStatus.DecodeValue(d, v.ExitStatus); err != nil {
 			v.ExitStatus = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
@@ -10896,7 +9876,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Size = new(TerminalSize)
 		m := d.Mark()
-		if err := v.Size.DecodeJSON(d); err != nil {
+		if err := objectTerminalSize.DecodeValue(d, v.Size); err != nil {
 			v.Size = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
@@ -10908,7 +9888,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(TerminalCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectTerminalCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -10933,19 +9913,19 @@ func (v *TerminalUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Output != nil {
 		b = wire.Key(b, &comma, "\"output\":")
-		b = v.Output.AppendJSON(b)
+		b = objectTerminalOutput.AppendValue(b, v.Output)
 	}
 	if v.ExitStatus != nil {
 		b = wire.Key(b, &comma, "\"exitStatus\":")
-		b = v.ExitStatus.AppendJSON(b)
+		b = objectTerminalExitStatus.AppendValue(b, v.ExitStatus)
 	}
 	if v.Size != nil {
 		b = wire.Key(b, &comma, "\"size\":")
-		b = v.Size.AppendJSON(b)
+		b = objectTerminalSize.AppendValue(b, v.Size)
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectTerminalCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -11795,16 +10775,6 @@ var objectCost = wire.Object{
 	Type: (*Cost)(nil),
 }
 
-// DecodeJSON decodes one Cost object, keeping unknown members.
-func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCost)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Cost) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCost)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Cost) MarshalJSON() ([]byte, error) {
@@ -11813,7 +10783,7 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Cost) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
 var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
@@ -11845,7 +10815,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
-		if err := v.Cost.DecodeJSON(d); err != nil {
+		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
 			v.Cost = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
@@ -11864,7 +10834,7 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
 		b = wire.Key(b, &comma, "\"cost\":")
-		b = v.Cost.AppendJSON(b)
+		b = objectCost.AppendValue(b, v.Cost)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -12211,16 +11181,6 @@ var objectSubagentSessionCapabilities = wire.Object{
 	Type: (*SubagentSessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
-func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSubagentSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSubagentSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -12229,7 +11189,7 @@ func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSubagentSessionCapabilities, wire.Lenient)
 }
 
 var objectSessionCancelCapabilities = wire.Object{
@@ -12248,16 +11208,6 @@ var objectSessionCancelCapabilities = wire.Object{
 	Type: (*SessionCancelCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
-func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCancelCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
@@ -12266,7 +11216,7 @@ func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCancelCapabilities, wire.Lenient)
 }
 
 var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
@@ -12320,7 +11270,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(SubagentSessionCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectSubagentSessionCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -12370,7 +11320,7 @@ func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectSubagentSessionCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.State != nil {
 		b = wire.Key(b, &comma, "\"state\":")
@@ -12603,16 +11553,6 @@ var objectCompleteElicitationNotification = wire.Object{
 	Type: (*CompleteElicitationNotification)(nil),
 }
 
-// DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
-func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
@@ -12621,7 +11561,7 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
 
 var objectAuthStatusUpdateNotification = wire.Object{
@@ -12662,16 +11602,6 @@ var objectAuthStatusUpdateNotification = wire.Object{
 	Type: (*AuthStatusUpdateNotification)(nil),
 }
 
-// DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
-func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusUpdateNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusUpdateNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusUpdateNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
@@ -12680,7 +11610,7 @@ func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusUpdateNotification, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtNotification value.
@@ -12738,16 +11668,6 @@ var objectClientRequest = wire.Object{
 	Type: (*ClientRequest)(nil),
 }
 
-// DecodeJSON decodes one ClientRequest object, keeping unknown members.
-func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
@@ -12756,7 +11676,7 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
 
 var objectInitializeRequest = wire.Object{
@@ -12799,16 +11719,6 @@ var objectInitializeRequest = wire.Object{
 	Type: (*InitializeRequest)(nil),
 }
 
-// DecodeJSON decodes one InitializeRequest object, keeping unknown members.
-func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
@@ -12817,7 +11727,7 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
 
 var objectClientCapabilities = wire.Object{
@@ -12854,16 +11764,6 @@ var objectClientCapabilities = wire.Object{
 	Type: (*ClientCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
-func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
@@ -12872,7 +11772,7 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
 
 var objectClientAuthCapabilities = wire.Object{
@@ -12900,16 +11800,6 @@ var objectClientAuthCapabilities = wire.Object{
 	Type: (*ClientAuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
-func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -12918,7 +11808,7 @@ func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientAuthCapabilities, wire.Lenient)
 }
 
 var objectTerminalAuthCapabilities = wire.Object{
@@ -12937,16 +11827,6 @@ var objectTerminalAuthCapabilities = wire.Object{
 	Type: (*TerminalAuthCapabilities)(nil),
 }
 
-// DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
-func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalAuthCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
@@ -12955,7 +11835,7 @@ func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalAuthCapabilities, wire.Lenient)
 }
 
 var objectElicitationCapabilities = wire.Object{
@@ -12992,16 +11872,6 @@ var objectElicitationCapabilities = wire.Object{
 	Type: (*ElicitationCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
-func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
@@ -13010,7 +11880,7 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
 
 var objectElicitationFormCapabilities = wire.Object{
@@ -13029,16 +11899,6 @@ var objectElicitationFormCapabilities = wire.Object{
 	Type: (*ElicitationFormCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
-func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
@@ -13047,7 +11907,7 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
 
 var objectElicitationURLCapabilities = wire.Object{
@@ -13066,16 +11926,6 @@ var objectElicitationURLCapabilities = wire.Object{
 	Type: (*ElicitationURLCapabilities)(nil),
 }
 
-// DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
-func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
@@ -13084,7 +11934,7 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
 
 var objectLoginAuthRequest = wire.Object{
@@ -13109,16 +11959,6 @@ var objectLoginAuthRequest = wire.Object{
 	Type: (*LoginAuthRequest)(nil),
 }
 
-// DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
-func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoginAuthRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoginAuthRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
@@ -13127,7 +11967,7 @@ func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoginAuthRequest, wire.Lenient)
 }
 
 var objectListProvidersRequest = wire.Object{
@@ -13146,16 +11986,6 @@ var objectListProvidersRequest = wire.Object{
 	Type: (*ListProvidersRequest)(nil),
 }
 
-// DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
-func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListProvidersRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListProvidersRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
@@ -13164,7 +11994,7 @@ func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListProvidersRequest, wire.Lenient)
 }
 
 var objectSetProviderRequest = wire.Object{
@@ -13215,16 +12045,6 @@ var objectSetProviderRequest = wire.Object{
 	Type: (*SetProviderRequest)(nil),
 }
 
-// DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
-func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetProviderRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetProviderRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetProviderRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
@@ -13233,7 +12053,7 @@ func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetProviderRequest, wire.Lenient)
 }
 
 var objectDisableProviderRequest = wire.Object{
@@ -13258,16 +12078,6 @@ var objectDisableProviderRequest = wire.Object{
 	Type: (*DisableProviderRequest)(nil),
 }
 
-// DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
-func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDisableProviderRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DisableProviderRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDisableProviderRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
@@ -13276,7 +12086,7 @@ func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDisableProviderRequest, wire.Lenient)
 }
 
 var objectLogoutAuthRequest = wire.Object{
@@ -13295,16 +12105,6 @@ var objectLogoutAuthRequest = wire.Object{
 	Type: (*LogoutAuthRequest)(nil),
 }
 
-// DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
-func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutAuthRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutAuthRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
@@ -13313,7 +12113,7 @@ func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutAuthRequest, wire.Lenient)
 }
 
 var objectAuthStatusRequest = wire.Object{
@@ -13332,16 +12132,6 @@ var objectAuthStatusRequest = wire.Object{
 	Type: (*AuthStatusRequest)(nil),
 }
 
-// DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
-func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
@@ -13350,7 +12140,7 @@ func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusRequest, wire.Lenient)
 }
 
 var membersNewSessionRequest = wire.Members{Required: []string{"cwd"}}
@@ -13384,14 +12174,14 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 			v.MCPServers = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, decodeMCPServer), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(objectSystemPrompt.DecodeValue(d, v.SystemPrompt), "systemPrompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -13408,11 +12198,11 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.MCPServers != nil {
 		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+		b = wire.AppendSlice(b, v.MCPServers, appendMCPServer)
 	}
 	if v.SystemPrompt != nil {
 		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
+		b = objectSystemPrompt.AppendValue(b, v.SystemPrompt)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -13463,25 +12253,15 @@ var unionMCPServer = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MCPServer object, keeping unknown members.
-func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMCPServer)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServer) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMCPServer)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MCPServer) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServer")
+	return wire.MarshalWith(&v, &unionMCPServer, "unstable.MCPServer")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMCPServer, wire.Lenient)
 }
 
 var objectMCPServerOther = wire.Object{
@@ -13497,16 +12277,6 @@ var objectMCPServerOther = wire.Object{
 	Type: (*MCPServerOther)(nil),
 }
 
-// DecodeJSON decodes one MCPServerOther object, keeping unknown members.
-func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
@@ -13515,7 +12285,7 @@ func (v MCPServerOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerOther, wire.Lenient)
 }
 
 var objectHTTPHeader = wire.Object{
@@ -13546,16 +12316,6 @@ var objectHTTPHeader = wire.Object{
 	Type: (*HTTPHeader)(nil),
 }
 
-// DecodeJSON decodes one HTTPHeader object, keeping unknown members.
-func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectHTTPHeader)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *HTTPHeader) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectHTTPHeader)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
@@ -13564,7 +12324,7 @@ func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectHTTPHeader, wire.Lenient)
 }
 
 var objectMCPServerHTTP = wire.Object{
@@ -13610,16 +12370,6 @@ var objectMCPServerHTTP = wire.Object{
 	Type: (*MCPServerHTTP)(nil),
 }
 
-// DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
-func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerHTTP)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerHTTP)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
@@ -13628,7 +12378,7 @@ func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerHTTP, wire.Lenient)
 }
 
 var objectMCPServerACP = wire.Object{
@@ -13659,16 +12409,6 @@ var objectMCPServerACP = wire.Object{
 	Type: (*MCPServerACP)(nil),
 }
 
-// DecodeJSON decodes one MCPServerACP object, keeping unknown members.
-func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerACP)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerACP) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerACP)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerACP) MarshalJSON() ([]byte, error) {
@@ -13677,7 +12417,7 @@ func (v MCPServerACP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerACP) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerACP, wire.Lenient)
 }
 
 var objectMCPServerStdio = wire.Object{
@@ -13729,16 +12469,6 @@ var objectMCPServerStdio = wire.Object{
 	Type: (*MCPServerStdio)(nil),
 }
 
-// DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
-func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerStdio)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerStdio)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
@@ -13747,7 +12477,7 @@ func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerStdio, wire.Lenient)
 }
 
 var objectSystemPrompt = wire.Object{
@@ -13787,16 +12517,6 @@ var objectSystemPrompt = wire.Object{
 	Type: (*SystemPrompt)(nil),
 }
 
-// DecodeJSON decodes one SystemPrompt object, keeping unknown members.
-func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSystemPrompt)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SystemPrompt) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSystemPrompt)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
@@ -13805,7 +12525,7 @@ func (v SystemPrompt) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSystemPrompt, wire.Lenient)
 }
 
 // DecodeJSON decodes one SystemPromptMode value.
@@ -13866,16 +12586,6 @@ var objectListSessionsRequest = wire.Object{
 	Type: (*ListSessionsRequest)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
-func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
@@ -13884,7 +12594,7 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionArchiveFilter value.
@@ -13930,16 +12640,6 @@ var objectDeleteSessionRequest = wire.Object{
 	Type: (*DeleteSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
-func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
@@ -13948,7 +12648,7 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
 
 var objectForkSessionRequest = wire.Object{
@@ -13980,8 +12680,8 @@ var objectForkSessionRequest = wire.Object{
 			Name:  "mcpServers",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*MCPServer)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionMCPServer,
 				},
 				Shape: wire.ShapeSlice,
 			},
@@ -14009,16 +12709,6 @@ var objectForkSessionRequest = wire.Object{
 	Type: (*ForkSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
-func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectForkSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ForkSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectForkSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
@@ -14027,7 +12717,7 @@ func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectForkSessionRequest, wire.Lenient)
 }
 
 var objectArchiveSessionRequest = wire.Object{
@@ -14052,16 +12742,6 @@ var objectArchiveSessionRequest = wire.Object{
 	Type: (*ArchiveSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
-func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectArchiveSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ArchiveSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectArchiveSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
@@ -14070,7 +12750,7 @@ func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectArchiveSessionRequest, wire.Lenient)
 }
 
 var objectUnarchiveSessionRequest = wire.Object{
@@ -14095,16 +12775,6 @@ var objectUnarchiveSessionRequest = wire.Object{
 	Type: (*UnarchiveSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
-func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnarchiveSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnarchiveSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnarchiveSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
@@ -14113,7 +12783,7 @@ func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnarchiveSessionRequest, wire.Lenient)
 }
 
 var objectSessionStatusRequest = wire.Object{
@@ -14138,16 +12808,6 @@ var objectSessionStatusRequest = wire.Object{
 	Type: (*SessionStatusRequest)(nil),
 }
 
-// DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
-func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
@@ -14156,7 +12816,7 @@ func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusRequest, wire.Lenient)
 }
 
 var objectSetSessionTitleRequest = wire.Object{
@@ -14187,16 +12847,6 @@ var objectSetSessionTitleRequest = wire.Object{
 	Type: (*SetSessionTitleRequest)(nil),
 }
 
-// DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
-func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionTitleRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionTitleRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionTitleRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
@@ -14205,7 +12855,7 @@ func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionTitleRequest, wire.Lenient)
 }
 
 var objectResumeSessionRequest = wire.Object{
@@ -14237,8 +12887,8 @@ var objectResumeSessionRequest = wire.Object{
 			Name:  "mcpServers",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*MCPServer)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionMCPServer,
 				},
 				Shape: wire.ShapeSlice,
 			},
@@ -14248,8 +12898,8 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "replayFrom",
 			Value: &wire.Value{
-				Coded: (*ReplayFrom)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionReplayFrom,
 			},
 		},
 		{
@@ -14275,16 +12925,6 @@ var objectResumeSessionRequest = wire.Object{
 	Type: (*ResumeSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
-func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
@@ -14293,7 +12933,7 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
 
 var unionReplayFrom = wire.Union{
@@ -14315,25 +12955,15 @@ var unionReplayFrom = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ReplayFrom object, keeping unknown members.
-func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionReplayFrom)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFrom) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionReplayFrom)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ReplayFrom) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReplayFrom")
+	return wire.MarshalWith(&v, &unionReplayFrom, "unstable.ReplayFrom")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionReplayFrom, wire.Lenient)
 }
 
 var objectReplayFromOther = wire.Object{
@@ -14349,16 +12979,6 @@ var objectReplayFromOther = wire.Object{
 	Type: (*ReplayFromOther)(nil),
 }
 
-// DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
-func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReplayFromOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReplayFromOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
@@ -14367,7 +12987,7 @@ func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReplayFromOther, wire.Lenient)
 }
 
 var objectReplayFromStart = wire.Object{
@@ -14386,16 +13006,6 @@ var objectReplayFromStart = wire.Object{
 	Type: (*ReplayFromStart)(nil),
 }
 
-// DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
-func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReplayFromStart)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReplayFromStart)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
@@ -14404,7 +13014,7 @@ func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReplayFromStart, wire.Lenient)
 }
 
 var objectCloseSessionRequest = wire.Object{
@@ -14429,16 +13039,6 @@ var objectCloseSessionRequest = wire.Object{
 	Type: (*CloseSessionRequest)(nil),
 }
 
-// DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
-func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
@@ -14447,7 +13047,7 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
 
 var objectCancelToolCallRequest = wire.Object{
@@ -14478,16 +13078,6 @@ var objectCancelToolCallRequest = wire.Object{
 	Type: (*CancelToolCallRequest)(nil),
 }
 
-// DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
-func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelToolCallRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelToolCallRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
@@ -14496,7 +13086,7 @@ func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelToolCallRequest, wire.Lenient)
 }
 
 var objectCancelTerminalRequest = wire.Object{
@@ -14527,16 +13117,6 @@ var objectCancelTerminalRequest = wire.Object{
 	Type: (*CancelTerminalRequest)(nil),
 }
 
-// DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
-func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelTerminalRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
@@ -14545,7 +13125,7 @@ func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelTerminalRequest, wire.Lenient)
 }
 
 var unionSetSessionConfigOptionRequestType = wire.Union{
@@ -14602,16 +13182,6 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 	UnionField: "Type",
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
@@ -14620,7 +13190,7 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeID = wire.Object{
@@ -14636,16 +13206,6 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeID)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeID)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeID)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
@@ -14654,7 +13214,7 @@ func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeID, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
@@ -14670,16 +13230,6 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
@@ -14688,7 +13238,7 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
@@ -14710,16 +13260,6 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 	Type: (*SetSessionConfigOptionRequestTypeOther)(nil),
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
@@ -14728,7 +13268,7 @@ func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeOther, wire.Lenient)
 }
 
 var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
@@ -14802,25 +13342,15 @@ var unionClientResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ClientResponse object, keeping unknown members.
-func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionClientResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionClientResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientResponse")
+	return wire.MarshalWith(&v, &unionClientResponse, "unstable.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
 
 var objectClientResponseResult = wire.Object{
@@ -14845,16 +13375,6 @@ var objectClientResponseResult = wire.Object{
 	Type: (*ClientResponseResult)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
-func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
@@ -14863,7 +13383,7 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
 
 var objectClientResponseError = wire.Object{
@@ -14891,16 +13411,6 @@ var objectClientResponseError = wire.Object{
 	Type: (*ClientResponseError)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseError object, keeping unknown members.
-func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
@@ -14909,7 +13419,7 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ClientResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -14977,8 +13487,8 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionOutcome,
 			},
 		},
 		{
@@ -14995,16 +13505,6 @@ var objectRequestPermissionResponse = wire.Object{
 	Type: (*RequestPermissionResponse)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
-func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
@@ -15013,7 +13513,7 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
 
 var unionRequestPermissionOutcome = wire.Union{
@@ -15041,25 +13541,15 @@ var unionRequestPermissionOutcome = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
-func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionOutcome")
+	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "unstable.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
 
 var objectRequestPermissionOutcomeOther = wire.Object{
@@ -15075,16 +13565,6 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 	Type: (*RequestPermissionOutcomeOther)(nil),
 }
 
-// DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
-func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
@@ -15093,7 +13573,7 @@ func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeOther, wire.Lenient)
 }
 
 var objectCancelledPermissionOutcome = wire.Object{
@@ -15112,16 +13592,6 @@ var objectCancelledPermissionOutcome = wire.Object{
 	Type: (*CancelledPermissionOutcome)(nil),
 }
 
-// DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
-func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelledPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelledPermissionOutcome)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
@@ -15130,7 +13600,7 @@ func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelledPermissionOutcome, wire.Lenient)
 }
 
 var objectSelectedPermissionOutcome = wire.Object{
@@ -15155,16 +13625,6 @@ var objectSelectedPermissionOutcome = wire.Object{
 	Type: (*SelectedPermissionOutcome)(nil),
 }
 
-// DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
-func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
@@ -15173,7 +13633,7 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
 
 var unionCreateElicitationResponseAction = wire.Union{
@@ -15224,16 +13684,6 @@ var objectCreateElicitationResponse = wire.Object{
 	UnionField: "Action",
 }
 
-// DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
-func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
@@ -15242,22 +13692,12 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionDecline = wire.Object{
 	Name: "unstable.CreateElicitationResponseActionDecline",
 	Type: (*CreateElicitationResponseActionDecline)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
-func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15268,22 +13708,12 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionCancel = wire.Object{
 	Name: "unstable.CreateElicitationResponseActionCancel",
 	Type: (*CreateElicitationResponseActionCancel)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
-func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15294,7 +13724,7 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionOther = wire.Object{
@@ -15310,16 +13740,6 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 	Type: (*CreateElicitationResponseActionOther)(nil),
 }
 
-// DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
-func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
@@ -15328,7 +13748,7 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one ElicitationContentValue, choosing the variant by JSON type, then by trying the candidates in order.
@@ -15476,16 +13896,6 @@ var objectElicitationAcceptAction = wire.Object{
 	Type: (*ElicitationAcceptAction)(nil),
 }
 
-// DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
-func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
@@ -15494,7 +13904,7 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
 
 var unionMessageMCPResponse = wire.Union{
@@ -15516,25 +13926,15 @@ var unionMessageMCPResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MessageMCPResponse object, keeping unknown members.
-func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMessageMCPResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMessageMCPResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPResponse")
+	return wire.MarshalWith(&v, &unionMessageMCPResponse, "unstable.MessageMCPResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMessageMCPResponse, wire.Lenient)
 }
 
 var objectMessageMCPResponseResult = wire.Object{
@@ -15559,16 +13959,6 @@ var objectMessageMCPResponseResult = wire.Object{
 	Type: (*MessageMCPResponseResult)(nil),
 }
 
-// DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
-func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
@@ -15577,7 +13967,7 @@ func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPResponseResult, wire.Lenient)
 }
 
 var objectMessageMCPResponseError = wire.Object{
@@ -15605,16 +13995,6 @@ var objectMessageMCPResponseError = wire.Object{
 	Type: (*MessageMCPResponseError)(nil),
 }
 
-// DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
-func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
@@ -15623,7 +14003,7 @@ func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPResponseError, wire.Lenient)
 }
 
 var objectMCPError = wire.Object{
@@ -15651,16 +14031,6 @@ var objectMCPError = wire.Object{
 	Type: (*MCPError)(nil),
 }
 
-// DecodeJSON decodes one MCPError object, keeping unknown members.
-func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MCPError) MarshalJSON() ([]byte, error) {
@@ -15669,7 +14039,7 @@ func (v MCPError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPError, wire.Lenient)
 }
 
 var objectClientNotification = wire.Object{
@@ -15691,16 +14061,6 @@ var objectClientNotification = wire.Object{
 	Type: (*ClientNotification)(nil),
 }
 
-// DecodeJSON decodes one ClientNotification object, keeping unknown members.
-func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
@@ -15709,7 +14069,7 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
 
 var objectCancelSessionNotification = wire.Object{
@@ -15734,16 +14094,6 @@ var objectCancelSessionNotification = wire.Object{
 	Type: (*CancelSessionNotification)(nil),
 }
 
-// DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
-func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelSessionNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelSessionNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
@@ -15752,7 +14102,7 @@ func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelSessionNotification, wire.Lenient)
 }
 
 var objectMessageMCPNotification = wire.Object{
@@ -15798,16 +14148,6 @@ var objectMessageMCPNotification = wire.Object{
 	Type: (*MessageMCPNotification)(nil),
 }
 
-// DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
-func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
@@ -15816,7 +14156,7 @@ func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPNotification, wire.Lenient)
 }
 
 var objectCancelRequestNotification = wire.Object{
@@ -15844,16 +14184,6 @@ var objectCancelRequestNotification = wire.Object{
 	Type: (*CancelRequestNotification)(nil),
 }
 
-// DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
-func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelRequestNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
@@ -15862,7 +14192,7 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
 
 var membersProxyRequest = wire.Members{Required: []string{"id", "method"}}
@@ -15949,16 +14279,6 @@ var objectProxySuccessorRequest = wire.Object{
 	Type: (*ProxySuccessorRequest)(nil),
 }
 
-// DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
-func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxySuccessorRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxySuccessorRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxySuccessorRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
@@ -15967,7 +14287,7 @@ func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxySuccessorRequest, wire.Lenient)
 }
 
 var unionProxyResponse = wire.Union{
@@ -15989,25 +14309,15 @@ var unionProxyResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ProxyResponse object, keeping unknown members.
-func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionProxyResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionProxyResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ProxyResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyResponse")
+	return wire.MarshalWith(&v, &unionProxyResponse, "unstable.ProxyResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionProxyResponse, wire.Lenient)
 }
 
 var objectProxyResponseResult = wire.Object{
@@ -16032,16 +14342,6 @@ var objectProxyResponseResult = wire.Object{
 	Type: (*ProxyResponseResult)(nil),
 }
 
-// DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
-func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyResponseResult)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
@@ -16050,7 +14350,7 @@ func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyResponseResult, wire.Lenient)
 }
 
 var objectProxyResponseError = wire.Object{
@@ -16078,16 +14378,6 @@ var objectProxyResponseError = wire.Object{
 	Type: (*ProxyResponseError)(nil),
 }
 
-// DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
-func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
@@ -16096,7 +14386,7 @@ func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProxyResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -16197,23 +14487,13 @@ var objectProxyNotification = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "params",
 			Value: &wire.Value{
-				Coded: (*ProxyNotificationParams)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionProxyNotificationParams,
 			},
 		},
 	},
 	Name: "unstable.ProxyNotification",
 	Type: (*ProxyNotification)(nil),
-}
-
-// DecodeJSON decodes one ProxyNotification object, keeping unknown members.
-func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -16224,7 +14504,7 @@ func (v ProxyNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyNotification, wire.Lenient)
 }
 
 var unionProxyNotificationParams = wire.Union{
@@ -16239,25 +14519,15 @@ var unionProxyNotificationParams = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ProxyNotificationParams object, keeping unknown members.
-func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionProxyNotificationParams)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyNotificationParams) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionProxyNotificationParams)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyNotificationParams")
+	return wire.MarshalWith(&v, &unionProxyNotificationParams, "unstable.ProxyNotificationParams")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionProxyNotificationParams, wire.Lenient)
 }
 
 var objectProxySuccessorNotification = wire.Object{
@@ -16288,16 +14558,6 @@ var objectProxySuccessorNotification = wire.Object{
 	Type: (*ProxySuccessorNotification)(nil),
 }
 
-// DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
-func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxySuccessorNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxySuccessorNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxySuccessorNotification)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
@@ -16306,7 +14566,366 @@ func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxySuccessorNotification, wire.Lenient)
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	case *AgentRequest:
+		return &objectAgentRequest
+	case *RequestPermissionRequest:
+		return &objectRequestPermissionRequest
+	case *RequestPermissionSubject:
+		return &unionRequestPermissionSubject
+	case *RequestPermissionSubjectOther:
+		return &objectRequestPermissionSubjectOther
+	case *Annotations:
+		return &objectAnnotations
+	case *Icon:
+		return &objectIcon
+	case *DiffPatch:
+		return &objectDiffPatch
+	case *ToolCallLocation:
+		return &objectToolCallLocation
+	case *ToolCallCapabilities:
+		return &objectToolCallCapabilities
+	case *ToolCallCancelCapabilities:
+		return &objectToolCallCancelCapabilities
+	case *ToolCallPermissionSubject:
+		return &objectToolCallPermissionSubject
+	case *CommandPermissionSubject:
+		return &objectCommandPermissionSubject
+	case *PermissionOption:
+		return &objectPermissionOption
+	case *ElicitationSessionScope:
+		return &objectElicitationSessionScope
+	case *ElicitationRequestScope:
+		return &objectElicitationRequestScope
+	case *ElicitationSchema:
+		return &objectElicitationSchema
+	case *ElicitationPropertySchema:
+		return &unionElicitationPropertySchema
+	case *ElicitationPropertySchemaOther:
+		return &objectElicitationPropertySchemaOther
+	case *EnumOption:
+		return &objectEnumOption
+	case *StringPropertySchema:
+		return &objectStringPropertySchema
+	case *NumberPropertySchema:
+		return &objectNumberPropertySchema
+	case *IntegerPropertySchema:
+		return &objectIntegerPropertySchema
+	case *BooleanPropertySchema:
+		return &objectBooleanPropertySchema
+	case *MultiSelectItems:
+		return &unionMultiSelectItems
+	case *MultiSelectItemsOther:
+		return &objectMultiSelectItemsOther
+	case *StringMultiSelectItems:
+		return &objectStringMultiSelectItems
+	case *TitledMultiSelectItems:
+		return &objectTitledMultiSelectItems
+	case *MultiSelectPropertySchema:
+		return &objectMultiSelectPropertySchema
+	case *MessageMCPRequest:
+		return &objectMessageMCPRequest
+	case *AgentResponse:
+		return &unionAgentResponse
+	case *AgentResponseResult:
+		return &objectAgentResponseResult
+	case *AgentResponseError:
+		return &objectAgentResponseError
+	case *InitializeResponse:
+		return &objectInitializeResponse
+	case *Implementation:
+		return &objectImplementation
+	case *AgentCapabilities:
+		return &objectAgentCapabilities
+	case *SessionCapabilities:
+		return &objectSessionCapabilities
+	case *PromptCapabilities:
+		return &objectPromptCapabilities
+	case *PromptImageCapabilities:
+		return &objectPromptImageCapabilities
+	case *PromptAudioCapabilities:
+		return &objectPromptAudioCapabilities
+	case *PromptEmbeddedContextCapabilities:
+		return &objectPromptEmbeddedContextCapabilities
+	case *MCPCapabilities:
+		return &objectMCPCapabilities
+	case *MCPStdioCapabilities:
+		return &objectMCPStdioCapabilities
+	case *MCPHTTPCapabilities:
+		return &objectMCPHTTPCapabilities
+	case *MCPACPCapabilities:
+		return &objectMCPACPCapabilities
+	case *SessionDeleteCapabilities:
+		return &objectSessionDeleteCapabilities
+	case *SessionAdditionalDirectoriesCapabilities:
+		return &objectSessionAdditionalDirectoriesCapabilities
+	case *SessionSystemPromptCapabilities:
+		return &objectSessionSystemPromptCapabilities
+	case *SessionSystemPromptModeCapabilities:
+		return &objectSessionSystemPromptModeCapabilities
+	case *SessionSystemPromptOverrideCapabilities:
+		return &objectSessionSystemPromptOverrideCapabilities
+	case *SessionForkCapabilities:
+		return &objectSessionForkCapabilities
+	case *SessionArchiveCapabilities:
+		return &objectSessionArchiveCapabilities
+	case *SessionStatusCapabilities:
+		return &objectSessionStatusCapabilities
+	case *SessionTitleCapabilities:
+		return &objectSessionTitleCapabilities
+	case *AgentAuthCapabilities:
+		return &objectAgentAuthCapabilities
+	case *AuthStatusCapabilities:
+		return &objectAuthStatusCapabilities
+	case *ProvidersCapabilities:
+		return &objectProvidersCapabilities
+	case *AuthMethod:
+		return &unionAuthMethod
+	case *AuthMethodOther:
+		return &objectAuthMethodOther
+	case *EnvVariable:
+		return &objectEnvVariable
+	case *AuthMethodTerminal:
+		return &objectAuthMethodTerminal
+	case *AuthMethodAgent:
+		return &objectAuthMethodAgent
+	case *LoginAuthResponse:
+		return &objectLoginAuthResponse
+	case *ListProvidersResponse:
+		return &objectListProvidersResponse
+	case *ProviderInfo:
+		return &objectProviderInfo
+	case *ProviderCurrentConfig:
+		return &objectProviderCurrentConfig
+	case *SetProviderResponse:
+		return &objectSetProviderResponse
+	case *DisableProviderResponse:
+		return &objectDisableProviderResponse
+	case *LogoutAuthResponse:
+		return &objectLogoutAuthResponse
+	case *AuthStatusResponse:
+		return &objectAuthStatusResponse
+	case *AuthAccount:
+		return &objectAuthAccount
+	case *NewSessionResponse:
+		return &objectNewSessionResponse
+	case *AvailableCommandInput:
+		return &unionAvailableCommandInput
+	case *AvailableCommandInputOther:
+		return &objectAvailableCommandInputOther
+	case *TextCommandInput:
+		return &objectTextCommandInput
+	case *ListSessionsResponse:
+		return &objectListSessionsResponse
+	case *SessionInfo:
+		return &objectSessionInfo
+	case *DeleteSessionResponse:
+		return &objectDeleteSessionResponse
+	case *ForkSessionResponse:
+		return &objectForkSessionResponse
+	case *ArchiveSessionResponse:
+		return &objectArchiveSessionResponse
+	case *UnarchiveSessionResponse:
+		return &objectUnarchiveSessionResponse
+	case *SessionStatusResponse:
+		return &objectSessionStatusResponse
+	case *BackgroundWork:
+		return &unionBackgroundWork
+	case *BackgroundWorkOther:
+		return &objectBackgroundWorkOther
+	case *BackgroundTerminal:
+		return &objectBackgroundTerminal
+	case *BackgroundToolCall:
+		return &objectBackgroundToolCall
+	case *BackgroundSubagent:
+		return &objectBackgroundSubagent
+	case *Error:
+		return &objectError
+	case *UnsupportedProtocolVersionErrorData:
+		return &objectUnsupportedProtocolVersionErrorData
+	case *SessionNotFoundErrorData:
+		return &objectSessionNotFoundErrorData
+	case *Usage:
+		return &objectUsage
+	case *SetSessionTitleResponse:
+		return &objectSetSessionTitleResponse
+	case *ResumeSessionResponse:
+		return &objectResumeSessionResponse
+	case *CloseSessionResponse:
+		return &objectCloseSessionResponse
+	case *CancelToolCallResponse:
+		return &objectCancelToolCallResponse
+	case *CancelTerminalResponse:
+		return &objectCancelTerminalResponse
+	case *SetSessionConfigOptionResponse:
+		return &objectSetSessionConfigOptionResponse
+	case *AgentNotification:
+		return &objectAgentNotification
+	case *TerminalOutput:
+		return &objectTerminalOutput
+	case *TerminalExitStatus:
+		return &objectTerminalExitStatus
+	case *TerminalSize:
+		return &objectTerminalSize
+	case *TerminalCapabilities:
+		return &objectTerminalCapabilities
+	case *TerminalCancelCapabilities:
+		return &objectTerminalCancelCapabilities
+	case *Cost:
+		return &objectCost
+	case *SubagentSessionCapabilities:
+		return &objectSubagentSessionCapabilities
+	case *SessionCancelCapabilities:
+		return &objectSessionCancelCapabilities
+	case *CompleteElicitationNotification:
+		return &objectCompleteElicitationNotification
+	case *AuthStatusUpdateNotification:
+		return &objectAuthStatusUpdateNotification
+	case *ClientRequest:
+		return &objectClientRequest
+	case *InitializeRequest:
+		return &objectInitializeRequest
+	case *ClientCapabilities:
+		return &objectClientCapabilities
+	case *ClientAuthCapabilities:
+		return &objectClientAuthCapabilities
+	case *TerminalAuthCapabilities:
+		return &objectTerminalAuthCapabilities
+	case *ElicitationCapabilities:
+		return &objectElicitationCapabilities
+	case *ElicitationFormCapabilities:
+		return &objectElicitationFormCapabilities
+	case *ElicitationURLCapabilities:
+		return &objectElicitationURLCapabilities
+	case *LoginAuthRequest:
+		return &objectLoginAuthRequest
+	case *ListProvidersRequest:
+		return &objectListProvidersRequest
+	case *SetProviderRequest:
+		return &objectSetProviderRequest
+	case *DisableProviderRequest:
+		return &objectDisableProviderRequest
+	case *LogoutAuthRequest:
+		return &objectLogoutAuthRequest
+	case *AuthStatusRequest:
+		return &objectAuthStatusRequest
+	case *MCPServer:
+		return &unionMCPServer
+	case *MCPServerOther:
+		return &objectMCPServerOther
+	case *HTTPHeader:
+		return &objectHTTPHeader
+	case *MCPServerHTTP:
+		return &objectMCPServerHTTP
+	case *MCPServerACP:
+		return &objectMCPServerACP
+	case *MCPServerStdio:
+		return &objectMCPServerStdio
+	case *SystemPrompt:
+		return &objectSystemPrompt
+	case *ListSessionsRequest:
+		return &objectListSessionsRequest
+	case *DeleteSessionRequest:
+		return &objectDeleteSessionRequest
+	case *ForkSessionRequest:
+		return &objectForkSessionRequest
+	case *ArchiveSessionRequest:
+		return &objectArchiveSessionRequest
+	case *UnarchiveSessionRequest:
+		return &objectUnarchiveSessionRequest
+	case *SessionStatusRequest:
+		return &objectSessionStatusRequest
+	case *SetSessionTitleRequest:
+		return &objectSetSessionTitleRequest
+	case *ResumeSessionRequest:
+		return &objectResumeSessionRequest
+	case *ReplayFrom:
+		return &unionReplayFrom
+	case *ReplayFromOther:
+		return &objectReplayFromOther
+	case *ReplayFromStart:
+		return &objectReplayFromStart
+	case *CloseSessionRequest:
+		return &objectCloseSessionRequest
+	case *CancelToolCallRequest:
+		return &objectCancelToolCallRequest
+	case *CancelTerminalRequest:
+		return &objectCancelTerminalRequest
+	case *SetSessionConfigOptionRequest:
+		return &objectSetSessionConfigOptionRequest
+	case *SetSessionConfigOptionRequestTypeID:
+		return &objectSetSessionConfigOptionRequestTypeID
+	case *SetSessionConfigOptionRequestTypeBoolean:
+		return &objectSetSessionConfigOptionRequestTypeBoolean
+	case *SetSessionConfigOptionRequestTypeOther:
+		return &objectSetSessionConfigOptionRequestTypeOther
+	case *ClientResponse:
+		return &unionClientResponse
+	case *ClientResponseResult:
+		return &objectClientResponseResult
+	case *ClientResponseError:
+		return &objectClientResponseError
+	case *RequestPermissionResponse:
+		return &objectRequestPermissionResponse
+	case *RequestPermissionOutcome:
+		return &unionRequestPermissionOutcome
+	case *RequestPermissionOutcomeOther:
+		return &objectRequestPermissionOutcomeOther
+	case *CancelledPermissionOutcome:
+		return &objectCancelledPermissionOutcome
+	case *SelectedPermissionOutcome:
+		return &objectSelectedPermissionOutcome
+	case *CreateElicitationResponse:
+		return &objectCreateElicitationResponse
+	case *CreateElicitationResponseActionDecline:
+		return &objectCreateElicitationResponseActionDecline
+	case *CreateElicitationResponseActionCancel:
+		return &objectCreateElicitationResponseActionCancel
+	case *CreateElicitationResponseActionOther:
+		return &objectCreateElicitationResponseActionOther
+	case *ElicitationAcceptAction:
+		return &objectElicitationAcceptAction
+	case *MessageMCPResponse:
+		return &unionMessageMCPResponse
+	case *MessageMCPResponseResult:
+		return &objectMessageMCPResponseResult
+	case *MessageMCPResponseError:
+		return &objectMessageMCPResponseError
+	case *MCPError:
+		return &objectMCPError
+	case *ClientNotification:
+		return &objectClientNotification
+	case *CancelSessionNotification:
+		return &objectCancelSessionNotification
+	case *MessageMCPNotification:
+		return &objectMessageMCPNotification
+	case *CancelRequestNotification:
+		return &objectCancelRequestNotification
+	case *ProxySuccessorRequest:
+		return &objectProxySuccessorRequest
+	case *ProxyResponse:
+		return &unionProxyResponse
+	case *ProxyResponseResult:
+		return &objectProxyResponseResult
+	case *ProxyResponseError:
+		return &objectProxyResponseError
+	case *ProxyNotification:
+		return &objectProxyNotification
+	case *ProxyNotificationParams:
+		return &unionProxyNotificationParams
+	case *ProxySuccessorNotification:
+		return &objectProxySuccessorNotification
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
@@ -16321,4 +14940,36 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
+}
+
+func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
+	return objectToolCallLocation.DecodeValue(d, p)
+}
+
+func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
+	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeIcon(p *Icon, d *wire.Decoder) error {
+	return objectIcon.DecodeValue(d, p)
+}
+
+func appendIcon(p *Icon, b []byte) []byte {
+	return objectIcon.AppendValue(b, p)
+}
+
+func decodeBackgroundWork(p *BackgroundWork, d *wire.Decoder) error {
+	return unionBackgroundWork.DecodeValue(d, p)
+}
+
+func appendBackgroundWork(p *BackgroundWork, b []byte) []byte {
+	return unionBackgroundWork.AppendValue(b, p)
+}
+
+func decodeMCPServer(p *MCPServer, d *wire.Decoder) error {
+	return unionMCPServer.DecodeValue(d, p)
+}
+
+func appendMCPServer(p *MCPServer, b []byte) []byte {
+	return unionMCPServer.AppendValue(b, p)
 }
