@@ -65,6 +65,9 @@ func scalarSuffix(r *ir.Ref) string {
 // shape r, or into *target when ptr; it evaluates to the error.
 func (e *emitter) decodeTo(r *ir.Ref, target *jen.Statement, ptr bool) *jen.Statement {
 	if r.Kind == ir.Named {
+		if u := r.Type.Underlying(); scalarAlias(u) {
+			return e.decodeTo(u.Target, jen.Parens(jen.Op("*").Add(goType(u.Target))).Call(addr(target, ptr)), true)
+		}
 		if tbl := e.tableVar(r.Type); tbl != "" {
 			return jen.Id(tbl).Dot("DecodeValue").Call(jen.Id("d"), addr(target, ptr))
 		}
@@ -181,6 +184,9 @@ func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement, ptr bool) *jen.S
 		}
 		return wq("AppendMap").Call(b, expr, e.elemEncoder(r.Elem))
 	case ir.Named:
+		if u := r.Type.Underlying(); scalarAlias(u) {
+			return e.appendCall(u.Target, b, asScalar(u, expr, ptr), false)
+		}
 		if tbl := e.tableVar(r.Type); tbl != "" {
 			return jen.Id(tbl).Dot("AppendValue").Call(b, addr(expr, ptr))
 		}
@@ -256,8 +262,16 @@ func (e *emitter) codecs(f *jen.File) {
 		case ir.ValueUnion:
 			e.valueUnion(f, t)
 		case ir.Enum:
+			if stringEnum(t) {
+				e.stringEnumCodec(f, t)
+				continue
+			}
 			e.enumCodec(f, t)
 		case ir.Alias:
+			if scalarAlias(t) {
+				e.scalarCodec(f, t)
+				continue
+			}
 			if t.Target.Kind != ir.Named {
 				e.aliasCodec(f, t)
 			}
@@ -933,37 +947,19 @@ func (e *emitter) anyVariant(v *ir.Variant) jen.Code {
 }
 
 func (e *emitter) enumCodec(f *jen.File, t *ir.Type) {
-	var dec []jen.Code
-	if coldEnum(t) {
-		dec = coldEnumDecode(f, t)
-	} else if t.EnumBase.Kind == ir.String {
-		var cases []jen.Code
-		for _, v := range t.EnumValues {
-			cases = append(cases, jen.Case(jen.Lit(v.String)).Block(jen.Op("*").Id("v").Op("=").Id(v.Name)))
-		}
-		if t.EnumOpen {
-			cases = append(cases, jen.Default().Block(jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.String().Call(jen.Id("s")))))
-		} else {
-			cases = append(cases, jen.Default().Block(jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s value %%q", t.Name)), jen.Id("s")))))
-		}
-		dec = append(dec,
-			jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("d").Dot("ReadStringBytes").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Switch(jen.String().Call(jen.Id("s"))).Block(cases...),
-			jen.Return(jen.Nil()))
-	} else {
-		dec = append(dec,
-			jen.List(jen.Id("x"), jen.Err()).Op(":=").Id("d").Dot(readers[t.EnumBase.Format]).Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
-		if !t.EnumOpen {
-			var vals []jen.Code
-			for _, v := range t.EnumValues {
-				vals = append(vals, jen.Lit(int(v.Int)))
-			}
-			dec = append(dec, jen.Switch(jen.Id("x")).Block(jen.Case(vals...).Block(), jen.Default().Block(jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s value %%d", t.Name)), jen.Id("x"))))))
-		}
-		dec = append(dec, jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.Id("x")), jen.Return(jen.Nil()))
+	// String enums are tables (stringEnum); these are the integer ones.
+	dec := []jen.Code{
+		jen.List(jen.Id("x"), jen.Err()).Op(":=").Id("d").Dot(readers[t.EnumBase.Format]).Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
+	if !t.EnumOpen {
+		var vals []jen.Code
+		for _, v := range t.EnumValues {
+			vals = append(vals, jen.Lit(int(v.Int)))
+		}
+		dec = append(dec, jen.Switch(jen.Id("x")).Block(jen.Case(vals...).Block(), jen.Default().Block(jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s value %%d", t.Name)), jen.Id("x"))))))
+	}
+	dec = append(dec, jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.Id("x")), jen.Return(jen.Nil()))
 	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s value.", t.Name))
 	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(dec...)
 	base := t.EnumBase

@@ -73,7 +73,7 @@ func generateBase(t *testing.T) map[string][]byte {
 	return files
 }
 
-// The cold types' tables (wire.Object, wire.Union) run nothing at package
+// The types' tables (wire.Object, wire.Union, wire.Enum, wire.Scalar) run nothing at package
 // init either: composite literals whose only conversions are nil pointers
 // naming a type, (*T)(nil), which the compiler lays out statically too.
 func TestTablesHaveNoInitCode(t *testing.T) {
@@ -103,17 +103,21 @@ func TestTablesHaveNoInitCode(t *testing.T) {
 			})
 		}
 	}
-	for _, kind := range []string{"object", "union"} {
+	for _, kind := range tableKinds {
 		if tables[kind] == 0 {
 			t.Errorf("codec.go has no %s tables", kind)
 		}
 	}
 }
 
+// tableKinds are the prefixes of the tables' variables: wire.Object,
+// wire.Union, wire.Enum and wire.Scalar.
+var tableKinds = []string{"object", "union", "enum", "scalar"}
+
 // tableKind is the kind of table a package variable of codec.go holds, by
 // its name's prefix ("" for none).
 func tableKind(name string) string {
-	for _, kind := range []string{"object", "union"} {
+	for _, kind := range tableKinds {
 		if strings.HasPrefix(name, kind) {
 			return kind
 		}

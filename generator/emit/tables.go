@@ -281,6 +281,10 @@ func (e *emitter) tableVar(t *ir.Type) string {
 		return objectTable(t)
 	case e.coldUnion(t):
 		return unionTable(t.Union)
+	case stringEnum(t):
+		return enumTable(t)
+	case scalarAlias(t):
+		return scalarTable(t)
 	}
 	return ""
 }
@@ -371,6 +375,9 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		if e.coldUnion(u) {
 			return value("ShapeUnion", jen.Dict{jen.Id("Union"): jen.Op("&").Id(unionTable(u.Union))})
 		}
+		if stringEnum(u) {
+			return value("ShapeEnum", jen.Dict{jen.Id("Enum"): jen.Op("&").Id(enumTable(u))})
+		}
 		return value("ShapeCoded", jen.Dict{jen.Id("Coded"): jen.Parens(jen.Op("*").Id(r.Type.Name)).Call(jen.Nil())})
 	case ir.Array:
 		fields := jen.Dict{jen.Id("Elem"): e.tableValue(r.Elem)}
@@ -387,28 +394,89 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 	panic("tableValue")
 }
 
-// coldEnum reports a string enumeration off the streaming path, which
-// decodes and validates with a wire.Enum of its values (a closed one) or as
-// any string (an open one) instead of a switch.
-func coldEnum(t *ir.Type) bool { return t.Kind == ir.Enum && !t.Hot && t.EnumBase.Kind == ir.String }
+// stringEnum reports a string enumeration, which decodes and validates
+// with a wire.Enum of its values (a closed one) or as any string (an open
+// one) instead of a switch, hot or cold: a switch over a few strings is no
+// faster than the table's loop.
+func stringEnum(t *ir.Type) bool { return t.Kind == ir.Enum && t.EnumBase.Kind == ir.String }
 
-// enumTable names the package variable holding a closed cold enum's values.
+// enumTable names the package variable holding a cold enum's wire.Enum.
 func enumTable(t *ir.Type) string { return "enum" + t.Name }
 
-// coldEnumDecode declares t's wire.Enum (closed enums) and returns the body
-// of its DecodeJSON.
-func coldEnumDecode(f *jen.File, t *ir.Type) []jen.Code {
-	target := jen.Parens(jen.Op("*").String()).Call(jen.Id("v"))
+// stringEnumCodec declares t's wire.Enum (the values of a closed enum) and
+// its MarshalJSON and UnmarshalJSON.
+func (e *emitter) stringEnumCodec(f *jen.File, t *ir.Type) {
+	tbl := jen.Dict{
+		jen.Id("Name"): jen.Lit(t.Name),
+		jen.Id("Type"): jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
+	}
 	if t.EnumOpen {
-		return []jen.Code{jen.Return(wq("DecodeString").Call(target, jen.Id("d")))}
+		tbl[jen.Id("Open")] = jen.True()
+	} else {
+		var vals []jen.Code
+		for _, v := range t.EnumValues {
+			vals = append(vals, jen.Lit(v.String))
+		}
+		tbl[jen.Id("Values")] = jen.Index().String().Values(vals...)
 	}
-	var vals []jen.Code
-	for _, v := range t.EnumValues {
-		vals = append(vals, jen.Lit(v.String))
+	f.Var().Id(enumTable(t)).Op("=").Add(wq("Enum")).Values(tbl)
+	f.Comment("MarshalJSON encodes v with its table.")
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Id(enumTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
+	tableUnmarshal(f, t.Name, jen.Op("&").Id(enumTable(t)))
+}
+
+// stringEnumValidate emits t's Validate over its table.
+func stringEnumValidate(f *jen.File, t *ir.Type) {
+	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+		jen.Var().Id("v").Qual(WirePath, "Validator"),
+		jen.Id(enumTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")),
+		jen.Return(jen.Id("v").Dot("Err").Call()),
+	)
+	f.Line()
+}
+
+// scalarAlias reports a named scalar (type SessionID string) whose checks
+// the interpreter makes as its generated code would. Its table is a
+// wire.Scalar; generated code reads, writes and checks its values as the
+// scalar they are, converted, with no methods of the type in between.
+func scalarAlias(t *ir.Type) bool {
+	return t.Kind == ir.Alias && scalar(t.Target) && tabular(t.Target)
+}
+
+// scalarTable names the package variable holding a named scalar's wire.Scalar.
+func scalarTable(t *ir.Type) string { return "scalar" + t.Name }
+
+// asScalar is the named scalar value expr (a pointer to it when ptr)
+// converted to its scalar type.
+func asScalar(t *ir.Type, expr *jen.Statement, ptr bool) *jen.Statement {
+	if ptr {
+		expr = jen.Op("*").Add(expr.Clone())
 	}
-	f.Var().Id(enumTable(t)).Op("=").Add(wq("Enum")).Values(jen.Dict{
-		jen.Id("Name"):   jen.Lit(t.Name),
-		jen.Id("Values"): jen.Index().String().Values(vals...),
+	return goType(t.Target).Call(expr)
+}
+
+// scalarCodec declares named scalar t's wire.Scalar and its MarshalJSON and
+// UnmarshalJSON.
+func (e *emitter) scalarCodec(f *jen.File, t *ir.Type) {
+	f.Var().Id(scalarTable(t)).Op("=").Add(wq("Scalar")).Values(jen.Dict{
+		jen.Id("Type"):  jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
+		jen.Id("Value"): e.tableValue(t.Target),
 	})
-	return []jen.Code{jen.Return(wq("DecodeEnum").Call(jen.Id("d"), target, jen.Op("&").Id(enumTable(t))))}
+	f.Comment("MarshalJSON encodes v with its table.")
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Id(scalarTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
+	tableUnmarshal(f, t.Name, jen.Op("&").Id(scalarTable(t)))
+}
+
+// scalarValidate emits named scalar t's Validate over its table.
+func scalarValidate(f *jen.File, t *ir.Type) {
+	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+		jen.Var().Id("v").Qual(WirePath, "Validator"),
+		jen.Id(scalarTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")),
+		jen.Return(jen.Id("v").Dot("Err").Call()),
+	)
+	f.Line()
 }

@@ -25,6 +25,14 @@ func (e *emitter) validators(f *jen.File) {
 			coldUnionValidate(f, t)
 			continue
 		}
+		if stringEnum(t) {
+			stringEnumValidate(f, t)
+			continue
+		}
+		if scalarAlias(t) {
+			scalarValidate(f, t)
+			continue
+		}
 		var body []jen.Code
 		switch t.Kind {
 		case ir.Struct:
@@ -179,9 +187,17 @@ func (c *checks) of(r *ir.Ref, expr *jen.Statement) []jen.Code {
 		}
 		c.out = append(c.out, e.mapRules(r.Rules, expr)...)
 	case ir.Named:
+		if !needsValidate(r.Type) {
+			break
+		}
+		if u := r.Type.Underlying(); scalarAlias(u) {
+			inner := &checks{e: c.e, subject: c.subject}
+			c.out = append(c.out, inner.of(u.Target, asScalar(u, expr, c.ptr))...)
+			break
+		}
 		if tbl := c.e.tableVar(r.Type); tbl != "" {
 			c.out = append(c.out, jen.Id(tbl).Dot("ValidateValue").Call(jen.Id("v"), addr(expr, c.ptr)))
-		} else if needsValidate(r.Type) {
+		} else {
 			c.out = append(c.out, expr.Clone().Dot(validateWith).Call(jen.Id("v")))
 		}
 	}
@@ -340,9 +356,6 @@ func (e *emitter) routedValidate(r *ir.Ref, expr *jen.Statement) []jen.Code {
 func (e *emitter) enumValidate(t *ir.Type) []jen.Code {
 	if t.EnumOpen {
 		return nil
-	}
-	if coldEnum(t) {
-		return []jen.Code{jen.Id(enumTable(t)).Dot("Check").Call(jen.Id("v"), jen.String().Call(jen.Op("*").Id("x")))}
 	}
 	var vals []jen.Code
 	for _, v := range t.EnumValues {

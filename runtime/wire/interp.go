@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -515,3 +516,30 @@ func needsCheck(v *Value) bool {
 	}
 	return true
 }
+
+// Scalar describes a named scalar type (type SessionID string): its Go
+// type and the shape and checks of its values. It is the type's Table.
+type Scalar struct {
+	// Type is a nil pointer of the named type, such as (*SessionID)(nil).
+	Type  any
+	Value *Value // a scalar shape
+}
+
+// at is the value v points to, a pointer of s's type (a generator bug
+// otherwise, reported at once).
+func (s *Scalar) at(v any) unsafe.Pointer {
+	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&s.Type))
+	if e.typ != want.typ {
+		panic(fmt.Sprintf("wire: table of %T used on a %T", s.Type, v))
+	}
+	return e.data
+}
+
+// DecodeValue decodes one value into *v.
+func (s *Scalar) DecodeValue(d *Decoder, v any) error { return decodeValue(d, s.at(v), s.Value) }
+
+// AppendValue appends the value *v.
+func (s *Scalar) AppendValue(b []byte, v any) []byte { return appendValue(b, s.at(v), s.Value) }
+
+// ValidateValue adds the violations of *v to vd.
+func (s *Scalar) ValidateValue(vd *Validator, v any) { validateValue(vd, s.at(v), s.Value) }

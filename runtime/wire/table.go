@@ -245,3 +245,13 @@ func codedAt(c Coded, p unsafe.Pointer) Coded {
 
 // at is the address of the member at offset off of the struct at p.
 func at(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
+
+// string is the string v points to, a pointer of e's type (a generator bug
+// otherwise, reported at once); the type is a string type.
+func (e *Enum) string(v any) *string {
+	ev, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&e.Type))
+	if ev.typ != want.typ {
+		panic(fmt.Sprintf("wire: table of %T used on a %T", e.Type, v))
+	}
+	return (*string)(ev.data)
+}

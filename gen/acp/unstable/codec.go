@@ -147,31 +147,19 @@ func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionID value.
-func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionID(x)
-	return nil
+var scalarSessionID = wire.Scalar{
+	Type:  (*SessionID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
 
 var objectReadTextFileRequest = wire.Object{
@@ -298,7 +286,7 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
@@ -306,7 +294,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -318,7 +306,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
@@ -400,14 +388,14 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Title != nil {
 		b = wire.Key(b, &comma, "\"title\":")
@@ -451,83 +439,51 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallID value.
-func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ToolCallID(x)
-	return nil
+var scalarToolCallID = wire.Scalar{
+	Type:  (*ToolCallID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarToolCallID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
 
 var enumToolKind = wire.Enum{
 	Name:   "ToolKind",
+	Type:   (*ToolKind)(nil),
 	Values: []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"},
 }
 
-// DecodeJSON decodes one ToolKind value.
-func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumToolKind)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
 
 var enumToolCallStatus = wire.Enum{
 	Name:   "ToolCallStatus",
+	Type:   (*ToolCallStatus)(nil),
 	Values: []string{"pending", "in_progress", "completed", "failed"},
 }
 
-// DecodeJSON decodes one ToolCallStatus value.
-func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumToolCallStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
 
 var unionToolCallContent = wire.Union{
@@ -737,8 +693,8 @@ var objectAnnotations = wire.Object{
 			Name:  "audience",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*Role)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumRole,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -783,28 +739,18 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 
 var enumRole = wire.Enum{
 	Name:   "Role",
+	Type:   (*Role)(nil),
 	Values: []string{"assistant", "user"},
 }
 
-// DecodeJSON decodes one Role value.
-func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumRole)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Role) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v Role) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumRole.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Role) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
 
 var membersTextContent = wire.Members{Required: []string{"text"}}
@@ -1532,31 +1478,19 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
 
-// DecodeJSON decodes one TerminalID value.
-func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = TerminalID(x)
-	return nil
+var scalarTerminalID = wire.Scalar{
+	Type:  (*TerminalID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarTerminalID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
 
 var objectTerminal = wire.Object{
@@ -1650,8 +1584,8 @@ var objectPermissionOption = wire.Object{
 			Flags: wire.Required,
 			Name:  "kind",
 			Value: &wire.Value{
-				Coded: (*PermissionOptionKind)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumPermissionOptionKind,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -1679,57 +1613,35 @@ func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionID value.
-func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PermissionOptionID(x)
-	return nil
+var scalarPermissionOptionID = wire.Scalar{
+	Type:  (*PermissionOptionID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
 
 var enumPermissionOptionKind = wire.Enum{
 	Name:   "PermissionOptionKind",
+	Type:   (*PermissionOptionKind)(nil),
 	Values: []string{"allow_once", "allow_always", "reject_once", "reject_always"},
 }
 
-// DecodeJSON decodes one PermissionOptionKind value.
-func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumPermissionOptionKind)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
 
 var objectCreateTerminalRequest = wire.Object{
@@ -2330,8 +2242,8 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "type",
 			Value: &wire.Value{
-				Coded: (*ElicitationSchemaType)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumElicitationSchemaType,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -2393,28 +2305,18 @@ func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 
 var enumElicitationSchemaType = wire.Enum{
 	Name:   "ElicitationSchemaType",
+	Type:   (*ElicitationSchemaType)(nil),
 	Values: []string{"object"},
 }
 
-// DecodeJSON decodes one ElicitationSchemaType value.
-func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchemaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
 
 var unionElicitationPropertySchema = wire.Union{
@@ -2497,28 +2399,18 @@ func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 
 var enumStringFormat = wire.Enum{
 	Name:   "StringFormat",
+	Type:   (*StringFormat)(nil),
 	Values: []string{"email", "uri", "date", "date-time"},
 }
 
-// DecodeJSON decodes one StringFormat value.
-func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumStringFormat)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStringFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
 
 var objectEnumOption = wire.Object{
@@ -2603,8 +2495,8 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*StringFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumStringFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -3139,31 +3031,19 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ElicitationID value.
-func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ElicitationID(x)
-	return nil
+var scalarElicitationID = wire.Scalar{
+	Type:  (*ElicitationID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarElicitationID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
 
 var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
@@ -3188,7 +3068,7 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ElicitationID), d), "elicitationId")
 	case "url":
 		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
@@ -3211,7 +3091,7 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ElicitationID))
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
@@ -3341,58 +3221,34 @@ func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one MCPServerACPID value.
-func (v *MCPServerACPID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MCPServerACPID(x)
-	return nil
+var scalarMCPServerACPID = wire.Scalar{
+	Type:  (*MCPServerACPID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerACPID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MCPServerACPID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMCPServerACPID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerACPID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMCPServerACPID, wire.Lenient)
 }
 
-// DecodeJSON decodes one MCPRequestID value.
-func (v *MCPRequestID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MCPRequestID(x)
-	return nil
+var scalarMCPRequestID = wire.Scalar{
+	Type:  (*MCPRequestID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPRequestID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MCPRequestID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMCPRequestID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPRequestID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMCPRequestID, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtRequest value.
@@ -3585,31 +3441,19 @@ func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProtocolVersion value.
-func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	var x uint16
-	err := wire.DecodeUint16(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProtocolVersion(x)
-	return nil
+var scalarProtocolVersion = wire.Scalar{
+	Type:  (*ProtocolVersion)(nil),
+	Value: wire.Uint16,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProtocolVersion) AppendJSON(b []byte) []byte {
-	b = wire.AppendUint(b, uint64(uint16(*v)))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
 
 var objectAgentCapabilities = wire.Object{
@@ -4404,31 +4248,19 @@ func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthMethodID value.
-func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AuthMethodID(x)
-	return nil
+var scalarAuthMethodID = wire.Scalar{
+	Type:  (*AuthMethodID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
 
 var objectAuthMethodTerminal = wire.Object{
@@ -4664,8 +4496,8 @@ var objectProviderInfo = wire.Object{
 			Name:  "supported",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*LlmProtocol)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumLlmProtocol,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4711,52 +4543,35 @@ func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProviderInfo, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProviderID value.
-func (v *ProviderID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProviderID(x)
-	return nil
+var scalarProviderID = wire.Scalar{
+	Type:  (*ProviderID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProviderID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProviderID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProviderID, wire.Lenient)
 }
 
-// DecodeJSON decodes one LlmProtocol value.
-func (v *LlmProtocol) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumLlmProtocol = wire.Enum{
+	Name: "LlmProtocol",
+	Open: true,
+	Type: (*LlmProtocol)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LlmProtocol) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v LlmProtocol) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumLlmProtocol.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumLlmProtocol, wire.Lenient)
 }
 
 var objectProviderCurrentConfig = wire.Object{
@@ -4766,8 +4581,8 @@ var objectProviderCurrentConfig = wire.Object{
 			Flags: wire.Required,
 			Name:  "apiType",
 			Value: &wire.Value{
-				Coded: (*LlmProtocol)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumLlmProtocol,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -4889,8 +4704,8 @@ var objectAuthStatusResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "state",
 			Value: &wire.Value{
-				Coded: (*AuthState)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumAuthState,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -4931,25 +4746,20 @@ func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthState value.
-func (v *AuthState) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumAuthState = wire.Enum{
+	Name: "AuthState",
+	Open: true,
+	Type: (*AuthState)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthState) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthState) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumAuthState.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthState) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumAuthState, wire.Lenient)
 }
 
 var objectAuthAccount = wire.Object{
@@ -5110,31 +4920,19 @@ func (v *SessionModeState) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionModeID value.
-func (v *SessionModeID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionModeID(x)
-	return nil
+var scalarSessionModeID = wire.Scalar{
+	Type:  (*SessionModeID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionModeID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionModeID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionModeID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionModeID, wire.Lenient)
 }
 
 var objectSessionMode = wire.Object{
@@ -5204,7 +5002,7 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ID), d), "id")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -5226,7 +5024,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, err
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		if err := v.Category.DecodeJSON(d); err != nil {
+		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
 			v.Category = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
@@ -5253,7 +5051,7 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -5262,7 +5060,7 @@ func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) 
 	}
 	if v.Category != nil {
 		b = wire.Key(b, &comma, "\"category\":")
-		b = v.Category.AppendJSON(b)
+		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -5359,79 +5157,50 @@ func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigID value.
-func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigID(x)
-	return nil
+var scalarSessionConfigID = wire.Scalar{
+	Type:  (*SessionConfigID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigOptionCategory value.
-func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionConfigOptionCategory = wire.Enum{
+	Name: "SessionConfigOptionCategory",
+	Open: true,
+	Type: (*SessionConfigOptionCategory)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionCategory) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigValueID value.
-func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigValueID(x)
-	return nil
+var scalarSessionConfigValueID = wire.Scalar{
+	Type:  (*SessionConfigValueID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigValueID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionConfigSelectOptions, choosing the variant by JSON type, then by trying the candidates in order.
@@ -5509,7 +5278,7 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -5533,7 +5302,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Value))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -5577,7 +5346,7 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "group":
-		return 0, wire.AtKey(v.Group.DecodeJSON(d), "group")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Group), d), "group")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
@@ -5596,7 +5365,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"group\":")
-	b = v.Group.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Group))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	b = wire.Key(b, &comma, "\"options\":")
@@ -5619,31 +5388,19 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigGroupID value.
-func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigGroupID(x)
-	return nil
+var scalarSessionConfigGroupID = wire.Scalar{
+	Type:  (*SessionConfigGroupID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigGroupID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
 var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
@@ -5665,7 +5422,7 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
 	case "options":
 		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
@@ -5675,7 +5432,7 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = v.CurrentValue.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentValue))
 	b = wire.Key(b, &comma, "\"options\":")
 	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
@@ -6043,8 +5800,8 @@ var objectSessionStatusResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "status",
 			Value: &wire.Value{
-				Coded: (*SessionStatus)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSessionStatus,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -6072,25 +5829,20 @@ func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionStatusResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionStatus value.
-func (v *SessionStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionStatus = wire.Enum{
+	Name: "SessionStatus",
+	Open: true,
+	Type: (*SessionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionStatus, wire.Lenient)
 }
 
 var objectSetSessionTitleResponse = wire.Object{
@@ -6288,7 +6040,7 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stopReason":
-		return 0, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
+		return 0, wire.AtKey(enumStopReason.DecodeValue(d, &v.StopReason), "stopReason")
 	case "usage":
 		if d.TryNull() {
 			v.Usage = nil
@@ -6310,7 +6062,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"stopReason\":")
-	b = v.StopReason.AppendJSON(b)
+	b = enumStopReason.AppendValue(b, &v.StopReason)
 	if v.Usage != nil {
 		b = wire.Key(b, &comma, "\"usage\":")
 		b = objectUsage.AppendValue(b, v.Usage)
@@ -6333,43 +6085,20 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one StopReason value.
-func (v *StopReason) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "end_turn":
-		*v = StopReasonEndTurn
-	case "max_tokens":
-		*v = StopReasonMaxTokens
-	case "max_turn_requests":
-		*v = StopReasonMaxTurnRequests
-	case "refusal":
-		*v = StopReasonRefusal
-	case "cancelled":
-		*v = StopReasonCancelled
-	default:
-		return d.Errorf("unknown StopReason value %q", s)
-	}
-	return nil
+var enumStopReason = wire.Enum{
+	Name:   "StopReason",
+	Type:   (*StopReason)(nil),
+	Values: []string{"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StopReason) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StopReason) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStopReason.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StopReason) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStopReason, wire.Lenient)
 }
 
 var objectUsage = wire.Object{
@@ -6576,7 +6305,7 @@ func (v *SessionNotification) AppendJSON(b []byte) []byte {
 func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "update":
 		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
@@ -6588,7 +6317,7 @@ func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"update\":")
 	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
@@ -6980,31 +6709,19 @@ func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MessageID value.
-func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MessageID(x)
-	return nil
+var scalarMessageID = wire.Scalar{
+	Type:  (*MessageID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMessageID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
 
 var membersContentChunk = wire.Members{Required: []string{"content"}}
@@ -7034,7 +6751,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.MessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MessageID), d); err != nil {
 			v.MessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "messageId")
 		}
@@ -7051,7 +6768,7 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.Content.AppendJSON(b)
 	if v.MessageID != nil {
 		b = wire.Key(b, &comma, "\"messageId\":")
-		b = v.MessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MessageID))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7090,7 +6807,7 @@ func (v *ToolCall) AppendJSON(b []byte) []byte {
 func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "name":
@@ -7108,7 +6825,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "kind":
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -7116,7 +6833,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "status":
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
@@ -7166,7 +6883,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Name != nil {
@@ -7175,11 +6892,11 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
@@ -7236,9 +6953,9 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "content":
 		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(enumPlanEntryPriority.DecodeValue(d, &v.Priority), "priority")
 	case "status":
-		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(enumPlanEntryStatus.DecodeValue(d, &v.Status), "status")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7250,9 +6967,9 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	b = wire.Key(b, &comma, "\"priority\":")
-	b = v.Priority.AppendJSON(b)
+	b = enumPlanEntryPriority.AppendValue(b, &v.Priority)
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumPlanEntryStatus.AppendValue(b, &v.Status)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7271,74 +6988,36 @@ func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryPriority value.
-func (v *PlanEntryPriority) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "high":
-		*v = PlanEntryPriorityHigh
-	case "medium":
-		*v = PlanEntryPriorityMedium
-	case "low":
-		*v = PlanEntryPriorityLow
-	default:
-		return d.Errorf("unknown PlanEntryPriority value %q", s)
-	}
-	return nil
+var enumPlanEntryPriority = wire.Enum{
+	Name:   "PlanEntryPriority",
+	Type:   (*PlanEntryPriority)(nil),
+	Values: []string{"high", "medium", "low"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryPriority) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryStatus value.
-func (v *PlanEntryStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = PlanEntryStatusPending
-	case "in_progress":
-		*v = PlanEntryStatusInProgress
-	case "completed":
-		*v = PlanEntryStatusCompleted
-	default:
-		return d.Errorf("unknown PlanEntryStatus value %q", s)
-	}
-	return nil
+var enumPlanEntryStatus = wire.Enum{
+	Name:   "PlanEntryStatus",
+	Type:   (*PlanEntryStatus)(nil),
+	Values: []string{"pending", "in_progress", "completed"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
 
 var membersPlan = wire.Members{Required: []string{"entries"}}
@@ -7525,31 +7204,19 @@ func (v *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanID value.
-func (v *PlanID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PlanID(x)
-	return nil
+var scalarPlanID = wire.Scalar{
+	Type:  (*PlanID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPlanID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPlanID, wire.Lenient)
 }
 
 var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
@@ -7571,7 +7238,7 @@ func (v *PlanItems) AppendJSON(b []byte) []byte {
 func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "entries":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
@@ -7588,7 +7255,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"entries\":")
 	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
@@ -7628,7 +7295,7 @@ func (v *PlanFile) AppendJSON(b []byte) []byte {
 func (v *PlanFile) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "uri":
 		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
@@ -7640,7 +7307,7 @@ func (v *PlanFile) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanFile) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"uri\":")
 	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
@@ -7680,7 +7347,7 @@ func (v *PlanMarkdown) AppendJSON(b []byte) []byte {
 func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "content":
 		return 1, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
@@ -7692,7 +7359,7 @@ func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanMarkdown) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
@@ -7780,7 +7447,7 @@ func (v *PlanRemoved) AppendJSON(b []byte) []byte {
 func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7790,7 +7457,7 @@ func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanRemoved) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -8005,7 +7672,7 @@ func (v *CurrentModeUpdate) AppendJSON(b []byte) []byte {
 func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentModeId":
-		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentModeID), d), "currentModeId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -8015,7 +7682,7 @@ func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentModeId\":")
-	b = v.CurrentModeID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentModeID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -8268,39 +7935,20 @@ func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one NoticeSeverity value.
-func (v *NoticeSeverity) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "info":
-		*v = NoticeSeverityInfo
-	case "warning":
-		*v = NoticeSeverityWarning
-	case "error":
-		*v = NoticeSeverityError
-	default:
-		*v = NoticeSeverity(string(s))
-	}
-	return nil
+var enumNoticeSeverity = wire.Enum{
+	Name: "NoticeSeverity",
+	Open: true,
+	Type: (*NoticeSeverity)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeSeverity) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
 var membersNotice = wire.Members{Required: []string{"severity", "title"}}
@@ -8322,7 +7970,7 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
@@ -8346,7 +7994,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"severity\":")
-	b = v.Severity.AppendJSON(b)
+	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
@@ -8371,68 +8019,35 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionID value.
-func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = CompactionID(x)
-	return nil
+var scalarCompactionID = wire.Scalar{
+	Type:  (*CompactionID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarCompactionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionStatus value.
-func (v *CompactionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "in_progress":
-		*v = CompactionStatusInProgress
-	case "completed":
-		*v = CompactionStatusCompleted
-	case "failed":
-		*v = CompactionStatusFailed
-	case "cancelled":
-		*v = CompactionStatusCancelled
-	default:
-		*v = CompactionStatus(string(s))
-	}
-	return nil
+var enumCompactionStatus = wire.Enum{
+	Name: "CompactionStatus",
+	Open: true,
+	Type: (*CompactionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
 var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
@@ -8454,9 +8069,9 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "status":
-		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
@@ -8489,9 +8104,9 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumCompactionStatus.AppendValue(b, &v.Status)
 	if v.Summary != nil {
 		b = wire.Key(b, &comma, "\"summary\":")
 		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
@@ -8537,7 +8152,7 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -8549,7 +8164,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -9255,7 +8870,7 @@ func (v *SubagentUpdate) AppendJSON(b []byte) []byte {
 func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
@@ -9326,7 +8941,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	if v.Title != nil {
 		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
@@ -9388,7 +9003,7 @@ func (v *SessionMessage) AppendJSON(b []byte) []byte {
 func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "senderSessionId":
 		if d.TryNull() {
 			v.SenderSessionID = nil
@@ -9396,7 +9011,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.SenderSessionID = new(SessionID)
 		m := d.Mark()
-		if err := v.SenderSessionID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.SenderSessionID), d); err != nil {
 			v.SenderSessionID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderSessionId")
 		}
@@ -9408,7 +9023,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.RecipientSessionID = new(SessionID)
 		m := d.Mark()
-		if err := v.RecipientSessionID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.RecipientSessionID), d); err != nil {
 			v.RecipientSessionID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientSessionId")
 		}
@@ -9420,7 +9035,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.SenderMessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.SenderMessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.SenderMessageID), d); err != nil {
 			v.SenderMessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderMessageId")
 		}
@@ -9432,7 +9047,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.RecipientMessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.RecipientMessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.RecipientMessageID), d); err != nil {
 			v.RecipientMessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientMessageId")
 		}
@@ -9457,22 +9072,22 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.SenderSessionID != nil {
 		b = wire.Key(b, &comma, "\"senderSessionId\":")
-		b = v.SenderSessionID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.SenderSessionID))
 	}
 	if v.RecipientSessionID != nil {
 		b = wire.Key(b, &comma, "\"recipientSessionId\":")
-		b = v.RecipientSessionID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.RecipientSessionID))
 	}
 	if v.SenderMessageID != nil {
 		b = wire.Key(b, &comma, "\"senderMessageId\":")
-		b = v.SenderMessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.SenderMessageID))
 	}
 	if v.RecipientMessageID != nil {
 		b = wire.Key(b, &comma, "\"recipientMessageId\":")
-		b = v.RecipientMessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.RecipientMessageID))
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
@@ -9515,7 +9130,7 @@ func (v *SessionMessageChunk) AppendJSON(b []byte) []byte {
 func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -9527,7 +9142,7 @@ func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessageChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -9588,8 +9203,8 @@ var objectAuthStatusUpdateNotification = wire.Object{
 			Flags: wire.Required,
 			Name:  "state",
 			Value: &wire.Value{
-				Coded: (*AuthState)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumAuthState,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -10281,8 +9896,8 @@ var objectSetProviderRequest = wire.Object{
 			Flags: wire.Required,
 			Name:  "apiType",
 			Value: &wire.Value{
-				Coded: (*LlmProtocol)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumLlmProtocol,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -10822,7 +10437,7 @@ func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "name":
 		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "serverId":
-		return 1, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.ServerID), d), "serverId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -10834,7 +10449,7 @@ func (v *MCPServerACP) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	b = wire.Key(b, &comma, "\"serverId\":")
-	b = v.ServerID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ServerID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -10928,8 +10543,8 @@ var objectSystemPrompt = wire.Object{
 			Flags: wire.Required,
 			Name:  "mode",
 			Value: &wire.Value{
-				Coded: (*SystemPromptMode)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSystemPromptMode,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -10969,25 +10584,20 @@ func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSystemPrompt, wire.Lenient)
 }
 
-// DecodeJSON decodes one SystemPromptMode value.
-func (v *SystemPromptMode) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSystemPromptMode = wire.Enum{
+	Name: "SystemPromptMode",
+	Open: true,
+	Type: (*SystemPromptMode)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SystemPromptMode) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SystemPromptMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSystemPromptMode.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSystemPromptMode, wire.Lenient)
 }
 
 var objectLoadSessionRequest = wire.Object{
@@ -11086,8 +10696,8 @@ var objectListSessionsRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "archived",
 			Value: &wire.Value{
-				Coded: (*SessionArchiveFilter)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSessionArchiveFilter,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -11126,25 +10736,20 @@ func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionArchiveFilter value.
-func (v *SessionArchiveFilter) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionArchiveFilter = wire.Enum{
+	Name: "SessionArchiveFilter",
+	Open: true,
+	Type: (*SessionArchiveFilter)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionArchiveFilter) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionArchiveFilter) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionArchiveFilter.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionArchiveFilter, wire.Lenient)
 }
 
 var objectDeleteSessionRequest = wire.Object{
@@ -11664,7 +11269,7 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
@@ -11678,7 +11283,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
 	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
@@ -13102,24 +12707,40 @@ func TableOf(v any) wire.Table {
 		return &objectAgentRequest
 	case *WriteTextFileRequest:
 		return &objectWriteTextFileRequest
+	case *SessionID:
+		return &scalarSessionID
 	case *ReadTextFileRequest:
 		return &objectReadTextFileRequest
 	case *RequestPermissionRequest:
 		return &objectRequestPermissionRequest
+	case *ToolCallID:
+		return &scalarToolCallID
+	case *ToolKind:
+		return &enumToolKind
+	case *ToolCallStatus:
+		return &enumToolCallStatus
 	case *ToolCallContent:
 		return &unionToolCallContent
 	case *Annotations:
 		return &objectAnnotations
+	case *Role:
+		return &enumRole
 	case *Content:
 		return &objectContent
 	case *Diff:
 		return &objectDiff
+	case *TerminalID:
+		return &scalarTerminalID
 	case *Terminal:
 		return &objectTerminal
 	case *ToolCallLocation:
 		return &objectToolCallLocation
 	case *PermissionOption:
 		return &objectPermissionOption
+	case *PermissionOptionID:
+		return &scalarPermissionOptionID
+	case *PermissionOptionKind:
+		return &enumPermissionOptionKind
 	case *CreateTerminalRequest:
 		return &objectCreateTerminalRequest
 	case *TerminalOutputRequest:
@@ -13136,10 +12757,14 @@ func TableOf(v any) wire.Table {
 		return &objectElicitationRequestScope
 	case *ElicitationSchema:
 		return &objectElicitationSchema
+	case *ElicitationSchemaType:
+		return &enumElicitationSchemaType
 	case *ElicitationPropertySchema:
 		return &unionElicitationPropertySchema
 	case *ElicitationPropertySchemaOther:
 		return &objectElicitationPropertySchemaOther
+	case *StringFormat:
+		return &enumStringFormat
 	case *EnumOption:
 		return &objectEnumOption
 	case *StringPropertySchema:
@@ -13160,8 +12785,14 @@ func TableOf(v any) wire.Table {
 		return &objectTitledMultiSelectItems
 	case *MultiSelectPropertySchema:
 		return &objectMultiSelectPropertySchema
+	case *ElicitationID:
+		return &scalarElicitationID
 	case *MessageMCPRequest:
 		return &objectMessageMCPRequest
+	case *MCPServerACPID:
+		return &scalarMCPServerACPID
+	case *MCPRequestID:
+		return &scalarMCPRequestID
 	case *AgentResponse:
 		return &unionAgentResponse
 	case *AgentResponseResult:
@@ -13170,6 +12801,8 @@ func TableOf(v any) wire.Table {
 		return &objectAgentResponseError
 	case *InitializeResponse:
 		return &objectInitializeResponse
+	case *ProtocolVersion:
+		return &scalarProtocolVersion
 	case *AgentCapabilities:
 		return &objectAgentCapabilities
 	case *PromptCapabilities:
@@ -13212,6 +12845,8 @@ func TableOf(v any) wire.Table {
 		return &objectProvidersCapabilities
 	case *AuthMethod:
 		return &unionAuthMethod
+	case *AuthMethodID:
+		return &scalarAuthMethodID
 	case *AuthMethodTerminal:
 		return &objectAuthMethodTerminal
 	case *AuthMethodAgent:
@@ -13224,6 +12859,10 @@ func TableOf(v any) wire.Table {
 		return &objectListProvidersResponse
 	case *ProviderInfo:
 		return &objectProviderInfo
+	case *ProviderID:
+		return &scalarProviderID
+	case *LlmProtocol:
+		return &enumLlmProtocol
 	case *ProviderCurrentConfig:
 		return &objectProviderCurrentConfig
 	case *SetProviderResponse:
@@ -13234,14 +12873,26 @@ func TableOf(v any) wire.Table {
 		return &objectLogoutResponse
 	case *AuthStatusResponse:
 		return &objectAuthStatusResponse
+	case *AuthState:
+		return &enumAuthState
 	case *AuthAccount:
 		return &objectAuthAccount
 	case *NewSessionResponse:
 		return &objectNewSessionResponse
 	case *SessionModeState:
 		return &objectSessionModeState
+	case *SessionModeID:
+		return &scalarSessionModeID
 	case *SessionMode:
 		return &objectSessionMode
+	case *SessionConfigID:
+		return &scalarSessionConfigID
+	case *SessionConfigOptionCategory:
+		return &enumSessionConfigOptionCategory
+	case *SessionConfigValueID:
+		return &scalarSessionConfigValueID
+	case *SessionConfigGroupID:
+		return &scalarSessionConfigGroupID
 	case *LoadSessionResponse:
 		return &objectLoadSessionResponse
 	case *ListSessionsResponse:
@@ -13258,6 +12909,8 @@ func TableOf(v any) wire.Table {
 		return &objectUnarchiveSessionResponse
 	case *SessionStatusResponse:
 		return &objectSessionStatusResponse
+	case *SessionStatus:
+		return &enumSessionStatus
 	case *SetSessionTitleResponse:
 		return &objectSetSessionTitleResponse
 	case *ResumeSessionResponse:
@@ -13268,18 +12921,34 @@ func TableOf(v any) wire.Table {
 		return &objectSetSessionModeResponse
 	case *SetSessionConfigOptionResponse:
 		return &objectSetSessionConfigOptionResponse
+	case *StopReason:
+		return &enumStopReason
 	case *Usage:
 		return &objectUsage
 	case *Error:
 		return &objectError
 	case *AgentNotification:
 		return &objectAgentNotification
+	case *MessageID:
+		return &scalarMessageID
+	case *PlanEntryPriority:
+		return &enumPlanEntryPriority
+	case *PlanEntryStatus:
+		return &enumPlanEntryStatus
+	case *PlanID:
+		return &scalarPlanID
 	case *AvailableCommandInput:
 		return &unionAvailableCommandInput
 	case *UnstructuredCommandInput:
 		return &objectUnstructuredCommandInput
 	case *Cost:
 		return &objectCost
+	case *NoticeSeverity:
+		return &enumNoticeSeverity
+	case *CompactionID:
+		return &scalarCompactionID
+	case *CompactionStatus:
+		return &enumCompactionStatus
 	case *SubagentSessionCapabilities:
 		return &objectSubagentSessionCapabilities
 	case *SessionCancelCapabilities:
@@ -13356,10 +13025,14 @@ func TableOf(v any) wire.Table {
 		return &objectAuthStatusRequest
 	case *SystemPrompt:
 		return &objectSystemPrompt
+	case *SystemPromptMode:
+		return &enumSystemPromptMode
 	case *LoadSessionRequest:
 		return &objectLoadSessionRequest
 	case *ListSessionsRequest:
 		return &objectListSessionsRequest
+	case *SessionArchiveFilter:
+		return &enumSessionArchiveFilter
 	case *DeleteSessionRequest:
 		return &objectDeleteSessionRequest
 	case *ForkSessionRequest:

@@ -4,7 +4,6 @@
 package unstable
 
 import (
-	"fmt"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"math"
 	"regexp"
@@ -51,12 +50,9 @@ func (x *WriteTextFileRequest) Validate() error {
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionID to v, at v's position.
-func (x *SessionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ReadTextFileRequest, each with the JSON pointer of the offending value.
 func (x *ReadTextFileRequest) Validate() error {
@@ -83,12 +79,12 @@ func (x *ToolCallUpdate) Validate() error {
 func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 	if x.Kind != nil {
 		v.Push("kind")
-		x.Kind.ValidateWith(v)
+		enumToolKind.ValidateValue(v, x.Kind)
 		v.Pop()
 	}
 	if x.Status != nil {
 		v.Push("status")
-		x.Status.ValidateWith(v)
+		enumToolCallStatus.ValidateValue(v, x.Status)
 		v.Pop()
 	}
 	if x.Content != nil {
@@ -136,35 +132,22 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarToolCallID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallID to v, at v's position.
-func (x *ToolCallID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolKind.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
-func (x *ToolKind) ValidateWith(v *wire.Validator) {
-	enumToolKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolCallStatus.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
-func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {
-	enumToolCallStatus.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
@@ -228,13 +211,8 @@ func (x *Annotations) Validate() error {
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumRole.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Role to v, at v's position.
-func (x *Role) ValidateWith(v *wire.Validator) {
-	enumRole.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
@@ -438,12 +416,9 @@ func (x *Diff) Validate() error {
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarTerminalID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of TerminalID to v, at v's position.
-func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
@@ -469,23 +444,15 @@ func (x *PermissionOption) Validate() error {
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPermissionOptionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionID to v, at v's position.
-func (x *PermissionOptionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPermissionOptionKind.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
-func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {
-	enumPermissionOptionKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of CreateTerminalRequest, each with the JSON pointer of the offending value.
@@ -641,13 +608,8 @@ func (x *ElicitationSchema) Validate() error {
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumElicitationSchemaType.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
-func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
-	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
@@ -667,13 +629,8 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStringFormat.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
-func (x *StringFormat) ValidateWith(v *wire.Validator) {
-	enumStringFormat.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
@@ -783,12 +740,9 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarElicitationID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ElicitationID to v, at v's position.
-func (x *ElicitationID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
@@ -834,22 +788,16 @@ func (x *MessageMCPRequest) Validate() error {
 // Validate reports every way x breaks the schema of MCPServerACPID, each with the JSON pointer of the offending value.
 func (x *MCPServerACPID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMCPServerACPID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MCPServerACPID to v, at v's position.
-func (x *MCPServerACPID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of MCPRequestID, each with the JSON pointer of the offending value.
 func (x *MCPRequestID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMCPRequestID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MCPRequestID to v, at v's position.
-func (x *MCPRequestID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.
 func (x *ExtRequest) Validate() error {
@@ -896,12 +844,9 @@ func (x *InitializeResponse) Validate() error {
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProtocolVersion.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProtocolVersion to v, at v's position.
-func (x *ProtocolVersion) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentCapabilities) Validate() error {
@@ -1053,12 +998,9 @@ func (x *AuthMethod) Validate() error {
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAuthMethodID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthMethodID to v, at v's position.
-func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
 func (x *AuthMethodTerminal) Validate() error {
@@ -1105,22 +1047,16 @@ func (x *ProviderInfo) Validate() error {
 // Validate reports every way x breaks the schema of ProviderID, each with the JSON pointer of the offending value.
 func (x *ProviderID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProviderID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProviderID to v, at v's position.
-func (x *ProviderID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of LlmProtocol, each with the JSON pointer of the offending value.
 func (x *LlmProtocol) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumLlmProtocol.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of LlmProtocol to v, at v's position.
-func (x *LlmProtocol) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ProviderCurrentConfig, each with the JSON pointer of the offending value.
 func (x *ProviderCurrentConfig) Validate() error {
@@ -1160,12 +1096,9 @@ func (x *AuthStatusResponse) Validate() error {
 // Validate reports every way x breaks the schema of AuthState, each with the JSON pointer of the offending value.
 func (x *AuthState) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumAuthState.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthState to v, at v's position.
-func (x *AuthState) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AuthAccount, each with the JSON pointer of the offending value.
 func (x *AuthAccount) Validate() error {
@@ -1191,12 +1124,9 @@ func (x *SessionModeState) Validate() error {
 // Validate reports every way x breaks the schema of SessionModeID, each with the JSON pointer of the offending value.
 func (x *SessionModeID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionModeID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionModeID to v, at v's position.
-func (x *SessionModeID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionMode, each with the JSON pointer of the offending value.
 func (x *SessionMode) Validate() error {
@@ -1253,32 +1183,23 @@ func (x *SessionConfigOptionType) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigID to v, at v's position.
-func (x *SessionConfigID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionConfigOptionCategory.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionCategory to v, at v's position.
-func (x *SessionConfigOptionCategory) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigValueID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigValueID to v, at v's position.
-func (x *SessionConfigValueID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOptions) Validate() error {
@@ -1359,12 +1280,9 @@ func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigGroupID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigGroupID to v, at v's position.
-func (x *SessionConfigGroupID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
@@ -1456,12 +1374,9 @@ func (x *SessionStatusResponse) Validate() error {
 // Validate reports every way x breaks the schema of SessionStatus, each with the JSON pointer of the offending value.
 func (x *SessionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionStatus to v, at v's position.
-func (x *SessionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SetSessionTitleResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionTitleResponse) Validate() error {
@@ -1508,7 +1423,7 @@ func (x *PromptResponse) Validate() error {
 // ValidateWith adds every way x breaks the schema of PromptResponse to v, at v's position.
 func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 	v.Push("stopReason")
-	x.StopReason.ValidateWith(v)
+	enumStopReason.ValidateValue(v, &x.StopReason)
 	v.Pop()
 	if x.Usage != nil {
 		v.Push("usage")
@@ -1528,17 +1443,8 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StopReason, each with the JSON pointer of the offending value.
 func (x *StopReason) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStopReason.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StopReason to v, at v's position.
-func (x *StopReason) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case StopReasonEndTurn, StopReasonMaxTokens, StopReasonMaxTurnRequests, StopReasonRefusal, StopReasonCancelled:
-	default:
-		v.Add(fmt.Sprintf("unknown StopReason value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of Usage, each with the JSON pointer of the offending value.
@@ -1711,12 +1617,9 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMessageID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MessageID to v, at v's position.
-func (x *MessageID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ContentChunk, each with the JSON pointer of the offending value.
 func (x *ContentChunk) Validate() error {
@@ -1751,12 +1654,12 @@ func (x *ToolCall) Validate() error {
 func (x *ToolCall) ValidateWith(v *wire.Validator) {
 	if x.Kind != nil {
 		v.Push("kind")
-		x.Kind.ValidateWith(v)
+		enumToolKind.ValidateValue(v, x.Kind)
 		v.Pop()
 	}
 	if x.Status != nil {
 		v.Push("status")
-		x.Status.ValidateWith(v)
+		enumToolCallStatus.ValidateValue(v, x.Status)
 		v.Pop()
 	}
 	if x.Content != nil {
@@ -1811,10 +1714,10 @@ func (x *PlanEntry) Validate() error {
 // ValidateWith adds every way x breaks the schema of PlanEntry to v, at v's position.
 func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 	v.Push("priority")
-	x.Priority.ValidateWith(v)
+	enumPlanEntryPriority.ValidateValue(v, &x.Priority)
 	v.Pop()
 	v.Push("status")
-	x.Status.ValidateWith(v)
+	enumPlanEntryStatus.ValidateValue(v, &x.Status)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -1829,33 +1732,15 @@ func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryPriority.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PlanEntryPriority to v, at v's position.
-func (x *PlanEntryPriority) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case PlanEntryPriorityHigh, PlanEntryPriorityMedium, PlanEntryPriorityLow:
-	default:
-		v.Add(fmt.Sprintf("unknown PlanEntryPriority value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryStatus.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PlanEntryStatus to v, at v's position.
-func (x *PlanEntryStatus) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted:
-	default:
-		v.Add(fmt.Sprintf("unknown PlanEntryStatus value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of Plan, each with the JSON pointer of the offending value.
@@ -1923,12 +1808,9 @@ func (x *PlanUpdateContent) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanID, each with the JSON pointer of the offending value.
 func (x *PlanID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPlanID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanID to v, at v's position.
-func (x *PlanID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanItems, each with the JSON pointer of the offending value.
 func (x *PlanItems) Validate() error {
@@ -2197,12 +2079,9 @@ func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumNoticeSeverity.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of NoticeSeverity to v, at v's position.
-func (x *NoticeSeverity) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
@@ -2229,22 +2108,16 @@ func (x *Notice) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarCompactionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionID to v, at v's position.
-func (x *CompactionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumCompactionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionStatus to v, at v's position.
-func (x *CompactionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
@@ -2956,12 +2829,9 @@ func (x *SystemPrompt) Validate() error {
 // Validate reports every way x breaks the schema of SystemPromptMode, each with the JSON pointer of the offending value.
 func (x *SystemPromptMode) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSystemPromptMode.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SystemPromptMode to v, at v's position.
-func (x *SystemPromptMode) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of LoadSessionRequest, each with the JSON pointer of the offending value.
 func (x *LoadSessionRequest) Validate() error {
@@ -2980,12 +2850,9 @@ func (x *ListSessionsRequest) Validate() error {
 // Validate reports every way x breaks the schema of SessionArchiveFilter, each with the JSON pointer of the offending value.
 func (x *SessionArchiveFilter) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionArchiveFilter.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionArchiveFilter to v, at v's position.
-func (x *SessionArchiveFilter) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
 func (x *DeleteSessionRequest) Validate() error {

@@ -171,31 +171,19 @@ func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionID value.
-func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionID(x)
-	return nil
+var scalarSessionID = wire.Scalar{
+	Type:  (*SessionID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
 
 var unionRequestPermissionSubject = wire.Union{
@@ -277,7 +265,7 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
@@ -309,7 +297,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -321,7 +309,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
@@ -391,7 +379,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	if v.Name != nil {
 		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
@@ -402,11 +390,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
@@ -446,73 +434,51 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallID value.
-func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ToolCallID(x)
-	return nil
+var scalarToolCallID = wire.Scalar{
+	Type:  (*ToolCallID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarToolCallID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolKind value.
-func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumToolKind = wire.Enum{
+	Name: "ToolKind",
+	Open: true,
+	Type: (*ToolKind)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallStatus value.
-func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumToolCallStatus = wire.Enum{
+	Name: "ToolCallStatus",
+	Open: true,
+	Type: (*ToolCallStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -891,8 +857,8 @@ var objectAnnotations = wire.Object{
 			Name:  "audience",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*Role)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumRole,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -945,25 +911,20 @@ func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
-// DecodeJSON decodes one Role value.
-func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumRole = wire.Enum{
+	Name: "Role",
+	Open: true,
+	Type: (*Role)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Role) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v Role) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumRole.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Role) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
 
 var membersTextContent = wire.Members{Required: []string{"text"}}
@@ -1030,31 +991,19 @@ func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MediaType value.
-func (v *MediaType) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MediaType(x)
-	return nil
+var scalarMediaType = wire.Scalar{
+	Type:  (*MediaType)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MediaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MediaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMediaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MediaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMediaType, wire.Lenient)
 }
 
 var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
@@ -1078,7 +1027,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "data":
 		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.MimeType), d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
@@ -1114,7 +1063,7 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	b = wire.Key(b, &comma, "\"mimeType\":")
-	b = v.MimeType.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MimeType))
 	if v.URI != nil {
 		b = wire.Key(b, &comma, "\"uri\":")
 		b = wire.AppendString(b, *v.URI)
@@ -1162,7 +1111,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "data":
 		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.MimeType), d), "mimeType")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
@@ -1186,7 +1135,7 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	b = wire.Key(b, &comma, "\"mimeType\":")
-	b = v.MimeType.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MimeType))
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
 		b = objectAnnotations.AppendValue(b, v.Annotations)
@@ -1241,8 +1190,8 @@ var objectIcon = wire.Object{
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "theme",
 			Value: &wire.Value{
-				Coded: (*IconTheme)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumIconTheme,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -1270,25 +1219,20 @@ func (v *Icon) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIcon, wire.Lenient)
 }
 
-// DecodeJSON decodes one IconTheme value.
-func (v *IconTheme) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumIconTheme = wire.Enum{
+	Name: "IconTheme",
+	Open: true,
+	Type: (*IconTheme)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IconTheme) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v IconTheme) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumIconTheme.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IconTheme) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumIconTheme, wire.Lenient)
 }
 
 var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
@@ -1355,7 +1299,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1410,7 +1354,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Size != nil {
 		b = wire.Key(b, &comma, "\"size\":")
@@ -1563,7 +1507,7 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte) (int, er
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1582,7 +1526,7 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1631,7 +1575,7 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte) (int, er
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1650,7 +1594,7 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1808,7 +1752,7 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.FileType = new(DiffFileType)
 		m := d.Mark()
-		if err := v.FileType.DecodeJSON(d); err != nil {
+		if err := enumDiffFileType.DecodeValue(d, v.FileType); err != nil {
 			v.FileType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "fileType")
 		}
@@ -1820,7 +1764,7 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1848,11 +1792,11 @@ func (v *DiffChange) selectVariant(d *wire.Decoder) error {
 func (v *DiffChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.FileType != nil {
 		b = wire.Key(b, &comma, "\"fileType\":")
-		b = v.FileType.AppendJSON(b)
+		b = enumDiffFileType.AppendValue(b, v.FileType)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2026,52 +1970,35 @@ func (v *DiffChangeOperationOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one DiffFileType value.
-func (v *DiffFileType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumDiffFileType = wire.Enum{
+	Name: "DiffFileType",
+	Open: true,
+	Type: (*DiffFileType)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffFileType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v DiffFileType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumDiffFileType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffFileType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumDiffFileType, wire.Lenient)
 }
 
-// DecodeJSON decodes one AbsolutePath value.
-func (v *AbsolutePath) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AbsolutePath(x)
-	return nil
+var scalarAbsolutePath = wire.Scalar{
+	Type:  (*AbsolutePath)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AbsolutePath) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AbsolutePath) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAbsolutePath.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AbsolutePath) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAbsolutePath, wire.Lenient)
 }
 
 var membersDiffPathChange = wire.Members{Required: []string{"path"}}
@@ -2093,7 +2020,7 @@ func (v *DiffPathChange) AppendJSON(b []byte) []byte {
 func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Path), d), "path")
 	}
 	return wire.NotMember, nil
 }
@@ -2101,7 +2028,7 @@ func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Path))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -2135,9 +2062,9 @@ func (v *DiffPathPairChange) AppendJSON(b []byte) []byte {
 func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "oldPath":
-		return 0, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.OldPath), d), "oldPath")
 	case "path":
-		return 1, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.Path), d), "path")
 	}
 	return wire.NotMember, nil
 }
@@ -2145,9 +2072,9 @@ func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte) (int, erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathPairChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"oldPath\":")
-	b = v.OldPath.AppendJSON(b)
+	b = wire.AppendString(b, string(v.OldPath))
 	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Path))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -2169,8 +2096,8 @@ var objectDiffPatch = wire.Object{
 			Flags: wire.Required,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*DiffPatchFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumDiffPatchFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -2204,25 +2131,20 @@ func (v *DiffPatch) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDiffPatch, wire.Lenient)
 }
 
-// DecodeJSON decodes one DiffPatchFormat value.
-func (v *DiffPatchFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumDiffPatchFormat = wire.Enum{
+	Name: "DiffPatchFormat",
+	Open: true,
+	Type: (*DiffPatchFormat)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffPatchFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v DiffPatchFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumDiffPatchFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffPatchFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumDiffPatchFormat, wire.Lenient)
 }
 
 var membersDiff = wire.Members{Required: []string{"changes"}}
@@ -2289,31 +2211,19 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one TerminalID value.
-func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = TerminalID(x)
-	return nil
+var scalarTerminalID = wire.Scalar{
+	Type:  (*TerminalID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarTerminalID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
 
 var membersTerminal = wire.Members{Required: []string{"terminalId"}}
@@ -2335,7 +2245,7 @@ func (v *Terminal) AppendJSON(b []byte) []byte {
 func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -2345,7 +2255,7 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -2579,8 +2489,8 @@ var objectPermissionOption = wire.Object{
 			Flags: wire.Required,
 			Name:  "kind",
 			Value: &wire.Value{
-				Coded: (*PermissionOptionKind)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumPermissionOptionKind,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -2608,52 +2518,35 @@ func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionID value.
-func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PermissionOptionID(x)
-	return nil
+var scalarPermissionOptionID = wire.Scalar{
+	Type:  (*PermissionOptionID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionKind value.
-func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumPermissionOptionKind = wire.Enum{
+	Name: "PermissionOptionKind",
+	Open: true,
+	Type: (*PermissionOptionKind)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
 
 var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
@@ -2974,8 +2867,8 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Required,
 			Name:  "type",
 			Value: &wire.Value{
-				Coded: (*ElicitationSchemaType)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumElicitationSchemaType,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -3038,28 +2931,18 @@ func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 
 var enumElicitationSchemaType = wire.Enum{
 	Name:   "ElicitationSchemaType",
+	Type:   (*ElicitationSchemaType)(nil),
 	Values: []string{"object"},
 }
 
-// DecodeJSON decodes one ElicitationSchemaType value.
-func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchemaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
 
 var unionElicitationPropertySchema = wire.Union{
@@ -3140,25 +3023,20 @@ func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
-// DecodeJSON decodes one StringFormat value.
-func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumStringFormat = wire.Enum{
+	Name: "StringFormat",
+	Open: true,
+	Type: (*StringFormat)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStringFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
 
 var objectEnumOption = wire.Object{
@@ -3246,8 +3124,8 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*StringFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumStringFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -3802,31 +3680,19 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ElicitationID value.
-func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ElicitationID(x)
-	return nil
+var scalarElicitationID = wire.Scalar{
+	Type:  (*ElicitationID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarElicitationID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
 
 var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
@@ -3851,7 +3717,7 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ElicitationID), d), "elicitationId")
 	case "url":
 		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
@@ -3874,7 +3740,7 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ElicitationID))
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
@@ -4198,31 +4064,19 @@ func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProtocolVersion value.
-func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	var x uint16
-	err := wire.DecodeUint16(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProtocolVersion(x)
-	return nil
+var scalarProtocolVersion = wire.Scalar{
+	Type:  (*ProtocolVersion)(nil),
+	Value: wire.Uint16,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProtocolVersion) AppendJSON(b []byte) []byte {
-	b = wire.AppendUint(b, uint64(uint16(*v)))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
 
 var objectImplementation = wire.Object{
@@ -4765,31 +4619,19 @@ func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodOther, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthMethodID value.
-func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AuthMethodID(x)
-	return nil
+var scalarAuthMethodID = wire.Scalar{
+	Type:  (*AuthMethodID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
 
 var objectEnvVariable = wire.Object{
@@ -5077,7 +4919,7 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configId":
-		return 0, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ConfigID), d), "configId")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -5099,7 +4941,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, err
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		if err := v.Category.DecodeJSON(d); err != nil {
+		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
 			v.Category = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
@@ -5126,7 +4968,7 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"configId\":")
-	b = v.ConfigID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ConfigID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -5135,7 +4977,7 @@ func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) 
 	}
 	if v.Category != nil {
 		b = wire.Key(b, &comma, "\"category\":")
-		b = v.Category.AppendJSON(b)
+		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -5270,79 +5112,50 @@ func (v *SessionConfigOptionTypeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigID value.
-func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigID(x)
-	return nil
+var scalarSessionConfigID = wire.Scalar{
+	Type:  (*SessionConfigID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigOptionCategory value.
-func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionConfigOptionCategory = wire.Enum{
+	Name: "SessionConfigOptionCategory",
+	Open: true,
+	Type: (*SessionConfigOptionCategory)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionCategory) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigValueID value.
-func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigValueID(x)
-	return nil
+var scalarSessionConfigValueID = wire.Scalar{
+	Type:  (*SessionConfigValueID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigValueID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionConfigSelectOptions, choosing the variant by JSON type, then by trying the candidates in order.
@@ -5420,7 +5233,7 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -5444,7 +5257,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Value))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -5488,7 +5301,7 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "groupId":
-		return 0, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.GroupID), d), "groupId")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
@@ -5507,7 +5320,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"groupId\":")
-	b = v.GroupID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.GroupID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	b = wire.Key(b, &comma, "\"options\":")
@@ -5530,31 +5343,19 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigGroupID value.
-func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigGroupID(x)
-	return nil
+var scalarSessionConfigGroupID = wire.Scalar{
+	Type:  (*SessionConfigGroupID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigGroupID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
 var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
@@ -5576,7 +5377,7 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
 	case "options":
 		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
@@ -5586,7 +5387,7 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = v.CurrentValue.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentValue))
 	b = wire.Key(b, &comma, "\"options\":")
 	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
@@ -6056,31 +5857,19 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionListCursor value.
-func (v *SessionListCursor) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionListCursor(x)
-	return nil
+var scalarSessionListCursor = wire.Scalar{
+	Type:  (*SessionListCursor)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionListCursor) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionListCursor) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionListCursor.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionListCursor, wire.Lenient)
 }
 
 var objectDeleteSessionResponse = wire.Object{
@@ -6303,7 +6092,7 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -6313,7 +6102,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -6332,31 +6121,19 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MessageID value.
-func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MessageID(x)
-	return nil
+var scalarMessageID = wire.Scalar{
+	Type:  (*MessageID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMessageID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtResponse value.
@@ -6653,7 +6430,7 @@ func (v *UpdateSessionNotification) AppendJSON(b []byte) []byte {
 func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "update":
 		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
@@ -6665,7 +6442,7 @@ func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UpdateSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"update\":")
 	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
@@ -7114,7 +6891,7 @@ func (v *ContentChunk) AppendJSON(b []byte) []byte {
 func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -7126,7 +6903,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -7166,7 +6943,7 @@ func (v *UserMessage) AppendJSON(b []byte) []byte {
 func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -7187,7 +6964,7 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UserMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -7229,7 +7006,7 @@ func (v *AgentMessage) AppendJSON(b []byte) []byte {
 func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -7250,7 +7027,7 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -7292,7 +7069,7 @@ func (v *AgentThought) AppendJSON(b []byte) []byte {
 func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -7313,7 +7090,7 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentThought) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -8270,7 +8047,7 @@ func (v *ToolCallContentChunk) AppendJSON(b []byte) []byte {
 func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -8282,7 +8059,7 @@ func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte) (int, er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -8510,7 +8287,7 @@ func (v *TerminalUpdate) AppendJSON(b []byte) []byte {
 func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "command":
 		if d.TryNull() {
 			v.Command = nil
@@ -8530,7 +8307,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cwd = new(AbsolutePath)
 		m := d.Mark()
-		if err := v.Cwd.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.Cwd), d); err != nil {
 			v.Cwd = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cwd")
 		}
@@ -8592,14 +8369,14 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	if v.Command != nil {
 		b = wire.Key(b, &comma, "\"command\":")
 		b = wire.AppendString(b, *v.Command)
 	}
 	if v.Cwd != nil {
 		b = wire.Key(b, &comma, "\"cwd\":")
-		b = v.Cwd.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.Cwd))
 	}
 	if v.Output != nil {
 		b = wire.Key(b, &comma, "\"output\":")
@@ -8654,7 +8431,7 @@ func (v *TerminalOutputChunk) AppendJSON(b []byte) []byte {
 func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "data":
 		return 1, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
@@ -8666,7 +8443,7 @@ func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	if v.Meta != nil {
@@ -8805,7 +8582,7 @@ func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte) (int, 
 	case "type":
 		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "planId":
-		return 1, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	}
 	return wire.NotMember, nil
 }
@@ -8815,7 +8592,7 @@ func (v *PlanUpdateContentOther) appendFields(b []byte, comma bool) ([]byte, boo
 	b = wire.Key(b, &comma, "\"type\":")
 	b = wire.AppendString(b, v.Type)
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -8830,31 +8607,19 @@ func (v *PlanUpdateContentOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanID value.
-func (v *PlanID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PlanID(x)
-	return nil
+var scalarPlanID = wire.Scalar{
+	Type:  (*PlanID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPlanID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPlanID, wire.Lenient)
 }
 
 var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "status"}}
@@ -8878,9 +8643,9 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "content":
 		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(enumPlanEntryPriority.DecodeValue(d, &v.Priority), "priority")
 	case "status":
-		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(enumPlanEntryStatus.DecodeValue(d, &v.Status), "status")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -8892,9 +8657,9 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	b = wire.Key(b, &comma, "\"priority\":")
-	b = v.Priority.AppendJSON(b)
+	b = enumPlanEntryPriority.AppendValue(b, &v.Priority)
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumPlanEntryStatus.AppendValue(b, &v.Status)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -8913,76 +8678,36 @@ func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryPriority value.
-func (v *PlanEntryPriority) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "high":
-		*v = PlanEntryPriorityHigh
-	case "medium":
-		*v = PlanEntryPriorityMedium
-	case "low":
-		*v = PlanEntryPriorityLow
-	default:
-		*v = PlanEntryPriority(string(s))
-	}
-	return nil
+var enumPlanEntryPriority = wire.Enum{
+	Name: "PlanEntryPriority",
+	Open: true,
+	Type: (*PlanEntryPriority)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryPriority) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryStatus value.
-func (v *PlanEntryStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = PlanEntryStatusPending
-	case "in_progress":
-		*v = PlanEntryStatusInProgress
-	case "completed":
-		*v = PlanEntryStatusCompleted
-	case "cancelled":
-		*v = PlanEntryStatusCancelled
-	default:
-		*v = PlanEntryStatus(string(s))
-	}
-	return nil
+var enumPlanEntryStatus = wire.Enum{
+	Name: "PlanEntryStatus",
+	Open: true,
+	Type: (*PlanEntryStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
 
 var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
@@ -9004,7 +8729,7 @@ func (v *PlanItems) AppendJSON(b []byte) []byte {
 func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "entries":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
@@ -9016,7 +8741,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"entries\":")
 	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
@@ -9362,39 +9087,20 @@ func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one NoticeSeverity value.
-func (v *NoticeSeverity) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "info":
-		*v = NoticeSeverityInfo
-	case "warning":
-		*v = NoticeSeverityWarning
-	case "error":
-		*v = NoticeSeverityError
-	default:
-		*v = NoticeSeverity(string(s))
-	}
-	return nil
+var enumNoticeSeverity = wire.Enum{
+	Name: "NoticeSeverity",
+	Open: true,
+	Type: (*NoticeSeverity)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeSeverity) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
 var membersNotice = wire.Members{Required: []string{"severity", "title"}}
@@ -9416,7 +9122,7 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
@@ -9440,7 +9146,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"severity\":")
-	b = v.Severity.AppendJSON(b)
+	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
@@ -9465,68 +9171,35 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionID value.
-func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = CompactionID(x)
-	return nil
+var scalarCompactionID = wire.Scalar{
+	Type:  (*CompactionID)(nil),
+	Value: wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarCompactionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionStatus value.
-func (v *CompactionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "in_progress":
-		*v = CompactionStatusInProgress
-	case "completed":
-		*v = CompactionStatusCompleted
-	case "failed":
-		*v = CompactionStatusFailed
-	case "cancelled":
-		*v = CompactionStatusCancelled
-	default:
-		*v = CompactionStatus(string(s))
-	}
-	return nil
+var enumCompactionStatus = wire.Enum{
+	Name: "CompactionStatus",
+	Open: true,
+	Type: (*CompactionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
 var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
@@ -9548,9 +9221,9 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "status":
-		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
@@ -9583,9 +9256,9 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumCompactionStatus.AppendValue(b, &v.Status)
 	if v.Summary != nil {
 		b = wire.Key(b, &comma, "\"summary\":")
 		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
@@ -9631,7 +9304,7 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -9643,7 +9316,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -10100,13 +9773,13 @@ func (v *NewSessionRequest) AppendJSON(b []byte) []byte {
 func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
-		return 0, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Cwd), d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, decodeAbsolutePath), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
@@ -10122,10 +9795,10 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Cwd))
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
+		b = wire.AppendSlice(b, v.AdditionalDirectories, appendAbsolutePath)
 	}
 	if v.MCPServers != nil {
 		b = wire.Key(b, &comma, "\"mcpServers\":")
@@ -10857,7 +10530,7 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
@@ -10869,7 +10542,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
 	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
@@ -11582,16 +11255,38 @@ func TableOf(v any) wire.Table {
 		return &objectAgentRequest
 	case *RequestPermissionRequest:
 		return &objectRequestPermissionRequest
+	case *SessionID:
+		return &scalarSessionID
 	case *RequestPermissionSubject:
 		return &unionRequestPermissionSubject
 	case *RequestPermissionSubjectOther:
 		return &objectRequestPermissionSubjectOther
+	case *ToolCallID:
+		return &scalarToolCallID
+	case *ToolKind:
+		return &enumToolKind
+	case *ToolCallStatus:
+		return &enumToolCallStatus
 	case *Annotations:
 		return &objectAnnotations
+	case *Role:
+		return &enumRole
+	case *MediaType:
+		return &scalarMediaType
 	case *Icon:
 		return &objectIcon
+	case *IconTheme:
+		return &enumIconTheme
+	case *DiffFileType:
+		return &enumDiffFileType
+	case *AbsolutePath:
+		return &scalarAbsolutePath
 	case *DiffPatch:
 		return &objectDiffPatch
+	case *DiffPatchFormat:
+		return &enumDiffPatchFormat
+	case *TerminalID:
+		return &scalarTerminalID
 	case *ToolCallLocation:
 		return &objectToolCallLocation
 	case *ToolCallCapabilities:
@@ -11604,16 +11299,24 @@ func TableOf(v any) wire.Table {
 		return &objectCommandPermissionSubject
 	case *PermissionOption:
 		return &objectPermissionOption
+	case *PermissionOptionID:
+		return &scalarPermissionOptionID
+	case *PermissionOptionKind:
+		return &enumPermissionOptionKind
 	case *ElicitationSessionScope:
 		return &objectElicitationSessionScope
 	case *ElicitationRequestScope:
 		return &objectElicitationRequestScope
 	case *ElicitationSchema:
 		return &objectElicitationSchema
+	case *ElicitationSchemaType:
+		return &enumElicitationSchemaType
 	case *ElicitationPropertySchema:
 		return &unionElicitationPropertySchema
 	case *ElicitationPropertySchemaOther:
 		return &objectElicitationPropertySchemaOther
+	case *StringFormat:
+		return &enumStringFormat
 	case *EnumOption:
 		return &objectEnumOption
 	case *StringPropertySchema:
@@ -11634,6 +11337,8 @@ func TableOf(v any) wire.Table {
 		return &objectTitledMultiSelectItems
 	case *MultiSelectPropertySchema:
 		return &objectMultiSelectPropertySchema
+	case *ElicitationID:
+		return &scalarElicitationID
 	case *AgentResponse:
 		return &unionAgentResponse
 	case *AgentResponseResult:
@@ -11642,6 +11347,8 @@ func TableOf(v any) wire.Table {
 		return &objectAgentResponseError
 	case *InitializeResponse:
 		return &objectInitializeResponse
+	case *ProtocolVersion:
+		return &scalarProtocolVersion
 	case *Implementation:
 		return &objectImplementation
 	case *AgentCapabilities:
@@ -11672,6 +11379,8 @@ func TableOf(v any) wire.Table {
 		return &unionAuthMethod
 	case *AuthMethodOther:
 		return &objectAuthMethodOther
+	case *AuthMethodID:
+		return &scalarAuthMethodID
 	case *EnvVariable:
 		return &objectEnvVariable
 	case *AuthMethodTerminal:
@@ -11684,6 +11393,14 @@ func TableOf(v any) wire.Table {
 		return &objectLogoutAuthResponse
 	case *NewSessionResponse:
 		return &objectNewSessionResponse
+	case *SessionConfigID:
+		return &scalarSessionConfigID
+	case *SessionConfigOptionCategory:
+		return &enumSessionConfigOptionCategory
+	case *SessionConfigValueID:
+		return &scalarSessionConfigValueID
+	case *SessionConfigGroupID:
+		return &scalarSessionConfigGroupID
 	case *AvailableCommandInput:
 		return &unionAvailableCommandInput
 	case *AvailableCommandInputOther:
@@ -11694,6 +11411,8 @@ func TableOf(v any) wire.Table {
 		return &objectListSessionsResponse
 	case *SessionInfo:
 		return &objectSessionInfo
+	case *SessionListCursor:
+		return &scalarSessionListCursor
 	case *DeleteSessionResponse:
 		return &objectDeleteSessionResponse
 	case *ResumeSessionResponse:
@@ -11706,6 +11425,8 @@ func TableOf(v any) wire.Table {
 		return &objectCancelTerminalResponse
 	case *SetSessionConfigOptionResponse:
 		return &objectSetSessionConfigOptionResponse
+	case *MessageID:
+		return &scalarMessageID
 	case *Error:
 		return &objectError
 	case *UnsupportedProtocolVersionErrorData:
@@ -11732,8 +11453,20 @@ func TableOf(v any) wire.Table {
 		return &objectTerminalCapabilities
 	case *TerminalCancelCapabilities:
 		return &objectTerminalCancelCapabilities
+	case *PlanID:
+		return &scalarPlanID
+	case *PlanEntryPriority:
+		return &enumPlanEntryPriority
+	case *PlanEntryStatus:
+		return &enumPlanEntryStatus
 	case *Cost:
 		return &objectCost
+	case *NoticeSeverity:
+		return &enumNoticeSeverity
+	case *CompactionID:
+		return &scalarCompactionID
+	case *CompactionStatus:
+		return &enumCompactionStatus
 	case *CompleteElicitationNotification:
 		return &objectCompleteElicitationNotification
 	case *ClientRequest:
@@ -11868,8 +11601,16 @@ func appendBackgroundWork(p *BackgroundWork, b []byte) []byte {
 	return unionBackgroundWork.AppendValue(b, p)
 }
 
+func decodeAbsolutePath(p *AbsolutePath, d *wire.Decoder) error {
+	return scalarAbsolutePath.DecodeValue(d, p)
+}
+
 func decodeMCPServer(p *MCPServer, d *wire.Decoder) error {
 	return unionMCPServer.DecodeValue(d, p)
+}
+
+func appendAbsolutePath(p *AbsolutePath, b []byte) []byte {
+	return scalarAbsolutePath.AppendValue(b, p)
 }
 
 func appendMCPServer(p *MCPServer, b []byte) []byte {

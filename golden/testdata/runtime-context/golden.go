@@ -100,7 +100,7 @@ var objectRuntimeContextItem = wire.Object{
 // package from outside it. Only a program that calls it links every table.
 func TableOf(v any) wire.Table {
 	switch v.(type) {
-	// ... 32 unchanged cases
+	// ... 35 unchanged cases
 	case *SessionRuntimeContextCapabilities:
 		return &objectSessionRuntimeContextCapabilities
 	case *RuntimeContextItem:
@@ -129,7 +129,7 @@ var defs = map[string]acpgentest.Def{
 	"RuntimeContextItem": acpgentest.For[RuntimeContextItem](&objectRuntimeContextItem),
 	// ... 7 unchanged elements
 	"SessionRuntimeContextCapabilities": acpgentest.For[SessionRuntimeContextCapabilities](&objectSessionRuntimeContextCapabilities),
-	"StopReason":                        acpgentest.For[StopReason](wire.Methods{}),
+	"StopReason":                        acpgentest.For[StopReason](&enumStopReason),
 	"TextContent":                       acpgentest.For[TextContent](wire.Methods{}),
 }
 

@@ -16,9 +16,8 @@ package sandboxagent
 //
 // added: objectSandboxAgentSessionMeta, objectSandboxAgentExtensions,
 //     objectSandboxAgentCapabilities, enumSandboxAgentQuestionOutcome,
-//     SandboxAgentQuestionOutcome.DecodeJSON, objectSandboxAgentRequestQuestionRequest,
-//     objectSandboxAgentRequestQuestionResponse, objectSandboxAgentSetMetadataRequest,
-//     objectSandboxAgentSetMetadataResponse
+//     objectSandboxAgentRequestQuestionRequest, objectSandboxAgentRequestQuestionResponse,
+//     objectSandboxAgentSetMetadataRequest, objectSandboxAgentSetMetadataResponse
 // added, not shown: the same as another type's, with the type's name replaced:
 //   MarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
@@ -27,9 +26,8 @@ package sandboxagent
 //   UnmarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.UnmarshalJSON)
-//   AppendJSON of SandboxAgentQuestionOutcome (as SessionID.AppendJSON)
-//   MarshalJSON of SandboxAgentQuestionOutcome (as SessionID.MarshalJSON)
-//   UnmarshalJSON of SandboxAgentQuestionOutcome (as SessionID.UnmarshalJSON)
+//   MarshalJSON of SandboxAgentQuestionOutcome (as StopReason.MarshalJSON)
+//   UnmarshalJSON of SandboxAgentQuestionOutcome (as StopReason.UnmarshalJSON)
 // changed: TableOf
 
 var objectSandboxAgentSessionMeta = wire.Object{
@@ -126,12 +124,8 @@ var objectSandboxAgentCapabilities = wire.Object{
 
 var enumSandboxAgentQuestionOutcome = wire.Enum{
 	Name:   "SandboxAgentQuestionOutcome",
+	Type:   (*SandboxAgentQuestionOutcome)(nil),
 	Values: []string{"answered", "rejected", "cancelled"},
-}
-
-// DecodeJSON decodes one SandboxAgentQuestionOutcome value.
-func (v *SandboxAgentQuestionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumSandboxAgentQuestionOutcome)
 }
 
 var objectSandboxAgentRequestQuestionRequest = wire.Object{
@@ -177,8 +171,8 @@ var objectSandboxAgentRequestQuestionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*SandboxAgentQuestionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSandboxAgentQuestionOutcome,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -253,13 +247,15 @@ var objectSandboxAgentSetMetadataResponse = wire.Object{
 // package from outside it. Only a program that calls it links every table.
 func TableOf(v any) wire.Table {
 	switch v.(type) {
-	// ... 34 unchanged cases
+	// ... 37 unchanged cases
 	case *SandboxAgentSessionMeta:
 		return &objectSandboxAgentSessionMeta
 	case *SandboxAgentExtensions:
 		return &objectSandboxAgentExtensions
 	case *SandboxAgentCapabilities:
 		return &objectSandboxAgentCapabilities
+	case *SandboxAgentQuestionOutcome:
+		return &enumSandboxAgentQuestionOutcome
 	case *SandboxAgentRequestQuestionRequest:
 		return &objectSandboxAgentRequestQuestionRequest
 	case *SandboxAgentRequestQuestionResponse:
@@ -283,7 +279,7 @@ var defs = map[string]acpgentest.Def{
 	// ... 36 unchanged elements
 	"SandboxAgentCapabilities":            acpgentest.For[SandboxAgentCapabilities](&objectSandboxAgentCapabilities),
 	"SandboxAgentExtensions":              acpgentest.For[SandboxAgentExtensions](&objectSandboxAgentExtensions),
-	"SandboxAgentQuestionOutcome":         acpgentest.For[SandboxAgentQuestionOutcome](wire.Methods{}),
+	"SandboxAgentQuestionOutcome":         acpgentest.For[SandboxAgentQuestionOutcome](&enumSandboxAgentQuestionOutcome),
 	"SandboxAgentRequestQuestionRequest":  acpgentest.For[SandboxAgentRequestQuestionRequest](&objectSandboxAgentRequestQuestionRequest),
 	"SandboxAgentRequestQuestionResponse": acpgentest.For[SandboxAgentRequestQuestionResponse](&objectSandboxAgentRequestQuestionResponse),
 	"SandboxAgentSessionMeta":             acpgentest.For[SandboxAgentSessionMeta](&objectSandboxAgentSessionMeta),
@@ -829,14 +825,8 @@ const SandboxAgentQuestionOutcomeCancelled SandboxAgentQuestionOutcome = "cancel
 
 // ==== validate.go ====
 //
-// added: SandboxAgentQuestionOutcome.ValidateWith
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.Validate)
-//   Validate of SandboxAgentQuestionOutcome (as SessionID.Validate)
-
-// ValidateWith adds every way x breaks the schema of SandboxAgentQuestionOutcome to v, at v's position.
-func (x *SandboxAgentQuestionOutcome) ValidateWith(v *wire.Validator) {
-	enumSandboxAgentQuestionOutcome.Check(v, string(*x))
-}
+//   Validate of SandboxAgentQuestionOutcome (as StopReason.Validate)

@@ -28,8 +28,8 @@ package zeroclaw
 //     ZeroClawStopSessionResponse (as Error.UnmarshalJSON)
 //   DecodeJSON of ZeroClawErrorCode (as ErrorCode.DecodeJSON)
 //   AppendJSON of ZeroClawErrorCode (as ErrorCode.AppendJSON)
-//   MarshalJSON of ZeroClawErrorCode (as SessionID.MarshalJSON)
-//   UnmarshalJSON of ZeroClawErrorCode (as SessionID.UnmarshalJSON)
+//   MarshalJSON of ZeroClawErrorCode (as ErrorCode.MarshalJSON)
+//   UnmarshalJSON of ZeroClawErrorCode (as RequestID.UnmarshalJSON)
 // changed: membersNewSessionRequest, NewSessionRequest.decodeField, NewSessionRequest.appendFields,
 //     LoadSessionRequest.MarshalJSON, LoadSessionRequest.UnmarshalJSON,
 //     CancelNotification.MarshalJSON, CancelNotification.UnmarshalJSON, TableOf
@@ -85,7 +85,7 @@ var membersLoadSessionRequest = wire.Members{
 func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "cwd":
 		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
@@ -109,7 +109,7 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"cwd\":")
 	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
@@ -151,7 +151,7 @@ var membersCancelNotification = wire.Members{
 func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -161,7 +161,7 @@ func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -242,11 +242,11 @@ var objectZeroClawStopSessionResponse = wire.Object{
 // package from outside it. Only a program that calls it links every table.
 func TableOf(v any) wire.Table {
 	switch v.(type) {
-	// ... 10 unchanged cases
+	// ... 12 unchanged cases
 	// removed:
 	//	case *LoadSessionRequest:
 	//		return &objectLoadSessionRequest
-	// ... 8 unchanged cases
+	// ... 9 unchanged cases
 	// removed:
 	//	case *CancelNotification:
 	//		return &objectCancelNotification
@@ -597,8 +597,8 @@ const ZeroClawErrorCodeSessionBusy ZeroClawErrorCode = -32002
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse (as Error.Validate)
-//   Validate of ZeroClawErrorCode (as SessionID.Validate)
-//   ValidateWith of ZeroClawErrorCode (as SessionID.ValidateWith)
+//   Validate of ZeroClawErrorCode (as RequestID.Validate)
+//   ValidateWith of ZeroClawErrorCode (as ErrorCode.ValidateWith)
 // changed: NewSessionRequest.ValidateWith, LoadSessionRequest.Validate, CancelNotification.Validate
 
 // ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.

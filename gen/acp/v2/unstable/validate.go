@@ -46,12 +46,9 @@ func (x *RequestPermissionRequest) Validate() error {
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionID to v, at v's position.
-func (x *SessionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of RequestPermissionSubject, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubject) Validate() error {
@@ -126,32 +123,23 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarToolCallID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallID to v, at v's position.
-func (x *ToolCallID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolKind.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
-func (x *ToolKind) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolCallStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
-func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
 func (x *ToolCallContent) Validate() error {
@@ -269,12 +257,9 @@ func (x *Annotations) Validate() error {
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumRole.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of Role to v, at v's position.
-func (x *Role) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
 func (x *TextContent) Validate() error {
@@ -303,12 +288,9 @@ func (x *TextContent) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MediaType, each with the JSON pointer of the offending value.
 func (x *MediaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMediaType.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MediaType to v, at v's position.
-func (x *MediaType) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ImageContent, each with the JSON pointer of the offending value.
 func (x *ImageContent) Validate() error {
@@ -373,12 +355,9 @@ func (x *Icon) Validate() error {
 // Validate reports every way x breaks the schema of IconTheme, each with the JSON pointer of the offending value.
 func (x *IconTheme) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumIconTheme.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IconTheme to v, at v's position.
-func (x *IconTheme) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ResourceLink, each with the JSON pointer of the offending value.
 func (x *ResourceLink) Validate() error {
@@ -605,22 +584,16 @@ func (x *DiffChangeOperationOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffFileType, each with the JSON pointer of the offending value.
 func (x *DiffFileType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumDiffFileType.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of DiffFileType to v, at v's position.
-func (x *DiffFileType) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AbsolutePath, each with the JSON pointer of the offending value.
 func (x *AbsolutePath) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAbsolutePath.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AbsolutePath to v, at v's position.
-func (x *AbsolutePath) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DiffPathChange, each with the JSON pointer of the offending value.
 func (x *DiffPathChange) Validate() error {
@@ -660,12 +633,9 @@ func (x *DiffPatch) Validate() error {
 // Validate reports every way x breaks the schema of DiffPatchFormat, each with the JSON pointer of the offending value.
 func (x *DiffPatchFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumDiffPatchFormat.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of DiffPatchFormat to v, at v's position.
-func (x *DiffPatchFormat) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
@@ -701,12 +671,9 @@ func (x *Diff) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarTerminalID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of TerminalID to v, at v's position.
-func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
@@ -772,22 +739,16 @@ func (x *PermissionOption) Validate() error {
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPermissionOptionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionID to v, at v's position.
-func (x *PermissionOptionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPermissionOptionKind.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
-func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
@@ -888,13 +849,8 @@ func (x *ElicitationSchema) Validate() error {
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumElicitationSchemaType.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
-func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
-	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
@@ -914,12 +870,9 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStringFormat.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
-func (x *StringFormat) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
 func (x *EnumOption) Validate() error {
@@ -1028,12 +981,9 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarElicitationID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ElicitationID to v, at v's position.
-func (x *ElicitationID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
@@ -1079,22 +1029,16 @@ func (x *MessageMCPRequest) Validate() error {
 // Validate reports every way x breaks the schema of MCPServerACPID, each with the JSON pointer of the offending value.
 func (x *MCPServerACPID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMCPServerACPID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MCPServerACPID to v, at v's position.
-func (x *MCPServerACPID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of MCPRequestID, each with the JSON pointer of the offending value.
 func (x *MCPRequestID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMCPRequestID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MCPRequestID to v, at v's position.
-func (x *MCPRequestID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.
 func (x *ExtRequest) Validate() error {
@@ -1165,12 +1109,9 @@ func (x *InitializeResponse) Validate() error {
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProtocolVersion.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProtocolVersion to v, at v's position.
-func (x *ProtocolVersion) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
@@ -1350,12 +1291,9 @@ func (x *AuthMethodOther) Validate() error {
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAuthMethodID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthMethodID to v, at v's position.
-func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
 func (x *EnvVariable) Validate() error {
@@ -1402,22 +1340,16 @@ func (x *ProviderInfo) Validate() error {
 // Validate reports every way x breaks the schema of ProviderID, each with the JSON pointer of the offending value.
 func (x *ProviderID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProviderID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProviderID to v, at v's position.
-func (x *ProviderID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of LlmProtocol, each with the JSON pointer of the offending value.
 func (x *LlmProtocol) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumLlmProtocol.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of LlmProtocol to v, at v's position.
-func (x *LlmProtocol) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ProviderCurrentConfig, each with the JSON pointer of the offending value.
 func (x *ProviderCurrentConfig) Validate() error {
@@ -1457,12 +1389,9 @@ func (x *AuthStatusResponse) Validate() error {
 // Validate reports every way x breaks the schema of AuthState, each with the JSON pointer of the offending value.
 func (x *AuthState) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumAuthState.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthState to v, at v's position.
-func (x *AuthState) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AuthAccount, each with the JSON pointer of the offending value.
 func (x *AuthAccount) Validate() error {
@@ -1539,32 +1468,23 @@ func (x *SessionConfigOptionTypeOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigID to v, at v's position.
-func (x *SessionConfigID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionConfigOptionCategory.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionCategory to v, at v's position.
-func (x *SessionConfigOptionCategory) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigValueID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigValueID to v, at v's position.
-func (x *SessionConfigValueID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOptions) Validate() error {
@@ -1654,12 +1574,9 @@ func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigGroupID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigGroupID to v, at v's position.
-func (x *SessionConfigGroupID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
@@ -1795,12 +1712,9 @@ func (x *SessionInfo) Validate() error {
 // Validate reports every way x breaks the schema of SessionListCursor, each with the JSON pointer of the offending value.
 func (x *SessionListCursor) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionListCursor.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionListCursor to v, at v's position.
-func (x *SessionListCursor) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
@@ -1840,12 +1754,9 @@ func (x *SessionStatusResponse) Validate() error {
 // Validate reports every way x breaks the schema of SessionStatus, each with the JSON pointer of the offending value.
 func (x *SessionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionStatus to v, at v's position.
-func (x *SessionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
 func (x *StateUpdate) Validate() error {
@@ -2321,12 +2232,9 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMessageID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MessageID to v, at v's position.
-func (x *MessageID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
 func (x *ExtResponse) Validate() error {
@@ -2773,12 +2681,9 @@ func (x *PlanUpdateContentOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanID, each with the JSON pointer of the offending value.
 func (x *PlanID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPlanID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanID to v, at v's position.
-func (x *PlanID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanEntry, each with the JSON pointer of the offending value.
 func (x *PlanEntry) Validate() error {
@@ -2802,22 +2707,16 @@ func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryPriority.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanEntryPriority to v, at v's position.
-func (x *PlanEntryPriority) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanEntryStatus to v, at v's position.
-func (x *PlanEntryStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanItems, each with the JSON pointer of the offending value.
 func (x *PlanItems) Validate() error {
@@ -3037,12 +2936,9 @@ func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumNoticeSeverity.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of NoticeSeverity to v, at v's position.
-func (x *NoticeSeverity) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
@@ -3069,22 +2965,16 @@ func (x *Notice) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarCompactionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionID to v, at v's position.
-func (x *CompactionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumCompactionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionStatus to v, at v's position.
-func (x *CompactionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
@@ -3440,12 +3330,9 @@ func (x *SystemPrompt) Validate() error {
 // Validate reports every way x breaks the schema of SystemPromptMode, each with the JSON pointer of the offending value.
 func (x *SystemPromptMode) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSystemPromptMode.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SystemPromptMode to v, at v's position.
-func (x *SystemPromptMode) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
@@ -3457,12 +3344,9 @@ func (x *ListSessionsRequest) Validate() error {
 // Validate reports every way x breaks the schema of SessionArchiveFilter, each with the JSON pointer of the offending value.
 func (x *SessionArchiveFilter) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionArchiveFilter.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionArchiveFilter to v, at v's position.
-func (x *SessionArchiveFilter) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
 func (x *DeleteSessionRequest) Validate() error {
