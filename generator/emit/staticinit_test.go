@@ -82,6 +82,7 @@ func TestTablesHaveNoInitCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wireVars := packageVars(t, filepath.Join("..", "..", "runtime", "wire"))
 	tables := map[string]int{}
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
@@ -95,9 +96,20 @@ func TestTablesHaveNoInitCode(t *testing.T) {
 				continue
 			}
 			tables[kind]++
+			addressed := map[ast.Node]bool{}
 			ast.Inspect(vs.Values[0], func(n ast.Node) bool {
+				if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.AND {
+					addressed[u.X] = true
+				}
 				if c, ok := n.(*ast.CallExpr); ok && !nilPointerOfType(c) {
 					t.Errorf("table %s calls %s at package init", vs.Names[0].Name, callee(c.Fun))
+				}
+				// The value of another package's variable is copied at init;
+				// its address is not.
+				if sel, ok := n.(*ast.SelectorExpr); ok && wireVars[sel.Sel.Name] && !addressed[sel] {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "wire" {
+						t.Errorf("table %s copies the variable wire.%s at package init", vs.Names[0].Name, sel.Sel.Name)
+					}
 				}
 				return true
 			})
@@ -108,6 +120,32 @@ func TestTablesHaveNoInitCode(t *testing.T) {
 			t.Errorf("codec.go has no %s tables", kind)
 		}
 	}
+}
+
+// packageVars are the package-level variables of the Go package in dir.
+func packageVars(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi os.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+					for _, s := range g.Specs {
+						for _, n := range s.(*ast.ValueSpec).Names {
+							out[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // tableKinds are the prefixes of the tables' variables: wire.Object,

@@ -329,7 +329,10 @@ func memberFlags(fl *ir.Field) jen.Code {
 	return out
 }
 
-// scalarValues are runtime/wire's shared values of the scalar shapes.
+// scalarValues are runtime/wire's shared values of the scalar shapes. A
+// table takes their address (&wire.String): a pointer variable of another
+// package would be copied by package init code, an address is laid out by
+// the compiler.
 var scalarValues = map[string]string{"int32": "Int32", "uint16": "Uint16", "uint32": "Uint32", "int64": "Int64", "uint64": "Uint64", "": "Int64"}
 
 // scalar reports a string, boolean or number shape.
@@ -348,21 +351,21 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		if rule := e.stringRule(r, ""); rule != "" {
 			return value("ShapeString", jen.Dict{jen.Id("Rule"): jen.Op("&").Id(rule)})
 		}
-		return wq("String")
+		return jen.Op("&").Add(wq("String"))
 	case ir.Bool:
-		return wq("Bool")
+		return jen.Op("&").Add(wq("Bool"))
 	case ir.Int:
 		if rule := intRule(r); rule != nil {
 			return value(shapeNames[r.Format], jen.Dict{jen.Id("Ints"): jen.Op("&").Add(wq("IntRule")).Values(rule)})
 		}
-		return wq(scalarValues[r.Format])
+		return jen.Op("&").Add(wq(scalarValues[r.Format]))
 	case ir.Float:
 		if bounds := floatBounds(r); len(bounds) > 0 {
 			return value("ShapeFloat64", jen.Dict{jen.Id("Floats"): jen.Index().Add(wq("FloatBound")).Values(bounds...)})
 		}
-		return wq("Float64")
+		return jen.Op("&").Add(wq("Float64"))
 	case ir.Raw, ir.Routed:
-		return wq("RawJSON")
+		return jen.Op("&").Add(wq("RawJSON"))
 	case ir.Named:
 		u := r.Type.Underlying()
 		if u.Kind == ir.Alias && scalar(u.Target) && tabular(u.Target) {

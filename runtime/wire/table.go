@@ -80,17 +80,19 @@ func item(p unsafe.Pointer, i int, size uintptr) unsafe.Pointer {
 	return unsafe.Add((*sliceHeader)(p).data, uintptr(i)*size)
 }
 
-// The scalar shapes, shared by every table.
+// The scalar shapes, shared by every table, which takes their address
+// (&String): an address of a variable is laid out by the compiler, where a
+// pointer variable would be copied by package init code.
 var (
-	String  = &Value{Shape: ShapeString}
-	Bool    = &Value{Shape: ShapeBool}
-	Int64   = &Value{Shape: ShapeInt64}
-	Int32   = &Value{Shape: ShapeInt32}
-	Uint16  = &Value{Shape: ShapeUint16}
-	Uint32  = &Value{Shape: ShapeUint32}
-	Uint64  = &Value{Shape: ShapeUint64}
-	Float64 = &Value{Shape: ShapeFloat64}
-	RawJSON = &Value{Shape: ShapeRaw}
+	String  = Value{Shape: ShapeString}
+	Bool    = Value{Shape: ShapeBool}
+	Int64   = Value{Shape: ShapeInt64}
+	Int32   = Value{Shape: ShapeInt32}
+	Uint16  = Value{Shape: ShapeUint16}
+	Uint32  = Value{Shape: ShapeUint32}
+	Uint64  = Value{Shape: ShapeUint64}
+	Float64 = Value{Shape: ShapeFloat64}
+	RawJSON = Value{Shape: ShapeRaw}
 )
 
 // MemberFlags say how a member is present.

@@ -23,13 +23,13 @@ var objectAgentRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentRequest",
@@ -106,19 +106,19 @@ var objectRequestPermissionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Subject",
@@ -151,7 +151,7 @@ var objectRequestPermissionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -173,7 +173,7 @@ func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 
 var scalarSessionID = wire.Scalar{
 	Type:  (*SessionID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -228,7 +228,7 @@ var objectRequestPermissionSubjectOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.RequestPermissionSubjectOther",
@@ -436,7 +436,7 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 
 var scalarToolCallID = wire.Scalar{
 	Type:  (*ToolCallID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -868,7 +868,7 @@ var objectAnnotations = wire.Object{
 			Field: "LastModified",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "lastModified",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Priority",
@@ -891,7 +891,7 @@ var objectAnnotations = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -993,7 +993,7 @@ func (v *TextContent) UnmarshalJSON(data []byte) error {
 
 var scalarMediaType = wire.Scalar{
 	Type:  (*MediaType)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -1173,14 +1173,14 @@ var objectIcon = wire.Object{
 			Field: "MimeType",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "mimeType",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Sizes",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "sizes",
 			Value: &wire.Value{
-				Elem:        wire.String,
+				Elem:        &wire.String,
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
 			},
@@ -1199,7 +1199,7 @@ var objectIcon = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -1988,7 +1988,7 @@ func (v *DiffFileType) UnmarshalJSON(data []byte) error {
 
 var scalarAbsolutePath = wire.Scalar{
 	Type:  (*AbsolutePath)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -2104,14 +2104,14 @@ var objectDiffPatch = wire.Object{
 			Field: "Text",
 			Flags: wire.Required,
 			Name:  "text",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -2213,7 +2213,7 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 
 var scalarTerminalID = wire.Scalar{
 	Type:  (*TerminalID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -2280,7 +2280,7 @@ var objectToolCallLocation = wire.Object{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Line",
@@ -2300,7 +2300,7 @@ var objectToolCallLocation = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -2336,7 +2336,7 @@ var objectToolCallCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -2363,7 +2363,7 @@ var objectToolCallCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -2399,7 +2399,7 @@ var objectToolCallPermissionSubject = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -2425,32 +2425,32 @@ var objectCommandPermissionSubject = wire.Object{
 			Field: "Command",
 			Flags: wire.Required,
 			Name:  "command",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -2476,13 +2476,13 @@ var objectPermissionOption = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Kind",
@@ -2498,7 +2498,7 @@ var objectPermissionOption = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -2520,7 +2520,7 @@ func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 
 var scalarPermissionOptionID = wire.Scalar{
 	Type:  (*PermissionOptionID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -2809,13 +2809,13 @@ var objectElicitationSessionScope = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.ElicitationSessionScope",
@@ -2875,7 +2875,7 @@ var objectElicitationSchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Properties",
@@ -2894,7 +2894,7 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Nullable,
 			Name:  "required",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -2902,14 +2902,14 @@ var objectElicitationSchema = wire.Object{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3005,7 +3005,7 @@ var objectElicitationPropertySchemaOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.ElicitationPropertySchemaOther",
@@ -3045,26 +3045,26 @@ var objectEnumOption = wire.Object{
 			Field: "Const",
 			Flags: wire.Required,
 			Name:  "const",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3090,25 +3090,25 @@ var objectStringPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "MaxLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Pattern",
@@ -3132,14 +3132,14 @@ var objectStringPropertySchema = wire.Object{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Enum",
 			Flags: wire.Nullable,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem: wire.String,
+				Elem: &wire.String,
 				Items: &wire.IntRule{
 					HasMin:  true,
 					Min:     1,
@@ -3170,7 +3170,7 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3196,38 +3196,38 @@ var objectNumberPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3253,38 +3253,38 @@ var objectIntegerPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3310,26 +3310,26 @@ var objectBooleanPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3390,7 +3390,7 @@ var objectMultiSelectItemsOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.MultiSelectItemsOther",
@@ -3415,7 +3415,7 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Required,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem: wire.String,
+				Elem: &wire.String,
 				Items: &wire.IntRule{
 					HasMin:  true,
 					Min:     1,
@@ -3429,7 +3429,7 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3473,7 +3473,7 @@ var objectTitledMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3499,25 +3499,25 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "MaxItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Items",
@@ -3533,7 +3533,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "default",
 			Value: &wire.Value{
-				Elem:        wire.String,
+				Elem:        &wire.String,
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
 			},
@@ -3543,7 +3543,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3682,7 +3682,7 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 
 var scalarElicitationID = wire.Scalar{
 	Type:  (*ElicitationID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -3822,26 +3822,26 @@ var objectMessageMCPRequest = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3850,7 +3850,7 @@ var objectMessageMCPRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3872,7 +3872,7 @@ func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
 
 var scalarMCPServerACPID = wire.Scalar{
 	Type:  (*MCPServerACPID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -3887,7 +3887,7 @@ func (v *MCPServerACPID) UnmarshalJSON(data []byte) error {
 
 var scalarMCPRequestID = wire.Scalar{
 	Type:  (*MCPRequestID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -3972,7 +3972,7 @@ var objectAgentResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentResponseResult",
@@ -4090,7 +4090,7 @@ var objectInitializeResponse = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Info",
@@ -4128,7 +4128,7 @@ var objectInitializeResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4150,7 +4150,7 @@ func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 
 var scalarProtocolVersion = wire.Scalar{
 	Type:  (*ProtocolVersion)(nil),
-	Value: wire.Uint16,
+	Value: &wire.Uint16,
 }
 
 // MarshalJSON encodes v with its table.
@@ -4169,26 +4169,26 @@ var objectImplementation = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Version",
 			Flags: wire.Required,
 			Name:  "version",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4242,7 +4242,7 @@ var objectAgentCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4350,7 +4350,7 @@ var objectSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4404,7 +4404,7 @@ var objectPromptCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4431,7 +4431,7 @@ var objectPromptImageCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4458,7 +4458,7 @@ var objectPromptAudioCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4485,7 +4485,7 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4539,7 +4539,7 @@ var objectMCPCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4566,7 +4566,7 @@ var objectMCPStdioCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4593,7 +4593,7 @@ var objectMCPHTTPCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4620,7 +4620,7 @@ var objectMCPACPCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4647,7 +4647,7 @@ var objectSessionDeleteCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4674,7 +4674,7 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4710,7 +4710,7 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4746,7 +4746,7 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4773,7 +4773,7 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4800,7 +4800,7 @@ var objectSessionForkCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4827,7 +4827,7 @@ var objectSessionArchiveCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4854,7 +4854,7 @@ var objectSessionStatusCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4881,7 +4881,7 @@ var objectSessionTitleCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4917,7 +4917,7 @@ var objectAgentAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4944,7 +4944,7 @@ var objectAuthStatusCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4971,7 +4971,7 @@ var objectProvidersCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5033,19 +5033,19 @@ var objectAuthMethodOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.AuthMethodOther",
@@ -5065,7 +5065,7 @@ func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
 
 var scalarAuthMethodID = wire.Scalar{
 	Type:  (*AuthMethodID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -5084,20 +5084,20 @@ var objectEnvVariable = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5123,26 +5123,26 @@ var objectAuthMethodTerminal = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -5163,7 +5163,7 @@ var objectAuthMethodTerminal = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5189,26 +5189,26 @@ var objectAuthMethodAgent = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5235,7 +5235,7 @@ var objectLoginAuthResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5274,7 +5274,7 @@ var objectListProvidersResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5300,7 +5300,7 @@ var objectProviderInfo = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Supported",
@@ -5319,7 +5319,7 @@ var objectProviderInfo = wire.Object{
 			Field: "Required",
 			Flags: wire.Required,
 			Name:  "required",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Current",
@@ -5335,7 +5335,7 @@ var objectProviderInfo = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5357,7 +5357,7 @@ func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
 
 var scalarProviderID = wire.Scalar{
 	Type:  (*ProviderID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -5411,7 +5411,7 @@ var objectProviderCurrentConfig = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5438,7 +5438,7 @@ var objectSetProviderResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5465,7 +5465,7 @@ var objectDisableProviderResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5492,7 +5492,7 @@ var objectLogoutAuthResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5541,7 +5541,7 @@ var objectAuthStatusResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5583,38 +5583,38 @@ var objectAuthAccount = wire.Object{
 			Field: "Label",
 			Flags: wire.Required,
 			Name:  "label",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Active",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "active",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Email",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "email",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Organization",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "organization",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5640,7 +5640,7 @@ var objectNewSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigOptions",
@@ -5673,7 +5673,7 @@ var objectNewSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5910,7 +5910,7 @@ func (v *SessionConfigOptionTypeOther) UnmarshalJSON(data []byte) error {
 
 var scalarSessionConfigID = wire.Scalar{
 	Type:  (*SessionConfigID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -5941,7 +5941,7 @@ func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 
 var scalarSessionConfigValueID = wire.Scalar{
 	Type:  (*SessionConfigValueID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -6141,7 +6141,7 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 
 var scalarSessionConfigGroupID = wire.Scalar{
 	Type:  (*SessionConfigGroupID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -6425,7 +6425,7 @@ var objectAvailableCommandInputOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.AvailableCommandInputOther",
@@ -6449,14 +6449,14 @@ var objectTextCommandInput = wire.Object{
 			Field: "Hint",
 			Flags: wire.Required,
 			Name:  "hint",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -6563,14 +6563,14 @@ var objectListSessionsResponse = wire.Object{
 			Field: "NextCursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "nextCursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -6596,20 +6596,20 @@ var objectSessionInfo = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -6617,7 +6617,7 @@ var objectSessionInfo = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "UpdatedAt",
@@ -6632,14 +6632,14 @@ var objectSessionInfo = wire.Object{
 			Field: "Archived",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "archived",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -6661,7 +6661,7 @@ func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 
 var scalarSessionListCursor = wire.Scalar{
 	Type:  (*SessionListCursor)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -6681,7 +6681,7 @@ var objectDeleteSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -6707,7 +6707,7 @@ var objectForkSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigOptions",
@@ -6740,7 +6740,7 @@ var objectForkSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -6767,7 +6767,7 @@ var objectArchiveSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -6794,7 +6794,7 @@ var objectUnarchiveSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -6839,7 +6839,7 @@ var objectSessionStatusResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -7107,7 +7107,7 @@ var objectBackgroundWorkOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.BackgroundWorkOther",
@@ -7131,14 +7131,14 @@ var objectBackgroundTerminal = wire.Object{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -7164,14 +7164,14 @@ var objectBackgroundToolCall = wire.Object{
 			Field: "ToolCallID",
 			Flags: wire.Required,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -7197,14 +7197,14 @@ var objectBackgroundSubagent = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -7296,7 +7296,7 @@ var objectError = wire.Object{
 			Field: "Message",
 			Flags: wire.Required,
 			Name:  "message",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Data",
@@ -7430,14 +7430,14 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 			Field: "Requested",
 			Flags: wire.Required,
 			Name:  "requested",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Supported",
 			Flags: wire.Required,
 			Name:  "supported",
 			Value: &wire.Value{
-				Elem:  wire.Uint16,
+				Elem:  &wire.Uint16,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -7446,7 +7446,7 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -7472,14 +7472,14 @@ var objectSessionNotFoundErrorData = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -7557,44 +7557,44 @@ var objectUsage = wire.Object{
 			Field: "TotalTokens",
 			Flags: wire.Required,
 			Name:  "totalTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "InputTokens",
 			Flags: wire.Required,
 			Name:  "inputTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "OutputTokens",
 			Flags: wire.Required,
 			Name:  "outputTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "ThoughtTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "thoughtTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "CachedReadTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "cachedReadTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "CachedWriteTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "cachedWriteTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -8204,14 +8204,14 @@ var objectSetSessionTitleResponse = wire.Object{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -8264,7 +8264,7 @@ var objectResumeSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -8291,7 +8291,7 @@ var objectCloseSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -8318,7 +8318,7 @@ var objectCancelToolCallResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -8345,7 +8345,7 @@ var objectCancelTerminalResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -8385,7 +8385,7 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -8455,7 +8455,7 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 
 var scalarMessageID = wire.Scalar{
 	Type:  (*MessageID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -8501,13 +8501,13 @@ var objectAgentNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentNotification",
@@ -9345,14 +9345,14 @@ var objectTerminalOutput = wire.Object{
 			Field: "Data",
 			Flags: wire.Required,
 			Name:  "data",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -9378,20 +9378,20 @@ var objectTerminalExitStatus = wire.Object{
 			Field: "ExitCode",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "exitCode",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Signal",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "signal",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -9444,7 +9444,7 @@ var objectTerminalSize = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -9480,7 +9480,7 @@ var objectTerminalCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -9507,7 +9507,7 @@ var objectTerminalCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -9898,7 +9898,7 @@ func (v *PlanUpdateContentOther) UnmarshalJSON(data []byte) error {
 
 var scalarPlanID = wire.Scalar{
 	Type:  (*PlanID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -10427,20 +10427,20 @@ var objectCost = wire.Object{
 			Field: "Amount",
 			Flags: wire.Required,
 			Name:  "amount",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Currency",
 			Flags: wire.Required,
 			Name:  "currency",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -10614,7 +10614,7 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 
 var scalarCompactionID = wire.Scalar{
 	Type:  (*CompactionID)(nil),
-	Value: wire.String,
+	Value: &wire.String,
 }
 
 // MarshalJSON encodes v with its table.
@@ -10794,7 +10794,7 @@ var objectSubagentSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -10821,7 +10821,7 @@ var objectSessionCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11159,14 +11159,14 @@ var objectCompleteElicitationNotification = wire.Object{
 			Field: "ElicitationID",
 			Flags: wire.Required,
 			Name:  "elicitationId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11215,7 +11215,7 @@ var objectAuthStatusUpdateNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11277,13 +11277,13 @@ var objectClientRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientRequest",
@@ -11307,7 +11307,7 @@ var objectInitializeRequest = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Info",
@@ -11332,7 +11332,7 @@ var objectInitializeRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11377,7 +11377,7 @@ var objectClientCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11413,7 +11413,7 @@ var objectClientAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11440,7 +11440,7 @@ var objectTerminalAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11485,7 +11485,7 @@ var objectElicitationCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11512,7 +11512,7 @@ var objectElicitationFormCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11539,7 +11539,7 @@ var objectElicitationURLCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11565,14 +11565,14 @@ var objectLoginAuthRequest = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11599,7 +11599,7 @@ var objectListProvidersRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11625,7 +11625,7 @@ var objectSetProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "APIType",
@@ -11649,7 +11649,7 @@ var objectSetProviderRequest = wire.Object{
 			Field: "Headers",
 			Name:  "headers",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11658,7 +11658,7 @@ var objectSetProviderRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11684,14 +11684,14 @@ var objectDisableProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11718,7 +11718,7 @@ var objectLogoutAuthRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11745,7 +11745,7 @@ var objectAuthStatusRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11892,7 +11892,7 @@ var objectMCPServerOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.MCPServerOther",
@@ -11916,20 +11916,20 @@ var objectHTTPHeader = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11955,7 +11955,7 @@ var objectMCPServerHTTP = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "URL",
@@ -11983,7 +11983,7 @@ var objectMCPServerHTTP = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12009,20 +12009,20 @@ var objectMCPServerACP = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12048,20 +12048,20 @@ var objectMCPServerStdio = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Command",
 			Flags: wire.Required,
 			Name:  "command",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -12082,7 +12082,7 @@ var objectMCPServerStdio = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12130,7 +12130,7 @@ var objectSystemPrompt = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12172,13 +12172,13 @@ var objectListSessionsRequest = wire.Object{
 			Field: "Cwd",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Archived",
@@ -12194,7 +12194,7 @@ var objectListSessionsRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12236,14 +12236,14 @@ var objectDeleteSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12269,20 +12269,20 @@ var objectForkSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -12312,7 +12312,7 @@ var objectForkSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12338,14 +12338,14 @@ var objectArchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12371,14 +12371,14 @@ var objectUnarchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12404,14 +12404,14 @@ var objectSessionStatusRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12437,20 +12437,20 @@ var objectSetSessionTitleRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12476,20 +12476,20 @@ var objectResumeSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -12528,7 +12528,7 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12584,7 +12584,7 @@ var objectReplayFromOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.ReplayFromOther",
@@ -12609,7 +12609,7 @@ var objectReplayFromStart = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12635,14 +12635,14 @@ var objectCloseSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12668,20 +12668,20 @@ var objectCancelToolCallRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Required,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12707,20 +12707,20 @@ var objectCancelTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12770,20 +12770,20 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigID",
 			Flags: wire.Required,
 			Name:  "configId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12811,7 +12811,7 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeID",
@@ -12835,7 +12835,7 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeBoolean",
@@ -12859,13 +12859,13 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required | wire.Nullable,
 			Name:  "value",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeOther",
@@ -12980,7 +12980,7 @@ var objectClientResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientResponseResult",
@@ -13108,7 +13108,7 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13170,7 +13170,7 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 			Field: "Outcome",
 			Flags: wire.Required,
 			Name:  "outcome",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.RequestPermissionOutcomeOther",
@@ -13195,7 +13195,7 @@ var objectCancelledPermissionOutcome = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13221,14 +13221,14 @@ var objectSelectedPermissionOutcome = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13285,7 +13285,7 @@ var objectCreateElicitationResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13345,7 +13345,7 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 			Field: "Action",
 			Flags: wire.Required,
 			Name:  "action",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.CreateElicitationResponseActionOther",
@@ -13555,14 +13555,14 @@ var objectMessageMCPResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required | wire.Nullable,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13598,7 +13598,7 @@ var objectMessageMCPResponseError = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13624,19 +13624,19 @@ var objectMCPError = wire.Object{
 			Field: "Code",
 			Flags: wire.Required,
 			Name:  "code",
-			Value: wire.Int32,
+			Value: &wire.Int32,
 		},
 		{
 			Field: "Message",
 			Flags: wire.Required,
 			Name:  "message",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Data",
 			Flags: wire.Nullable,
 			Name:  "data",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.MCPError",
@@ -13660,13 +13660,13 @@ var objectClientNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientNotification",
@@ -13690,14 +13690,14 @@ var objectCancelSessionNotification = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13723,26 +13723,26 @@ var objectMessageMCPNotification = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13751,7 +13751,7 @@ var objectMessageMCPNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13787,7 +13787,7 @@ var objectCancelRequestNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13869,20 +13869,20 @@ var objectProxySuccessorRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13947,7 +13947,7 @@ var objectProxyResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ProxyResponseResult",
@@ -14092,7 +14092,7 @@ var objectProxyNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
@@ -14148,20 +14148,20 @@ var objectProxySuccessorNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
