@@ -19,27 +19,24 @@ type Def struct {
 	Check func(data []byte) error
 }
 
-// For returns the test hooks of the generated type T.
-func For[T any, P interface {
-	*T
-	wire.Decodable
-	wire.Appender
-	Validate() error
-}]() Def {
+// For returns the test hooks of the generated type T, whose wire.Table is
+// table (the type's own table, or wire.Methods for a type with codec
+// methods of its own).
+func For[T any](table wire.Table) Def {
 	return Def{
 		Codec: func(data []byte, mode wire.Mode) ([]byte, error) {
 			var v T
-			if err := wire.Decode(data, P(&v), mode); err != nil {
+			if err := wire.DecodeWith(data, &v, table, mode); err != nil {
 				return nil, err
 			}
-			return P(&v).AppendJSON(nil), nil
+			return table.AppendValue(nil, &v), nil
 		},
 		Check: func(data []byte) error {
 			var v T
-			if err := wire.Decode(data, P(&v), wire.Strict); err != nil {
+			if err := wire.DecodeWith(data, &v, table, wire.Strict); err != nil {
 				return err
 			}
-			return P(&v).Validate()
+			return any(&v).(interface{ Validate() error }).Validate()
 		},
 	}
 }

@@ -354,7 +354,8 @@ func (a *acceptAgent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (
 }
 
 func (a *acceptAgent) SessionCancel(ctx context.Context, p *acp.CancelNotification) {
-	a.rec.set(acp.MethodSessionCancel, p.AppendJSON(nil))
+	b, _ := p.MarshalJSON()
+	a.rec.set(acp.MethodSessionCancel, b)
 }
 
 func (a *acceptAgent) ExtRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {

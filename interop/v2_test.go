@@ -132,7 +132,8 @@ func TestGoV2ClientDrivesTypeScriptAgent(t *testing.T) {
 	}
 	if init.ProtocolVersion != 2 || init.Info.Name != "typescript-sdk-v2-agent" ||
 		init.Capabilities == nil || init.Capabilities.Session == nil || init.Capabilities.Session.AdditionalDirectories == nil {
-		t.Fatalf("initialize: %s", init.AppendJSON(nil))
+		b, _ := init.MarshalJSON()
+		t.Fatalf("initialize: %s", b)
 	}
 
 	sess, err := c.SessionNew(ctx, &acp2.NewSessionRequest{

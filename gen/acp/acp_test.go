@@ -13,15 +13,12 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-func roundTrip(t *testing.T, in string, v interface {
-	wire.Decodable
-	wire.Appender
-}, mode wire.Mode) string {
+func roundTrip(t *testing.T, in string, v any, mode wire.Mode) string {
 	t.Helper()
-	if err := wire.Decode([]byte(in), v, mode); err != nil {
+	if err := decode([]byte(in), v, mode); err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	out := v.AppendJSON(nil)
+	out := encode(v)
 	eq, diff, err := corpus.Equal([]byte(in), out)
 	if err != nil || !eq {
 		t.Fatalf("round trip differs (%v): %s\n in: %s\nout: %s", err, diff, in, out)
@@ -46,7 +43,7 @@ func TestContentBlockKeepsAnnotationsAndMeta(t *testing.T) {
 func TestUnknownSessionUpdateKindIsAnErrorWhenStrict(t *testing.T) {
 	in := `{"sessionId":"s1","update":{"sessionUpdate":"hologram_projection","content":{"type":"text","text":"x"}}}`
 	var n acp.SessionNotification
-	err := wire.Decode([]byte(in), &n, wire.Strict)
+	err := decode([]byte(in), &n, wire.Strict)
 	if err == nil {
 		t.Fatalf("unknown kind decoded as %+v", n.Update)
 	}
@@ -96,7 +93,7 @@ func TestLenientAndStrict(t *testing.T) {
 			"/prompt/0/annotations/priority", `{"sessionId":"s","prompt":[{"type":"text","text":"a","annotations":{}}]}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var v wire.Decodable
+			var v any
 			switch {
 			case strings.Contains(c.in, "cwd"):
 				v = new(acp.NewSessionRequest)
@@ -105,14 +102,14 @@ func TestLenientAndStrict(t *testing.T) {
 			default:
 				v = new(acp.CancelNotification)
 			}
-			err := wire.Decode([]byte(c.in), v, wire.Strict)
+			err := decode([]byte(c.in), v, wire.Strict)
 			if err == nil || !strings.Contains(err.Error(), c.strictErr) {
 				t.Fatalf("strict: want an error at %s, got %v", c.strictErr, err)
 			}
-			if err := wire.Decode([]byte(c.in), v, wire.Lenient); err != nil {
+			if err := decode([]byte(c.in), v, wire.Lenient); err != nil {
 				t.Fatalf("lenient: %v", err)
 			}
-			got := v.(wire.Appender).AppendJSON(nil)
+			got := encode(v)
 			if eq, diff, _ := corpus.Equal(got, []byte(c.lenientWant)); !eq {
 				t.Fatalf("lenient decoded to %s, want %s: %s", got, c.lenientWant, diff)
 			}
@@ -120,22 +117,22 @@ func TestLenientAndStrict(t *testing.T) {
 	}
 	// Leniency never hides malformed JSON.
 	var m acp.CancelNotification
-	if err := wire.Decode([]byte(`{"sessionId":"s","_meta":{"a":}}`), &m, wire.Lenient); err == nil || !wire.IsSyntax(err) {
+	if err := decode([]byte(`{"sessionId":"s","_meta":{"a":}}`), &m, wire.Lenient); err == nil || !wire.IsSyntax(err) {
 		t.Fatalf("malformed _meta accepted leniently: %v", err)
 	}
 }
 
 func TestErrorsNameTheMember(t *testing.T) {
 	var p acp.PromptRequest
-	err := wire.Decode([]byte(`{"sessionId":"s","prompt":[{"type":"text","text":"a"},{"type":"image"}]}`), &p, wire.Lenient)
+	err := decode([]byte(`{"sessionId":"s","prompt":[{"type":"text","text":"a"},{"type":"image"}]}`), &p, wire.Lenient)
 	if err == nil || !strings.Contains(err.Error(), `/prompt/1: missing required member "data"`) {
 		t.Fatalf("got %v", err)
 	}
-	err = wire.Decode([]byte(`{"sessionId":"s","prompt":[{"text":"a"}]}`), &p, wire.Lenient)
+	err = decode([]byte(`{"sessionId":"s","prompt":[{"text":"a"}]}`), &p, wire.Lenient)
 	if err == nil || !strings.Contains(err.Error(), `/prompt/0: missing discriminator "type"`) {
 		t.Fatalf("got %v", err)
 	}
-	err = wire.Decode([]byte(`{"sessionId":"s","prompt":[{"type":7}]}`), &p, wire.Lenient)
+	err = decode([]byte(`{"sessionId":"s","prompt":[{"type":7}]}`), &p, wire.Lenient)
 	if err == nil || !strings.Contains(err.Error(), `/prompt/0/type: expected string, found number`) {
 		t.Fatalf("got %v", err)
 	}

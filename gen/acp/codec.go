@@ -20,27 +20,17 @@ var objectAgentRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.AgentRequest",
 	Type: (*AgentRequest)(nil),
-}
-
-// DecodeJSON decodes one AgentRequest object, keeping unknown members.
-func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -51,7 +41,7 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one RequestID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -118,42 +108,32 @@ var objectWriteTextFileRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Content",
 			Flags: wire.Required,
 			Name:  "content",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.WriteTextFileRequest",
 	Type: (*WriteTextFileRequest)(nil),
-}
-
-// DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
-func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWriteTextFileRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WriteTextFileRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWriteTextFileRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -164,34 +144,22 @@ func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionID value.
-func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionID(x)
-	return nil
+var scalarSessionID = wire.Scalar{
+	Type:  (*SessionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
 
 var objectReadTextFileRequest = wire.Object{
@@ -200,48 +168,38 @@ var objectReadTextFileRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Line",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "line",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Limit",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "limit",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ReadTextFileRequest",
 	Type: (*ReadTextFileRequest)(nil),
-}
-
-// DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
-func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReadTextFileRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReadTextFileRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -252,7 +210,7 @@ func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReadTextFileRequest, wire.Lenient)
 }
 
 var objectRequestPermissionRequest = wire.Object{
@@ -261,7 +219,7 @@ var objectRequestPermissionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCall",
@@ -289,23 +247,13 @@ var objectRequestPermissionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.RequestPermissionRequest",
 	Type: (*RequestPermissionRequest)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
-func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -316,7 +264,7 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
 var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
@@ -338,7 +286,7 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
@@ -346,7 +294,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -358,7 +306,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
@@ -393,7 +341,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -404,7 +352,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -440,14 +388,14 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Title != nil {
 		b = wire.Key(b, &comma, "\"title\":")
@@ -459,11 +407,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -491,83 +439,51 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallID value.
-func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ToolCallID(x)
-	return nil
+var scalarToolCallID = wire.Scalar{
+	Type:  (*ToolCallID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarToolCallID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
 
 var enumToolKind = wire.Enum{
 	Name:   "ToolKind",
+	Type:   (*ToolKind)(nil),
 	Values: []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"},
 }
 
-// DecodeJSON decodes one ToolKind value.
-func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumToolKind)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
 
 var enumToolCallStatus = wire.Enum{
 	Name:   "ToolCallStatus",
+	Type:   (*ToolCallStatus)(nil),
 	Values: []string{"pending", "in_progress", "completed", "failed"},
 }
 
-// DecodeJSON decodes one ToolCallStatus value.
-func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumToolCallStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
 
 var unionToolCallContent = wire.Union{
@@ -597,25 +513,15 @@ var unionToolCallContent = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ToolCallContent object, keeping unknown members.
-func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionToolCallContent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallContent) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionToolCallContent)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ToolCallContent")
+	return wire.MarshalWith(&v, &unionToolCallContent, "acp.ToolCallContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionToolCallContent, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -787,8 +693,8 @@ var objectAnnotations = wire.Object{
 			Name:  "audience",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*Role)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumRole,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -798,36 +704,26 @@ var objectAnnotations = wire.Object{
 			Field: "LastModified",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "lastModified",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Priority",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "priority",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Annotations",
 	Type: (*Annotations)(nil),
-}
-
-// DecodeJSON decodes one Annotations object, keeping unknown members.
-func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAnnotations)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Annotations) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -838,33 +734,23 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Annotations) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
 var enumRole = wire.Enum{
 	Name:   "Role",
+	Type:   (*Role)(nil),
 	Values: []string{"assistant", "user"},
 }
 
-// DecodeJSON decodes one Role value.
-func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumRole)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Role) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v Role) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumRole.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Role) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
 
 var membersTextContent = wire.Members{Required: []string{"text"}}
@@ -892,7 +778,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -909,7 +795,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"text\":")
 	b = wire.AppendString(b, v.Text)
@@ -956,7 +842,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -987,7 +873,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
@@ -1040,7 +926,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1059,7 +945,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
@@ -1108,7 +994,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1175,7 +1061,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Description != nil {
 		b = wire.Key(b, &comma, "\"description\":")
@@ -1472,7 +1358,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1489,7 +1375,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"resource\":")
 	b = v.Resource.AppendJSON(b)
@@ -1527,23 +1413,13 @@ var objectContent = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Content",
 	Type: (*Content)(nil),
-}
-
-// DecodeJSON decodes one Content object, keeping unknown members.
-func (v *Content) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectContent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Content) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectContent)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1554,7 +1430,7 @@ func (v Content) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Content) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectContent, wire.Lenient)
 }
 
 var objectDiff = wire.Object{
@@ -1563,42 +1439,32 @@ var objectDiff = wire.Object{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "OldText",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "oldText",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "NewText",
 			Flags: wire.Required,
 			Name:  "newText",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Diff",
 	Type: (*Diff)(nil),
-}
-
-// DecodeJSON decodes one Diff object, keeping unknown members.
-func (v *Diff) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDiff)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Diff) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDiff)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1609,34 +1475,22 @@ func (v Diff) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Diff) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
 
-// DecodeJSON decodes one TerminalID value.
-func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = TerminalID(x)
-	return nil
+var scalarTerminalID = wire.Scalar{
+	Type:  (*TerminalID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarTerminalID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
 
 var objectTerminal = wire.Object{
@@ -1645,30 +1499,20 @@ var objectTerminal = wire.Object{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Terminal",
 	Type: (*Terminal)(nil),
-}
-
-// DecodeJSON decodes one Terminal object, keeping unknown members.
-func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Terminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1679,7 +1523,7 @@ func (v Terminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Terminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminal, wire.Lenient)
 }
 
 var objectToolCallLocation = wire.Object{
@@ -1688,36 +1532,26 @@ var objectToolCallLocation = wire.Object{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Line",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "line",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ToolCallLocation",
 	Type: (*ToolCallLocation)(nil),
-}
-
-// DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
-func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallLocation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1728,7 +1562,7 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
 
 var objectPermissionOption = wire.Object{
@@ -1737,21 +1571,21 @@ var objectPermissionOption = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Kind",
 			Flags: wire.Required,
 			Name:  "kind",
 			Value: &wire.Value{
-				Coded: (*PermissionOptionKind)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumPermissionOptionKind,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -1759,23 +1593,13 @@ var objectPermissionOption = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.PermissionOption",
 	Type: (*PermissionOption)(nil),
-}
-
-// DecodeJSON decodes one PermissionOption object, keeping unknown members.
-func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPermissionOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1786,60 +1610,38 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionID value.
-func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PermissionOptionID(x)
-	return nil
+var scalarPermissionOptionID = wire.Scalar{
+	Type:  (*PermissionOptionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
 
 var enumPermissionOptionKind = wire.Enum{
 	Name:   "PermissionOptionKind",
+	Type:   (*PermissionOptionKind)(nil),
 	Values: []string{"allow_once", "allow_always", "reject_once", "reject_always"},
 }
 
-// DecodeJSON decodes one PermissionOptionKind value.
-func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumPermissionOptionKind)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
 
 var objectCreateTerminalRequest = wire.Object{
@@ -1848,20 +1650,20 @@ var objectCreateTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Command",
 			Flags: wire.Required,
 			Name:  "command",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -1881,36 +1683,26 @@ var objectCreateTerminalRequest = wire.Object{
 			Field: "Cwd",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "OutputByteLimit",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "outputByteLimit",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CreateTerminalRequest",
 	Type: (*CreateTerminalRequest)(nil),
-}
-
-// DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
-func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateTerminalRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1921,7 +1713,7 @@ func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateTerminalRequest, wire.Lenient)
 }
 
 var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
@@ -1982,36 +1774,26 @@ var objectTerminalOutputRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalOutputRequest",
 	Type: (*TerminalOutputRequest)(nil),
-}
-
-// DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
-func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutputRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutputRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutputRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2022,7 +1804,7 @@ func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutputRequest, wire.Lenient)
 }
 
 var objectReleaseTerminalRequest = wire.Object{
@@ -2031,36 +1813,26 @@ var objectReleaseTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ReleaseTerminalRequest",
 	Type: (*ReleaseTerminalRequest)(nil),
-}
-
-// DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
-func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReleaseTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReleaseTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReleaseTerminalRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2071,7 +1843,7 @@ func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReleaseTerminalRequest, wire.Lenient)
 }
 
 var objectWaitForTerminalExitRequest = wire.Object{
@@ -2080,36 +1852,26 @@ var objectWaitForTerminalExitRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.WaitForTerminalExitRequest",
 	Type: (*WaitForTerminalExitRequest)(nil),
-}
-
-// DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
-func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWaitForTerminalExitRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WaitForTerminalExitRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWaitForTerminalExitRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2120,7 +1882,7 @@ func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWaitForTerminalExitRequest, wire.Lenient)
 }
 
 var objectKillTerminalRequest = wire.Object{
@@ -2129,36 +1891,26 @@ var objectKillTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.KillTerminalRequest",
 	Type: (*KillTerminalRequest)(nil),
-}
-
-// DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
-func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectKillTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *KillTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectKillTerminalRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2169,7 +1921,7 @@ func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
 
 var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
@@ -2432,27 +2184,17 @@ var objectElicitationSessionScope = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.ElicitationSessionScope",
 	Type: (*ElicitationSessionScope)(nil),
-}
-
-// DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
-func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2463,7 +2205,7 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
 
 var objectElicitationRequestScope = wire.Object{
@@ -2482,16 +2224,6 @@ var objectElicitationRequestScope = wire.Object{
 	Type: (*ElicitationRequestScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
-func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationRequestScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
@@ -2500,7 +2232,7 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
 
 var objectElicitationSchema = wire.Object{
@@ -2510,23 +2242,23 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "type",
 			Value: &wire.Value{
-				Coded: (*ElicitationSchemaType)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumElicitationSchemaType,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Properties",
 			Name:  "properties",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*ElicitationPropertySchema)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionElicitationPropertySchema,
 				},
 				Shape: wire.ShapeMap,
 			},
@@ -2536,7 +2268,7 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Nullable,
 			Name:  "required",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -2544,30 +2276,20 @@ var objectElicitationSchema = wire.Object{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ElicitationSchema",
 	Type: (*ElicitationSchema)(nil),
-}
-
-// DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
-func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2578,33 +2300,23 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
 
 var enumElicitationSchemaType = wire.Enum{
 	Name:   "ElicitationSchemaType",
+	Type:   (*ElicitationSchemaType)(nil),
 	Values: []string{"object"},
 }
 
-// DecodeJSON decodes one ElicitationSchemaType value.
-func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchemaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
 
 var unionElicitationPropertySchema = wire.Union{
@@ -2650,25 +2362,15 @@ var unionElicitationPropertySchema = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
-func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationPropertySchema")
+	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "acp.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
 
 var objectElicitationPropertySchemaOther = wire.Object{
@@ -2677,21 +2379,11 @@ var objectElicitationPropertySchemaOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.ElicitationPropertySchemaOther",
 	Type: (*ElicitationPropertySchemaOther)(nil),
-}
-
-// DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
-func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2702,33 +2394,23 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
 var enumStringFormat = wire.Enum{
 	Name:   "StringFormat",
+	Type:   (*StringFormat)(nil),
 	Values: []string{"email", "uri", "date", "date-time"},
 }
 
-// DecodeJSON decodes one StringFormat value.
-func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumStringFormat)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStringFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
 
 var objectEnumOption = wire.Object{
@@ -2737,42 +2419,32 @@ var objectEnumOption = wire.Object{
 			Field: "Const",
 			Flags: wire.Required,
 			Name:  "const",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.EnumOption",
 	Type: (*EnumOption)(nil),
-}
-
-// DecodeJSON decodes one EnumOption object, keeping unknown members.
-func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnumOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnumOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2783,7 +2455,7 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
 
 var objectStringPropertySchema = wire.Object{
@@ -2792,53 +2464,53 @@ var objectStringPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "MaxLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Pattern",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "pattern",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Format",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*StringFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumStringFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Enum",
 			Flags: wire.Nullable,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -2859,23 +2531,13 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.StringPropertySchema",
 	Type: (*StringPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
-func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2886,7 +2548,7 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
 
 var objectNumberPropertySchema = wire.Object{
@@ -2895,54 +2557,44 @@ var objectNumberPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.NumberPropertySchema",
 	Type: (*NumberPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
-func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2953,7 +2605,7 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
 
 var objectIntegerPropertySchema = wire.Object{
@@ -2962,54 +2614,44 @@ var objectIntegerPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.IntegerPropertySchema",
 	Type: (*IntegerPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
-func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3020,7 +2662,7 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
 
 var objectBooleanPropertySchema = wire.Object{
@@ -3029,42 +2671,32 @@ var objectBooleanPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.BooleanPropertySchema",
 	Type: (*BooleanPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
-func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3075,7 +2707,7 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
 
 var unionMultiSelectItems = wire.Union{
@@ -3102,25 +2734,15 @@ var unionMultiSelectItems = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
-func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMultiSelectItems)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectItems")
+	return wire.MarshalWith(&v, &unionMultiSelectItems, "acp.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectItemsOther = wire.Object{
@@ -3129,21 +2751,11 @@ var objectMultiSelectItemsOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.MultiSelectItemsOther",
 	Type: (*MultiSelectItemsOther)(nil),
-}
-
-// DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
-func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3154,7 +2766,7 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
 
 var objectStringMultiSelectItems = wire.Object{
@@ -3164,7 +2776,7 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Required,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -3173,23 +2785,13 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.StringMultiSelectItems",
 	Type: (*StringMultiSelectItems)(nil),
-}
-
-// DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
-func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3200,7 +2802,7 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
 
 var objectTitledMultiSelectItems = wire.Object{
@@ -3222,23 +2824,13 @@ var objectTitledMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TitledMultiSelectItems",
 	Type: (*TitledMultiSelectItems)(nil),
-}
-
-// DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
-func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3249,7 +2841,7 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectPropertySchema = wire.Object{
@@ -3258,33 +2850,33 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "MaxItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Items",
 			Flags: wire.Required,
 			Name:  "items",
 			Value: &wire.Value{
-				Coded: (*MultiSelectItems)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionMultiSelectItems,
 			},
 		},
 		{
@@ -3292,7 +2884,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "default",
 			Value: &wire.Value{
-				Elem:        wire.String,
+				Elem:        &wire.String,
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
 			},
@@ -3302,23 +2894,13 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.MultiSelectPropertySchema",
 	Type: (*MultiSelectPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
-func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3329,7 +2911,7 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
 var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
@@ -3354,7 +2936,7 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
 	}
 	return wire.Inner(v.Variant.decodeField(d, key))
 }
@@ -3375,7 +2957,7 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = v.RequestedSchema.AppendJSON(b)
+	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3449,31 +3031,19 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ElicitationID value.
-func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ElicitationID(x)
-	return nil
+var scalarElicitationID = wire.Scalar{
+	Type:  (*ElicitationID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarElicitationID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
 
 var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
@@ -3498,7 +3068,7 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ElicitationID), d), "elicitationId")
 	case "url":
 		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
@@ -3521,7 +3091,7 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ElicitationID))
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
@@ -3643,25 +3213,15 @@ var unionAgentResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AgentResponse object, keeping unknown members.
-func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAgentResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAgentResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponse")
+	return wire.MarshalWith(&v, &unionAgentResponse, "acp.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
 
 var objectAgentResponseResult = wire.Object{
@@ -3679,21 +3239,11 @@ var objectAgentResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.AgentResponseResult",
 	Type: (*AgentResponseResult)(nil),
-}
-
-// DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
-func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3704,7 +3254,7 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
 
 var objectAgentResponseError = wire.Object{
@@ -3732,16 +3282,6 @@ var objectAgentResponseError = wire.Object{
 	Type: (*AgentResponseError)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseError object, keeping unknown members.
-func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
@@ -3750,7 +3290,7 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
 
 var objectInitializeResponse = wire.Object{
@@ -3759,7 +3299,7 @@ var objectInitializeResponse = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "AgentCapabilities",
@@ -3776,8 +3316,8 @@ var objectInitializeResponse = wire.Object{
 			Name:  "authMethods",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AuthMethod)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAuthMethod,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -3797,23 +3337,13 @@ var objectInitializeResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.InitializeResponse",
 	Type: (*InitializeResponse)(nil),
-}
-
-// DecodeJSON decodes one InitializeResponse object, keeping unknown members.
-func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3824,34 +3354,22 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProtocolVersion value.
-func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	var x uint16
-	err := wire.DecodeUint16(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProtocolVersion(x)
-	return nil
+var scalarProtocolVersion = wire.Scalar{
+	Type:  (*ProtocolVersion)(nil),
+	Value: &wire.Uint16,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProtocolVersion) AppendJSON(b []byte) []byte {
-	b = wire.AppendUint(b, uint64(uint16(*v)))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
 
 var objectAgentCapabilities = wire.Object{
@@ -3860,7 +3378,7 @@ var objectAgentCapabilities = wire.Object{
 			Field: "LoadSession",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "loadSession",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "PromptCapabilities",
@@ -3903,23 +3421,13 @@ var objectAgentCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AgentCapabilities",
 	Type: (*AgentCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
-func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3930,7 +3438,7 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
 
 var objectPromptCapabilities = wire.Object{
@@ -3939,42 +3447,32 @@ var objectPromptCapabilities = wire.Object{
 			Field: "Image",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "image",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Audio",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "audio",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "EmbeddedContext",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "embeddedContext",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.PromptCapabilities",
 	Type: (*PromptCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
-func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3985,7 +3483,7 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
 
 var objectMCPCapabilities = wire.Object{
@@ -3994,36 +3492,26 @@ var objectMCPCapabilities = wire.Object{
 			Field: "HTTP",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "http",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "SSE",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "sse",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.MCPCapabilities",
 	Type: (*MCPCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
-func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4034,7 +3522,7 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
 
 var objectSessionCapabilities = wire.Object{
@@ -4089,7 +3577,7 @@ var objectSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4107,16 +3595,6 @@ var objectSessionCapabilities = wire.Object{
 	Type: (*SessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
-func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -4125,7 +3603,7 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
 
 var objectSessionListCapabilities = wire.Object{
@@ -4135,23 +3613,13 @@ var objectSessionListCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionListCapabilities",
 	Type: (*SessionListCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
-func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionListCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionListCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4162,7 +3630,7 @@ func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionListCapabilities, wire.Lenient)
 }
 
 var objectSessionDeleteCapabilities = wire.Object{
@@ -4172,23 +3640,13 @@ var objectSessionDeleteCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionDeleteCapabilities",
 	Type: (*SessionDeleteCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
-func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4199,7 +3657,7 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
 
 var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
@@ -4209,23 +3667,13 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionAdditionalDirectoriesCapabilities",
 	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
-func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4236,7 +3684,7 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
 
 var objectSessionResumeCapabilities = wire.Object{
@@ -4246,23 +3694,13 @@ var objectSessionResumeCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionResumeCapabilities",
 	Type: (*SessionResumeCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
-func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionResumeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionResumeCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4273,7 +3711,7 @@ func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionResumeCapabilities, wire.Lenient)
 }
 
 var objectSessionCloseCapabilities = wire.Object{
@@ -4283,23 +3721,13 @@ var objectSessionCloseCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionCloseCapabilities",
 	Type: (*SessionCloseCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
-func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCloseCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCloseCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4310,7 +3738,7 @@ func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCloseCapabilities, wire.Lenient)
 }
 
 var objectAgentAuthCapabilities = wire.Object{
@@ -4329,23 +3757,13 @@ var objectAgentAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AgentAuthCapabilities",
 	Type: (*AgentAuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
-func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4356,7 +3774,7 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
 
 var objectLogoutCapabilities = wire.Object{
@@ -4366,23 +3784,13 @@ var objectLogoutCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LogoutCapabilities",
 	Type: (*LogoutCapabilities)(nil),
-}
-
-// DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
-func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4393,7 +3801,7 @@ func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutCapabilities, wire.Lenient)
 }
 
 var unionAuthMethod = wire.Union{
@@ -4415,52 +3823,30 @@ var unionAuthMethod = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
-func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAuthMethod)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAuthMethod)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethod")
+	return wire.MarshalWith(&v, &unionAuthMethod, "acp.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthMethodID value.
-func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AuthMethodID(x)
-	return nil
+var scalarAuthMethodID = wire.Scalar{
+	Type:  (*AuthMethodID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
 
 var objectAuthMethodTerminal = wire.Object{
@@ -4469,26 +3855,26 @@ var objectAuthMethodTerminal = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -4497,7 +3883,7 @@ var objectAuthMethodTerminal = wire.Object{
 			Flags: wire.DefaultOnNull,
 			Name:  "env",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4506,23 +3892,13 @@ var objectAuthMethodTerminal = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AuthMethodTerminal",
 	Type: (*AuthMethodTerminal)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
-func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4533,7 +3909,7 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
 
 var objectAuthMethodAgent = wire.Object{
@@ -4542,42 +3918,32 @@ var objectAuthMethodAgent = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AuthMethodAgent",
 	Type: (*AuthMethodAgent)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
-func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4588,7 +3954,7 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
 
 var objectImplementation = wire.Object{
@@ -4597,42 +3963,32 @@ var objectImplementation = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Version",
 			Flags: wire.Required,
 			Name:  "version",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Implementation",
 	Type: (*Implementation)(nil),
-}
-
-// DecodeJSON decodes one Implementation object, keeping unknown members.
-func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectImplementation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Implementation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectImplementation)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4643,7 +3999,7 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
 
 var objectAuthenticateResponse = wire.Object{
@@ -4653,23 +4009,13 @@ var objectAuthenticateResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AuthenticateResponse",
 	Type: (*AuthenticateResponse)(nil),
-}
-
-// DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
-func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthenticateResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthenticateResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4680,7 +4026,7 @@ func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthenticateResponse, wire.Lenient)
 }
 
 var objectLogoutResponse = wire.Object{
@@ -4690,23 +4036,13 @@ var objectLogoutResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LogoutResponse",
 	Type: (*LogoutResponse)(nil),
-}
-
-// DecodeJSON decodes one LogoutResponse object, keeping unknown members.
-func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4717,7 +4053,7 @@ func (v LogoutResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutResponse, wire.Lenient)
 }
 
 var objectNewSessionResponse = wire.Object{
@@ -4726,7 +4062,7 @@ var objectNewSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Modes",
@@ -4755,23 +4091,13 @@ var objectNewSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.NewSessionResponse",
 	Type: (*NewSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
-func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNewSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4782,7 +4108,7 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
 var objectSessionModeState = wire.Object{
@@ -4791,7 +4117,7 @@ var objectSessionModeState = wire.Object{
 			Field: "CurrentModeID",
 			Flags: wire.Required,
 			Name:  "currentModeId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AvailableModes",
@@ -4811,23 +4137,13 @@ var objectSessionModeState = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionModeState",
 	Type: (*SessionModeState)(nil),
-}
-
-// DecodeJSON decodes one SessionModeState object, keeping unknown members.
-func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionModeState)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionModeState) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionModeState)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4838,34 +4154,22 @@ func (v SessionModeState) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionModeState) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionModeID value.
-func (v *SessionModeID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionModeID(x)
-	return nil
+var scalarSessionModeID = wire.Scalar{
+	Type:  (*SessionModeID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionModeID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionModeID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionModeID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionModeID, wire.Lenient)
 }
 
 var objectSessionMode = wire.Object{
@@ -4874,42 +4178,32 @@ var objectSessionMode = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionMode",
 	Type: (*SessionMode)(nil),
-}
-
-// DecodeJSON decodes one SessionMode object, keeping unknown members.
-func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionMode)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionMode) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionMode)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4920,7 +4214,7 @@ func (v SessionMode) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
 
 var membersSessionConfigOption = wire.Members{Required: []string{"id", "name"}}
@@ -4945,7 +4239,7 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ID), d), "id")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -4967,7 +4261,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, err
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		if err := v.Category.DecodeJSON(d); err != nil {
+		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
 			v.Category = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
@@ -4994,7 +4288,7 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -5003,7 +4297,7 @@ func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) 
 	}
 	if v.Category != nil {
 		b = wire.Key(b, &comma, "\"category\":")
-		b = v.Category.AppendJSON(b)
+		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -5100,79 +4394,50 @@ func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigID value.
-func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigID(x)
-	return nil
+var scalarSessionConfigID = wire.Scalar{
+	Type:  (*SessionConfigID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigOptionCategory value.
-func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionConfigOptionCategory = wire.Enum{
+	Name: "SessionConfigOptionCategory",
+	Open: true,
+	Type: (*SessionConfigOptionCategory)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionCategory) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigValueID value.
-func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigValueID(x)
-	return nil
+var scalarSessionConfigValueID = wire.Scalar{
+	Type:  (*SessionConfigValueID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigValueID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionConfigSelectOptions, choosing the variant by JSON type, then by trying the candidates in order.
@@ -5250,7 +4515,7 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -5274,7 +4539,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Value))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -5318,7 +4583,7 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "group":
-		return 0, wire.AtKey(v.Group.DecodeJSON(d), "group")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Group), d), "group")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
@@ -5337,7 +4602,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"group\":")
-	b = v.Group.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Group))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	b = wire.Key(b, &comma, "\"options\":")
@@ -5360,31 +4625,19 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigGroupID value.
-func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigGroupID(x)
-	return nil
+var scalarSessionConfigGroupID = wire.Scalar{
+	Type:  (*SessionConfigGroupID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigGroupID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
 var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
@@ -5406,7 +4659,7 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
 	case "options":
 		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
@@ -5416,7 +4669,7 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = v.CurrentValue.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentValue))
 	b = wire.Key(b, &comma, "\"options\":")
 	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
@@ -5504,23 +4757,13 @@ var objectLoadSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LoadSessionResponse",
 	Type: (*LoadSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
-func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoadSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoadSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5531,7 +4774,7 @@ func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoadSessionResponse, wire.Lenient)
 }
 
 var objectListSessionsResponse = wire.Object{
@@ -5553,30 +4796,20 @@ var objectListSessionsResponse = wire.Object{
 			Field: "NextCursor",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "nextCursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ListSessionsResponse",
 	Type: (*ListSessionsResponse)(nil),
-}
-
-// DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
-func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5587,7 +4820,7 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
 
 var objectSessionInfo = wire.Object{
@@ -5596,7 +4829,7 @@ var objectSessionInfo = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
@@ -5622,36 +4855,26 @@ var objectSessionInfo = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "UpdatedAt",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "updatedAt",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionInfo",
 	Type: (*SessionInfo)(nil),
-}
-
-// DecodeJSON decodes one SessionInfo object, keeping unknown members.
-func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5662,7 +4885,7 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
 var objectDeleteSessionResponse = wire.Object{
@@ -5672,23 +4895,13 @@ var objectDeleteSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.DeleteSessionResponse",
 	Type: (*DeleteSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
-func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5699,7 +4912,7 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
 
 var objectResumeSessionResponse = wire.Object{
@@ -5731,23 +4944,13 @@ var objectResumeSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ResumeSessionResponse",
 	Type: (*ResumeSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
-func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5758,7 +4961,7 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
 
 var objectCloseSessionResponse = wire.Object{
@@ -5768,23 +4971,13 @@ var objectCloseSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CloseSessionResponse",
 	Type: (*CloseSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
-func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5795,7 +4988,7 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
 
 var objectSetSessionModeResponse = wire.Object{
@@ -5805,23 +4998,13 @@ var objectSetSessionModeResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SetSessionModeResponse",
 	Type: (*SetSessionModeResponse)(nil),
-}
-
-// DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
-func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionModeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionModeResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5832,7 +5015,7 @@ func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionModeResponse, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionResponse = wire.Object{
@@ -5855,23 +5038,13 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SetSessionConfigOptionResponse",
 	Type: (*SetSessionConfigOptionResponse)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
-func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5882,7 +5055,7 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
 
 var membersPromptResponse = wire.Members{Required: []string{"stopReason"}}
@@ -5904,7 +5077,7 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stopReason":
-		return 0, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
+		return 0, wire.AtKey(enumStopReason.DecodeValue(d, &v.StopReason), "stopReason")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -5914,7 +5087,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"stopReason\":")
-	b = v.StopReason.AppendJSON(b)
+	b = enumStopReason.AppendValue(b, &v.StopReason)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -5933,43 +5106,20 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one StopReason value.
-func (v *StopReason) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "end_turn":
-		*v = StopReasonEndTurn
-	case "max_tokens":
-		*v = StopReasonMaxTokens
-	case "max_turn_requests":
-		*v = StopReasonMaxTurnRequests
-	case "refusal":
-		*v = StopReasonRefusal
-	case "cancelled":
-		*v = StopReasonCancelled
-	default:
-		return d.Errorf("unknown StopReason value %q", s)
-	}
-	return nil
+var enumStopReason = wire.Enum{
+	Name:   "StopReason",
+	Type:   (*StopReason)(nil),
+	Values: []string{"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StopReason) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StopReason) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStopReason.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StopReason) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStopReason, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtResponse value.
@@ -6014,27 +5164,17 @@ var objectError = wire.Object{
 			Field: "Message",
 			Flags: wire.Required,
 			Name:  "message",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Data",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "data",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.Error",
 	Type: (*Error)(nil),
-}
-
-// DecodeJSON decodes one Error object, keeping unknown members.
-func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Error) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectError)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6045,7 +5185,7 @@ func (v Error) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Error) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorCode value.
@@ -6080,27 +5220,17 @@ var objectAgentNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.AgentNotification",
 	Type: (*AgentNotification)(nil),
-}
-
-// DecodeJSON decodes one AgentNotification object, keeping unknown members.
-func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6111,7 +5241,7 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
 
 var membersSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
@@ -6133,7 +5263,7 @@ func (v *SessionNotification) AppendJSON(b []byte) []byte {
 func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "update":
 		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
@@ -6145,7 +5275,7 @@ func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"update\":")
 	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
@@ -6462,31 +5592,19 @@ func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MessageID value.
-func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MessageID(x)
-	return nil
+var scalarMessageID = wire.Scalar{
+	Type:  (*MessageID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMessageID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
 
 var membersContentChunk = wire.Members{Required: []string{"content"}}
@@ -6516,7 +5634,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.MessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MessageID), d); err != nil {
 			v.MessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "messageId")
 		}
@@ -6533,7 +5651,7 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.Content.AppendJSON(b)
 	if v.MessageID != nil {
 		b = wire.Key(b, &comma, "\"messageId\":")
-		b = v.MessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MessageID))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -6572,7 +5690,7 @@ func (v *ToolCall) AppendJSON(b []byte) []byte {
 func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "name":
@@ -6590,7 +5708,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "kind":
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -6598,21 +5716,21 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "status":
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
 		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
 		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -6648,7 +5766,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Name != nil {
@@ -6657,19 +5775,19 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -6718,9 +5836,9 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "content":
 		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(enumPlanEntryPriority.DecodeValue(d, &v.Priority), "priority")
 	case "status":
-		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(enumPlanEntryStatus.DecodeValue(d, &v.Status), "status")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -6732,9 +5850,9 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	b = wire.Key(b, &comma, "\"priority\":")
-	b = v.Priority.AppendJSON(b)
+	b = enumPlanEntryPriority.AppendValue(b, &v.Priority)
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumPlanEntryStatus.AppendValue(b, &v.Status)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -6753,74 +5871,36 @@ func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryPriority value.
-func (v *PlanEntryPriority) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "high":
-		*v = PlanEntryPriorityHigh
-	case "medium":
-		*v = PlanEntryPriorityMedium
-	case "low":
-		*v = PlanEntryPriorityLow
-	default:
-		return d.Errorf("unknown PlanEntryPriority value %q", s)
-	}
-	return nil
+var enumPlanEntryPriority = wire.Enum{
+	Name:   "PlanEntryPriority",
+	Type:   (*PlanEntryPriority)(nil),
+	Values: []string{"high", "medium", "low"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryPriority) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryStatus value.
-func (v *PlanEntryStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = PlanEntryStatusPending
-	case "in_progress":
-		*v = PlanEntryStatusInProgress
-	case "completed":
-		*v = PlanEntryStatusCompleted
-	default:
-		return d.Errorf("unknown PlanEntryStatus value %q", s)
-	}
-	return nil
+var enumPlanEntryStatus = wire.Enum{
+	Name:   "PlanEntryStatus",
+	Type:   (*PlanEntryStatus)(nil),
+	Values: []string{"pending", "in_progress", "completed"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
 
 var membersPlan = wire.Members{Required: []string{"entries"}}
@@ -6905,7 +5985,7 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		if err := v.Input.DecodeJSON(d); err != nil {
+		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
 			v.Input = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
@@ -6924,7 +6004,7 @@ func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
 		b = wire.Key(b, &comma, "\"input\":")
-		b = v.Input.AppendJSON(b)
+		b = unionAvailableCommandInput.AppendValue(b, v.Input)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -6956,25 +6036,15 @@ var unionAvailableCommandInput = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
-func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommandInput")
+	return wire.MarshalWith(&v, &unionAvailableCommandInput, "acp.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
 
 var objectUnstructuredCommandInput = wire.Object{
@@ -6983,30 +6053,20 @@ var objectUnstructuredCommandInput = wire.Object{
 			Field: "Hint",
 			Flags: wire.Required,
 			Name:  "hint",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.UnstructuredCommandInput",
 	Type: (*UnstructuredCommandInput)(nil),
-}
-
-// DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
-func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnstructuredCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnstructuredCommandInput)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7017,7 +6077,7 @@ func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
 
 var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
@@ -7092,7 +6152,7 @@ func (v *CurrentModeUpdate) AppendJSON(b []byte) []byte {
 func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentModeId":
-		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentModeID), d), "currentModeId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7102,7 +6162,7 @@ func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentModeId\":")
-	b = v.CurrentModeID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentModeID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7254,36 +6314,26 @@ var objectCost = wire.Object{
 			Field: "Amount",
 			Flags: wire.Required,
 			Name:  "amount",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Currency",
 			Flags: wire.Required,
 			Name:  "currency",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Cost",
 	Type: (*Cost)(nil),
-}
-
-// DecodeJSON decodes one Cost object, keeping unknown members.
-func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCost)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Cost) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCost)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7294,7 +6344,7 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Cost) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
 var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
@@ -7326,7 +6376,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
-		if err := v.Cost.DecodeJSON(d); err != nil {
+		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
 			v.Cost = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
@@ -7345,7 +6395,7 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
 		b = wire.Key(b, &comma, "\"cost\":")
-		b = v.Cost.AppendJSON(b)
+		b = objectCost.AppendValue(b, v.Cost)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7365,39 +6415,20 @@ func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one NoticeSeverity value.
-func (v *NoticeSeverity) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "info":
-		*v = NoticeSeverityInfo
-	case "warning":
-		*v = NoticeSeverityWarning
-	case "error":
-		*v = NoticeSeverityError
-	default:
-		*v = NoticeSeverity(string(s))
-	}
-	return nil
+var enumNoticeSeverity = wire.Enum{
+	Name: "NoticeSeverity",
+	Open: true,
+	Type: (*NoticeSeverity)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeSeverity) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
 var membersNotice = wire.Members{Required: []string{"severity", "title"}}
@@ -7419,7 +6450,7 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
@@ -7443,7 +6474,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"severity\":")
-	b = v.Severity.AppendJSON(b)
+	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
@@ -7468,68 +6499,35 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionID value.
-func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = CompactionID(x)
-	return nil
+var scalarCompactionID = wire.Scalar{
+	Type:  (*CompactionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarCompactionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionStatus value.
-func (v *CompactionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "in_progress":
-		*v = CompactionStatusInProgress
-	case "completed":
-		*v = CompactionStatusCompleted
-	case "failed":
-		*v = CompactionStatusFailed
-	case "cancelled":
-		*v = CompactionStatusCancelled
-	default:
-		*v = CompactionStatus(string(s))
-	}
-	return nil
+var enumCompactionStatus = wire.Enum{
+	Name: "CompactionStatus",
+	Open: true,
+	Type: (*CompactionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
 var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
@@ -7551,9 +6549,9 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "status":
-		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
@@ -7586,9 +6584,9 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumCompactionStatus.AppendValue(b, &v.Status)
 	if v.Summary != nil {
 		b = wire.Key(b, &comma, "\"summary\":")
 		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
@@ -7634,7 +6632,7 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -7646,7 +6644,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -7673,30 +6671,20 @@ var objectCompleteElicitationNotification = wire.Object{
 			Field: "ElicitationID",
 			Flags: wire.Required,
 			Name:  "elicitationId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CompleteElicitationNotification",
 	Type: (*CompleteElicitationNotification)(nil),
-}
-
-// DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
-func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7707,7 +6695,7 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtNotification value.
@@ -7752,27 +6740,17 @@ var objectClientRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.ClientRequest",
 	Type: (*ClientRequest)(nil),
-}
-
-// DecodeJSON decodes one ClientRequest object, keeping unknown members.
-func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7783,7 +6761,7 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
 
 var objectInitializeRequest = wire.Object{
@@ -7792,7 +6770,7 @@ var objectInitializeRequest = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "ClientCapabilities",
@@ -7817,23 +6795,13 @@ var objectInitializeRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.InitializeRequest",
 	Type: (*InitializeRequest)(nil),
-}
-
-// DecodeJSON decodes one InitializeRequest object, keeping unknown members.
-func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7844,7 +6812,7 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
 
 var objectClientCapabilities = wire.Object{
@@ -7862,7 +6830,7 @@ var objectClientCapabilities = wire.Object{
 			Field: "Terminal",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "terminal",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Session",
@@ -7896,23 +6864,13 @@ var objectClientCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ClientCapabilities",
 	Type: (*ClientCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
-func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7923,7 +6881,7 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
 
 var objectFileSystemCapabilities = wire.Object{
@@ -7932,36 +6890,26 @@ var objectFileSystemCapabilities = wire.Object{
 			Field: "ReadTextFile",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "readTextFile",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "WriteTextFile",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "writeTextFile",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.FileSystemCapabilities",
 	Type: (*FileSystemCapabilities)(nil),
-}
-
-// DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
-func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectFileSystemCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectFileSystemCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7972,7 +6920,7 @@ func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectFileSystemCapabilities, wire.Lenient)
 }
 
 var objectClientSessionCapabilities = wire.Object{
@@ -8009,23 +6957,13 @@ var objectClientSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ClientSessionCapabilities",
 	Type: (*ClientSessionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
-func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientSessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientSessionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8036,22 +6974,12 @@ func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientSessionCapabilities, wire.Lenient)
 }
 
 var objectCompactionCapabilities = wire.Object{
 	Name: "acp.CompactionCapabilities",
 	Type: (*CompactionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
-func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompactionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompactionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8062,7 +6990,7 @@ func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionCapabilities, wire.Lenient)
 }
 
 var objectSessionConfigOptionsCapabilities = wire.Object{
@@ -8081,23 +7009,13 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionConfigOptionsCapabilities",
 	Type: (*SessionConfigOptionsCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
-func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionConfigOptionsCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionsCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionConfigOptionsCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8108,7 +7026,7 @@ func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigOptionsCapabilities, wire.Lenient)
 }
 
 var objectBooleanConfigOptionCapabilities = wire.Object{
@@ -8118,23 +7036,13 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.BooleanConfigOptionCapabilities",
 	Type: (*BooleanConfigOptionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
-func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanConfigOptionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanConfigOptionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8145,22 +7053,12 @@ func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanConfigOptionCapabilities, wire.Lenient)
 }
 
 var objectNoticeCapabilities = wire.Object{
 	Name: "acp.NoticeCapabilities",
 	Type: (*NoticeCapabilities)(nil),
-}
-
-// DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
-func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNoticeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNoticeCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8171,7 +7069,7 @@ func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNoticeCapabilities, wire.Lenient)
 }
 
 var objectAuthCapabilities = wire.Object{
@@ -8180,30 +7078,20 @@ var objectAuthCapabilities = wire.Object{
 			Field: "Terminal",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "terminal",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AuthCapabilities",
 	Type: (*AuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
-func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8214,7 +7102,7 @@ func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthCapabilities, wire.Lenient)
 }
 
 var objectElicitationCapabilities = wire.Object{
@@ -8242,23 +7130,13 @@ var objectElicitationCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ElicitationCapabilities",
 	Type: (*ElicitationCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
-func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8269,7 +7147,7 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
 
 var objectElicitationFormCapabilities = wire.Object{
@@ -8279,23 +7157,13 @@ var objectElicitationFormCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ElicitationFormCapabilities",
 	Type: (*ElicitationFormCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
-func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8306,7 +7174,7 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
 
 var objectElicitationURLCapabilities = wire.Object{
@@ -8316,23 +7184,13 @@ var objectElicitationURLCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ElicitationURLCapabilities",
 	Type: (*ElicitationURLCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
-func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8343,7 +7201,7 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
 
 var objectAuthenticateRequest = wire.Object{
@@ -8352,30 +7210,20 @@ var objectAuthenticateRequest = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AuthenticateRequest",
 	Type: (*AuthenticateRequest)(nil),
-}
-
-// DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
-func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthenticateRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthenticateRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthenticateRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8386,7 +7234,7 @@ func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthenticateRequest, wire.Lenient)
 }
 
 var objectLogoutRequest = wire.Object{
@@ -8396,23 +7244,13 @@ var objectLogoutRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LogoutRequest",
 	Type: (*LogoutRequest)(nil),
-}
-
-// DecodeJSON decodes one LogoutRequest object, keeping unknown members.
-func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8423,7 +7261,7 @@ func (v LogoutRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutRequest, wire.Lenient)
 }
 
 var membersNewSessionRequest = wire.Members{Required: []string{"cwd", "mcpServers"}}
@@ -8896,30 +7734,20 @@ var objectLoadSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LoadSessionRequest",
 	Type: (*LoadSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
-func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoadSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoadSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8930,7 +7758,7 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoadSessionRequest, wire.Lenient)
 }
 
 var objectListSessionsRequest = wire.Object{
@@ -8948,14 +7776,14 @@ var objectListSessionsRequest = wire.Object{
 			Field: "Cursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -8975,16 +7803,6 @@ var objectListSessionsRequest = wire.Object{
 	Type: (*ListSessionsRequest)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
-func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
@@ -8993,7 +7811,7 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
 var objectDeleteSessionRequest = wire.Object{
@@ -9002,30 +7820,20 @@ var objectDeleteSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.DeleteSessionRequest",
 	Type: (*DeleteSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
-func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9036,7 +7844,7 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
 
 var objectResumeSessionRequest = wire.Object{
@@ -9045,7 +7853,7 @@ var objectResumeSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
@@ -9084,23 +7892,13 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ResumeSessionRequest",
 	Type: (*ResumeSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
-func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9111,7 +7909,7 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
 
 var objectCloseSessionRequest = wire.Object{
@@ -9120,30 +7918,20 @@ var objectCloseSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CloseSessionRequest",
 	Type: (*CloseSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
-func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9154,7 +7942,7 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
 
 var objectSetSessionModeRequest = wire.Object{
@@ -9163,36 +7951,26 @@ var objectSetSessionModeRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ModeID",
 			Flags: wire.Required,
 			Name:  "modeId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SetSessionModeRequest",
 	Type: (*SetSessionModeRequest)(nil),
-}
-
-// DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
-func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionModeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionModeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionModeRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9203,7 +7981,7 @@ func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionModeRequest, wire.Lenient)
 }
 
 var unionSetSessionConfigOptionRequestType = wire.Union{
@@ -9230,20 +8008,20 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigID",
 			Flags: wire.Required,
 			Name:  "configId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -9254,16 +8032,6 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 	UnionField: "Type",
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
@@ -9272,7 +8040,7 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
@@ -9281,21 +8049,11 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 	},
 	Name: "acp.SetSessionConfigOptionRequestTypeBoolean",
 	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9306,7 +8064,7 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
@@ -9315,21 +8073,11 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.SetSessionConfigOptionRequestTypeValueID",
 	Type: (*SetSessionConfigOptionRequestTypeValueID)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeValueID)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeValueID) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9340,7 +8088,7 @@ func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeValueID, wire.Lenient)
 }
 
 var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
@@ -9362,13 +8110,13 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -9376,7 +8124,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
 	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
@@ -9385,7 +8133,7 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, (*RuntimeContextItem).AppendJSON)
+		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -9420,25 +8168,15 @@ var unionClientResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ClientResponse object, keeping unknown members.
-func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionClientResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionClientResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponse")
+	return wire.MarshalWith(&v, &unionClientResponse, "acp.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
 
 var objectClientResponseResult = wire.Object{
@@ -9456,21 +8194,11 @@ var objectClientResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.ClientResponseResult",
 	Type: (*ClientResponseResult)(nil),
-}
-
-// DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
-func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9481,7 +8209,7 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
 
 var objectClientResponseError = wire.Object{
@@ -9509,16 +8237,6 @@ var objectClientResponseError = wire.Object{
 	Type: (*ClientResponseError)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseError object, keeping unknown members.
-func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
@@ -9527,7 +8245,7 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
 
 var objectWriteTextFileResponse = wire.Object{
@@ -9537,23 +8255,13 @@ var objectWriteTextFileResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.WriteTextFileResponse",
 	Type: (*WriteTextFileResponse)(nil),
-}
-
-// DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
-func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWriteTextFileResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWriteTextFileResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9564,7 +8272,7 @@ func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWriteTextFileResponse, wire.Lenient)
 }
 
 var objectReadTextFileResponse = wire.Object{
@@ -9573,30 +8281,20 @@ var objectReadTextFileResponse = wire.Object{
 			Field: "Content",
 			Flags: wire.Required,
 			Name:  "content",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ReadTextFileResponse",
 	Type: (*ReadTextFileResponse)(nil),
-}
-
-// DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
-func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReadTextFileResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReadTextFileResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReadTextFileResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9607,7 +8305,7 @@ func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReadTextFileResponse, wire.Lenient)
 }
 
 var objectRequestPermissionResponse = wire.Object{
@@ -9617,8 +8315,8 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionOutcome,
 			},
 		},
 		{
@@ -9626,23 +8324,13 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.RequestPermissionResponse",
 	Type: (*RequestPermissionResponse)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
-func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9653,7 +8341,7 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
 
 var unionRequestPermissionOutcome = wire.Union{
@@ -9677,40 +8365,20 @@ var unionRequestPermissionOutcome = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
-func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionOutcome")
+	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "acp.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
 
 var objectRequestPermissionOutcomeCancelled = wire.Object{
 	Name: "acp.RequestPermissionOutcomeCancelled",
 	Type: (*RequestPermissionOutcomeCancelled)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
-func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeCancelled)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcomeCancelled) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9721,7 +8389,7 @@ func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeCancelled, wire.Lenient)
 }
 
 var objectSelectedPermissionOutcome = wire.Object{
@@ -9730,30 +8398,20 @@ var objectSelectedPermissionOutcome = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SelectedPermissionOutcome",
 	Type: (*SelectedPermissionOutcome)(nil),
-}
-
-// DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
-func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9764,7 +8422,7 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
 
 var objectCreateTerminalResponse = wire.Object{
@@ -9773,30 +8431,20 @@ var objectCreateTerminalResponse = wire.Object{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CreateTerminalResponse",
 	Type: (*CreateTerminalResponse)(nil),
-}
-
-// DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
-func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateTerminalResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9807,7 +8455,7 @@ func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateTerminalResponse, wire.Lenient)
 }
 
 var objectTerminalOutputResponse = wire.Object{
@@ -9816,13 +8464,13 @@ var objectTerminalOutputResponse = wire.Object{
 			Field: "Output",
 			Flags: wire.Required,
 			Name:  "output",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Truncated",
 			Flags: wire.Required,
 			Name:  "truncated",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "ExitStatus",
@@ -9838,23 +8486,13 @@ var objectTerminalOutputResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalOutputResponse",
 	Type: (*TerminalOutputResponse)(nil),
-}
-
-// DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
-func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutputResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutputResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutputResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9865,7 +8503,7 @@ func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutputResponse, wire.Lenient)
 }
 
 var objectTerminalExitStatus = wire.Object{
@@ -9874,36 +8512,26 @@ var objectTerminalExitStatus = wire.Object{
 			Field: "ExitCode",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "exitCode",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Signal",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "signal",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalExitStatus",
 	Type: (*TerminalExitStatus)(nil),
-}
-
-// DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
-func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9914,7 +8542,7 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
 
 var objectReleaseTerminalResponse = wire.Object{
@@ -9924,23 +8552,13 @@ var objectReleaseTerminalResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ReleaseTerminalResponse",
 	Type: (*ReleaseTerminalResponse)(nil),
-}
-
-// DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
-func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReleaseTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReleaseTerminalResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9951,7 +8569,7 @@ func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReleaseTerminalResponse, wire.Lenient)
 }
 
 var objectWaitForTerminalExitResponse = wire.Object{
@@ -9960,36 +8578,26 @@ var objectWaitForTerminalExitResponse = wire.Object{
 			Field: "ExitCode",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "exitCode",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Signal",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "signal",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.WaitForTerminalExitResponse",
 	Type: (*WaitForTerminalExitResponse)(nil),
-}
-
-// DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
-func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWaitForTerminalExitResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWaitForTerminalExitResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10000,7 +8608,7 @@ func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWaitForTerminalExitResponse, wire.Lenient)
 }
 
 var objectKillTerminalResponse = wire.Object{
@@ -10010,23 +8618,13 @@ var objectKillTerminalResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.KillTerminalResponse",
 	Type: (*KillTerminalResponse)(nil),
-}
-
-// DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
-func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectKillTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectKillTerminalResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10037,7 +8635,7 @@ func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectKillTerminalResponse, wire.Lenient)
 }
 
 var unionCreateElicitationResponseAction = wire.Union{
@@ -10077,7 +8675,7 @@ var objectCreateElicitationResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -10088,16 +8686,6 @@ var objectCreateElicitationResponse = wire.Object{
 	UnionField: "Action",
 }
 
-// DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
-func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
@@ -10106,22 +8694,12 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionDecline = wire.Object{
 	Name: "acp.CreateElicitationResponseActionDecline",
 	Type: (*CreateElicitationResponseActionDecline)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
-func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10132,22 +8710,12 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionCancel = wire.Object{
 	Name: "acp.CreateElicitationResponseActionCancel",
 	Type: (*CreateElicitationResponseActionCancel)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
-func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10158,7 +8726,7 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionOther = wire.Object{
@@ -10167,21 +8735,11 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 			Field: "Action",
 			Flags: wire.Required,
 			Name:  "action",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.CreateElicitationResponseActionOther",
 	Type: (*CreateElicitationResponseActionOther)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
-func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10192,7 +8750,7 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one ElicitationContentValue, choosing the variant by JSON type, then by trying the candidates in order.
@@ -10309,16 +8867,6 @@ var objectElicitationAcceptAction = wire.Object{
 	Type: (*ElicitationAcceptAction)(nil),
 }
 
-// DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
-func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
@@ -10327,7 +8875,7 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
 
 var objectClientNotification = wire.Object{
@@ -10336,27 +8884,17 @@ var objectClientNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.ClientNotification",
 	Type: (*ClientNotification)(nil),
-}
-
-// DecodeJSON decodes one ClientNotification object, keeping unknown members.
-func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10367,7 +8905,7 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
 
 var objectCancelNotification = wire.Object{
@@ -10376,30 +8914,20 @@ var objectCancelNotification = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelNotification",
 	Type: (*CancelNotification)(nil),
-}
-
-// DecodeJSON decodes one CancelNotification object, keeping unknown members.
-func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10410,7 +8938,7 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelNotification, wire.Lenient)
 }
 
 var objectCancelRequestNotification = wire.Object{
@@ -10429,23 +8957,13 @@ var objectCancelRequestNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelRequestNotification",
 	Type: (*CancelRequestNotification)(nil),
-}
-
-// DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
-func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10456,7 +8974,7 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
 
 var objectSessionRuntimeContextCapabilities = wire.Object{
@@ -10466,23 +8984,13 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionRuntimeContextCapabilities",
 	Type: (*SessionRuntimeContextCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
-func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionRuntimeContextCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionRuntimeContextCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10493,7 +9001,7 @@ func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionRuntimeContextCapabilities, wire.Lenient)
 }
 
 var objectRuntimeContextItem = wire.Object{
@@ -10502,27 +9010,17 @@ var objectRuntimeContextItem = wire.Object{
 			Field: "Title",
 			Flags: wire.Pointer,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Text",
 			Flags: wire.Required,
 			Name:  "text",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.RuntimeContextItem",
 	Type: (*RuntimeContextItem)(nil),
-}
-
-// DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
-func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRuntimeContextItem)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRuntimeContextItem)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10533,7 +9031,304 @@ func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	case *AgentRequest:
+		return &objectAgentRequest
+	case *WriteTextFileRequest:
+		return &objectWriteTextFileRequest
+	case *SessionID:
+		return &scalarSessionID
+	case *ReadTextFileRequest:
+		return &objectReadTextFileRequest
+	case *RequestPermissionRequest:
+		return &objectRequestPermissionRequest
+	case *ToolCallID:
+		return &scalarToolCallID
+	case *ToolKind:
+		return &enumToolKind
+	case *ToolCallStatus:
+		return &enumToolCallStatus
+	case *ToolCallContent:
+		return &unionToolCallContent
+	case *Annotations:
+		return &objectAnnotations
+	case *Role:
+		return &enumRole
+	case *Content:
+		return &objectContent
+	case *Diff:
+		return &objectDiff
+	case *TerminalID:
+		return &scalarTerminalID
+	case *Terminal:
+		return &objectTerminal
+	case *ToolCallLocation:
+		return &objectToolCallLocation
+	case *PermissionOption:
+		return &objectPermissionOption
+	case *PermissionOptionID:
+		return &scalarPermissionOptionID
+	case *PermissionOptionKind:
+		return &enumPermissionOptionKind
+	case *CreateTerminalRequest:
+		return &objectCreateTerminalRequest
+	case *TerminalOutputRequest:
+		return &objectTerminalOutputRequest
+	case *ReleaseTerminalRequest:
+		return &objectReleaseTerminalRequest
+	case *WaitForTerminalExitRequest:
+		return &objectWaitForTerminalExitRequest
+	case *KillTerminalRequest:
+		return &objectKillTerminalRequest
+	case *ElicitationSessionScope:
+		return &objectElicitationSessionScope
+	case *ElicitationRequestScope:
+		return &objectElicitationRequestScope
+	case *ElicitationSchema:
+		return &objectElicitationSchema
+	case *ElicitationSchemaType:
+		return &enumElicitationSchemaType
+	case *ElicitationPropertySchema:
+		return &unionElicitationPropertySchema
+	case *ElicitationPropertySchemaOther:
+		return &objectElicitationPropertySchemaOther
+	case *StringFormat:
+		return &enumStringFormat
+	case *EnumOption:
+		return &objectEnumOption
+	case *StringPropertySchema:
+		return &objectStringPropertySchema
+	case *NumberPropertySchema:
+		return &objectNumberPropertySchema
+	case *IntegerPropertySchema:
+		return &objectIntegerPropertySchema
+	case *BooleanPropertySchema:
+		return &objectBooleanPropertySchema
+	case *MultiSelectItems:
+		return &unionMultiSelectItems
+	case *MultiSelectItemsOther:
+		return &objectMultiSelectItemsOther
+	case *StringMultiSelectItems:
+		return &objectStringMultiSelectItems
+	case *TitledMultiSelectItems:
+		return &objectTitledMultiSelectItems
+	case *MultiSelectPropertySchema:
+		return &objectMultiSelectPropertySchema
+	case *ElicitationID:
+		return &scalarElicitationID
+	case *AgentResponse:
+		return &unionAgentResponse
+	case *AgentResponseResult:
+		return &objectAgentResponseResult
+	case *AgentResponseError:
+		return &objectAgentResponseError
+	case *InitializeResponse:
+		return &objectInitializeResponse
+	case *ProtocolVersion:
+		return &scalarProtocolVersion
+	case *AgentCapabilities:
+		return &objectAgentCapabilities
+	case *PromptCapabilities:
+		return &objectPromptCapabilities
+	case *MCPCapabilities:
+		return &objectMCPCapabilities
+	case *SessionCapabilities:
+		return &objectSessionCapabilities
+	case *SessionListCapabilities:
+		return &objectSessionListCapabilities
+	case *SessionDeleteCapabilities:
+		return &objectSessionDeleteCapabilities
+	case *SessionAdditionalDirectoriesCapabilities:
+		return &objectSessionAdditionalDirectoriesCapabilities
+	case *SessionResumeCapabilities:
+		return &objectSessionResumeCapabilities
+	case *SessionCloseCapabilities:
+		return &objectSessionCloseCapabilities
+	case *AgentAuthCapabilities:
+		return &objectAgentAuthCapabilities
+	case *LogoutCapabilities:
+		return &objectLogoutCapabilities
+	case *AuthMethod:
+		return &unionAuthMethod
+	case *AuthMethodID:
+		return &scalarAuthMethodID
+	case *AuthMethodTerminal:
+		return &objectAuthMethodTerminal
+	case *AuthMethodAgent:
+		return &objectAuthMethodAgent
+	case *Implementation:
+		return &objectImplementation
+	case *AuthenticateResponse:
+		return &objectAuthenticateResponse
+	case *LogoutResponse:
+		return &objectLogoutResponse
+	case *NewSessionResponse:
+		return &objectNewSessionResponse
+	case *SessionModeState:
+		return &objectSessionModeState
+	case *SessionModeID:
+		return &scalarSessionModeID
+	case *SessionMode:
+		return &objectSessionMode
+	case *SessionConfigID:
+		return &scalarSessionConfigID
+	case *SessionConfigOptionCategory:
+		return &enumSessionConfigOptionCategory
+	case *SessionConfigValueID:
+		return &scalarSessionConfigValueID
+	case *SessionConfigGroupID:
+		return &scalarSessionConfigGroupID
+	case *LoadSessionResponse:
+		return &objectLoadSessionResponse
+	case *ListSessionsResponse:
+		return &objectListSessionsResponse
+	case *SessionInfo:
+		return &objectSessionInfo
+	case *DeleteSessionResponse:
+		return &objectDeleteSessionResponse
+	case *ResumeSessionResponse:
+		return &objectResumeSessionResponse
+	case *CloseSessionResponse:
+		return &objectCloseSessionResponse
+	case *SetSessionModeResponse:
+		return &objectSetSessionModeResponse
+	case *SetSessionConfigOptionResponse:
+		return &objectSetSessionConfigOptionResponse
+	case *StopReason:
+		return &enumStopReason
+	case *Error:
+		return &objectError
+	case *AgentNotification:
+		return &objectAgentNotification
+	case *MessageID:
+		return &scalarMessageID
+	case *PlanEntryPriority:
+		return &enumPlanEntryPriority
+	case *PlanEntryStatus:
+		return &enumPlanEntryStatus
+	case *AvailableCommandInput:
+		return &unionAvailableCommandInput
+	case *UnstructuredCommandInput:
+		return &objectUnstructuredCommandInput
+	case *Cost:
+		return &objectCost
+	case *NoticeSeverity:
+		return &enumNoticeSeverity
+	case *CompactionID:
+		return &scalarCompactionID
+	case *CompactionStatus:
+		return &enumCompactionStatus
+	case *CompleteElicitationNotification:
+		return &objectCompleteElicitationNotification
+	case *ClientRequest:
+		return &objectClientRequest
+	case *InitializeRequest:
+		return &objectInitializeRequest
+	case *ClientCapabilities:
+		return &objectClientCapabilities
+	case *FileSystemCapabilities:
+		return &objectFileSystemCapabilities
+	case *ClientSessionCapabilities:
+		return &objectClientSessionCapabilities
+	case *CompactionCapabilities:
+		return &objectCompactionCapabilities
+	case *SessionConfigOptionsCapabilities:
+		return &objectSessionConfigOptionsCapabilities
+	case *BooleanConfigOptionCapabilities:
+		return &objectBooleanConfigOptionCapabilities
+	case *NoticeCapabilities:
+		return &objectNoticeCapabilities
+	case *AuthCapabilities:
+		return &objectAuthCapabilities
+	case *ElicitationCapabilities:
+		return &objectElicitationCapabilities
+	case *ElicitationFormCapabilities:
+		return &objectElicitationFormCapabilities
+	case *ElicitationURLCapabilities:
+		return &objectElicitationURLCapabilities
+	case *AuthenticateRequest:
+		return &objectAuthenticateRequest
+	case *LogoutRequest:
+		return &objectLogoutRequest
+	case *LoadSessionRequest:
+		return &objectLoadSessionRequest
+	case *ListSessionsRequest:
+		return &objectListSessionsRequest
+	case *DeleteSessionRequest:
+		return &objectDeleteSessionRequest
+	case *ResumeSessionRequest:
+		return &objectResumeSessionRequest
+	case *CloseSessionRequest:
+		return &objectCloseSessionRequest
+	case *SetSessionModeRequest:
+		return &objectSetSessionModeRequest
+	case *SetSessionConfigOptionRequest:
+		return &objectSetSessionConfigOptionRequest
+	case *SetSessionConfigOptionRequestTypeBoolean:
+		return &objectSetSessionConfigOptionRequestTypeBoolean
+	case *SetSessionConfigOptionRequestTypeValueID:
+		return &objectSetSessionConfigOptionRequestTypeValueID
+	case *ClientResponse:
+		return &unionClientResponse
+	case *ClientResponseResult:
+		return &objectClientResponseResult
+	case *ClientResponseError:
+		return &objectClientResponseError
+	case *WriteTextFileResponse:
+		return &objectWriteTextFileResponse
+	case *ReadTextFileResponse:
+		return &objectReadTextFileResponse
+	case *RequestPermissionResponse:
+		return &objectRequestPermissionResponse
+	case *RequestPermissionOutcome:
+		return &unionRequestPermissionOutcome
+	case *RequestPermissionOutcomeCancelled:
+		return &objectRequestPermissionOutcomeCancelled
+	case *SelectedPermissionOutcome:
+		return &objectSelectedPermissionOutcome
+	case *CreateTerminalResponse:
+		return &objectCreateTerminalResponse
+	case *TerminalOutputResponse:
+		return &objectTerminalOutputResponse
+	case *TerminalExitStatus:
+		return &objectTerminalExitStatus
+	case *ReleaseTerminalResponse:
+		return &objectReleaseTerminalResponse
+	case *WaitForTerminalExitResponse:
+		return &objectWaitForTerminalExitResponse
+	case *KillTerminalResponse:
+		return &objectKillTerminalResponse
+	case *CreateElicitationResponse:
+		return &objectCreateElicitationResponse
+	case *CreateElicitationResponseActionDecline:
+		return &objectCreateElicitationResponseActionDecline
+	case *CreateElicitationResponseActionCancel:
+		return &objectCreateElicitationResponseActionCancel
+	case *CreateElicitationResponseActionOther:
+		return &objectCreateElicitationResponseActionOther
+	case *ElicitationAcceptAction:
+		return &objectElicitationAcceptAction
+	case *ClientNotification:
+		return &objectClientNotification
+	case *CancelNotification:
+		return &objectCancelNotification
+	case *CancelRequestNotification:
+		return &objectCancelRequestNotification
+	case *SessionRuntimeContextCapabilities:
+		return &objectSessionRuntimeContextCapabilities
+	case *RuntimeContextItem:
+		return &objectRuntimeContextItem
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
@@ -10548,4 +9343,28 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
+}
+
+func decodeToolCallContent(p *ToolCallContent, d *wire.Decoder) error {
+	return unionToolCallContent.DecodeValue(d, p)
+}
+
+func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
+	return objectToolCallLocation.DecodeValue(d, p)
+}
+
+func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
+	return unionToolCallContent.AppendValue(b, p)
+}
+
+func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
+	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
+	return objectRuntimeContextItem.DecodeValue(d, p)
+}
+
+func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
+	return objectRuntimeContextItem.AppendValue(b, p)
 }

@@ -24,145 +24,19 @@ type ExtHandler = dispatch.ExtHandler
 // happens to an inbound notification that is dropped (OnDrop).
 type ConnOptions = dispatch.Options
 
-var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
-	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
-	Params: dispatch.Codec[*InitializeRequest]{
-		New:      dispatch.New[InitializeRequest],
-		Validate: (*InitializeRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*InitializeResponse]{
-		New:      dispatch.New[InitializeResponse],
-		Validate: (*InitializeResponse).ValidateWith,
-	},
-}
-var agentAuthenticateDesc = dispatch.Request[*AuthenticateRequest, *AuthenticateResponse]{
-	Method: dispatch.Method{Wire: MethodAuthenticate, Side: "agent"},
-	Params: dispatch.Codec[*AuthenticateRequest]{
-		New:      dispatch.New[AuthenticateRequest],
-		Validate: (*AuthenticateRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*AuthenticateResponse]{
-		New:      dispatch.New[AuthenticateResponse],
-		Validate: (*AuthenticateResponse).ValidateWith,
-	},
-}
-var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{
-	Method: dispatch.Method{Wire: MethodLogout, Side: "agent", Gates: &agentLogoutGates},
-	Params: dispatch.Codec[*LogoutRequest]{
-		New:      dispatch.New[LogoutRequest],
-		Validate: (*LogoutRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*LogoutResponse]{
-		New:      dispatch.New[LogoutResponse],
-		Validate: (*LogoutResponse).ValidateWith,
-	},
-}
-var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
-	Params: dispatch.Codec[*NewSessionRequest]{
-		New:      dispatch.New[NewSessionRequest],
-		Validate: (*NewSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*NewSessionResponse]{
-		New:      dispatch.New[NewSessionResponse],
-		Validate: (*NewSessionResponse).ValidateWith,
-	},
-}
-var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates},
-	Params: dispatch.Codec[*LoadSessionRequest]{
-		New:      dispatch.New[LoadSessionRequest],
-		Validate: (*LoadSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*LoadSessionResponse]{
-		New:      dispatch.New[LoadSessionResponse],
-		Validate: (*LoadSessionResponse).ValidateWith,
-	},
-}
-var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
-	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
-	Params: dispatch.Codec[*ListSessionsRequest]{
-		New:      dispatch.New[ListSessionsRequest],
-		Validate: (*ListSessionsRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ListSessionsResponse]{
-		New:      dispatch.New[ListSessionsResponse],
-		Validate: (*ListSessionsResponse).ValidateWith,
-	},
-}
-var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
-	Params: dispatch.Codec[*DeleteSessionRequest]{
-		New:      dispatch.New[DeleteSessionRequest],
-		Validate: (*DeleteSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*DeleteSessionResponse]{
-		New:      dispatch.New[DeleteSessionResponse],
-		Validate: (*DeleteSessionResponse).ValidateWith,
-	},
-}
-var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
-	Params: dispatch.Codec[*ResumeSessionRequest]{
-		New:      dispatch.New[ResumeSessionRequest],
-		Validate: (*ResumeSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ResumeSessionResponse]{
-		New:      dispatch.New[ResumeSessionResponse],
-		Validate: (*ResumeSessionResponse).ValidateWith,
-	},
-}
-var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
-	Params: dispatch.Codec[*CloseSessionRequest]{
-		New:      dispatch.New[CloseSessionRequest],
-		Validate: (*CloseSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*CloseSessionResponse]{
-		New:      dispatch.New[CloseSessionResponse],
-		Validate: (*CloseSessionResponse).ValidateWith,
-	},
-}
-var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessionModeResponse]{
-	Method: dispatch.Method{Wire: MethodSessionSetMode, Side: "agent", SessionScoped: true},
-	Params: dispatch.Codec[*SetSessionModeRequest]{
-		New:      dispatch.New[SetSessionModeRequest],
-		Validate: (*SetSessionModeRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*SetSessionModeResponse]{
-		New:      dispatch.New[SetSessionModeResponse],
-		Validate: (*SetSessionModeResponse).ValidateWith,
-	},
-}
-var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Gates: &agentSessionSetConfigOptionGates},
-	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
-		New:      dispatch.New[SetSessionConfigOptionRequest],
-		Validate: (*SetSessionConfigOptionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
-		New:      dispatch.New[SetSessionConfigOptionResponse],
-		Validate: (*SetSessionConfigOptionResponse).ValidateWith,
-	},
-}
-var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
-	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
-	Params: dispatch.Codec[*PromptRequest]{
-		New:      dispatch.New[PromptRequest],
-		Validate: (*PromptRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*PromptResponse]{
-		New:      dispatch.New[PromptResponse],
-		Validate: (*PromptResponse).ValidateWith,
-	},
-}
-var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{
-	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true},
-	Params: dispatch.Codec[*CancelNotification]{
-		New:      dispatch.New[CancelNotification],
-		Validate: (*CancelNotification).ValidateWith,
-	},
-}
+var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates, Params: &objectInitializeRequest, Result: &objectInitializeResponse}}
+var agentAuthenticateDesc = dispatch.Request[*AuthenticateRequest, *AuthenticateResponse]{Method: dispatch.Method{Wire: MethodAuthenticate, Side: "agent", Params: &objectAuthenticateRequest, Result: &objectAuthenticateResponse}}
+var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{Method: dispatch.Method{Wire: MethodLogout, Side: "agent", Gates: &agentLogoutGates, Params: &objectLogoutRequest, Result: &objectLogoutResponse}}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.Methods{}, Result: &objectNewSessionResponse}}
+var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates, Params: &objectLoadSessionRequest, Result: &objectLoadSessionResponse}}
+var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates, Params: &objectListSessionsRequest, Result: &objectListSessionsResponse}}
+var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates, Params: &objectDeleteSessionRequest, Result: &objectDeleteSessionResponse}}
+var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates, Params: &objectResumeSessionRequest, Result: &objectResumeSessionResponse}}
+var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates, Params: &objectCloseSessionRequest, Result: &objectCloseSessionResponse}}
+var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessionModeResponse]{Method: dispatch.Method{Wire: MethodSessionSetMode, Side: "agent", SessionScoped: true, Params: &objectSetSessionModeRequest, Result: &objectSetSessionModeResponse}}
+var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Gates: &agentSessionSetConfigOptionGates, Params: &objectSetSessionConfigOptionRequest, Result: &objectSetSessionConfigOptionResponse}}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.Methods{}, Result: wire.Methods{}}}
+var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Params: &objectCancelNotification}}
 
 // AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
 type AgentMethodTable struct {
@@ -213,119 +87,17 @@ var AgentMethods = AgentMethodTable{
 	SessionCancel:          &agentSessionCancelDesc,
 }
 
-var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]{
-	Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true, Gates: &clientFsWriteTextFileGates},
-	Params: dispatch.Codec[*WriteTextFileRequest]{
-		New:      dispatch.New[WriteTextFileRequest],
-		Validate: (*WriteTextFileRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*WriteTextFileResponse]{
-		New:      dispatch.New[WriteTextFileResponse],
-		Validate: (*WriteTextFileResponse).ValidateWith,
-	},
-}
-var clientFsReadTextFileDesc = dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]{
-	Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true, Gates: &clientFsReadTextFileGates},
-	Params: dispatch.Codec[*ReadTextFileRequest]{
-		New:      dispatch.New[ReadTextFileRequest],
-		Validate: (*ReadTextFileRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ReadTextFileResponse]{
-		New:      dispatch.New[ReadTextFileResponse],
-		Validate: (*ReadTextFileResponse).ValidateWith,
-	},
-}
-var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
-	Params: dispatch.Codec[*RequestPermissionRequest]{
-		New:      dispatch.New[RequestPermissionRequest],
-		Validate: (*RequestPermissionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*RequestPermissionResponse]{
-		New:      dispatch.New[RequestPermissionResponse],
-		Validate: (*RequestPermissionResponse).ValidateWith,
-	},
-}
-var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true, Gates: &clientTerminalCreateGates},
-	Params: dispatch.Codec[*CreateTerminalRequest]{
-		New:      dispatch.New[CreateTerminalRequest],
-		Validate: (*CreateTerminalRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*CreateTerminalResponse]{
-		New:      dispatch.New[CreateTerminalResponse],
-		Validate: (*CreateTerminalResponse).ValidateWith,
-	},
-}
-var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *TerminalOutputResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true, Gates: &clientTerminalOutputGates},
-	Params: dispatch.Codec[*TerminalOutputRequest]{
-		New:      dispatch.New[TerminalOutputRequest],
-		Validate: (*TerminalOutputRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*TerminalOutputResponse]{
-		New:      dispatch.New[TerminalOutputResponse],
-		Validate: (*TerminalOutputResponse).ValidateWith,
-	},
-}
-var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *ReleaseTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true, Gates: &clientTerminalReleaseGates},
-	Params: dispatch.Codec[*ReleaseTerminalRequest]{
-		New:      dispatch.New[ReleaseTerminalRequest],
-		Validate: (*ReleaseTerminalRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ReleaseTerminalResponse]{
-		New:      dispatch.New[ReleaseTerminalResponse],
-		Validate: (*ReleaseTerminalResponse).ValidateWith,
-	},
-}
-var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true, Gates: &clientTerminalWaitForExitGates},
-	Params: dispatch.Codec[*WaitForTerminalExitRequest]{
-		New:      dispatch.New[WaitForTerminalExitRequest],
-		Validate: (*WaitForTerminalExitRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*WaitForTerminalExitResponse]{
-		New:      dispatch.New[WaitForTerminalExitResponse],
-		Validate: (*WaitForTerminalExitResponse).ValidateWith,
-	},
-}
-var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true, Gates: &clientTerminalKillGates},
-	Params: dispatch.Codec[*KillTerminalRequest]{
-		New:      dispatch.New[KillTerminalRequest],
-		Validate: (*KillTerminalRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*KillTerminalResponse]{
-		New:      dispatch.New[KillTerminalResponse],
-		Validate: (*KillTerminalResponse).ValidateWith,
-	},
-}
-var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
-	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
-	Params: dispatch.Codec[*CreateElicitationRequest]{
-		New:      dispatch.New[CreateElicitationRequest],
-		Validate: (*CreateElicitationRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*CreateElicitationResponse]{
-		New:      dispatch.New[CreateElicitationResponse],
-		Validate: (*CreateElicitationResponse).ValidateWith,
-	},
-}
-var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{
-	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates},
-	Params: dispatch.Codec[*SessionNotification]{
-		New:      dispatch.New[SessionNotification],
-		Validate: (*SessionNotification).ValidateWith,
-	},
-}
-var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
-	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
-	Params: dispatch.Codec[*CompleteElicitationNotification]{
-		New:      dispatch.New[CompleteElicitationNotification],
-		Validate: (*CompleteElicitationNotification).ValidateWith,
-	},
-}
+var clientFsWriteTextFileDesc = dispatch.Request[*WriteTextFileRequest, *WriteTextFileResponse]{Method: dispatch.Method{Wire: MethodFsWriteTextFile, Side: "client", SessionScoped: true, Gates: &clientFsWriteTextFileGates, Params: &objectWriteTextFileRequest, Result: &objectWriteTextFileResponse}}
+var clientFsReadTextFileDesc = dispatch.Request[*ReadTextFileRequest, *ReadTextFileResponse]{Method: dispatch.Method{Wire: MethodFsReadTextFile, Side: "client", SessionScoped: true, Gates: &clientFsReadTextFileGates, Params: &objectReadTextFileRequest, Result: &objectReadTextFileResponse}}
+var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true, Params: &objectRequestPermissionRequest, Result: &objectRequestPermissionResponse}}
+var clientTerminalCreateDesc = dispatch.Request[*CreateTerminalRequest, *CreateTerminalResponse]{Method: dispatch.Method{Wire: MethodTerminalCreate, Side: "client", SessionScoped: true, Gates: &clientTerminalCreateGates, Params: &objectCreateTerminalRequest, Result: &objectCreateTerminalResponse}}
+var clientTerminalOutputDesc = dispatch.Request[*TerminalOutputRequest, *TerminalOutputResponse]{Method: dispatch.Method{Wire: MethodTerminalOutput, Side: "client", SessionScoped: true, Gates: &clientTerminalOutputGates, Params: &objectTerminalOutputRequest, Result: &objectTerminalOutputResponse}}
+var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *ReleaseTerminalResponse]{Method: dispatch.Method{Wire: MethodTerminalRelease, Side: "client", SessionScoped: true, Gates: &clientTerminalReleaseGates, Params: &objectReleaseTerminalRequest, Result: &objectReleaseTerminalResponse}}
+var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]{Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true, Gates: &clientTerminalWaitForExitGates, Params: &objectWaitForTerminalExitRequest, Result: &objectWaitForTerminalExitResponse}}
+var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true, Gates: &clientTerminalKillGates, Params: &objectKillTerminalRequest, Result: &objectKillTerminalResponse}}
+var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates, Params: wire.Methods{}, Result: &objectCreateElicitationResponse}}
+var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates, Params: wire.Methods{}}}
+var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true, Params: &objectCompleteElicitationNotification}}
 
 // ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
 type ClientMethodTable struct {

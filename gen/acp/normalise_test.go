@@ -31,7 +31,7 @@ func TestRoundTripNormalisesOnlyTheStatedForms(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, mode := range []wire.Mode{wire.Strict, wire.Lenient} {
 				var v acp.SessionNotification
-				if err := wire.Decode([]byte(c.in), &v, mode); err != nil {
+				if err := decode([]byte(c.in), &v, mode); err != nil {
 					t.Fatal(err)
 				}
 				out, err := v.MarshalJSON()

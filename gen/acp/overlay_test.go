@@ -47,7 +47,7 @@ func TestOverlayMembersAreKnown(t *testing.T) {
 	if len(p.RuntimeContext) != 2 || len(p.Unknown) != 0 {
 		t.Errorf("runtimeContext: %+v", p)
 	}
-	if h := p.ForHistory(); h.RuntimeContext != nil || strings.Contains(string(h.AppendJSON(nil)), "runtimeContext") {
+	if h := p.ForHistory(); h.RuntimeContext != nil || strings.Contains(string(encode(&h)), "runtimeContext") {
 		t.Error("history keeps runtimeContext")
 	}
 	for _, v := range []interface{ Validate() error }{&init, &list, &p} {
@@ -78,7 +78,7 @@ func TestAdditionalDirectoriesRejectNotDrop(t *testing.T) {
 		`{"sessionId":"s","cwd":"C:\\w","additionalDirectories":["\\\\srv\\share"]}`: "",
 	} {
 		var s acp.SessionInfo
-		err := wire.Decode([]byte(in), &s, wire.Lenient)
+		err := decode([]byte(in), &s, wire.Lenient)
 		if err == nil {
 			err = s.Validate()
 		}
@@ -93,7 +93,7 @@ func TestAdditionalDirectoriesRejectNotDrop(t *testing.T) {
 		}
 	}
 	var n acp.NewSessionRequest
-	if err := wire.Decode([]byte(`{"cwd":"/w","additionalDirectories":null,"mcpServers":[]}`), &n, wire.Lenient); err == nil {
+	if err := decode([]byte(`{"cwd":"/w","additionalDirectories":null,"mcpServers":[]}`), &n, wire.Lenient); err == nil {
 		t.Error("null additionalDirectories accepted")
 	}
 }

@@ -4,7 +4,6 @@
 package acp
 
 import (
-	"fmt"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"math"
 )
@@ -14,11 +13,6 @@ func (x *AgentRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
-func (x *AgentRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
@@ -52,20 +46,12 @@ func (x *WriteTextFileRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of WriteTextFileRequest to v, at v's position.
-func (x *WriteTextFileRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWriteTextFileRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionID to v, at v's position.
-func (x *SessionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ReadTextFileRequest, each with the JSON pointer of the offending value.
 func (x *ReadTextFileRequest) Validate() error {
@@ -74,21 +60,11 @@ func (x *ReadTextFileRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReadTextFileRequest to v, at v's position.
-func (x *ReadTextFileRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReadTextFileRequest)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
-func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionRequest)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
@@ -102,19 +78,19 @@ func (x *ToolCallUpdate) Validate() error {
 func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 	if x.Kind != nil {
 		v.Push("kind")
-		x.Kind.ValidateWith(v)
+		enumToolKind.ValidateValue(v, x.Kind)
 		v.Pop()
 	}
 	if x.Status != nil {
 		v.Push("status")
-		x.Status.ValidateWith(v)
+		enumToolCallStatus.ValidateValue(v, x.Status)
 		v.Pop()
 	}
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
+			unionToolCallContent.ValidateValue(v, &x.Content[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -123,7 +99,7 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].ValidateWith(v)
+			objectToolCallLocation.ValidateValue(v, &x.Locations[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -155,35 +131,22 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarToolCallID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallID to v, at v's position.
-func (x *ToolCallID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolKind.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
-func (x *ToolKind) ValidateWith(v *wire.Validator) {
-	enumToolKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolCallStatus.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
-func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {
-	enumToolCallStatus.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
@@ -191,11 +154,6 @@ func (x *ToolCallContent) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionToolCallContent)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallContent to v, at v's position.
-func (x *ToolCallContent) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionToolCallContent)
 }
 
 // Validate reports every way x breaks the schema of ContentBlock, each with the JSON pointer of the offending value.
@@ -249,21 +207,11 @@ func (x *Annotations) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
-func (x *Annotations) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAnnotations)
-}
-
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumRole.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Role to v, at v's position.
-func (x *Role) ValidateWith(v *wire.Validator) {
-	enumRole.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
@@ -277,7 +225,7 @@ func (x *TextContent) Validate() error {
 func (x *TextContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -301,7 +249,7 @@ func (x *ImageContent) Validate() error {
 func (x *ImageContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -325,7 +273,7 @@ func (x *AudioContent) Validate() error {
 func (x *AudioContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -349,7 +297,7 @@ func (x *ResourceLink) Validate() error {
 func (x *ResourceLink) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -434,7 +382,7 @@ func (x *EmbeddedResource) Validate() error {
 func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	v.Push("resource")
@@ -457,11 +405,6 @@ func (x *Content) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Content to v, at v's position.
-func (x *Content) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectContent)
-}
-
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
 	var v wire.Validator
@@ -469,31 +412,18 @@ func (x *Diff) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Diff to v, at v's position.
-func (x *Diff) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDiff)
-}
-
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarTerminalID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of TerminalID to v, at v's position.
-func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminal)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Terminal to v, at v's position.
-func (x *Terminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminal)
 }
 
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
@@ -503,11 +433,6 @@ func (x *ToolCallLocation) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
-func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallLocation)
-}
-
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
 	var v wire.Validator
@@ -515,31 +440,18 @@ func (x *PermissionOption) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PermissionOption to v, at v's position.
-func (x *PermissionOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPermissionOption)
-}
-
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPermissionOptionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionID to v, at v's position.
-func (x *PermissionOptionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPermissionOptionKind.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
-func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {
-	enumPermissionOptionKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of CreateTerminalRequest, each with the JSON pointer of the offending value.
@@ -547,11 +459,6 @@ func (x *CreateTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateTerminalRequest to v, at v's position.
-func (x *CreateTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
@@ -580,21 +487,11 @@ func (x *TerminalOutputRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalOutputRequest to v, at v's position.
-func (x *TerminalOutputRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalOutputRequest)
-}
-
 // Validate reports every way x breaks the schema of ReleaseTerminalRequest, each with the JSON pointer of the offending value.
 func (x *ReleaseTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectReleaseTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ReleaseTerminalRequest to v, at v's position.
-func (x *ReleaseTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReleaseTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of WaitForTerminalExitRequest, each with the JSON pointer of the offending value.
@@ -604,21 +501,11 @@ func (x *WaitForTerminalExitRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of WaitForTerminalExitRequest to v, at v's position.
-func (x *WaitForTerminalExitRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWaitForTerminalExitRequest)
-}
-
 // Validate reports every way x breaks the schema of KillTerminalRequest, each with the JSON pointer of the offending value.
 func (x *KillTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectKillTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of KillTerminalRequest to v, at v's position.
-func (x *KillTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectKillTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
@@ -685,11 +572,11 @@ func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validato
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -703,21 +590,11 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSessionScope to v, at v's position.
-func (x *ElicitationSessionScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSessionScope)
-}
-
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationRequestScope)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationRequestScope to v, at v's position.
-func (x *ElicitationRequestScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationRequestScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
@@ -727,21 +604,11 @@ func (x *ElicitationSchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSchema to v, at v's position.
-func (x *ElicitationSchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumElicitationSchemaType.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
-func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
-	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
@@ -751,11 +618,6 @@ func (x *ElicitationPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
-func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
 	var v wire.Validator
@@ -763,21 +625,11 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchemaOther to v, at v's position.
-func (x *ElicitationPropertySchemaOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationPropertySchemaOther)
-}
-
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStringFormat.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
-func (x *StringFormat) ValidateWith(v *wire.Validator) {
-	enumStringFormat.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
@@ -787,21 +639,11 @@ func (x *EnumOption) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of EnumOption to v, at v's position.
-func (x *EnumOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectEnumOption)
-}
-
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectStringPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
-func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
@@ -811,21 +653,11 @@ func (x *NumberPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NumberPropertySchema to v, at v's position.
-func (x *NumberPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNumberPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
 func (x *IntegerPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIntegerPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IntegerPropertySchema to v, at v's position.
-func (x *IntegerPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIntegerPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
@@ -835,21 +667,11 @@ func (x *BooleanPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of BooleanPropertySchema to v, at v's position.
-func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBooleanPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionMultiSelectItems)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
-func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
@@ -859,21 +681,11 @@ func (x *MultiSelectItemsOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MultiSelectItemsOther to v, at v's position.
-func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectItemsOther)
-}
-
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectStringMultiSelectItems)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
-func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
@@ -883,21 +695,11 @@ func (x *TitledMultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
-func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTitledMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
-func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
@@ -910,7 +712,7 @@ func (x *ElicitationFormMode) Validate() error {
 // ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
 func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
 	v.Push("requestedSchema")
-	x.RequestedSchema.ValidateWith(v)
+	objectElicitationSchema.ValidateValue(v, &x.RequestedSchema)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "requestedSchema")
@@ -923,11 +725,11 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -937,12 +739,9 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarElicitationID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ElicitationID to v, at v's position.
-func (x *ElicitationID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
@@ -967,11 +766,11 @@ func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -999,21 +798,11 @@ func (x *AgentResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
-func (x *AgentResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAgentResponse)
-}
-
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentResponseResult)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
-func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseResult)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
@@ -1023,11 +812,6 @@ func (x *AgentResponseError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponseError to v, at v's position.
-func (x *AgentResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseError)
-}
-
 // Validate reports every way x breaks the schema of InitializeResponse, each with the JSON pointer of the offending value.
 func (x *InitializeResponse) Validate() error {
 	var v wire.Validator
@@ -1035,31 +819,18 @@ func (x *InitializeResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of InitializeResponse to v, at v's position.
-func (x *InitializeResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeResponse)
-}
-
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProtocolVersion.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProtocolVersion to v, at v's position.
-func (x *ProtocolVersion) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentCapabilities to v, at v's position.
-func (x *AgentCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
@@ -1069,21 +840,11 @@ func (x *PromptCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PromptCapabilities to v, at v's position.
-func (x *PromptCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptCapabilities)
-}
-
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPCapabilities to v, at v's position.
-func (x *MCPCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
@@ -1093,21 +854,11 @@ func (x *SessionCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionCapabilities to v, at v's position.
-func (x *SessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionListCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionListCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionListCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionListCapabilities to v, at v's position.
-func (x *SessionListCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionListCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
@@ -1117,21 +868,11 @@ func (x *SessionDeleteCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionDeleteCapabilities to v, at v's position.
-func (x *SessionDeleteCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionDeleteCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionAdditionalDirectoriesCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionAdditionalDirectoriesCapabilities to v, at v's position.
-func (x *SessionAdditionalDirectoriesCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionResumeCapabilities, each with the JSON pointer of the offending value.
@@ -1141,21 +882,11 @@ func (x *SessionResumeCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionResumeCapabilities to v, at v's position.
-func (x *SessionResumeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionResumeCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionCloseCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCloseCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionCloseCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionCloseCapabilities to v, at v's position.
-func (x *SessionCloseCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCloseCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
@@ -1165,21 +896,11 @@ func (x *AgentAuthCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentAuthCapabilities to v, at v's position.
-func (x *AgentAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentAuthCapabilities)
-}
-
 // Validate reports every way x breaks the schema of LogoutCapabilities, each with the JSON pointer of the offending value.
 func (x *LogoutCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectLogoutCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of LogoutCapabilities to v, at v's position.
-func (x *LogoutCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
@@ -1189,31 +910,18 @@ func (x *AuthMethod) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
-func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAuthMethod)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAuthMethodID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthMethodID to v, at v's position.
-func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
 func (x *AuthMethodTerminal) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthMethodTerminal)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthMethodTerminal to v, at v's position.
-func (x *AuthMethodTerminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodTerminal)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
@@ -1223,21 +931,11 @@ func (x *AuthMethodAgent) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethodAgent to v, at v's position.
-func (x *AuthMethodAgent) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodAgent)
-}
-
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectImplementation)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Implementation to v, at v's position.
-func (x *Implementation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectImplementation)
 }
 
 // Validate reports every way x breaks the schema of AuthenticateResponse, each with the JSON pointer of the offending value.
@@ -1247,21 +945,11 @@ func (x *AuthenticateResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthenticateResponse to v, at v's position.
-func (x *AuthenticateResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthenticateResponse)
-}
-
 // Validate reports every way x breaks the schema of LogoutResponse, each with the JSON pointer of the offending value.
 func (x *LogoutResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectLogoutResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of LogoutResponse to v, at v's position.
-func (x *LogoutResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutResponse)
 }
 
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
@@ -1271,11 +959,6 @@ func (x *NewSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NewSessionResponse to v, at v's position.
-func (x *NewSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNewSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionModeState, each with the JSON pointer of the offending value.
 func (x *SessionModeState) Validate() error {
 	var v wire.Validator
@@ -1283,31 +966,18 @@ func (x *SessionModeState) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionModeState to v, at v's position.
-func (x *SessionModeState) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionModeState)
-}
-
 // Validate reports every way x breaks the schema of SessionModeID, each with the JSON pointer of the offending value.
 func (x *SessionModeID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionModeID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionModeID to v, at v's position.
-func (x *SessionModeID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionMode, each with the JSON pointer of the offending value.
 func (x *SessionMode) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionMode)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionMode to v, at v's position.
-func (x *SessionMode) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionMode)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
@@ -1358,32 +1028,23 @@ func (x *SessionConfigOptionType) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigID to v, at v's position.
-func (x *SessionConfigID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionConfigOptionCategory.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionCategory to v, at v's position.
-func (x *SessionConfigOptionCategory) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigValueID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigValueID to v, at v's position.
-func (x *SessionConfigValueID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOptions) Validate() error {
@@ -1464,12 +1125,9 @@ func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigGroupID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigGroupID to v, at v's position.
-func (x *SessionConfigGroupID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
@@ -1509,21 +1167,11 @@ func (x *LoadSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoadSessionResponse to v, at v's position.
-func (x *LoadSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoadSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of ListSessionsResponse, each with the JSON pointer of the offending value.
 func (x *ListSessionsResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListSessionsResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListSessionsResponse to v, at v's position.
-func (x *ListSessionsResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
@@ -1533,21 +1181,11 @@ func (x *SessionInfo) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionInfo to v, at v's position.
-func (x *SessionInfo) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionInfo)
-}
-
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DeleteSessionResponse to v, at v's position.
-func (x *DeleteSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
@@ -1557,21 +1195,11 @@ func (x *ResumeSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ResumeSessionResponse to v, at v's position.
-func (x *ResumeSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
 func (x *CloseSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCloseSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CloseSessionResponse to v, at v's position.
-func (x *CloseSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SetSessionModeResponse, each with the JSON pointer of the offending value.
@@ -1581,21 +1209,11 @@ func (x *SetSessionModeResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionModeResponse to v, at v's position.
-func (x *SetSessionModeResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionModeResponse)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionResponse to v, at v's position.
-func (x *SetSessionConfigOptionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
@@ -1608,7 +1226,7 @@ func (x *PromptResponse) Validate() error {
 // ValidateWith adds every way x breaks the schema of PromptResponse to v, at v's position.
 func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 	v.Push("stopReason")
-	x.StopReason.ValidateWith(v)
+	enumStopReason.ValidateValue(v, &x.StopReason)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -1623,17 +1241,8 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StopReason, each with the JSON pointer of the offending value.
 func (x *StopReason) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStopReason.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StopReason to v, at v's position.
-func (x *StopReason) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case StopReasonEndTurn, StopReasonMaxTokens, StopReasonMaxTurnRequests, StopReasonRefusal, StopReasonCancelled:
-	default:
-		v.Add(fmt.Sprintf("unknown StopReason value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
@@ -1657,11 +1266,6 @@ func (x *Error) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Error to v, at v's position.
-func (x *Error) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectError)
-}
-
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
 func (x *ErrorCode) Validate() error {
 	var v wire.Validator
@@ -1677,11 +1281,6 @@ func (x *AgentNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
-func (x *AgentNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of SessionNotification, each with the JSON pointer of the offending value.
@@ -1789,12 +1388,9 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMessageID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MessageID to v, at v's position.
-func (x *MessageID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ContentChunk, each with the JSON pointer of the offending value.
 func (x *ContentChunk) Validate() error {
@@ -1829,19 +1425,19 @@ func (x *ToolCall) Validate() error {
 func (x *ToolCall) ValidateWith(v *wire.Validator) {
 	if x.Kind != nil {
 		v.Push("kind")
-		x.Kind.ValidateWith(v)
+		enumToolKind.ValidateValue(v, x.Kind)
 		v.Pop()
 	}
 	if x.Status != nil {
 		v.Push("status")
-		x.Status.ValidateWith(v)
+		enumToolCallStatus.ValidateValue(v, x.Status)
 		v.Pop()
 	}
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
+			unionToolCallContent.ValidateValue(v, &x.Content[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -1850,7 +1446,7 @@ func (x *ToolCall) ValidateWith(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].ValidateWith(v)
+			objectToolCallLocation.ValidateValue(v, &x.Locations[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -1889,10 +1485,10 @@ func (x *PlanEntry) Validate() error {
 // ValidateWith adds every way x breaks the schema of PlanEntry to v, at v's position.
 func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 	v.Push("priority")
-	x.Priority.ValidateWith(v)
+	enumPlanEntryPriority.ValidateValue(v, &x.Priority)
 	v.Pop()
 	v.Push("status")
-	x.Status.ValidateWith(v)
+	enumPlanEntryStatus.ValidateValue(v, &x.Status)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -1907,33 +1503,15 @@ func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryPriority.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PlanEntryPriority to v, at v's position.
-func (x *PlanEntryPriority) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case PlanEntryPriorityHigh, PlanEntryPriorityMedium, PlanEntryPriorityLow:
-	default:
-		v.Add(fmt.Sprintf("unknown PlanEntryPriority value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryStatus.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PlanEntryStatus to v, at v's position.
-func (x *PlanEntryStatus) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted:
-	default:
-		v.Add(fmt.Sprintf("unknown PlanEntryStatus value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of Plan, each with the JSON pointer of the offending value.
@@ -1973,7 +1551,7 @@ func (x *AvailableCommand) Validate() error {
 func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
 	if x.Input != nil {
 		v.Push("input")
-		x.Input.ValidateWith(v)
+		unionAvailableCommandInput.ValidateValue(v, x.Input)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -1993,21 +1571,11 @@ func (x *AvailableCommandInput) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
-func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
-}
-
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
 func (x *UnstructuredCommandInput) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectUnstructuredCommandInput)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UnstructuredCommandInput to v, at v's position.
-func (x *UnstructuredCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnstructuredCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
@@ -2107,11 +1675,6 @@ func (x *Cost) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
-func (x *Cost) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCost)
-}
-
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
@@ -2123,7 +1686,7 @@ func (x *UsageUpdate) Validate() error {
 func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 	if x.Cost != nil {
 		v.Push("cost")
-		x.Cost.ValidateWith(v)
+		objectCost.ValidateValue(v, x.Cost)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2139,12 +1702,9 @@ func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumNoticeSeverity.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of NoticeSeverity to v, at v's position.
-func (x *NoticeSeverity) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
@@ -2171,22 +1731,16 @@ func (x *Notice) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarCompactionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionID to v, at v's position.
-func (x *CompactionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumCompactionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionStatus to v, at v's position.
-func (x *CompactionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
@@ -2245,11 +1799,6 @@ func (x *CompleteElicitationNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CompleteElicitationNotification to v, at v's position.
-func (x *CompleteElicitationNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCompleteElicitationNotification)
-}
-
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
 func (x *ExtNotification) Validate() error {
 	var v wire.Validator
@@ -2271,21 +1820,11 @@ func (x *ClientRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
-func (x *ClientRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientRequest)
-}
-
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectInitializeRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of InitializeRequest to v, at v's position.
-func (x *InitializeRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
@@ -2295,21 +1834,11 @@ func (x *ClientCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientCapabilities to v, at v's position.
-func (x *ClientCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientCapabilities)
-}
-
 // Validate reports every way x breaks the schema of FileSystemCapabilities, each with the JSON pointer of the offending value.
 func (x *FileSystemCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectFileSystemCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of FileSystemCapabilities to v, at v's position.
-func (x *FileSystemCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectFileSystemCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ClientSessionCapabilities, each with the JSON pointer of the offending value.
@@ -2319,21 +1848,11 @@ func (x *ClientSessionCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientSessionCapabilities to v, at v's position.
-func (x *ClientSessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientSessionCapabilities)
-}
-
 // Validate reports every way x breaks the schema of CompactionCapabilities, each with the JSON pointer of the offending value.
 func (x *CompactionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCompactionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CompactionCapabilities to v, at v's position.
-func (x *CompactionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCompactionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOptionsCapabilities, each with the JSON pointer of the offending value.
@@ -2343,21 +1862,11 @@ func (x *SessionConfigOptionsCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionsCapabilities to v, at v's position.
-func (x *SessionConfigOptionsCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionConfigOptionsCapabilities)
-}
-
 // Validate reports every way x breaks the schema of BooleanConfigOptionCapabilities, each with the JSON pointer of the offending value.
 func (x *BooleanConfigOptionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBooleanConfigOptionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BooleanConfigOptionCapabilities to v, at v's position.
-func (x *BooleanConfigOptionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBooleanConfigOptionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of NoticeCapabilities, each with the JSON pointer of the offending value.
@@ -2367,21 +1876,11 @@ func (x *NoticeCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NoticeCapabilities to v, at v's position.
-func (x *NoticeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNoticeCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AuthCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthCapabilities to v, at v's position.
-func (x *AuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
@@ -2391,21 +1890,11 @@ func (x *ElicitationCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationCapabilities to v, at v's position.
-func (x *ElicitationCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationFormCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationFormCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationFormCapabilities to v, at v's position.
-func (x *ElicitationFormCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationFormCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
@@ -2415,11 +1904,6 @@ func (x *ElicitationURLCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationURLCapabilities to v, at v's position.
-func (x *ElicitationURLCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationURLCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthenticateRequest, each with the JSON pointer of the offending value.
 func (x *AuthenticateRequest) Validate() error {
 	var v wire.Validator
@@ -2427,21 +1911,11 @@ func (x *AuthenticateRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthenticateRequest to v, at v's position.
-func (x *AuthenticateRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthenticateRequest)
-}
-
 // Validate reports every way x breaks the schema of LogoutRequest, each with the JSON pointer of the offending value.
 func (x *LogoutRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectLogoutRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of LogoutRequest to v, at v's position.
-func (x *LogoutRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
@@ -2613,21 +2087,11 @@ func (x *LoadSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoadSessionRequest to v, at v's position.
-func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoadSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListSessionsRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListSessionsRequest to v, at v's position.
-func (x *ListSessionsRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsRequest)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
@@ -2637,21 +2101,11 @@ func (x *DeleteSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of DeleteSessionRequest to v, at v's position.
-func (x *DeleteSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
 func (x *ResumeSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectResumeSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ResumeSessionRequest to v, at v's position.
-func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
@@ -2661,21 +2115,11 @@ func (x *CloseSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CloseSessionRequest to v, at v's position.
-func (x *CloseSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of SetSessionModeRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionModeRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionModeRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionModeRequest to v, at v's position.
-func (x *SetSessionModeRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionModeRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
@@ -2685,16 +2129,6 @@ func (x *SetSessionConfigOptionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
-func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequest)
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
-func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionSetSessionConfigOptionRequestType)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	var v wire.Validator
@@ -2702,21 +2136,11 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeBoolean) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeValueID) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeValueID)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeValueID) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
@@ -2744,7 +2168,7 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 		v.Push("runtimeContext")
 		for i := range x.RuntimeContext {
 			v.PushIndex(i)
-			x.RuntimeContext[i].ValidateWith(v)
+			objectRuntimeContextItem.ValidateValue(v, &x.RuntimeContext[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2761,21 +2185,11 @@ func (x *ClientResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
-func (x *ClientResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionClientResponse)
-}
-
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientResponseResult)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
-func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
@@ -2785,21 +2199,11 @@ func (x *ClientResponseError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponseError to v, at v's position.
-func (x *ClientResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseError)
-}
-
 // Validate reports every way x breaks the schema of WriteTextFileResponse, each with the JSON pointer of the offending value.
 func (x *WriteTextFileResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectWriteTextFileResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of WriteTextFileResponse to v, at v's position.
-func (x *WriteTextFileResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWriteTextFileResponse)
 }
 
 // Validate reports every way x breaks the schema of ReadTextFileResponse, each with the JSON pointer of the offending value.
@@ -2809,21 +2213,11 @@ func (x *ReadTextFileResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReadTextFileResponse to v, at v's position.
-func (x *ReadTextFileResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReadTextFileResponse)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionResponse, each with the JSON pointer of the offending value.
 func (x *RequestPermissionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionResponse to v, at v's position.
-func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
@@ -2833,21 +2227,11 @@ func (x *RequestPermissionOutcome) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
-func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeCancelled, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcomeCancelled) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionOutcomeCancelled)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcomeCancelled to v, at v's position.
-func (x *RequestPermissionOutcomeCancelled) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionOutcomeCancelled)
 }
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
@@ -2857,21 +2241,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SelectedPermissionOutcome to v, at v's position.
-func (x *SelectedPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSelectedPermissionOutcome)
-}
-
 // Validate reports every way x breaks the schema of CreateTerminalResponse, each with the JSON pointer of the offending value.
 func (x *CreateTerminalResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateTerminalResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateTerminalResponse to v, at v's position.
-func (x *CreateTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of TerminalOutputResponse, each with the JSON pointer of the offending value.
@@ -2881,21 +2255,11 @@ func (x *TerminalOutputResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalOutputResponse to v, at v's position.
-func (x *TerminalOutputResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalOutputResponse)
-}
-
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
-func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of ReleaseTerminalResponse, each with the JSON pointer of the offending value.
@@ -2905,21 +2269,11 @@ func (x *ReleaseTerminalResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReleaseTerminalResponse to v, at v's position.
-func (x *ReleaseTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReleaseTerminalResponse)
-}
-
 // Validate reports every way x breaks the schema of WaitForTerminalExitResponse, each with the JSON pointer of the offending value.
 func (x *WaitForTerminalExitResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectWaitForTerminalExitResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of WaitForTerminalExitResponse to v, at v's position.
-func (x *WaitForTerminalExitResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWaitForTerminalExitResponse)
 }
 
 // Validate reports every way x breaks the schema of KillTerminalResponse, each with the JSON pointer of the offending value.
@@ -2929,26 +2283,11 @@ func (x *KillTerminalResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of KillTerminalResponse to v, at v's position.
-func (x *KillTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectKillTerminalResponse)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
-func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponse)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
-func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionCreateElicitationResponseAction)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
@@ -2958,11 +2297,6 @@ func (x *CreateElicitationResponseActionDecline) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionDecline to v, at v's position.
-func (x *CreateElicitationResponseActionDecline) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionDecline)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
 	var v wire.Validator
@@ -2970,21 +2304,11 @@ func (x *CreateElicitationResponseActionCancel) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionCancel to v, at v's position.
-func (x *CreateElicitationResponseActionCancel) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionCancel)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionOther to v, at v's position.
-func (x *CreateElicitationResponseActionOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
@@ -3027,21 +2351,11 @@ func (x *ElicitationAcceptAction) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationAcceptAction to v, at v's position.
-func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationAcceptAction)
-}
-
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
-func (x *ClientNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
@@ -3051,21 +2365,11 @@ func (x *CancelNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelNotification to v, at v's position.
-func (x *CancelNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelNotification)
-}
-
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelRequestNotification to v, at v's position.
-func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
 // Validate reports every way x breaks the schema of SessionRuntimeContextCapabilities, each with the JSON pointer of the offending value.
@@ -3075,21 +2379,11 @@ func (x *SessionRuntimeContextCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionRuntimeContextCapabilities to v, at v's position.
-func (x *SessionRuntimeContextCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionRuntimeContextCapabilities)
-}
-
 // Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
 func (x *RuntimeContextItem) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRuntimeContextItem)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RuntimeContextItem to v, at v's position.
-func (x *RuntimeContextItem) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRuntimeContextItem)
 }
 
 var pattern0 = wire.Pattern{

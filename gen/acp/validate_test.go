@@ -57,7 +57,7 @@ func TestValidateGoValues(t *testing.T) {
 
 func TestValidateInvalidParamsError(t *testing.T) {
 	var n acp.InitializeRequest
-	if err := wire.Decode([]byte(`{"protocolVersion":1}`), &n, wire.Strict); err != nil {
+	if err := decode([]byte(`{"protocolVersion":1}`), &n, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.Validate(); err != nil {
@@ -81,7 +81,7 @@ func ptr[T any](v T) *T { return &v }
 // Validation allocates nothing when the value is valid.
 func TestValidateAllocatesNothing(t *testing.T) {
 	var p acp.PromptRequest
-	if err := wire.Decode([]byte(`{"sessionId":"s","prompt":[{"type":"text","text":"a","annotations":{"priority":0.5}},{"type":"resource_link","name":"n","uri":"file:///a"}],"_meta":{"k":1}}`), &p, wire.Strict); err != nil {
+	if err := decode([]byte(`{"sessionId":"s","prompt":[{"type":"text","text":"a","annotations":{"priority":0.5}},{"type":"resource_link","name":"n","uri":"file:///a"}],"_meta":{"k":1}}`), &p, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	if n := testing.AllocsPerRun(100, func() {

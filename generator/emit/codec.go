@@ -65,6 +65,12 @@ func scalarSuffix(r *ir.Ref) string {
 // shape r, or into *target when ptr; it evaluates to the error.
 func (e *emitter) decodeTo(r *ir.Ref, target *jen.Statement, ptr bool) *jen.Statement {
 	if r.Kind == ir.Named {
+		if u := r.Type.Underlying(); scalarAlias(u) {
+			return e.decodeTo(u.Target, jen.Parens(jen.Op("*").Add(goType(u.Target))).Call(addr(target, ptr)), true)
+		}
+		if tbl := e.tableVar(r.Type); tbl != "" {
+			return jen.Id(tbl).Dot("DecodeValue").Call(jen.Id("d"), addr(target, ptr))
+		}
 		return target.Clone().Dot("DecodeJSON").Call(jen.Id("d"))
 	}
 	addr := target.Clone()
@@ -102,6 +108,12 @@ func (e *emitter) decodeInto(r *ir.Ref) []jen.Code {
 func (e *emitter) elemDecoder(r *ir.Ref) jen.Code {
 	switch r.Kind {
 	case ir.Named:
+		if tbl := e.tableVar(r.Type); tbl != "" {
+			return e.tableHelper("decode", r.Type, func(f *jen.File, name string) {
+				f.Func().Id(name).Params(jen.Id("p").Op("*").Id(r.Type.Name), decoderParam()).Error().Block(
+					jen.Return(jen.Id(tbl).Dot("DecodeValue").Call(jen.Id("d"), jen.Id("p"))))
+			})
+		}
 		return jen.Parens(jen.Op("*").Id(r.Type.Name)).Dot("DecodeJSON")
 	case ir.Array, ir.Map:
 		name := "decode" + shapeName(r)
@@ -121,12 +133,18 @@ func (e *emitter) elemDecoder(r *ir.Ref) jen.Code {
 func (e *emitter) elemEncoder(r *ir.Ref) jen.Code {
 	switch r.Kind {
 	case ir.Named:
+		if tbl := e.tableVar(r.Type); tbl != "" {
+			return e.tableHelper("append", r.Type, func(f *jen.File, name string) {
+				f.Func().Id(name).Params(jen.Id("p").Op("*").Id(r.Type.Name), jen.Id("b").Index().Byte()).Index().Byte().Block(
+					jen.Return(jen.Id(tbl).Dot("AppendValue").Call(jen.Id("b"), jen.Id("p"))))
+			})
+		}
 		return jen.Parens(jen.Op("*").Id(r.Type.Name)).Dot("AppendJSON")
 	case ir.Array, ir.Map:
 		name := "append" + shapeName(r)
 		return jen.Id(e.helper(name, func(f *jen.File) {
 			f.Func().Id(name).Params(jen.Id("p").Op("*").Add(goType(r)), jen.Id("b").Index().Byte()).Index().Byte().Block(
-				jen.Return(e.appendCall(r, jen.Id("b"), jen.Op("*").Id("p"))))
+				jen.Return(e.appendCall(r, jen.Id("b"), jen.Op("*").Id("p"), false)))
 			f.Line()
 		}))
 	}
@@ -134,9 +152,9 @@ func (e *emitter) elemEncoder(r *ir.Ref) jen.Code {
 }
 
 // appendCall is the expression appending a value expression of shape r to
-// b. expr must be addressable for named types (their AppendJSON has a
-// pointer receiver).
-func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement) *jen.Statement {
+// b. A named value must be addressable (their AppendJSON has a pointer
+// receiver, a table takes the address), or a pointer to it when ptr.
+func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement, ptr bool) *jen.Statement {
 	switch r.Kind {
 	case ir.String:
 		return wq("AppendString").Call(b, expr)
@@ -166,6 +184,12 @@ func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement) *jen.Statement {
 		}
 		return wq("AppendMap").Call(b, expr, e.elemEncoder(r.Elem))
 	case ir.Named:
+		if u := r.Type.Underlying(); scalarAlias(u) {
+			return e.appendCall(u.Target, b, asScalar(u, expr, ptr), false)
+		}
+		if tbl := e.tableVar(r.Type); tbl != "" {
+			return jen.Id(tbl).Dot("AppendValue").Call(b, addr(expr, ptr))
+		}
 		return expr.Dot("AppendJSON").Call(b)
 	}
 	panic("appendCall")
@@ -173,7 +197,24 @@ func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement) *jen.Statement {
 
 // appendValue returns `b = <append expr>` for a value expression of shape r.
 func (e *emitter) appendValue(r *ir.Ref, expr *jen.Statement) jen.Code {
-	return jen.Id("b").Op("=").Add(e.appendCall(r, jen.Id("b"), expr))
+	return jen.Id("b").Op("=").Add(e.appendCall(r, jen.Id("b"), expr, false))
+}
+
+// appendPointed is appendValue for a pointer expr to a named value (a
+// scalar's pointer is dereferenced first, as derefIfScalar does).
+func (e *emitter) appendPointed(r *ir.Ref, expr *jen.Statement) jen.Code {
+	return jen.Id("b").Op("=").Add(e.appendCall(r, jen.Id("b"), derefIfScalar(r, expr), r.Kind == ir.Named))
+}
+
+// tableHelper is a function reaching named type t through its table, for
+// runtime helpers that take one per item (wire.DecodeSlice's): declared
+// once, by emit.
+func (e *emitter) tableHelper(verb string, t *ir.Type, emit func(f *jen.File, name string)) jen.Code {
+	name := verb + t.Name
+	return jen.Id(e.helper(name, func(f *jen.File) {
+		emit(f, name)
+		f.Line()
+	}))
 }
 
 // ---- helpers for nested containers, emitted once per shape ----
@@ -214,15 +255,23 @@ func (e *emitter) codecs(f *jen.File) {
 		case ir.ObjectUnion:
 			if e.coldUnion(t) {
 				e.coldUnionCodec(f, t)
-				break
+				continue
 			}
 			e.unionMembers(f, t.Union, true)
 			e.objectEntry(f, t, true)
 		case ir.ValueUnion:
 			e.valueUnion(f, t)
 		case ir.Enum:
+			if stringEnum(t) {
+				e.stringEnumCodec(f, t)
+				continue
+			}
 			e.enumCodec(f, t)
 		case ir.Alias:
+			if scalarAlias(t) {
+				e.scalarCodec(f, t)
+				continue
+			}
 			if t.Target.Kind != ir.Named {
 				e.aliasCodec(f, t)
 			}
@@ -231,7 +280,28 @@ func (e *emitter) codecs(f *jen.File) {
 			e.stdInterop(f, t.Name, t.Kind == ir.Struct || t.Kind == ir.ObjectUnion || t.Kind == ir.ValueUnion)
 		}
 	}
+	e.tableOf(f)
 	e.flushHelpers(f)
+}
+
+// tableOf emits TableOf, the one entry through which code outside the
+// package reaches a type's table: a type described by data has no codec
+// methods to call.
+func (e *emitter) tableOf(f *jen.File) {
+	var cases []jen.Code
+	for _, t := range e.m.Types {
+		if tbl := e.tableVar(t); tbl != "" && t.Underlying() == t {
+			cases = append(cases, jen.Case(jen.Op("*").Id(t.Name)).Block(jen.Return(jen.Op("&").Id(tbl))))
+		}
+	}
+	cases = append(cases, jen.Case(wq("Coded")).Block(jen.Return(wq("Methods").Values())))
+	f.Comment("TableOf is the wire.Table of the generated type v points to (nil for another")
+	f.Comment("type): what decodes (wire.DecodeWith), encodes and validates any type of the")
+	f.Comment("package from outside it. Only a program that calls it links every table.")
+	f.Func().Id("TableOf").Params(jen.Id("v").Any()).Qual(WirePath, "Table").Block(
+		jen.Switch(jen.Id("v").Assert(jen.Type())).Block(cases...),
+		jen.Return(jen.Nil()))
+	f.Line()
 }
 
 // flushHelpers writes the helpers requested since the last flush; writing
@@ -534,7 +604,7 @@ func (e *emitter) fieldEncode(fl *ir.Field) []jen.Code {
 	null := jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit("null").Op("..."))
 	switch {
 	case fieldPtr(fl):
-		val := e.appendValue(fl.Ref, derefIfScalar(fl.Ref, v.Clone()))
+		val := e.appendPointed(fl.Ref, v.Clone())
 		if fl.Required {
 			return []jen.Code{jen.If(v.Clone().Op("==").Nil()).Block(write(null)...).Else().Block(write(val)...)}
 		}
@@ -814,7 +884,7 @@ func (e *emitter) valueUnion(f *jen.File, t *ir.Type) {
 			enc = append(enc, jen.Case(jen.Id("v").Dot(v.Name)).Block(jen.Return(jen.Append(jen.Id("b"), jen.Lit("null").Op("...")))))
 			continue
 		}
-		val := e.appendValue(v.Payload, derefIfScalar(v.Payload, jen.Id("v").Dot(v.Name)))
+		val := e.appendPointed(v.Payload, jen.Id("v").Dot(v.Name))
 		if nilable(v.Payload) {
 			val = e.appendValue(v.Payload, jen.Id("v").Dot(v.Name))
 		}
@@ -877,37 +947,19 @@ func (e *emitter) anyVariant(v *ir.Variant) jen.Code {
 }
 
 func (e *emitter) enumCodec(f *jen.File, t *ir.Type) {
-	var dec []jen.Code
-	if coldEnum(t) {
-		dec = coldEnumDecode(f, t)
-	} else if t.EnumBase.Kind == ir.String {
-		var cases []jen.Code
-		for _, v := range t.EnumValues {
-			cases = append(cases, jen.Case(jen.Lit(v.String)).Block(jen.Op("*").Id("v").Op("=").Id(v.Name)))
-		}
-		if t.EnumOpen {
-			cases = append(cases, jen.Default().Block(jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.String().Call(jen.Id("s")))))
-		} else {
-			cases = append(cases, jen.Default().Block(jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s value %%q", t.Name)), jen.Id("s")))))
-		}
-		dec = append(dec,
-			jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("d").Dot("ReadStringBytes").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Switch(jen.String().Call(jen.Id("s"))).Block(cases...),
-			jen.Return(jen.Nil()))
-	} else {
-		dec = append(dec,
-			jen.List(jen.Id("x"), jen.Err()).Op(":=").Id("d").Dot(readers[t.EnumBase.Format]).Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
-		if !t.EnumOpen {
-			var vals []jen.Code
-			for _, v := range t.EnumValues {
-				vals = append(vals, jen.Lit(int(v.Int)))
-			}
-			dec = append(dec, jen.Switch(jen.Id("x")).Block(jen.Case(vals...).Block(), jen.Default().Block(jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s value %%d", t.Name)), jen.Id("x"))))))
-		}
-		dec = append(dec, jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.Id("x")), jen.Return(jen.Nil()))
+	// String enums are tables (stringEnum); these are the integer ones.
+	dec := []jen.Code{
+		jen.List(jen.Id("x"), jen.Err()).Op(":=").Id("d").Dot(readers[t.EnumBase.Format]).Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
+	if !t.EnumOpen {
+		var vals []jen.Code
+		for _, v := range t.EnumValues {
+			vals = append(vals, jen.Lit(int(v.Int)))
+		}
+		dec = append(dec, jen.Switch(jen.Id("x")).Block(jen.Case(vals...).Block(), jen.Default().Block(jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s value %%d", t.Name)), jen.Id("x"))))))
+	}
+	dec = append(dec, jen.Op("*").Id("v").Op("=").Id(t.Name).Call(jen.Id("x")), jen.Return(jen.Nil()))
 	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s value.", t.Name))
 	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(dec...)
 	base := t.EnumBase

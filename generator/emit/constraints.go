@@ -141,7 +141,7 @@ func (c *checks) arrayChecks(r *ir.Ref, expr *jen.Statement) {
 	}
 	if r.UniqueItems {
 		// Items are compared as JSON, the way uniqueItems defines equality.
-		enc := c.e.appendCall(r, jen.Nil(), expr.Clone())
+		enc := c.e.appendCall(r, jen.Nil(), expr.Clone(), false)
 		c.out = append(c.out, jen.If(jen.List(jen.Id("i"), jen.Id("j"), jen.Id("dup")).Op(":=").Qual(WirePath, "DuplicateItems").Call(enc), jen.Id("dup")).Block(
 			jen.Id("v").Dot("Add").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit(c.subject+"items %d and %d are equal; they must be unique"), jen.Id("i"), jen.Id("j")))))
 	}
@@ -308,10 +308,11 @@ func (e *emitter) declaredRules(o *ir.ObjectRules, fl *ir.Field) []jen.Code {
 			continue
 		}
 		val := jen.Id("x").Dot(fl.Name)
+		app := e.appendValue(fl.Ref, val)
 		if fieldPtr(fl) {
-			val = derefIfScalar(fl.Ref, val)
+			app = e.appendPointed(fl.Ref, val)
 		}
-		out = append(out, jen.Block(jen.Var().Id("b").Index().Byte(), e.appendValue(fl.Ref, val), jen.Id(e.shapeCheck(p.Ref)).Call(jen.Id("v"), jen.Id("b"))))
+		out = append(out, jen.Block(jen.Var().Id("b").Index().Byte(), app, jen.Id(e.shapeCheck(p.Ref)).Call(jen.Id("v"), jen.Id("b"))))
 	}
 	return out
 }

@@ -114,14 +114,6 @@ func methodRef(m *ir.Method) *jen.Statement {
 	return jen.Op("&").Id(descriptorVar(m)).Dot("Method")
 }
 
-// codec is the dispatch.Codec literal of a generated type.
-func codec(name string) jen.Code {
-	return jen.Qual(DispatchPath, "Codec").Types(jen.Op("*").Id(name)).Values(jen.Dict{
-		jen.Id("New"):      jen.Qual(DispatchPath, "New").Types(jen.Id(name)),
-		jen.Id("Validate"): jen.Parens(jen.Op("*").Id(name)).Dot(validateWith),
-	})
-}
-
 // methodTable emits the descriptors of the methods sd handles: one
 // runtime/dispatch descriptor each, typed with the params and result.
 func (e *emitter) methodTable(f *jen.File, sd *side) {
@@ -139,15 +131,17 @@ func (e *emitter) methodTable(f *jen.File, sd *side) {
 		if e.hasGates() && slices.Contains(gated, m) {
 			info = append(info, kv("Gates", jen.Op("&").Id(gatesVar(m))))
 		}
-		method := jen.Qual(DispatchPath, "Method").Values(info...)
+		info = append(info, kv("Params", e.tableExpr(m.Params)))
+		if !m.Notification {
+			info = append(info, kv("Result", e.tableExpr(m.Result)))
+		}
 		var typ *jen.Statement
-		lit := jen.Dict{jen.Id("Method"): method, jen.Id("Params"): codec(m.Params.Name)}
+		lit := jen.Dict{jen.Id("Method"): jen.Qual(DispatchPath, "Method").Values(info...)}
 		if m.Notification {
 			typ = jen.Qual(DispatchPath, "Notification").Types(jen.Op("*").Id(m.Params.Name))
 			fields = append(fields, jen.Comment(fmt.Sprintf("%s is the notification %s.", methodGo(m), m.Wire)))
 		} else {
 			typ = jen.Qual(DispatchPath, "Request").Types(jen.Op("*").Id(m.Params.Name), jen.Op("*").Id(m.Result.Name))
-			lit[jen.Id("Result")] = codec(m.Result.Name)
 			fields = append(fields, jen.Comment(fmt.Sprintf("%s is the request %s.", methodGo(m), m.Wire)))
 		}
 		fields = append(fields, jen.Id(methodGo(m)).Op("*").Add(typ.Clone()))

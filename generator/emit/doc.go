@@ -125,8 +125,8 @@ func (e *emitter) packageDoc(f *jen.File) {
 	for _, o := range e.o.Overlays {
 		fmt.Fprintf(&b, "Overlay %q (%s) is applied.\n", o.Title, o.Status)
 	}
-	b.WriteString("\nEvery message is a Go type with a generated decoder (DecodeJSON, UnmarshalJSON),\n")
-	b.WriteString("encoder (AppendJSON, MarshalJSON) and Validate. A union is a struct with one\n")
+	b.WriteString("\nEvery message is a Go type with MarshalJSON, UnmarshalJSON and Validate;\n")
+	b.WriteString("TableOf(v) is its wire.Table, for wire.DecodeWith in either mode. A union is a struct with one\n")
 	b.WriteString("pointer field per variant, a New<Union><Variant> constructor per variant, a\n")
 	b.WriteString("Kind method reporting the variant set and a Value method returning its payload\n")
 	b.WriteString("for a type switch.\n")

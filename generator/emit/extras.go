@@ -167,13 +167,13 @@ func (e *emitter) metaAccessors(f *jen.File, t *ir.Type, fl *ir.Field, ns ir.Met
 	f.Func().Add(recv(t.Name)).Id(typ).Params().Params(jen.Id("x").Id(typ), jen.Id("ok").Bool(), jen.Err().Error()).Block(
 		jen.List(jen.Id("raw"), jen.Id("found")).Op(":=").Add(m.Clone()).Index(jen.Lit(ns.Key)),
 		jen.If(jen.Op("!").Id("found").Op("||").Id("raw").Dot("Kind").Call().Op("==").Add(wq("KindNull"))).Block(jen.Return(jen.Id("x"), jen.False(), jen.Nil())),
-		jen.Err().Op("=").Add(wq("Decode")).Call(jen.Id("raw"), jen.Op("&").Id("x"), wq("Lenient")),
+		jen.Err().Op("=").Add(wq("DecodeWith")).Call(jen.Id("raw"), jen.Op("&").Id("x"), e.tableExpr(ns.Ref.Type), wq("Lenient")),
 		jen.Return(jen.Id("x"), jen.True(), jen.Err()),
 	)
 	f.Comment(fmt.Sprintf("Set%s stores x under the %q key of %s, keeping its other keys.", typ, ns.Key, fl.Name))
 	f.Func().Add(recv(t.Name)).Id("Set"+typ).Params(jen.Id("x").Id(typ)).Block(
 		jen.If(m.Clone().Op("==").Nil()).Block(m.Clone().Op("=").Map(jen.String()).Add(wq("Raw")).Values()),
-		m.Clone().Index(jen.Lit(ns.Key)).Op("=").Id("x").Dot("AppendJSON").Call(jen.Nil()),
+		m.Clone().Index(jen.Lit(ns.Key)).Op("=").Add(e.appendCall(ns.Ref, jen.Nil(), jen.Id("x"), false)),
 	)
 	f.Line()
 }

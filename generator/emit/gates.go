@@ -293,8 +293,8 @@ func (e *emitter) gatesTest(f *jen.File) {
 	}
 	f.Func().Id("negotiated").Params(jen.Id("ng").Qual(TestPath, "Negotiation")).Params(jen.Op("*").Id("Negotiated"), jen.Error()).Block(
 		jen.Id("n").Op(":=").Op("&").Id("Negotiated").Values(jen.Dict{jen.Id("Request"): jen.New(jen.Id(initReq)), jen.Id("Response"): jen.New(jen.Id(initResp))}),
-		jen.If(jen.Err().Op(":=").Qual(WirePath, "Decode").Call(jen.Id("ng").Dot("Request"), jen.Id("n").Dot("Request"), jen.Qual(WirePath, "Strict")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("n"), jen.Qual(WirePath, "Decode").Call(jen.Id("ng").Dot("Response"), jen.Id("n").Dot("Response"), jen.Qual(WirePath, "Strict"))),
+		jen.If(jen.Err().Op(":=").Qual(WirePath, "DecodeWith").Call(jen.Id("ng").Dot("Request"), jen.Id("n").Dot("Request"), e.tableExpr(e.m.Initialize().Params), jen.Qual(WirePath, "Strict")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("n"), jen.Qual(WirePath, "DecodeWith").Call(jen.Id("ng").Dot("Response"), jen.Id("n").Dot("Response"), e.tableExpr(e.m.Initialize().Result), jen.Qual(WirePath, "Strict"))),
 	)
 	f.Func().Id("TestGates").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Qual(TestPath, "Gates").Call(jen.Id("t"), jen.Qual(TestPath, "GateTable").Values(jen.Dict{

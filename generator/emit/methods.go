@@ -94,12 +94,13 @@ func (e *emitter) defsTest(f *jen.File) {
 	defs := jen.Dict{}
 	for _, t := range e.m.Types {
 		if t.Def != "" {
-			defs[jen.Lit(t.Def)] = jen.Qual(TestPath, "For").Index(jen.Id(t.Name)).Call()
+			defs[jen.Lit(t.Def)] = jen.Qual(TestPath, "For").Index(jen.Id(t.Name)).Call(e.tableExpr(t))
 		}
 	}
 	f.Comment("defs holds the test hooks of each $defs entry by name.")
 	f.Var().Id("defs").Op("=").Map(jen.String()).Qual(TestPath, "Def").Values(defs)
 	f.Line()
+
 	schema := jen.Dict{
 		jen.Id("Channel"): jen.Lit(e.m.Channel),
 		jen.Id("Path"):    jen.Lit(TestSchemaFile),

@@ -74,7 +74,7 @@ func generateBase(t *testing.T) map[string][]byte {
 	return files
 }
 
-// The cold types' tables (wire.Object, wire.Union) run nothing at package
+// The types' tables (wire.Object, wire.Union, wire.Enum, wire.Scalar) run nothing at package
 // init either: composite literals whose only conversions are nil pointers
 // naming a type, (*T)(nil), which the compiler lays out statically too.
 func TestTablesHaveNoInitCode(t *testing.T) {
@@ -83,6 +83,7 @@ func TestTablesHaveNoInitCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wireVars := packageVars(t, filepath.Join("..", "..", "runtime", "wire"))
 	tables := map[string]int{}
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
@@ -96,25 +97,66 @@ func TestTablesHaveNoInitCode(t *testing.T) {
 				continue
 			}
 			tables[kind]++
+			addressed := map[ast.Node]bool{}
 			ast.Inspect(vs.Values[0], func(n ast.Node) bool {
+				if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.AND {
+					addressed[u.X] = true
+				}
 				if c, ok := n.(*ast.CallExpr); ok && !nilPointerOfType(c) {
 					t.Errorf("table %s calls %s at package init", vs.Names[0].Name, callee(c.Fun))
+				}
+				// The value of another package's variable is copied at init;
+				// its address is not.
+				if sel, ok := n.(*ast.SelectorExpr); ok && wireVars[sel.Sel.Name] && !addressed[sel] {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "wire" {
+						t.Errorf("table %s copies the variable wire.%s at package init", vs.Names[0].Name, sel.Sel.Name)
+					}
 				}
 				return true
 			})
 		}
 	}
-	for _, kind := range []string{"object", "union"} {
+	for _, kind := range tableKinds {
 		if tables[kind] == 0 {
 			t.Errorf("codec.go has no %s tables", kind)
 		}
 	}
 }
 
+// packageVars are the package-level variables of the Go package in dir.
+func packageVars(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi os.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+					for _, s := range g.Specs {
+						for _, n := range s.(*ast.ValueSpec).Names {
+							out[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// tableKinds are the prefixes of the tables' variables: wire.Object,
+// wire.Union, wire.Enum and wire.Scalar.
+var tableKinds = []string{"object", "union", "enum", "scalar"}
+
 // tableKind is the kind of table a package variable of codec.go holds, by
 // its name's prefix ("" for none).
 func tableKind(name string) string {
-	for _, kind := range []string{"object", "union"} {
+	for _, kind := range tableKinds {
 		if strings.HasPrefix(name, kind) {
 			return kind
 		}

@@ -86,7 +86,7 @@ func (e *emitter) tabularFields(t *ir.Type) bool {
 // rawRouted reports a method-routed payload checked only as raw JSON (its
 // routes are open or not all typed), which the interpreter holds as RawJSON.
 func (e *emitter) rawRouted(r *ir.Ref) bool {
-	return r.Kind == ir.Routed && e.routedValidate(r, jen.Null()) == nil
+	return r.Kind == ir.Routed && e.routedTypes(r) == nil
 }
 
 // tabular reports whether the interpreter checks a value of shape r as its
@@ -246,38 +246,64 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 	}
 	f.Var().Id(objectTable(t)).Op("=").Add(wq("Object")).Values(obj)
 	table := jen.Op("&").Id(objectTable(t))
-	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", t.Name))
-	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
-		jen.Return(wq("DecodeTable").Call(jen.Id("d"), jen.Id("v"), table.Clone())))
-	f.Comment("AppendJSON appends the JSON encoding of v to b.")
-	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
-		jen.Return(wq("AppendTable").Call(jen.Id("b"), jen.Id("v"), table.Clone())))
 	f.Comment("MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,")
 	f.Comment("naming the union and its variants, when a union in v has no variant or several set.")
 	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Return(wq("MarshalTable").Call(jen.Op("&").Id("v"), table.Clone())))
+	tableUnmarshal(f, t.Name, table)
+}
+
+// tableUnmarshal emits the UnmarshalJSON of a type reached through table.
+func tableUnmarshal(f *jen.File, name string, table *jen.Statement) {
 	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
-	f.Func().Add(recv(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.Return(wq("Decode").Call(jen.Id("data"), jen.Id("v"), wq("Lenient"))))
+	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Return(wq("DecodeWith").Call(jen.Id("data"), jen.Id("v"), table.Clone(), wq("Lenient"))))
 	f.Line()
 }
 
-// coldValidate emits t's Validate and ValidateWith over its table, and its
-// embedded union's ValidateWith.
+// coldValidate emits t's Validate over its table.
 func coldValidate(f *jen.File, t *ir.Type) {
-	if t.Union != nil {
-		defer unionValidateWith(f, t.Union)
-	}
 	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
 		jen.Var().Id("v").Qual(WirePath, "Validator"),
 		wq("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))),
 		jen.Return(jen.Id("v").Dot("Err").Call()),
 	)
-	validateWithDoc(f, t.Name)
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(
-		wq("ValidateTable").Call(jen.Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))))
 	f.Line()
+}
+
+// tableVar names the package variable holding the table runtime/wire
+// reaches named type t through (a cold struct's wire.Object, a cold
+// union's wire.Union), "" for a type with codec methods of its own.
+func (e *emitter) tableVar(t *ir.Type) string {
+	switch t = t.Underlying(); {
+	case e.cold(t):
+		return objectTable(t)
+	case e.coldUnion(t):
+		return unionTable(t.Union)
+	case stringEnum(t):
+		return enumTable(t)
+	case scalarAlias(t):
+		return scalarTable(t)
+	}
+	return ""
+}
+
+// tableExpr is the wire.Table of named type t: its table, or wire.Methods
+// for a type with codec methods of its own.
+func (e *emitter) tableExpr(t *ir.Type) jen.Code {
+	if v := e.tableVar(t); v != "" {
+		return jen.Op("&").Id(v)
+	}
+	return wq("Methods").Values()
+}
+
+// addr is the address of the named value expr, expr itself when ptr.
+func addr(expr *jen.Statement, ptr bool) *jen.Statement {
+	if ptr {
+		return expr.Clone()
+	}
+	return jen.Op("&").Add(expr.Clone())
 }
 
 // memberFlags are fl's wire.MemberFlags, nil for none.
@@ -303,7 +329,10 @@ func memberFlags(fl *ir.Field) jen.Code {
 	return out
 }
 
-// scalarValues are runtime/wire's shared values of the scalar shapes.
+// scalarValues are runtime/wire's shared values of the scalar shapes. A
+// table takes their address (&wire.String): a pointer variable of another
+// package would be copied by package init code, an address is laid out by
+// the compiler.
 var scalarValues = map[string]string{"int32": "Int32", "uint16": "Uint16", "uint32": "Uint32", "int64": "Int64", "uint64": "Uint64", "": "Int64"}
 
 // scalar reports a string, boolean or number shape.
@@ -322,21 +351,21 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		if rule := e.stringRule(r, ""); rule != "" {
 			return value("ShapeString", jen.Dict{jen.Id("Rule"): jen.Op("&").Id(rule)})
 		}
-		return wq("String")
+		return jen.Op("&").Add(wq("String"))
 	case ir.Bool:
-		return wq("Bool")
+		return jen.Op("&").Add(wq("Bool"))
 	case ir.Int:
 		if rule := intRule(r); rule != nil {
 			return value(shapeNames[r.Format], jen.Dict{jen.Id("Ints"): jen.Op("&").Add(wq("IntRule")).Values(rule)})
 		}
-		return wq(scalarValues[r.Format])
+		return jen.Op("&").Add(wq(scalarValues[r.Format]))
 	case ir.Float:
 		if bounds := floatBounds(r); len(bounds) > 0 {
 			return value("ShapeFloat64", jen.Dict{jen.Id("Floats"): jen.Index().Add(wq("FloatBound")).Values(bounds...)})
 		}
-		return wq("Float64")
+		return jen.Op("&").Add(wq("Float64"))
 	case ir.Raw, ir.Routed:
-		return wq("RawJSON")
+		return jen.Op("&").Add(wq("RawJSON"))
 	case ir.Named:
 		u := r.Type.Underlying()
 		if u.Kind == ir.Alias && scalar(u.Target) && tabular(u.Target) {
@@ -345,6 +374,12 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 		}
 		if e.cold(u) {
 			return value("ShapeObject", jen.Dict{jen.Id("Object"): jen.Op("&").Id(objectTable(u))})
+		}
+		if e.coldUnion(u) {
+			return value("ShapeUnion", jen.Dict{jen.Id("Union"): jen.Op("&").Id(unionTable(u.Union))})
+		}
+		if stringEnum(u) {
+			return value("ShapeEnum", jen.Dict{jen.Id("Enum"): jen.Op("&").Id(enumTable(u))})
 		}
 		return value("ShapeCoded", jen.Dict{jen.Id("Coded"): jen.Parens(jen.Op("*").Id(r.Type.Name)).Call(jen.Nil())})
 	case ir.Array:
@@ -362,28 +397,89 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 	panic("tableValue")
 }
 
-// coldEnum reports a string enumeration off the streaming path, which
-// decodes and validates with a wire.Enum of its values (a closed one) or as
-// any string (an open one) instead of a switch.
-func coldEnum(t *ir.Type) bool { return t.Kind == ir.Enum && !t.Hot && t.EnumBase.Kind == ir.String }
+// stringEnum reports a string enumeration, which decodes and validates
+// with a wire.Enum of its values (a closed one) or as any string (an open
+// one) instead of a switch, hot or cold: a switch over a few strings is no
+// faster than the table's loop.
+func stringEnum(t *ir.Type) bool { return t.Kind == ir.Enum && t.EnumBase.Kind == ir.String }
 
-// enumTable names the package variable holding a closed cold enum's values.
+// enumTable names the package variable holding a cold enum's wire.Enum.
 func enumTable(t *ir.Type) string { return "enum" + t.Name }
 
-// coldEnumDecode declares t's wire.Enum (closed enums) and returns the body
-// of its DecodeJSON.
-func coldEnumDecode(f *jen.File, t *ir.Type) []jen.Code {
-	target := jen.Parens(jen.Op("*").String()).Call(jen.Id("v"))
+// stringEnumCodec declares t's wire.Enum (the values of a closed enum) and
+// its MarshalJSON and UnmarshalJSON.
+func (e *emitter) stringEnumCodec(f *jen.File, t *ir.Type) {
+	tbl := jen.Dict{
+		jen.Id("Name"): jen.Lit(t.Name),
+		jen.Id("Type"): jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
+	}
 	if t.EnumOpen {
-		return []jen.Code{jen.Return(wq("DecodeString").Call(target, jen.Id("d")))}
+		tbl[jen.Id("Open")] = jen.True()
+	} else {
+		var vals []jen.Code
+		for _, v := range t.EnumValues {
+			vals = append(vals, jen.Lit(v.String))
+		}
+		tbl[jen.Id("Values")] = jen.Index().String().Values(vals...)
 	}
-	var vals []jen.Code
-	for _, v := range t.EnumValues {
-		vals = append(vals, jen.Lit(v.String))
+	f.Var().Id(enumTable(t)).Op("=").Add(wq("Enum")).Values(tbl)
+	f.Comment("MarshalJSON encodes v with its table.")
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Id(enumTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
+	tableUnmarshal(f, t.Name, jen.Op("&").Id(enumTable(t)))
+}
+
+// stringEnumValidate emits t's Validate over its table.
+func stringEnumValidate(f *jen.File, t *ir.Type) {
+	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+		jen.Var().Id("v").Qual(WirePath, "Validator"),
+		jen.Id(enumTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")),
+		jen.Return(jen.Id("v").Dot("Err").Call()),
+	)
+	f.Line()
+}
+
+// scalarAlias reports a named scalar (type SessionID string) whose checks
+// the interpreter makes as its generated code would. Its table is a
+// wire.Scalar; generated code reads, writes and checks its values as the
+// scalar they are, converted, with no methods of the type in between.
+func scalarAlias(t *ir.Type) bool {
+	return t.Kind == ir.Alias && scalar(t.Target) && tabular(t.Target)
+}
+
+// scalarTable names the package variable holding a named scalar's wire.Scalar.
+func scalarTable(t *ir.Type) string { return "scalar" + t.Name }
+
+// asScalar is the named scalar value expr (a pointer to it when ptr)
+// converted to its scalar type.
+func asScalar(t *ir.Type, expr *jen.Statement, ptr bool) *jen.Statement {
+	if ptr {
+		expr = jen.Op("*").Add(expr.Clone())
 	}
-	f.Var().Id(enumTable(t)).Op("=").Add(wq("Enum")).Values(jen.Dict{
-		jen.Id("Name"):   jen.Lit(t.Name),
-		jen.Id("Values"): jen.Index().String().Values(vals...),
+	return goType(t.Target).Call(expr)
+}
+
+// scalarCodec declares named scalar t's wire.Scalar and its MarshalJSON and
+// UnmarshalJSON.
+func (e *emitter) scalarCodec(f *jen.File, t *ir.Type) {
+	f.Var().Id(scalarTable(t)).Op("=").Add(wq("Scalar")).Values(jen.Dict{
+		jen.Id("Type"):  jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
+		jen.Id("Value"): e.tableValue(t.Target),
 	})
-	return []jen.Code{jen.Return(wq("DecodeEnum").Call(jen.Id("d"), target, jen.Op("&").Id(enumTable(t))))}
+	f.Comment("MarshalJSON encodes v with its table.")
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Id(scalarTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
+	tableUnmarshal(f, t.Name, jen.Op("&").Id(scalarTable(t)))
+}
+
+// scalarValidate emits named scalar t's Validate over its table.
+func scalarValidate(f *jen.File, t *ir.Type) {
+	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+		jen.Var().Id("v").Qual(WirePath, "Validator"),
+		jen.Id(scalarTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")),
+		jen.Return(jen.Id("v").Dot("Err").Call()),
+	)
+	f.Line()
 }

@@ -68,17 +68,15 @@ func unionTable(u *ir.Union) string { return "union" + u.Name }
 // variantRoles are runtime/wire's VariantRole constants.
 var variantRoles = map[ir.Role]string{ir.Tagged: "VariantTagged", ir.CatchAll: "VariantCatchAll", ir.Absent: "VariantAbsent", ir.Shape: "VariantShape", ir.Fallback: "VariantFallback"}
 
-// coldUnionCodec emits t's table and its DecodeJSON and AppendJSON.
+// coldUnionCodec emits t's table and its MarshalJSON and UnmarshalJSON.
 func (e *emitter) coldUnionCodec(f *jen.File, t *ir.Type) {
 	e.unionTableVar(f, t.Union)
 	table := jen.Op("&").Id(unionTable(t.Union))
-	f.Comment(fmt.Sprintf("DecodeJSON decodes one %s object, keeping unknown members.", t.Name))
-	f.Func().Add(recv(t.Name)).Id("DecodeJSON").Params(decoderParam()).Error().Block(
-		jen.Return(wq("DecodeUnion").Call(jen.Id("d"), jen.Id("v"), table.Clone())))
-	f.Comment("AppendJSON appends the JSON encoding of v to b.")
-	f.Func().Add(recv(t.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(
-		jen.Return(wq("AppendUnion").Call(jen.Id("b"), jen.Id("v"), table.Clone())))
-	f.Line()
+	f.Comment("MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,")
+	f.Comment("naming the union and its variants, when none or several are set.")
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(wq("MarshalWith").Call(jen.Op("&").Id("v"), table.Clone(), jen.Lit(e.o.Package+"."+t.Name))))
+	tableUnmarshal(f, t.Name, table)
 }
 
 // unionTableVar declares u's wire.Union, for a standalone union or one
@@ -139,7 +137,7 @@ func selectOrder(u *ir.Union) []jen.Code {
 	return out
 }
 
-// coldUnionValidate emits t's Validate and ValidateWith over its table.
+// coldUnionValidate emits t's Validate over its table.
 func coldUnionValidate(f *jen.File, t *ir.Type) {
 	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
@@ -147,13 +145,5 @@ func coldUnionValidate(f *jen.File, t *ir.Type) {
 		wq("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))),
 		jen.Return(jen.Id("v").Dot("Err").Call()),
 	)
-	unionValidateWith(f, t.Union)
-}
-
-// unionValidateWith emits u's ValidateWith over its table.
-func unionValidateWith(f *jen.File, u *ir.Union) {
-	validateWithDoc(f, u.Name)
-	f.Func().Params(jen.Id("x").Op("*").Id(u.Name)).Id(validateWith).Params(jen.Id("v").Op("*").Qual(WirePath, "Validator")).Block(
-		wq("ValidateUnion").Call(jen.Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(u))))
 	f.Line()
 }

@@ -25,6 +25,14 @@ func (e *emitter) validators(f *jen.File) {
 			coldUnionValidate(f, t)
 			continue
 		}
+		if stringEnum(t) {
+			stringEnumValidate(f, t)
+			continue
+		}
+		if scalarAlias(t) {
+			scalarValidate(f, t)
+			continue
+		}
 		var body []jen.Code
 		switch t.Kind {
 		case ir.Struct:
@@ -117,13 +125,20 @@ func wrapPush(key string, checks []jen.Code) []jen.Code {
 // valueValidate checks a value of shape r at the current position. ptr says
 // expr is a pointer to a named type (whose validate has a pointer receiver anyway).
 func (e *emitter) valueValidate(r *ir.Ref, expr *jen.Statement, ptr bool) []jen.Code {
-	return e.checksOf(r, expr, "")
+	c := &checks{e: e, ptr: ptr}
+	return c.of(r, expr)
 }
 
 // checksOf checks a value of shape r; subject prefixes the reasons of
 // scalar checks ("name " when the value is a member name).
 func (e *emitter) checksOf(r *ir.Ref, expr *jen.Statement, subject string) []jen.Code {
 	c := &checks{e: e, subject: subject}
+	return c.of(r, expr)
+}
+
+// of is the checks of a value of shape r.
+func (c *checks) of(r *ir.Ref, expr *jen.Statement) []jen.Code {
+	e := c.e
 	switch r.Kind {
 	case ir.String:
 		c.stringChecks(r, expr)
@@ -157,7 +172,17 @@ func (e *emitter) checksOf(r *ir.Ref, expr *jen.Statement, subject string) []jen
 		}
 		c.out = append(c.out, e.mapRules(r.Rules, expr)...)
 	case ir.Named:
-		if needsValidate(r.Type) {
+		if !needsValidate(r.Type) {
+			break
+		}
+		if u := r.Type.Underlying(); scalarAlias(u) {
+			inner := &checks{e: c.e, subject: c.subject}
+			c.out = append(c.out, inner.of(u.Target, asScalar(u, expr, c.ptr))...)
+			break
+		}
+		if tbl := c.e.tableVar(r.Type); tbl != "" {
+			c.out = append(c.out, jen.Id(tbl).Dot("ValidateValue").Call(jen.Id("v"), addr(expr, c.ptr)))
+		} else {
 			c.out = append(c.out, expr.Clone().Dot(validateWith).Call(jen.Id("v")))
 		}
 	}
@@ -169,6 +194,7 @@ func (e *emitter) checksOf(r *ir.Ref, expr *jen.Statement, subject string) []jen
 type checks struct {
 	e       *emitter
 	subject string
+	ptr     bool // a named value is given as a pointer to it
 	out     []jen.Code
 }
 
@@ -278,21 +304,40 @@ func needsValidate(t *ir.Type) bool {
 	return true
 }
 
-// routedValidate checks a method-routed payload against the method types it
-// may be, unless one of them accepts any value (the extension methods' case).
-func (e *emitter) routedValidate(r *ir.Ref, expr *jen.Statement) []jen.Code {
+// routedTypes are the method types a method-routed payload may be, nil
+// when it is not checked: its routes are open, or one of them accepts any
+// value (the extension methods' case).
+func (e *emitter) routedTypes(r *ir.Ref) []*ir.Type {
 	if r.OpenRoute {
 		return nil
 	}
-	var tries []jen.Code
+	var out []*ir.Type
 	for _, name := range r.Routes {
 		t := e.m.TypeByDef(name)
 		if t == nil || (t.Kind == ir.Alias && t.Target.Kind == ir.Raw) {
 			return nil
 		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// routedValidate checks a method-routed payload against the method types it
+// may be (routedTypes).
+func (e *emitter) routedValidate(r *ir.Ref, expr *jen.Statement) []jen.Code {
+	types := e.routedTypes(r)
+	if types == nil {
+		return nil
+	}
+	var tries []jen.Code
+	for _, t := range types {
+		decode := jen.Qual(WirePath, "Decode").Call(expr.Clone(), jen.Op("&").Id("t"), jen.Qual(WirePath, "Strict"))
+		if tbl := e.tableVar(t); tbl != "" {
+			decode = jen.Qual(WirePath, "DecodeWith").Call(expr.Clone(), jen.Op("&").Id("t"), jen.Op("&").Id(tbl), jen.Qual(WirePath, "Strict"))
+		}
 		tries = append(tries, jen.Block(
 			jen.Var().Id("t").Id(t.Name),
-			jen.If(jen.Qual(WirePath, "Decode").Call(expr.Clone(), jen.Op("&").Id("t"), jen.Qual(WirePath, "Strict")).Op("==").Nil().Op("&&").Id("t").Dot("Validate").Call().Op("==").Nil()).Block(jen.Id("ok").Op("=").True()),
+			jen.If(decode.Op("==").Nil().Op("&&").Id("t").Dot("Validate").Call().Op("==").Nil()).Block(jen.Id("ok").Op("=").True()),
 		))
 	}
 	out := []jen.Code{jen.Id("ok").Op(":=").Len(expr.Clone()).Op("==").Lit(0)}
@@ -303,9 +348,6 @@ func (e *emitter) routedValidate(r *ir.Ref, expr *jen.Statement) []jen.Code {
 func (e *emitter) enumValidate(t *ir.Type) []jen.Code {
 	if t.EnumOpen {
 		return nil
-	}
-	if coldEnum(t) {
-		return []jen.Code{jen.Id(enumTable(t)).Dot("Check").Call(jen.Id("v"), jen.String().Call(jen.Op("*").Id("x")))}
 	}
 	var vals []jen.Code
 	for _, v := range t.EnumValues {

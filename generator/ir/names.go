@@ -122,7 +122,9 @@ var reservedDecls = setOf("AgentConn", "ClientConn", "AgentHandler", "ClientHand
 	"NewAgentConn", "NewClientConn", "ExtHandler", "ConnOptions", "AgentMethods", "ClientMethods", "AgentMethodTable", "ClientMethodTable", "Negotiated", "MethodCapability", "MethodInfo", "Methods",
 	"CurrentProtocolVersion", "SchemaPackage", "SchemaVersion", "SchemaFile", "SchemaSHA256", "OverlayInfo", "Overlays", "DedupeRoots",
 	// api.go: the runtime's types under the package's names, and the checks.
-	"RPCError", "Raw", "ValidationError", "GateError", "LocalError", "EncodeError", "RPCOptions", "NewError", "CheckAgentHandler", "CheckClientHandler")
+	"RPCError", "Raw", "ValidationError", "GateError", "LocalError", "EncodeError", "RPCOptions", "NewError", "CheckAgentHandler", "CheckClientHandler",
+	// codec.go: the tables' lookup.
+	"TableOf")
 
 // Reserved reports the names acpgen generates itself, by scope: "method"
 // (on every model type), "variant" (on unions), "member" (on structs), "conn" (on connections and handlers), "decl" (package

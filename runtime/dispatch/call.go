@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -26,7 +27,7 @@ func (e *End) Call(ctx context.Context, m *Method, params, res any) error {
 	if err != nil {
 		return err
 	}
-	raw, err := e.call(ctx, m.Wire, params.(message).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, m.Params.AppendValue(nil, params))
 	return e.result(neg, m, raw, err, res)
 }
 
@@ -37,7 +38,7 @@ func (e *End) Open(ctx context.Context, m *Method, params, res any) error {
 	if err := e.outbound(nil, m, params); err != nil {
 		return err
 	}
-	raw, err := e.call(ctx, m.Wire, params.(message).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, m.Params.AppendValue(nil, params))
 	return e.result(nil, m, raw, err, res)
 }
 
@@ -46,7 +47,7 @@ func (e *End) Open(ctx context.Context, m *Method, params, res any) error {
 // the request is in flight, that notification is sent as well as the
 // runtime's $/cancel_request (which peers may ignore). A ctx that has ended
 // before sends nothing.
-func (e *End) CallTurn(ctx context.Context, m *Method, params, res any, cancel string, cancelParams wire.Appender) error {
+func (e *End) CallTurn(ctx context.Context, m *Method, params, res any, cancel string, cancelParams json.Marshaler) error {
 	neg, err := e.ready(m.Wire)
 	if err == nil {
 		err = e.outbound(neg, m, params)
@@ -57,10 +58,12 @@ func (e *End) CallTurn(ctx context.Context, m *Method, params, res any, cancel s
 	if err != nil {
 		return err
 	}
-	raw, err := e.call(ctx, m.Wire, params.(message).AppendJSON(nil))
+	raw, err := e.call(ctx, m.Wire, m.Params.AppendValue(nil, params))
 	if err != nil && ctx.Err() != nil {
 		// A failed write is logged by the runtime and fails every later call.
-		_ = e.notify(context.WithoutCancel(ctx), cancel, cancelParams.AppendJSON(nil))
+		if b, err := cancelParams.MarshalJSON(); err == nil {
+			_ = e.notify(context.WithoutCancel(ctx), cancel, b)
+		}
 	}
 	return e.result(neg, m, raw, err, res)
 }
@@ -76,7 +79,7 @@ func (e *End) Notify(ctx context.Context, m *Method, params any) error {
 	if err != nil {
 		return err
 	}
-	return e.notify(ctx, m.Wire, params.(message).AppendJSON(nil))
+	return e.notify(ctx, m.Wire, m.Params.AppendValue(nil, params))
 }
 
 // ready returns the negotiation, or an error when initialize has not

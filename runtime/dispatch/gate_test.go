@@ -11,7 +11,7 @@ import (
 // adv is an initialize message reduced to its JSON: what it advertises.
 type adv struct{ json string }
 
-func (a *adv) AppendJSON(b []byte) []byte { return append(b, a.json...) }
+func (a *adv) MarshalJSON() ([]byte, error) { return []byte(a.json), nil }
 
 // table gates the method "m" on "a", its params' x "v" (an enum value) on
 // "b", and requires the result's l once "c" is advertised; the params of
@@ -266,3 +266,5 @@ func TestGateViolationsInRowOrder(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func (n *ns) UnmarshalJSON(data []byte) error { return wire.Decode(data, n, wire.Lenient) }

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"encoding/json"
 	"reflect"
 
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
@@ -64,11 +65,15 @@ func Grant(t *GateTable, req, res any) Grants {
 // encoded returns v's JSON, nil for a v that is nil, a nil pointer or not
 // a message.
 func encoded(v any) wire.Raw {
-	m, ok := v.(wire.Appender)
+	m, ok := v.(json.Marshaler)
 	if rv := reflect.ValueOf(v); !ok || rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return nil
 	}
-	return m.AppendJSON(nil)
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // grantedIn reports whether doc, the JSON of the message holding c, grants
@@ -114,10 +119,11 @@ func granting(v wire.Raw) bool {
 }
 
 // Decodes reports whether raw decodes leniently as a T: Capability.Namespace
-// of a typed _meta namespace of type T.
+// of a typed _meta namespace of type T. Every generated type's
+// UnmarshalJSON decodes leniently.
 func Decodes[T any, PT interface {
 	*T
-	wire.Decodable
+	json.Unmarshaler
 }](raw wire.Raw) error {
-	return wire.Decode(raw, PT(new(T)), wire.Lenient)
+	return PT(new(T)).UnmarshalJSON(raw)
 }

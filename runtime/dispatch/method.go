@@ -6,46 +6,19 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// message is what dispatch calls on a generated message: a pointer to a
-// generated struct, union or alias, which decodes, encodes and validates
-// itself. The connection's code holds messages as any and asserts this
-// only where it decodes, validates or encodes one, so it is one body for
-// every method of every generated package.
+// message is what dispatch calls on a generated message itself (a pointer
+// to a generated struct, union or alias); decoding and encoding go through
+// the wire.Table of the message's type, which the method's Method holds.
 type message interface {
-	wire.Decodable
-	wire.Appender
 	Validate() error
-	ValidateWith(*wire.Validator)
-}
-
-// pointer is a message that is a pointer to T.
-type pointer[T any] interface {
-	*T
-	message
-}
-
-// Codec is how dispatch handles messages of type T, a pointer to a
-// generated type: New allocates one, Validate reports its problems into a
-// wire.Validator. The generic code here takes its type parameters
-// unconstrained, so Go compiles one body of it for all the methods of all
-// the generated packages instead of one per method; only allocating a T
-// needs code of T's own. Its fields are exported so a generated descriptor
-// is a composite literal the compiler lays out statically: no package init
-// code, so the linker keeps only the descriptors a program uses.
-type Codec[T any] struct {
-	New      func() T
-	Validate func(T, *wire.Validator)
-}
-
-// New allocates a T; New[T] is a Codec's New for *T.
-func New[T any]() *T { return new(T) }
-
-func codecOf[T any, PT pointer[T]](validate func(PT, *wire.Validator)) Codec[PT] {
-	return Codec[PT]{New: func() PT { return new(T) }, Validate: validate}
 }
 
 // Method is what every method's descriptor says whatever its types.
 type Method struct {
+	// noCompare keeps Method and the descriptor types that embed it from
+	// being comparable, so Go generates no equality function per
+	// descriptor type.
+	noCompare [0]func()
 	// Wire is the JSON-RPC method name.
 	Wire string
 	// Side is the side that handles it: "agent" or "client".
@@ -58,6 +31,10 @@ type Method struct {
 	// Gates are the method's capability gates, nil when it has none: a
 	// message is checked against them with no lookup by name.
 	Gates *MethodGates
+	// Params and Result are the tables of the params' and the result's
+	// types (Result nil for a notification): how they are decoded, encoded
+	// and validated, taking the messages as any.
+	Params, Result wire.Table
 }
 
 // Method has no methods, nor have Request and Notification, which embed
@@ -70,31 +47,26 @@ type Method struct {
 // descriptor tables, runtime/proxy); the connection uses its Method.
 type Request[P, R any] struct {
 	Method
-	// Params and Result are how the params and the result are decoded
-	// and validated.
-	Params Codec[P]
-	Result Codec[R]
 }
 
 // Notification describes a notification whose params are P, a pointer to
 // a generated type.
 type Notification[P any] struct {
 	Method
-	// Params is how the params are decoded and validated.
-	Params Codec[P]
 }
 
-// NewRequest describes a request method. vp and vr are the params and
-// result types' generated validators, which report into a wire.Validator
-// so a received message may be checked leniently (wire.Validator's
-// AcceptUnknown).
-func NewRequest[P, R any, PP pointer[P], RP pointer[R]](m Method, vp func(PP, *wire.Validator), vr func(RP, *wire.Validator)) *Request[PP, RP] {
-	return &Request[PP, RP]{Method: m, Params: codecOf[P](vp), Result: codecOf[R](vr)}
+// NewRequest describes a request method whose params are *P and result
+// *R, of the wire.Tables tp and tr.
+func NewRequest[P, R any](m Method, tp, tr wire.Table) *Request[*P, *R] {
+	m.Params, m.Result = tp, tr
+	return &Request[*P, *R]{Method: m}
 }
 
-// NewNotification describes a notification method; vp is as NewRequest's.
-func NewNotification[P any, PP pointer[P]](m Method, vp func(PP, *wire.Validator)) *Notification[PP] {
-	return &Notification[PP]{Method: m, Params: codecOf[P](vp)}
+// NewNotification describes a notification method whose params are *P, of
+// the wire.Table tp.
+func NewNotification[P any](m Method, tp wire.Table) *Notification[*P] {
+	m.Params = tp
+	return &Notification[*P]{Method: m}
 }
 
 // DecodeParams decodes received params of m into p, a new value of m's
@@ -103,7 +75,7 @@ func NewNotification[P any, PP pointer[P]](m Method, vp func(PP, *wire.Validator
 // decoder's error for a notification; params that do not validate are a
 // *wire.ValidationError (-32602 as well).
 func DecodeParams(m *Method, params wire.Raw, p any, mode wire.Mode) error {
-	decErr, err := received(params, p, mode)
+	decErr, err := received(m.Params, params, p, mode)
 	switch {
 	case decErr != nil && !m.Notification:
 		return invalidParams(decErr)
@@ -116,7 +88,7 @@ func DecodeParams(m *Method, params wire.Raw, p any, mode wire.Mode) error {
 // DecodeResult decodes a received result of m into r, a new value of m's
 // result type, and validates it.
 func DecodeResult(m *Method, result wire.Raw, r any, mode wire.Mode) error {
-	decErr, err := received(result, r, mode)
+	decErr, err := received(m.Result, result, r, mode)
 	if decErr != nil {
 		err = decErr
 	}
@@ -130,10 +102,9 @@ func DecodeResult(m *Method, result wire.Raw, r any, mode wire.Mode) error {
 // closed union's variant this version does not know, so a newer peer's
 // additions reach the handler. decErr is the decoder's error, err the
 // validator's.
-func received(data wire.Raw, v any, mode wire.Mode) (decErr, err error) {
-	m := v.(message)
-	if err := wire.Decode(data, m, mode); err != nil {
+func received(t wire.Table, data wire.Raw, v any, mode wire.Mode) (decErr, err error) {
+	if err := wire.DecodeWith(data, v, t, mode); err != nil {
 		return err, nil
 	}
-	return nil, wire.Check(mode == wire.Lenient, m.ValidateWith)
+	return nil, wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { t.ValidateValue(vd, v) })
 }

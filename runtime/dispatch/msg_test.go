@@ -66,3 +66,5 @@ func (m *msg) Validate() error {
 	m.ValidateWith(&v)
 	return v.Err()
 }
+
+func (m *msg) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }

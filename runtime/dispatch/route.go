@@ -117,7 +117,7 @@ func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire
 	if vs := neg.checkResult(m, rm); len(vs) > 0 {
 		return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
 	}
-	return rm.AppendJSON(nil), nil
+	return m.Result.AppendValue(nil, res), nil
 }
 
 func (r *router) HandleNotification(ctx context.Context, method string, params wire.Raw) {

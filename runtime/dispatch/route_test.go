@@ -25,12 +25,12 @@ func gated(m dispatch.Method, g *dispatch.MethodGates) dispatch.Method {
 }
 
 var (
-	openM   = dispatch.NewRequest(method("open", false), (*msg).ValidateWith, (*msg).ValidateWith)
-	doM     = dispatch.NewRequest(method("do", false), (*msg).ValidateWith, (*msg).ValidateWith)
-	gatedM  = dispatch.NewRequest(gated(method("m", false), &mGates), (*msg).ValidateWith, (*msg).ValidateWith)
-	turnM   = dispatch.NewRequest(method("turn", false), (*msg).ValidateWith, (*msg).ValidateWith)
-	tellM   = dispatch.NewNotification(gated(method("tell", true), &tellGates), (*msg).ValidateWith)
-	cancelM = dispatch.NewNotification(method("cancel", true), (*msg).ValidateWith)
+	openM   = dispatch.NewRequest[msg, msg](method("open", false), wire.Methods{}, wire.Methods{})
+	doM     = dispatch.NewRequest[msg, msg](method("do", false), wire.Methods{}, wire.Methods{})
+	gatedM  = dispatch.NewRequest[msg, msg](gated(method("m", false), &mGates), wire.Methods{}, wire.Methods{})
+	turnM   = dispatch.NewRequest[msg, msg](method("turn", false), wire.Methods{}, wire.Methods{})
+	tellM   = dispatch.NewNotification[msg](gated(method("tell", true), &tellGates), wire.Methods{})
+	cancelM = dispatch.NewNotification[msg](method("cancel", true), wire.Methods{})
 )
 
 // routes are the server's methods, numbered as route numbers them.

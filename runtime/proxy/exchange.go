@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -216,7 +217,7 @@ func Request[P, R any](p *Proxy, m *dispatch.Request[P, R], f func(ctx context.C
 }
 
 func interceptRequest[P, R any](ctx context.Context, x *exchange, m *dispatch.Request[P, R], f func(context.Context, P, func(context.Context, P) (R, error)) (R, error)) (wire.Raw, error) {
-	params := m.Params.New()
+	params := newOf[P]()
 	if err := dispatch.DecodeParams(&m.Method, x.params, params, x.c.mode); err != nil {
 		return nil, err
 	}
@@ -239,7 +240,7 @@ func callMethod[P, R any](ctx context.Context, c *chain, to side, m *dispatch.Re
 	if err != nil {
 		return zero, err
 	}
-	res := m.Result.New()
+	res := newOf[R]()
 	if err := dispatch.DecodeResult(&m.Method, raw, res, c.mode); err != nil {
 		return zero, err
 	}
@@ -253,7 +254,7 @@ func callMethod[P, R any](ctx context.Context, c *chain, to side, m *dispatch.Re
 // after it from the same side wait until f returns, so order is kept.
 func Notification[P any](p *Proxy, m *dispatch.Notification[P], f func(ctx context.Context, params P, next func(context.Context, P) error) error) {
 	p.add(&route{method: &m.Method, notify: func(ctx context.Context, x *exchange) error {
-		params := m.Params.New()
+		params := newOf[P]()
 		if err := dispatch.DecodeParams(&m.Method, x.params, params, x.c.mode); err != nil {
 			return err
 		}
@@ -275,17 +276,19 @@ func send[P any](ctx context.Context, c *chain, to side, m *dispatch.Notificatio
 // encode checks v valid (leniently unless the proxy is strict, as it was
 // decoded) and encodes it; a failure is this side's bug, a
 // *wire.LocalError.
-func encode[T any](mode wire.Mode, method, what string, codec dispatch.Codec[T], v T) (wire.Raw, error) {
+func encode[T any](mode wire.Mode, method, what string, t wire.Table, v T) (wire.Raw, error) {
 	var zero T
-	a, ok := any(v).(wire.Appender)
-	if !ok || any(v) == any(zero) {
+	if any(v) == any(zero) {
 		return nil, &wire.LocalError{Err: errors.New("none given"), Method: method, What: what}
 	}
-	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { codec.Validate(v, vd) }); err != nil {
+	if err := wire.Check(mode == wire.Lenient, func(vd *wire.Validator) { t.ValidateValue(vd, v) }); err != nil {
 		return nil, &wire.LocalError{Err: err, Method: method, What: what}
 	}
-	return a.AppendJSON(nil), nil
+	return t.AppendValue(nil, v), nil
 }
+
+// newOf allocates what P, a pointer to a generated type, points to.
+func newOf[P any]() P { return reflect.New(reflect.TypeFor[P]().Elem()).Interface().(P) }
 
 // Call sends m's request to the side that handles it (an agent-side method
 // to the successor, a client-side one to the predecessor) under the

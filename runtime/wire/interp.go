@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -135,7 +136,7 @@ func zeroMember(f unsafe.Pointer, m *Member) {
 
 func zeroValue(p unsafe.Pointer, v *Value) {
 	switch v.Shape {
-	case ShapeString:
+	case ShapeString, ShapeEnum:
 		*(*string)(p) = ""
 	case ShapeBool:
 		*(*bool)(p) = false
@@ -155,7 +156,7 @@ func zeroValue(p unsafe.Pointer, v *Value) {
 // goType is the Go type of a value of shape v.
 func goType(v *Value) reflect.Type {
 	switch v.Shape {
-	case ShapeString:
+	case ShapeString, ShapeEnum:
 		return reflect.TypeFor[string]()
 	case ShapeBool:
 		return reflect.TypeFor[bool]()
@@ -175,6 +176,8 @@ func goType(v *Value) reflect.Type {
 		return reflect.TypeFor[Raw]()
 	case ShapeObject:
 		return reflect.TypeOf(v.Object.Type).Elem()
+	case ShapeUnion:
+		return reflect.TypeOf(v.Union.Type).Elem()
 	case ShapeCoded:
 		return reflect.TypeOf(v.Coded).Elem()
 	}
@@ -208,6 +211,10 @@ func decodeValue(d *Decoder, p unsafe.Pointer, v *Value) error {
 		return DecodeRaw((*Raw)(p), d)
 	case ShapeObject:
 		return decodeObject(d, p, v.Object.layout())
+	case ShapeUnion:
+		return v.Union.layout().decodeAt(d, p)
+	case ShapeEnum:
+		return DecodeEnum(d, (*string)(p), v.Enum)
 	case ShapeCoded:
 		return codedAt(v.Coded, p).DecodeJSON(d)
 	case ShapeSlice:
@@ -348,6 +355,10 @@ func appendValue(b []byte, p unsafe.Pointer, v *Value) []byte {
 		return AppendRaw(b, *(*Raw)(p))
 	case ShapeObject:
 		return appendObject(b, p, v.Object.layout())
+	case ShapeUnion:
+		return v.Union.layout().appendAt(b, p)
+	case ShapeEnum:
+		return AppendString(b, *(*string)(p))
 	case ShapeCoded:
 		return codedAt(v.Coded, p).AppendJSON(b)
 	case ShapeSlice:
@@ -438,6 +449,10 @@ func validateValue(vd *Validator, p unsafe.Pointer, v *Value) {
 		}
 	case ShapeObject:
 		validateObject(vd, p, v.Object.layout())
+	case ShapeUnion:
+		v.Union.layout().validate(vd, p)
+	case ShapeEnum:
+		v.Enum.Check(vd, *(*string)(p))
 	case ShapeCoded:
 		codedAt(v.Coded, p).ValidateWith(vd)
 	case ShapeSlice:
@@ -501,3 +516,30 @@ func needsCheck(v *Value) bool {
 	}
 	return true
 }
+
+// Scalar describes a named scalar type (type SessionID string): its Go
+// type and the shape and checks of its values. It is the type's Table.
+type Scalar struct {
+	// Type is a nil pointer of the named type, such as (*SessionID)(nil).
+	Type  any
+	Value *Value // a scalar shape
+}
+
+// at is the value v points to, a pointer of s's type (a generator bug
+// otherwise, reported at once).
+func (s *Scalar) at(v any) unsafe.Pointer {
+	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&s.Type))
+	if e.typ != want.typ {
+		panic(fmt.Sprintf("wire: table of %T used on a %T", s.Type, v))
+	}
+	return e.data
+}
+
+// DecodeValue decodes one value into *v.
+func (s *Scalar) DecodeValue(d *Decoder, v any) error { return decodeValue(d, s.at(v), s.Value) }
+
+// AppendValue appends the value *v.
+func (s *Scalar) AppendValue(b []byte, v any) []byte { return appendValue(b, s.at(v), s.Value) }
+
+// ValidateValue adds the violations of *v to vd.
+func (s *Scalar) ValidateValue(vd *Validator, v any) { validateValue(vd, s.at(v), s.Value) }

@@ -52,23 +52,23 @@ type task struct {
 
 var (
 	objectSpot = Object{Name: "t.spot", Type: (*spot)(nil), Members: []Member{
-		{Name: "x", Field: "X", Flags: Required, Value: Int64},
-		{Name: "y", Field: "Y", Flags: Required, Value: Int64},
+		{Name: "x", Field: "X", Flags: Required, Value: &Int64},
+		{Name: "y", Field: "Y", Flags: Required, Value: &Int64},
 	}}
 	idRule     = StringRule{MinLength: 2, Pattern: prefixPattern('t'), PatternWhat: "a task id"}
 	objectTask = Object{Name: "t.task", Type: (*task)(nil), Members: []Member{
 		{Name: "id", Field: "ID", Flags: Required, Value: &Value{Shape: ShapeString, Rule: &idRule}},
-		{Name: "title", Field: "Title", Flags: Pointer | Nullable | DefaultOnError, Value: String},
-		{Name: "count", Field: "Count", Flags: Pointer, Value: Uint32},
-		{Name: "done", Field: "Done", Flags: Required, Value: Bool},
-		{Name: "weight", Field: "Weight", Flags: Pointer, Value: Float64},
+		{Name: "title", Field: "Title", Flags: Pointer | Nullable | DefaultOnError, Value: &String},
+		{Name: "count", Field: "Count", Flags: Pointer, Value: &Uint32},
+		{Name: "done", Field: "Done", Flags: Required, Value: &Bool},
+		{Name: "weight", Field: "Weight", Flags: Pointer, Value: &Float64},
 		{Name: "level", Field: "Level", Flags: Pointer | DefaultOnNull, Value: &Value{Shape: ShapeCoded, Coded: (*level)(nil)}},
 		{Name: "at", Field: "At", Flags: Pointer, Value: &Value{Shape: ShapeObject, Object: &objectSpot}},
 		{Name: "points", Field: "Points", Value: &Value{Shape: ShapeSlice, SkipInvalid: true, Elem: &Value{Shape: ShapeObject, Object: &objectSpot}}},
-		{Name: "tags", Field: "Tags", Flags: Required, Value: &Value{Shape: ShapeSlice, Elem: String}},
+		{Name: "tags", Field: "Tags", Flags: Required, Value: &Value{Shape: ShapeSlice, Elem: &String}},
 		{Name: "levels", Field: "Levels", Value: &Value{Shape: ShapeMap, Elem: &Value{Shape: ShapeCoded, Coded: (*level)(nil)}}},
-		{Name: "_meta", Field: "Meta", Value: &Value{Shape: ShapeMap, Elem: RawJSON}},
-		{Name: "data", Field: "Data", Value: RawJSON},
+		{Name: "_meta", Field: "Meta", Value: &Value{Shape: ShapeMap, Elem: &RawJSON}},
+		{Name: "data", Field: "Data", Value: &RawJSON},
 	}}
 )
 
@@ -239,7 +239,7 @@ func TestTableAllocatesLikeGeneratedCode(t *testing.T) {
 // TestTableMismatchPanics: a table that does not fit its struct is a
 // generator bug, reported on first use.
 func TestTableMismatchPanics(t *testing.T) {
-	bad := Object{Name: "t.spot", Type: (*spot)(nil), Members: []Member{{Name: "x", Field: "Nope", Value: Int64}}}
+	bad := Object{Name: "t.spot", Type: (*spot)(nil), Members: []Member{{Name: "x", Field: "Nope", Value: &Int64}}}
 	defer func() {
 		if recover() == nil {
 			t.Error("no panic for a field the struct lacks")
@@ -307,7 +307,7 @@ var objectScored = Object{Name: "t.scored", Type: (*scored)(nil), Members: []Mem
 		{Limit: 0, Lower: true, What: "must be at least 0"},
 		{Limit: 1, Exclusive: true, What: "must be less than 1"},
 	}}},
-	{Name: "tags", Field: "Tags", Flags: Required, Value: &Value{Shape: ShapeSlice, Elem: String,
+	{Name: "tags", Field: "Tags", Flags: Required, Value: &Value{Shape: ShapeSlice, Elem: &String,
 		Items: &IntRule{HasMin: true, Min: 1, MinWhat: "must have at least 1 item", HasMax: true, Max: 2, MaxWhat: "must have at most 2 items"}}},
 }}
 

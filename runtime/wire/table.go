@@ -33,6 +33,8 @@ const (
 	ShapeCoded                    // a type with its own methods (Value.Coded)
 	ShapeSlice                    // []Elem, nil when absent
 	ShapeMap                      // map[string]Elem, nil when absent
+	ShapeUnion                    // an object union described by Value.Union
+	ShapeEnum                     // a string of a closed enumeration, Value.Enum
 )
 
 // Coded is a generated type that decodes, encodes and validates itself; a
@@ -52,6 +54,8 @@ type Value struct {
 	Floats []FloatBound // ShapeFloat64: the bounds, in the order they are checked
 	Items  *IntRule     // ShapeSlice: the bounds of the item count, nil for none
 	Object *Object      // ShapeObject
+	Union  *Union       // ShapeUnion
+	Enum   *Enum        // ShapeEnum
 	Coded  Coded        // ShapeCoded: a nil pointer of the type
 	Elem   *Value       // ShapeSlice, ShapeMap
 	// SkipInvalid drops array items that fail to decode, in lenient mode.
@@ -76,17 +80,19 @@ func item(p unsafe.Pointer, i int, size uintptr) unsafe.Pointer {
 	return unsafe.Add((*sliceHeader)(p).data, uintptr(i)*size)
 }
 
-// The scalar shapes, shared by every table.
+// The scalar shapes, shared by every table, which takes their address
+// (&String): an address of a variable is laid out by the compiler, where a
+// pointer variable would be copied by package init code.
 var (
-	String  = &Value{Shape: ShapeString}
-	Bool    = &Value{Shape: ShapeBool}
-	Int64   = &Value{Shape: ShapeInt64}
-	Int32   = &Value{Shape: ShapeInt32}
-	Uint16  = &Value{Shape: ShapeUint16}
-	Uint32  = &Value{Shape: ShapeUint32}
-	Uint64  = &Value{Shape: ShapeUint64}
-	Float64 = &Value{Shape: ShapeFloat64}
-	RawJSON = &Value{Shape: ShapeRaw}
+	String  = Value{Shape: ShapeString}
+	Bool    = Value{Shape: ShapeBool}
+	Int64   = Value{Shape: ShapeInt64}
+	Int32   = Value{Shape: ShapeInt32}
+	Uint16  = Value{Shape: ShapeUint16}
+	Uint32  = Value{Shape: ShapeUint32}
+	Uint64  = Value{Shape: ShapeUint64}
+	Float64 = Value{Shape: ShapeFloat64}
+	RawJSON = Value{Shape: ShapeRaw}
 )
 
 // MemberFlags say how a member is present.
@@ -194,6 +200,10 @@ func (v *Value) resolve(t reflect.Type) {
 		if reflect.TypeOf(v.Object.Type).Elem() != t {
 			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Object.Type).Elem()))
 		}
+	case ShapeUnion:
+		if reflect.TypeOf(v.Union.Type).Elem() != t {
+			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Union.Type).Elem()))
+		}
 	case ShapeCoded:
 		if reflect.TypeOf(v.Coded).Elem() != t {
 			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Coded).Elem()))
@@ -237,3 +247,13 @@ func codedAt(c Coded, p unsafe.Pointer) Coded {
 
 // at is the address of the member at offset off of the struct at p.
 func at(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
+
+// string is the string v points to, a pointer of e's type (a generator bug
+// otherwise, reported at once); the type is a string type.
+func (e *Enum) string(v any) *string {
+	ev, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&e.Type))
+	if ev.typ != want.typ {
+		panic(fmt.Sprintf("wire: table of %T used on a %T", e.Type, v))
+	}
+	return (*string)(ev.data)
+}

@@ -13,7 +13,11 @@ import (
 // unknown members in the selected payload. When the tagged variant fails,
 // the object is retried as the fallback variant, as anyOf allows.
 func DecodeUnion(d *Decoder, v any, u *Union) error {
-	p := u.pointer(v)
+	return u.decodeAt(d, u.pointer(v))
+}
+
+// decodeAt decodes the union at p, after its layout is read.
+func (u *Union) decodeAt(d *Decoder, p unsafe.Pointer) error {
 	fallback := u.variantOf(VariantFallback)
 	m := d.Mark()
 	err := u.decode(d, p, -1)
@@ -216,8 +220,13 @@ func (u *Union) selectByShape(d *Decoder, p unsafe.Pointer) error {
 // AppendUnion appends the object union *v described by u: the selected
 // variant's tag, then its payload's members; {} with none set.
 func AppendUnion(b []byte, v any, u *Union) []byte {
+	return u.appendAt(b, u.pointer(v))
+}
+
+// appendAt appends the union at p, after its layout is read.
+func (u *Union) appendAt(b []byte, p unsafe.Pointer) []byte {
 	b = append(b, '{')
-	b, _ = u.appendVariant(b, u.pointer(v), false)
+	b, _ = u.appendVariant(b, p, false)
 	return append(b, '}')
 }
 

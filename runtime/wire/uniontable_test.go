@@ -35,8 +35,8 @@ type place struct {
 }
 
 var (
-	objectDog   = Object{Name: "t.dog", Type: (*dog)(nil), Members: []Member{{Name: "name", Field: "Name", Flags: Required, Value: String}}}
-	objectOther = Object{Name: "t.other", Type: (*other)(nil), Members: []Member{{Name: "kind", Field: "Kind", Flags: Required, Value: String}}}
+	objectDog   = Object{Name: "t.dog", Type: (*dog)(nil), Members: []Member{{Name: "name", Field: "Name", Flags: Required, Value: &String}}}
+	objectOther = Object{Name: "t.other", Type: (*other)(nil), Members: []Member{{Name: "kind", Field: "Kind", Flags: Required, Value: &String}}}
 	unionPet    = Union{Name: "pet", Type: (*pet)(nil), Discriminator: "kind", KeepsUnknown: true, Variants: []Variant{
 		{Name: "Dog", Role: VariantTagged, Tag: "dog", Payload: &objectDog},
 		{Name: "Spot", Role: VariantTagged, Tag: "spot", Payload: &objectSpot},
@@ -217,7 +217,7 @@ type owner struct {
 }
 
 var objectOwner = Object{Name: "t.owner", Type: (*owner)(nil), Union: &unionPet, UnionField: "Pet", Members: []Member{
-	{Name: "id", Field: "ID", Flags: Required, Value: String},
+	{Name: "id", Field: "ID", Flags: Required, Value: &String},
 }}
 
 func TestTableEmbeddedUnion(t *testing.T) {

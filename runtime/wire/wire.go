@@ -243,9 +243,20 @@ const maxPooledScratch = 64 << 10
 
 // Decode decodes data into v, requiring that nothing but whitespace follows.
 func Decode(data []byte, v Decodable, mode Mode) error {
+	d := acquireDecoder(data, mode)
+	return releaseDecoder(d, v.DecodeJSON(d))
+}
+
+// acquireDecoder is a pooled Decoder reading data.
+func acquireDecoder(data []byte, mode Mode) *Decoder {
 	d := decoderPool.Get().(*Decoder)
 	d.Reset(data, mode)
-	err := v.DecodeJSON(d)
+	return d
+}
+
+// releaseDecoder finishes decoding with d, whose value decoded with err,
+// and returns d to the pool: the error of the whole decoding.
+func releaseDecoder(d *Decoder, err error) error {
 	if err == nil {
 		err = d.Finish()
 	}

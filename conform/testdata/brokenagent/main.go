@@ -64,11 +64,10 @@ func fail(id json.RawMessage, code int, message string, data any) {
 // reports a failure as an internal error (the first defect).
 func check[T any, P interface {
 	*T
-	wire.Decodable
 	Validate() error
 }](id, params json.RawMessage) (*T, bool) {
 	var v T
-	err := wire.Decode(params, P(&v), wire.Lenient)
+	err := wire.DecodeWith(params, P(&v), acp.TableOf(P(&v)), wire.Lenient)
 	if err == nil {
 		err = P(&v).Validate()
 	}

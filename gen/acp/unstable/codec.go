@@ -20,27 +20,17 @@ var objectAgentRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentRequest",
 	Type: (*AgentRequest)(nil),
-}
-
-// DecodeJSON decodes one AgentRequest object, keeping unknown members.
-func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -51,7 +41,7 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one RequestID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -118,42 +108,32 @@ var objectWriteTextFileRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Content",
 			Flags: wire.Required,
 			Name:  "content",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.WriteTextFileRequest",
 	Type: (*WriteTextFileRequest)(nil),
-}
-
-// DecodeJSON decodes one WriteTextFileRequest object, keeping unknown members.
-func (v *WriteTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWriteTextFileRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WriteTextFileRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWriteTextFileRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -164,34 +144,22 @@ func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionID value.
-func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionID(x)
-	return nil
+var scalarSessionID = wire.Scalar{
+	Type:  (*SessionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
 
 var objectReadTextFileRequest = wire.Object{
@@ -200,48 +168,38 @@ var objectReadTextFileRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Line",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "line",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Limit",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "limit",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ReadTextFileRequest",
 	Type: (*ReadTextFileRequest)(nil),
-}
-
-// DecodeJSON decodes one ReadTextFileRequest object, keeping unknown members.
-func (v *ReadTextFileRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReadTextFileRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReadTextFileRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReadTextFileRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -252,7 +210,7 @@ func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReadTextFileRequest, wire.Lenient)
 }
 
 var objectRequestPermissionRequest = wire.Object{
@@ -261,7 +219,7 @@ var objectRequestPermissionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCall",
@@ -289,23 +247,13 @@ var objectRequestPermissionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.RequestPermissionRequest",
 	Type: (*RequestPermissionRequest)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
-func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -316,7 +264,7 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
 var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
@@ -338,7 +286,7 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "kind":
 		if d.TryNull() {
 			v.Kind = nil
@@ -346,7 +294,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -358,7 +306,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
@@ -393,7 +341,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -404,7 +352,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -440,14 +388,14 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Title != nil {
 		b = wire.Key(b, &comma, "\"title\":")
@@ -459,11 +407,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -491,83 +439,51 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallID value.
-func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ToolCallID(x)
-	return nil
+var scalarToolCallID = wire.Scalar{
+	Type:  (*ToolCallID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarToolCallID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
 
 var enumToolKind = wire.Enum{
 	Name:   "ToolKind",
+	Type:   (*ToolKind)(nil),
 	Values: []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"},
 }
 
-// DecodeJSON decodes one ToolKind value.
-func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumToolKind)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
 
 var enumToolCallStatus = wire.Enum{
 	Name:   "ToolCallStatus",
+	Type:   (*ToolCallStatus)(nil),
 	Values: []string{"pending", "in_progress", "completed", "failed"},
 }
 
-// DecodeJSON decodes one ToolCallStatus value.
-func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumToolCallStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
 
 var unionToolCallContent = wire.Union{
@@ -597,25 +513,15 @@ var unionToolCallContent = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ToolCallContent object, keeping unknown members.
-func (v *ToolCallContent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionToolCallContent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallContent) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionToolCallContent)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ToolCallContent")
+	return wire.MarshalWith(&v, &unionToolCallContent, "unstable.ToolCallContent")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionToolCallContent, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -787,8 +693,8 @@ var objectAnnotations = wire.Object{
 			Name:  "audience",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*Role)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumRole,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -798,36 +704,26 @@ var objectAnnotations = wire.Object{
 			Field: "LastModified",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "lastModified",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Priority",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "priority",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Annotations",
 	Type: (*Annotations)(nil),
-}
-
-// DecodeJSON decodes one Annotations object, keeping unknown members.
-func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAnnotations)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Annotations) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -838,33 +734,23 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Annotations) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
 var enumRole = wire.Enum{
 	Name:   "Role",
+	Type:   (*Role)(nil),
 	Values: []string{"assistant", "user"},
 }
 
-// DecodeJSON decodes one Role value.
-func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumRole)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Role) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v Role) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumRole.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Role) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
 
 var membersTextContent = wire.Members{Required: []string{"text"}}
@@ -892,7 +778,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -909,7 +795,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"text\":")
 	b = wire.AppendString(b, v.Text)
@@ -956,7 +842,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -987,7 +873,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
@@ -1040,7 +926,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1059,7 +945,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
@@ -1108,7 +994,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1175,7 +1061,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Description != nil {
 		b = wire.Key(b, &comma, "\"description\":")
@@ -1472,7 +1358,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1489,7 +1375,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	b = wire.Key(b, &comma, "\"resource\":")
 	b = v.Resource.AppendJSON(b)
@@ -1527,23 +1413,13 @@ var objectContent = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Content",
 	Type: (*Content)(nil),
-}
-
-// DecodeJSON decodes one Content object, keeping unknown members.
-func (v *Content) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectContent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Content) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectContent)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1554,7 +1430,7 @@ func (v Content) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Content) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectContent, wire.Lenient)
 }
 
 var objectDiff = wire.Object{
@@ -1563,42 +1439,32 @@ var objectDiff = wire.Object{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "OldText",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "oldText",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "NewText",
 			Flags: wire.Required,
 			Name:  "newText",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Diff",
 	Type: (*Diff)(nil),
-}
-
-// DecodeJSON decodes one Diff object, keeping unknown members.
-func (v *Diff) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDiff)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Diff) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDiff)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1609,34 +1475,22 @@ func (v Diff) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Diff) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
 
-// DecodeJSON decodes one TerminalID value.
-func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = TerminalID(x)
-	return nil
+var scalarTerminalID = wire.Scalar{
+	Type:  (*TerminalID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarTerminalID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
 
 var objectTerminal = wire.Object{
@@ -1645,30 +1499,20 @@ var objectTerminal = wire.Object{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Terminal",
 	Type: (*Terminal)(nil),
-}
-
-// DecodeJSON decodes one Terminal object, keeping unknown members.
-func (v *Terminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Terminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1679,7 +1523,7 @@ func (v Terminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Terminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminal, wire.Lenient)
 }
 
 var objectToolCallLocation = wire.Object{
@@ -1688,36 +1532,26 @@ var objectToolCallLocation = wire.Object{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Line",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "line",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ToolCallLocation",
 	Type: (*ToolCallLocation)(nil),
-}
-
-// DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
-func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallLocation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1728,7 +1562,7 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
 
 var objectPermissionOption = wire.Object{
@@ -1737,21 +1571,21 @@ var objectPermissionOption = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Kind",
 			Flags: wire.Required,
 			Name:  "kind",
 			Value: &wire.Value{
-				Coded: (*PermissionOptionKind)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumPermissionOptionKind,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -1759,23 +1593,13 @@ var objectPermissionOption = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.PermissionOption",
 	Type: (*PermissionOption)(nil),
-}
-
-// DecodeJSON decodes one PermissionOption object, keeping unknown members.
-func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPermissionOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1786,60 +1610,38 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionID value.
-func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PermissionOptionID(x)
-	return nil
+var scalarPermissionOptionID = wire.Scalar{
+	Type:  (*PermissionOptionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
 
 var enumPermissionOptionKind = wire.Enum{
 	Name:   "PermissionOptionKind",
+	Type:   (*PermissionOptionKind)(nil),
 	Values: []string{"allow_once", "allow_always", "reject_once", "reject_always"},
 }
 
-// DecodeJSON decodes one PermissionOptionKind value.
-func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumPermissionOptionKind)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
 
 var objectCreateTerminalRequest = wire.Object{
@@ -1848,20 +1650,20 @@ var objectCreateTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Command",
 			Flags: wire.Required,
 			Name:  "command",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -1881,36 +1683,26 @@ var objectCreateTerminalRequest = wire.Object{
 			Field: "Cwd",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "OutputByteLimit",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "outputByteLimit",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CreateTerminalRequest",
 	Type: (*CreateTerminalRequest)(nil),
-}
-
-// DecodeJSON decodes one CreateTerminalRequest object, keeping unknown members.
-func (v *CreateTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateTerminalRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1921,7 +1713,7 @@ func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateTerminalRequest, wire.Lenient)
 }
 
 var membersEnvVariable = wire.Members{Required: []string{"name", "value"}}
@@ -1982,36 +1774,26 @@ var objectTerminalOutputRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalOutputRequest",
 	Type: (*TerminalOutputRequest)(nil),
-}
-
-// DecodeJSON decodes one TerminalOutputRequest object, keeping unknown members.
-func (v *TerminalOutputRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutputRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutputRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutputRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2022,7 +1804,7 @@ func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutputRequest, wire.Lenient)
 }
 
 var objectReleaseTerminalRequest = wire.Object{
@@ -2031,36 +1813,26 @@ var objectReleaseTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ReleaseTerminalRequest",
 	Type: (*ReleaseTerminalRequest)(nil),
-}
-
-// DecodeJSON decodes one ReleaseTerminalRequest object, keeping unknown members.
-func (v *ReleaseTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReleaseTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReleaseTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReleaseTerminalRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2071,7 +1843,7 @@ func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReleaseTerminalRequest, wire.Lenient)
 }
 
 var objectWaitForTerminalExitRequest = wire.Object{
@@ -2080,36 +1852,26 @@ var objectWaitForTerminalExitRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.WaitForTerminalExitRequest",
 	Type: (*WaitForTerminalExitRequest)(nil),
-}
-
-// DecodeJSON decodes one WaitForTerminalExitRequest object, keeping unknown members.
-func (v *WaitForTerminalExitRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWaitForTerminalExitRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WaitForTerminalExitRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWaitForTerminalExitRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2120,7 +1882,7 @@ func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWaitForTerminalExitRequest, wire.Lenient)
 }
 
 var objectKillTerminalRequest = wire.Object{
@@ -2129,36 +1891,26 @@ var objectKillTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.KillTerminalRequest",
 	Type: (*KillTerminalRequest)(nil),
-}
-
-// DecodeJSON decodes one KillTerminalRequest object, keeping unknown members.
-func (v *KillTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectKillTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *KillTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectKillTerminalRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2169,7 +1921,7 @@ func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
 
 var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
@@ -2432,27 +2184,17 @@ var objectElicitationSessionScope = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.ElicitationSessionScope",
 	Type: (*ElicitationSessionScope)(nil),
-}
-
-// DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
-func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2463,7 +2205,7 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
 
 var objectElicitationRequestScope = wire.Object{
@@ -2482,16 +2224,6 @@ var objectElicitationRequestScope = wire.Object{
 	Type: (*ElicitationRequestScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
-func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationRequestScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
@@ -2500,7 +2232,7 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
 
 var objectElicitationSchema = wire.Object{
@@ -2510,23 +2242,23 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "type",
 			Value: &wire.Value{
-				Coded: (*ElicitationSchemaType)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumElicitationSchemaType,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Properties",
 			Name:  "properties",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*ElicitationPropertySchema)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionElicitationPropertySchema,
 				},
 				Shape: wire.ShapeMap,
 			},
@@ -2536,7 +2268,7 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Nullable,
 			Name:  "required",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -2544,30 +2276,20 @@ var objectElicitationSchema = wire.Object{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ElicitationSchema",
 	Type: (*ElicitationSchema)(nil),
-}
-
-// DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
-func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2578,33 +2300,23 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
 
 var enumElicitationSchemaType = wire.Enum{
 	Name:   "ElicitationSchemaType",
+	Type:   (*ElicitationSchemaType)(nil),
 	Values: []string{"object"},
 }
 
-// DecodeJSON decodes one ElicitationSchemaType value.
-func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchemaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
 
 var unionElicitationPropertySchema = wire.Union{
@@ -2650,25 +2362,15 @@ var unionElicitationPropertySchema = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
-func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationPropertySchema")
+	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "unstable.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
 
 var objectElicitationPropertySchemaOther = wire.Object{
@@ -2677,21 +2379,11 @@ var objectElicitationPropertySchemaOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.ElicitationPropertySchemaOther",
 	Type: (*ElicitationPropertySchemaOther)(nil),
-}
-
-// DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
-func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2702,33 +2394,23 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
 var enumStringFormat = wire.Enum{
 	Name:   "StringFormat",
+	Type:   (*StringFormat)(nil),
 	Values: []string{"email", "uri", "date", "date-time"},
 }
 
-// DecodeJSON decodes one StringFormat value.
-func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumStringFormat)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStringFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
 
 var objectEnumOption = wire.Object{
@@ -2737,42 +2419,32 @@ var objectEnumOption = wire.Object{
 			Field: "Const",
 			Flags: wire.Required,
 			Name:  "const",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.EnumOption",
 	Type: (*EnumOption)(nil),
-}
-
-// DecodeJSON decodes one EnumOption object, keeping unknown members.
-func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnumOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnumOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2783,7 +2455,7 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
 
 var objectStringPropertySchema = wire.Object{
@@ -2792,53 +2464,53 @@ var objectStringPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "MaxLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Pattern",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "pattern",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Format",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*StringFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumStringFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Enum",
 			Flags: wire.Nullable,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -2859,23 +2531,13 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.StringPropertySchema",
 	Type: (*StringPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
-func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2886,7 +2548,7 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
 
 var objectNumberPropertySchema = wire.Object{
@@ -2895,54 +2557,44 @@ var objectNumberPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.NumberPropertySchema",
 	Type: (*NumberPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
-func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2953,7 +2605,7 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
 
 var objectIntegerPropertySchema = wire.Object{
@@ -2962,54 +2614,44 @@ var objectIntegerPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.IntegerPropertySchema",
 	Type: (*IntegerPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
-func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3020,7 +2662,7 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
 
 var objectBooleanPropertySchema = wire.Object{
@@ -3029,42 +2671,32 @@ var objectBooleanPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.BooleanPropertySchema",
 	Type: (*BooleanPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
-func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3075,7 +2707,7 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
 
 var unionMultiSelectItems = wire.Union{
@@ -3102,25 +2734,15 @@ var unionMultiSelectItems = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
-func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMultiSelectItems)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectItems")
+	return wire.MarshalWith(&v, &unionMultiSelectItems, "unstable.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectItemsOther = wire.Object{
@@ -3129,21 +2751,11 @@ var objectMultiSelectItemsOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.MultiSelectItemsOther",
 	Type: (*MultiSelectItemsOther)(nil),
-}
-
-// DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
-func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3154,7 +2766,7 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
 
 var objectStringMultiSelectItems = wire.Object{
@@ -3164,7 +2776,7 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Required,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -3173,23 +2785,13 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.StringMultiSelectItems",
 	Type: (*StringMultiSelectItems)(nil),
-}
-
-// DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
-func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3200,7 +2802,7 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
 
 var objectTitledMultiSelectItems = wire.Object{
@@ -3222,23 +2824,13 @@ var objectTitledMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TitledMultiSelectItems",
 	Type: (*TitledMultiSelectItems)(nil),
-}
-
-// DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
-func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3249,7 +2841,7 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectPropertySchema = wire.Object{
@@ -3258,33 +2850,33 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "MaxItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Items",
 			Flags: wire.Required,
 			Name:  "items",
 			Value: &wire.Value{
-				Coded: (*MultiSelectItems)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionMultiSelectItems,
 			},
 		},
 		{
@@ -3292,7 +2884,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "default",
 			Value: &wire.Value{
-				Elem:        wire.String,
+				Elem:        &wire.String,
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
 			},
@@ -3302,23 +2894,13 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MultiSelectPropertySchema",
 	Type: (*MultiSelectPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
-func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3329,7 +2911,7 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
 var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
@@ -3354,7 +2936,7 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
 	}
 	return wire.Inner(v.Variant.decodeField(d, key))
 }
@@ -3375,7 +2957,7 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = v.RequestedSchema.AppendJSON(b)
+	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -3449,31 +3031,19 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ElicitationID value.
-func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ElicitationID(x)
-	return nil
+var scalarElicitationID = wire.Scalar{
+	Type:  (*ElicitationID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarElicitationID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
 
 var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
@@ -3498,7 +3068,7 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ElicitationID), d), "elicitationId")
 	case "url":
 		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
@@ -3521,7 +3091,7 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ElicitationID))
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
@@ -3603,26 +3173,26 @@ var objectMessageMCPRequest = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -3631,23 +3201,13 @@ var objectMessageMCPRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MessageMCPRequest",
 	Type: (*MessageMCPRequest)(nil),
-}
-
-// DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
-func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3658,61 +3218,37 @@ func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one MCPServerACPID value.
-func (v *MCPServerACPID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MCPServerACPID(x)
-	return nil
+var scalarMCPServerACPID = wire.Scalar{
+	Type:  (*MCPServerACPID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerACPID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MCPServerACPID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMCPServerACPID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerACPID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMCPServerACPID, wire.Lenient)
 }
 
-// DecodeJSON decodes one MCPRequestID value.
-func (v *MCPRequestID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MCPRequestID(x)
-	return nil
+var scalarMCPRequestID = wire.Scalar{
+	Type:  (*MCPRequestID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPRequestID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MCPRequestID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMCPRequestID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPRequestID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMCPRequestID, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtRequest value.
@@ -3761,25 +3297,15 @@ var unionAgentResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AgentResponse object, keeping unknown members.
-func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAgentResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAgentResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentResponse")
+	return wire.MarshalWith(&v, &unionAgentResponse, "unstable.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
 
 var objectAgentResponseResult = wire.Object{
@@ -3797,21 +3323,11 @@ var objectAgentResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentResponseResult",
 	Type: (*AgentResponseResult)(nil),
-}
-
-// DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
-func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3822,7 +3338,7 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
 
 var objectAgentResponseError = wire.Object{
@@ -3850,16 +3366,6 @@ var objectAgentResponseError = wire.Object{
 	Type: (*AgentResponseError)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseError object, keeping unknown members.
-func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
@@ -3868,7 +3374,7 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
 
 var objectInitializeResponse = wire.Object{
@@ -3877,7 +3383,7 @@ var objectInitializeResponse = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "AgentCapabilities",
@@ -3894,8 +3400,8 @@ var objectInitializeResponse = wire.Object{
 			Name:  "authMethods",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AuthMethod)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAuthMethod,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -3915,23 +3421,13 @@ var objectInitializeResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.InitializeResponse",
 	Type: (*InitializeResponse)(nil),
-}
-
-// DecodeJSON decodes one InitializeResponse object, keeping unknown members.
-func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3942,34 +3438,22 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProtocolVersion value.
-func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	var x uint16
-	err := wire.DecodeUint16(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProtocolVersion(x)
-	return nil
+var scalarProtocolVersion = wire.Scalar{
+	Type:  (*ProtocolVersion)(nil),
+	Value: &wire.Uint16,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProtocolVersion) AppendJSON(b []byte) []byte {
-	b = wire.AppendUint(b, uint64(uint16(*v)))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
 
 var objectAgentCapabilities = wire.Object{
@@ -3978,7 +3462,7 @@ var objectAgentCapabilities = wire.Object{
 			Field: "LoadSession",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "loadSession",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "PromptCapabilities",
@@ -4030,23 +3514,13 @@ var objectAgentCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AgentCapabilities",
 	Type: (*AgentCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
-func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4057,7 +3531,7 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
 
 var objectPromptCapabilities = wire.Object{
@@ -4066,42 +3540,32 @@ var objectPromptCapabilities = wire.Object{
 			Field: "Image",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "image",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Audio",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "audio",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "EmbeddedContext",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "embeddedContext",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.PromptCapabilities",
 	Type: (*PromptCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
-func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4112,7 +3576,7 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
 
 var objectMCPCapabilities = wire.Object{
@@ -4121,42 +3585,32 @@ var objectMCPCapabilities = wire.Object{
 			Field: "HTTP",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "http",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "SSE",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "sse",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "ACP",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "acp",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MCPCapabilities",
 	Type: (*MCPCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
-func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4167,7 +3621,7 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
 
 var objectSessionCapabilities = wire.Object{
@@ -4267,7 +3721,7 @@ var objectSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4285,16 +3739,6 @@ var objectSessionCapabilities = wire.Object{
 	Type: (*SessionCapabilities)(nil),
 }
 
-// DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
-func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCapabilities)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
@@ -4303,7 +3747,7 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
 
 var objectSessionListCapabilities = wire.Object{
@@ -4313,23 +3757,13 @@ var objectSessionListCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionListCapabilities",
 	Type: (*SessionListCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionListCapabilities object, keeping unknown members.
-func (v *SessionListCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionListCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionListCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionListCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4340,7 +3774,7 @@ func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionListCapabilities, wire.Lenient)
 }
 
 var objectSessionDeleteCapabilities = wire.Object{
@@ -4350,23 +3784,13 @@ var objectSessionDeleteCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionDeleteCapabilities",
 	Type: (*SessionDeleteCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
-func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4377,7 +3801,7 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
 
 var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
@@ -4387,23 +3811,13 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionAdditionalDirectoriesCapabilities",
 	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
-func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4414,7 +3828,7 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptCapabilities = wire.Object{
@@ -4433,23 +3847,13 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionSystemPromptCapabilities",
 	Type: (*SessionSystemPromptCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4460,7 +3864,7 @@ func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptModeCapabilities = wire.Object{
@@ -4479,23 +3883,13 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionSystemPromptModeCapabilities",
 	Type: (*SessionSystemPromptModeCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptModeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptModeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4506,7 +3900,7 @@ func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptModeCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptOverrideCapabilities = wire.Object{
@@ -4516,23 +3910,13 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionSystemPromptOverrideCapabilities",
 	Type: (*SessionSystemPromptOverrideCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptOverrideCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4543,7 +3927,7 @@ func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptOverrideCapabilities, wire.Lenient)
 }
 
 var objectSessionForkCapabilities = wire.Object{
@@ -4553,23 +3937,13 @@ var objectSessionForkCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionForkCapabilities",
 	Type: (*SessionForkCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
-func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionForkCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionForkCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4580,7 +3954,7 @@ func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionForkCapabilities, wire.Lenient)
 }
 
 var objectSessionArchiveCapabilities = wire.Object{
@@ -4590,23 +3964,13 @@ var objectSessionArchiveCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionArchiveCapabilities",
 	Type: (*SessionArchiveCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
-func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionArchiveCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionArchiveCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4617,7 +3981,7 @@ func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionArchiveCapabilities, wire.Lenient)
 }
 
 var objectSessionStatusCapabilities = wire.Object{
@@ -4627,23 +3991,13 @@ var objectSessionStatusCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionStatusCapabilities",
 	Type: (*SessionStatusCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
-func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4654,7 +4008,7 @@ func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusCapabilities, wire.Lenient)
 }
 
 var objectSessionTitleCapabilities = wire.Object{
@@ -4664,23 +4018,13 @@ var objectSessionTitleCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionTitleCapabilities",
 	Type: (*SessionTitleCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
-func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionTitleCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionTitleCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4691,7 +4035,7 @@ func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionTitleCapabilities, wire.Lenient)
 }
 
 var objectSessionResumeCapabilities = wire.Object{
@@ -4701,23 +4045,13 @@ var objectSessionResumeCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionResumeCapabilities",
 	Type: (*SessionResumeCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionResumeCapabilities object, keeping unknown members.
-func (v *SessionResumeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionResumeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionResumeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionResumeCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4728,7 +4062,7 @@ func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionResumeCapabilities, wire.Lenient)
 }
 
 var objectSessionCloseCapabilities = wire.Object{
@@ -4738,23 +4072,13 @@ var objectSessionCloseCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionCloseCapabilities",
 	Type: (*SessionCloseCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionCloseCapabilities object, keeping unknown members.
-func (v *SessionCloseCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCloseCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCloseCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCloseCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4765,7 +4089,7 @@ func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCloseCapabilities, wire.Lenient)
 }
 
 var objectAgentAuthCapabilities = wire.Object{
@@ -4793,23 +4117,13 @@ var objectAgentAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AgentAuthCapabilities",
 	Type: (*AgentAuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
-func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4820,7 +4134,7 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
 
 var objectAuthStatusCapabilities = wire.Object{
@@ -4830,23 +4144,13 @@ var objectAuthStatusCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthStatusCapabilities",
 	Type: (*AuthStatusCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
-func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4857,7 +4161,7 @@ func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusCapabilities, wire.Lenient)
 }
 
 var objectLogoutCapabilities = wire.Object{
@@ -4867,23 +4171,13 @@ var objectLogoutCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LogoutCapabilities",
 	Type: (*LogoutCapabilities)(nil),
-}
-
-// DecodeJSON decodes one LogoutCapabilities object, keeping unknown members.
-func (v *LogoutCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4894,7 +4188,7 @@ func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutCapabilities, wire.Lenient)
 }
 
 var objectProvidersCapabilities = wire.Object{
@@ -4904,23 +4198,13 @@ var objectProvidersCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProvidersCapabilities",
 	Type: (*ProvidersCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
-func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProvidersCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProvidersCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4931,7 +4215,7 @@ func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProvidersCapabilities, wire.Lenient)
 }
 
 var unionAuthMethod = wire.Union{
@@ -4953,52 +4237,30 @@ var unionAuthMethod = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
-func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAuthMethod)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAuthMethod)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethod")
+	return wire.MarshalWith(&v, &unionAuthMethod, "unstable.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthMethodID value.
-func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AuthMethodID(x)
-	return nil
+var scalarAuthMethodID = wire.Scalar{
+	Type:  (*AuthMethodID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
 
 var objectAuthMethodTerminal = wire.Object{
@@ -5007,26 +4269,26 @@ var objectAuthMethodTerminal = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -5035,7 +4297,7 @@ var objectAuthMethodTerminal = wire.Object{
 			Flags: wire.DefaultOnNull,
 			Name:  "env",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -5044,23 +4306,13 @@ var objectAuthMethodTerminal = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthMethodTerminal",
 	Type: (*AuthMethodTerminal)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
-func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5071,7 +4323,7 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
 
 var objectAuthMethodAgent = wire.Object{
@@ -5080,42 +4332,32 @@ var objectAuthMethodAgent = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthMethodAgent",
 	Type: (*AuthMethodAgent)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
-func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5126,7 +4368,7 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
 
 var objectImplementation = wire.Object{
@@ -5135,42 +4377,32 @@ var objectImplementation = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Version",
 			Flags: wire.Required,
 			Name:  "version",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Implementation",
 	Type: (*Implementation)(nil),
-}
-
-// DecodeJSON decodes one Implementation object, keeping unknown members.
-func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectImplementation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Implementation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectImplementation)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5181,7 +4413,7 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
 
 var objectAuthenticateResponse = wire.Object{
@@ -5191,23 +4423,13 @@ var objectAuthenticateResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthenticateResponse",
 	Type: (*AuthenticateResponse)(nil),
-}
-
-// DecodeJSON decodes one AuthenticateResponse object, keeping unknown members.
-func (v *AuthenticateResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthenticateResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthenticateResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthenticateResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5218,7 +4440,7 @@ func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthenticateResponse, wire.Lenient)
 }
 
 var objectListProvidersResponse = wire.Object{
@@ -5240,23 +4462,13 @@ var objectListProvidersResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ListProvidersResponse",
 	Type: (*ListProvidersResponse)(nil),
-}
-
-// DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
-func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListProvidersResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListProvidersResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListProvidersResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5267,7 +4479,7 @@ func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListProvidersResponse, wire.Lenient)
 }
 
 var objectProviderInfo = wire.Object{
@@ -5276,7 +4488,7 @@ var objectProviderInfo = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Supported",
@@ -5284,8 +4496,8 @@ var objectProviderInfo = wire.Object{
 			Name:  "supported",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*LlmProtocol)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumLlmProtocol,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -5295,7 +4507,7 @@ var objectProviderInfo = wire.Object{
 			Field: "Required",
 			Flags: wire.Required,
 			Name:  "required",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Current",
@@ -5311,23 +4523,13 @@ var objectProviderInfo = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProviderInfo",
 	Type: (*ProviderInfo)(nil),
-}
-
-// DecodeJSON decodes one ProviderInfo object, keeping unknown members.
-func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProviderInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProviderInfo)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5338,55 +4540,38 @@ func (v ProviderInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProviderInfo, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProviderID value.
-func (v *ProviderID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProviderID(x)
-	return nil
+var scalarProviderID = wire.Scalar{
+	Type:  (*ProviderID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProviderID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProviderID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProviderID, wire.Lenient)
 }
 
-// DecodeJSON decodes one LlmProtocol value.
-func (v *LlmProtocol) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumLlmProtocol = wire.Enum{
+	Name: "LlmProtocol",
+	Open: true,
+	Type: (*LlmProtocol)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LlmProtocol) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v LlmProtocol) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumLlmProtocol.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumLlmProtocol, wire.Lenient)
 }
 
 var objectProviderCurrentConfig = wire.Object{
@@ -5396,38 +4581,28 @@ var objectProviderCurrentConfig = wire.Object{
 			Flags: wire.Required,
 			Name:  "apiType",
 			Value: &wire.Value{
-				Coded: (*LlmProtocol)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumLlmProtocol,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "BaseURL",
 			Flags: wire.Required,
 			Name:  "baseUrl",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProviderCurrentConfig",
 	Type: (*ProviderCurrentConfig)(nil),
-}
-
-// DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
-func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProviderCurrentConfig)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderCurrentConfig) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProviderCurrentConfig)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5438,7 +4613,7 @@ func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProviderCurrentConfig, wire.Lenient)
 }
 
 var objectSetProviderResponse = wire.Object{
@@ -5448,23 +4623,13 @@ var objectSetProviderResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetProviderResponse",
 	Type: (*SetProviderResponse)(nil),
-}
-
-// DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
-func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetProviderResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetProviderResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5475,7 +4640,7 @@ func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetProviderResponse, wire.Lenient)
 }
 
 var objectDisableProviderResponse = wire.Object{
@@ -5485,23 +4650,13 @@ var objectDisableProviderResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DisableProviderResponse",
 	Type: (*DisableProviderResponse)(nil),
-}
-
-// DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
-func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDisableProviderResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDisableProviderResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5512,7 +4667,7 @@ func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDisableProviderResponse, wire.Lenient)
 }
 
 var objectLogoutResponse = wire.Object{
@@ -5522,23 +4677,13 @@ var objectLogoutResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LogoutResponse",
 	Type: (*LogoutResponse)(nil),
-}
-
-// DecodeJSON decodes one LogoutResponse object, keeping unknown members.
-func (v *LogoutResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5549,7 +4694,7 @@ func (v LogoutResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutResponse, wire.Lenient)
 }
 
 var objectAuthStatusResponse = wire.Object{
@@ -5559,8 +4704,8 @@ var objectAuthStatusResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "state",
 			Value: &wire.Value{
-				Coded: (*AuthState)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumAuthState,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -5581,23 +4726,13 @@ var objectAuthStatusResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthStatusResponse",
 	Type: (*AuthStatusResponse)(nil),
-}
-
-// DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
-func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5608,28 +4743,23 @@ func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthState value.
-func (v *AuthState) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumAuthState = wire.Enum{
+	Name: "AuthState",
+	Open: true,
+	Type: (*AuthState)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthState) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthState) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumAuthState.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthState) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumAuthState, wire.Lenient)
 }
 
 var objectAuthAccount = wire.Object{
@@ -5638,54 +4768,44 @@ var objectAuthAccount = wire.Object{
 			Field: "Label",
 			Flags: wire.Required,
 			Name:  "label",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Active",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "active",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Email",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "email",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Organization",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "organization",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthAccount",
 	Type: (*AuthAccount)(nil),
-}
-
-// DecodeJSON decodes one AuthAccount object, keeping unknown members.
-func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthAccount)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthAccount) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthAccount)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5696,7 +4816,7 @@ func (v AuthAccount) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthAccount) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthAccount, wire.Lenient)
 }
 
 var objectNewSessionResponse = wire.Object{
@@ -5705,7 +4825,7 @@ var objectNewSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Modes",
@@ -5734,23 +4854,13 @@ var objectNewSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.NewSessionResponse",
 	Type: (*NewSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
-func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNewSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5761,7 +4871,7 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
 var objectSessionModeState = wire.Object{
@@ -5770,7 +4880,7 @@ var objectSessionModeState = wire.Object{
 			Field: "CurrentModeID",
 			Flags: wire.Required,
 			Name:  "currentModeId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AvailableModes",
@@ -5790,23 +4900,13 @@ var objectSessionModeState = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionModeState",
 	Type: (*SessionModeState)(nil),
-}
-
-// DecodeJSON decodes one SessionModeState object, keeping unknown members.
-func (v *SessionModeState) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionModeState)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionModeState) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionModeState)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5817,34 +4917,22 @@ func (v SessionModeState) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionModeState) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionModeID value.
-func (v *SessionModeID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionModeID(x)
-	return nil
+var scalarSessionModeID = wire.Scalar{
+	Type:  (*SessionModeID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionModeID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionModeID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionModeID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionModeID, wire.Lenient)
 }
 
 var objectSessionMode = wire.Object{
@@ -5853,42 +4941,32 @@ var objectSessionMode = wire.Object{
 			Field: "ID",
 			Flags: wire.Required,
 			Name:  "id",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionMode",
 	Type: (*SessionMode)(nil),
-}
-
-// DecodeJSON decodes one SessionMode object, keeping unknown members.
-func (v *SessionMode) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionMode)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionMode) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionMode)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5899,7 +4977,7 @@ func (v SessionMode) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
 
 var membersSessionConfigOption = wire.Members{Required: []string{"id", "name"}}
@@ -5924,7 +5002,7 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "id":
-		return 0, wire.AtKey(v.ID.DecodeJSON(d), "id")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ID), d), "id")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -5946,7 +5024,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, err
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		if err := v.Category.DecodeJSON(d); err != nil {
+		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
 			v.Category = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
@@ -5973,7 +5051,7 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"id\":")
-	b = v.ID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -5982,7 +5060,7 @@ func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) 
 	}
 	if v.Category != nil {
 		b = wire.Key(b, &comma, "\"category\":")
-		b = v.Category.AppendJSON(b)
+		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -6079,79 +5157,50 @@ func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigID value.
-func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigID(x)
-	return nil
+var scalarSessionConfigID = wire.Scalar{
+	Type:  (*SessionConfigID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigOptionCategory value.
-func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionConfigOptionCategory = wire.Enum{
+	Name: "SessionConfigOptionCategory",
+	Open: true,
+	Type: (*SessionConfigOptionCategory)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionCategory) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigValueID value.
-func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigValueID(x)
-	return nil
+var scalarSessionConfigValueID = wire.Scalar{
+	Type:  (*SessionConfigValueID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigValueID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionConfigSelectOptions, choosing the variant by JSON type, then by trying the candidates in order.
@@ -6229,7 +5278,7 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -6253,7 +5302,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Value))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -6297,7 +5346,7 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "group":
-		return 0, wire.AtKey(v.Group.DecodeJSON(d), "group")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Group), d), "group")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
@@ -6316,7 +5365,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"group\":")
-	b = v.Group.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Group))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	b = wire.Key(b, &comma, "\"options\":")
@@ -6339,31 +5388,19 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigGroupID value.
-func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigGroupID(x)
-	return nil
+var scalarSessionConfigGroupID = wire.Scalar{
+	Type:  (*SessionConfigGroupID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigGroupID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
 var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
@@ -6385,7 +5422,7 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
 	case "options":
 		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
@@ -6395,7 +5432,7 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = v.CurrentValue.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentValue))
 	b = wire.Key(b, &comma, "\"options\":")
 	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
@@ -6483,23 +5520,13 @@ var objectLoadSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LoadSessionResponse",
 	Type: (*LoadSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one LoadSessionResponse object, keeping unknown members.
-func (v *LoadSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoadSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoadSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6510,7 +5537,7 @@ func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoadSessionResponse, wire.Lenient)
 }
 
 var objectListSessionsResponse = wire.Object{
@@ -6532,30 +5559,20 @@ var objectListSessionsResponse = wire.Object{
 			Field: "NextCursor",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "nextCursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ListSessionsResponse",
 	Type: (*ListSessionsResponse)(nil),
-}
-
-// DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
-func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6566,7 +5583,7 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
 
 var objectSessionInfo = wire.Object{
@@ -6575,7 +5592,7 @@ var objectSessionInfo = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
@@ -6601,42 +5618,32 @@ var objectSessionInfo = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "UpdatedAt",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "updatedAt",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Archived",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "archived",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionInfo",
 	Type: (*SessionInfo)(nil),
-}
-
-// DecodeJSON decodes one SessionInfo object, keeping unknown members.
-func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6647,7 +5654,7 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
 var objectDeleteSessionResponse = wire.Object{
@@ -6657,23 +5664,13 @@ var objectDeleteSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DeleteSessionResponse",
 	Type: (*DeleteSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
-func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6684,7 +5681,7 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
 
 var objectForkSessionResponse = wire.Object{
@@ -6693,7 +5690,7 @@ var objectForkSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Modes",
@@ -6722,23 +5719,13 @@ var objectForkSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ForkSessionResponse",
 	Type: (*ForkSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
-func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectForkSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ForkSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectForkSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6749,7 +5736,7 @@ func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectForkSessionResponse, wire.Lenient)
 }
 
 var objectArchiveSessionResponse = wire.Object{
@@ -6759,23 +5746,13 @@ var objectArchiveSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ArchiveSessionResponse",
 	Type: (*ArchiveSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
-func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectArchiveSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectArchiveSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6786,7 +5763,7 @@ func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectArchiveSessionResponse, wire.Lenient)
 }
 
 var objectUnarchiveSessionResponse = wire.Object{
@@ -6796,23 +5773,13 @@ var objectUnarchiveSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.UnarchiveSessionResponse",
 	Type: (*UnarchiveSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
-func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnarchiveSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnarchiveSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6823,7 +5790,7 @@ func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnarchiveSessionResponse, wire.Lenient)
 }
 
 var objectSessionStatusResponse = wire.Object{
@@ -6833,8 +5800,8 @@ var objectSessionStatusResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "status",
 			Value: &wire.Value{
-				Coded: (*SessionStatus)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSessionStatus,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -6842,23 +5809,13 @@ var objectSessionStatusResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionStatusResponse",
 	Type: (*SessionStatusResponse)(nil),
-}
-
-// DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
-func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6869,28 +5826,23 @@ func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionStatus value.
-func (v *SessionStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionStatus = wire.Enum{
+	Name: "SessionStatus",
+	Open: true,
+	Type: (*SessionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionStatus, wire.Lenient)
 }
 
 var objectSetSessionTitleResponse = wire.Object{
@@ -6899,30 +5851,20 @@ var objectSetSessionTitleResponse = wire.Object{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetSessionTitleResponse",
 	Type: (*SetSessionTitleResponse)(nil),
-}
-
-// DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
-func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionTitleResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionTitleResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionTitleResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6933,7 +5875,7 @@ func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionTitleResponse, wire.Lenient)
 }
 
 var objectResumeSessionResponse = wire.Object{
@@ -6965,23 +5907,13 @@ var objectResumeSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ResumeSessionResponse",
 	Type: (*ResumeSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
-func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6992,7 +5924,7 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
 
 var objectCloseSessionResponse = wire.Object{
@@ -7002,23 +5934,13 @@ var objectCloseSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CloseSessionResponse",
 	Type: (*CloseSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
-func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7029,7 +5951,7 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
 
 var objectSetSessionModeResponse = wire.Object{
@@ -7039,23 +5961,13 @@ var objectSetSessionModeResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetSessionModeResponse",
 	Type: (*SetSessionModeResponse)(nil),
-}
-
-// DecodeJSON decodes one SetSessionModeResponse object, keeping unknown members.
-func (v *SetSessionModeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionModeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionModeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionModeResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7066,7 +5978,7 @@ func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionModeResponse, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionResponse = wire.Object{
@@ -7089,23 +6001,13 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionResponse",
 	Type: (*SetSessionConfigOptionResponse)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
-func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7116,7 +6018,7 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
 
 var membersPromptResponse = wire.Members{Required: []string{"stopReason"}}
@@ -7138,7 +6040,7 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "stopReason":
-		return 0, wire.AtKey(v.StopReason.DecodeJSON(d), "stopReason")
+		return 0, wire.AtKey(enumStopReason.DecodeValue(d, &v.StopReason), "stopReason")
 	case "usage":
 		if d.TryNull() {
 			v.Usage = nil
@@ -7146,7 +6048,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
-		if err := v.Usage.DecodeJSON(d); err != nil {
+		if err := objectUsage.DecodeValue(d, v.Usage); err != nil {
 			v.Usage = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
@@ -7160,10 +6062,10 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"stopReason\":")
-	b = v.StopReason.AppendJSON(b)
+	b = enumStopReason.AppendValue(b, &v.StopReason)
 	if v.Usage != nil {
 		b = wire.Key(b, &comma, "\"usage\":")
-		b = v.Usage.AppendJSON(b)
+		b = objectUsage.AppendValue(b, v.Usage)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7183,43 +6085,20 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one StopReason value.
-func (v *StopReason) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "end_turn":
-		*v = StopReasonEndTurn
-	case "max_tokens":
-		*v = StopReasonMaxTokens
-	case "max_turn_requests":
-		*v = StopReasonMaxTurnRequests
-	case "refusal":
-		*v = StopReasonRefusal
-	case "cancelled":
-		*v = StopReasonCancelled
-	default:
-		return d.Errorf("unknown StopReason value %q", s)
-	}
-	return nil
+var enumStopReason = wire.Enum{
+	Name:   "StopReason",
+	Type:   (*StopReason)(nil),
+	Values: []string{"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StopReason) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StopReason) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStopReason.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StopReason) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStopReason, wire.Lenient)
 }
 
 var objectUsage = wire.Object{
@@ -7228,60 +6107,50 @@ var objectUsage = wire.Object{
 			Field: "TotalTokens",
 			Flags: wire.Required,
 			Name:  "totalTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "InputTokens",
 			Flags: wire.Required,
 			Name:  "inputTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "OutputTokens",
 			Flags: wire.Required,
 			Name:  "outputTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "ThoughtTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "thoughtTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "CachedReadTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "cachedReadTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "CachedWriteTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "cachedWriteTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Usage",
 	Type: (*Usage)(nil),
-}
-
-// DecodeJSON decodes one Usage object, keeping unknown members.
-func (v *Usage) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUsage)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Usage) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUsage)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7292,7 +6161,7 @@ func (v Usage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Usage) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUsage, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtResponse value.
@@ -7337,27 +6206,17 @@ var objectError = wire.Object{
 			Field: "Message",
 			Flags: wire.Required,
 			Name:  "message",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Data",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "data",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.Error",
 	Type: (*Error)(nil),
-}
-
-// DecodeJSON decodes one Error object, keeping unknown members.
-func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Error) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectError)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7368,7 +6227,7 @@ func (v Error) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Error) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorCode value.
@@ -7403,27 +6262,17 @@ var objectAgentNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentNotification",
 	Type: (*AgentNotification)(nil),
-}
-
-// DecodeJSON decodes one AgentNotification object, keeping unknown members.
-func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7434,7 +6283,7 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
 
 var membersSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
@@ -7456,7 +6305,7 @@ func (v *SessionNotification) AppendJSON(b []byte) []byte {
 func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "update":
 		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
@@ -7468,7 +6317,7 @@ func (v *SessionNotification) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"update\":")
 	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
@@ -7860,31 +6709,19 @@ func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MessageID value.
-func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MessageID(x)
-	return nil
+var scalarMessageID = wire.Scalar{
+	Type:  (*MessageID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMessageID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
 
 var membersContentChunk = wire.Members{Required: []string{"content"}}
@@ -7914,7 +6751,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.MessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MessageID), d); err != nil {
 			v.MessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "messageId")
 		}
@@ -7931,7 +6768,7 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.Content.AppendJSON(b)
 	if v.MessageID != nil {
 		b = wire.Key(b, &comma, "\"messageId\":")
-		b = v.MessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MessageID))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7970,7 +6807,7 @@ func (v *ToolCall) AppendJSON(b []byte) []byte {
 func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "name":
@@ -7988,7 +6825,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "kind":
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -7996,21 +6833,21 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "status":
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
 		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
 		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -8046,7 +6883,7 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Name != nil {
@@ -8055,19 +6892,19 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -8116,9 +6953,9 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "content":
 		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(enumPlanEntryPriority.DecodeValue(d, &v.Priority), "priority")
 	case "status":
-		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(enumPlanEntryStatus.DecodeValue(d, &v.Status), "status")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -8130,9 +6967,9 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	b = wire.Key(b, &comma, "\"priority\":")
-	b = v.Priority.AppendJSON(b)
+	b = enumPlanEntryPriority.AppendValue(b, &v.Priority)
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumPlanEntryStatus.AppendValue(b, &v.Status)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -8151,74 +6988,36 @@ func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryPriority value.
-func (v *PlanEntryPriority) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "high":
-		*v = PlanEntryPriorityHigh
-	case "medium":
-		*v = PlanEntryPriorityMedium
-	case "low":
-		*v = PlanEntryPriorityLow
-	default:
-		return d.Errorf("unknown PlanEntryPriority value %q", s)
-	}
-	return nil
+var enumPlanEntryPriority = wire.Enum{
+	Name:   "PlanEntryPriority",
+	Type:   (*PlanEntryPriority)(nil),
+	Values: []string{"high", "medium", "low"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryPriority) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryStatus value.
-func (v *PlanEntryStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = PlanEntryStatusPending
-	case "in_progress":
-		*v = PlanEntryStatusInProgress
-	case "completed":
-		*v = PlanEntryStatusCompleted
-	default:
-		return d.Errorf("unknown PlanEntryStatus value %q", s)
-	}
-	return nil
+var enumPlanEntryStatus = wire.Enum{
+	Name:   "PlanEntryStatus",
+	Type:   (*PlanEntryStatus)(nil),
+	Values: []string{"pending", "in_progress", "completed"},
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
 
 var membersPlan = wire.Members{Required: []string{"entries"}}
@@ -8405,31 +7204,19 @@ func (v *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanID value.
-func (v *PlanID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PlanID(x)
-	return nil
+var scalarPlanID = wire.Scalar{
+	Type:  (*PlanID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPlanID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPlanID, wire.Lenient)
 }
 
 var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
@@ -8451,7 +7238,7 @@ func (v *PlanItems) AppendJSON(b []byte) []byte {
 func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "entries":
 		m := d.Mark()
 		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
@@ -8468,7 +7255,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"entries\":")
 	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
@@ -8508,7 +7295,7 @@ func (v *PlanFile) AppendJSON(b []byte) []byte {
 func (v *PlanFile) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "uri":
 		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
@@ -8520,7 +7307,7 @@ func (v *PlanFile) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanFile) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"uri\":")
 	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
@@ -8560,7 +7347,7 @@ func (v *PlanMarkdown) AppendJSON(b []byte) []byte {
 func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "content":
 		return 1, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
@@ -8572,7 +7359,7 @@ func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanMarkdown) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
@@ -8660,7 +7447,7 @@ func (v *PlanRemoved) AppendJSON(b []byte) []byte {
 func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -8670,7 +7457,7 @@ func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanRemoved) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -8718,7 +7505,7 @@ func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		if err := v.Input.DecodeJSON(d); err != nil {
+		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
 			v.Input = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
@@ -8737,7 +7524,7 @@ func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
 		b = wire.Key(b, &comma, "\"input\":")
-		b = v.Input.AppendJSON(b)
+		b = unionAvailableCommandInput.AppendValue(b, v.Input)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8769,25 +7556,15 @@ var unionAvailableCommandInput = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
-func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AvailableCommandInput")
+	return wire.MarshalWith(&v, &unionAvailableCommandInput, "unstable.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
 
 var objectUnstructuredCommandInput = wire.Object{
@@ -8796,30 +7573,20 @@ var objectUnstructuredCommandInput = wire.Object{
 			Field: "Hint",
 			Flags: wire.Required,
 			Name:  "hint",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.UnstructuredCommandInput",
 	Type: (*UnstructuredCommandInput)(nil),
-}
-
-// DecodeJSON decodes one UnstructuredCommandInput object, keeping unknown members.
-func (v *UnstructuredCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnstructuredCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnstructuredCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnstructuredCommandInput)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8830,7 +7597,7 @@ func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
 
 var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
@@ -8905,7 +7672,7 @@ func (v *CurrentModeUpdate) AppendJSON(b []byte) []byte {
 func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentModeId":
-		return 0, wire.AtKey(v.CurrentModeID.DecodeJSON(d), "currentModeId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentModeID), d), "currentModeId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -8915,7 +7682,7 @@ func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentModeId\":")
-	b = v.CurrentModeID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentModeID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -9067,36 +7834,26 @@ var objectCost = wire.Object{
 			Field: "Amount",
 			Flags: wire.Required,
 			Name:  "amount",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Currency",
 			Flags: wire.Required,
 			Name:  "currency",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Cost",
 	Type: (*Cost)(nil),
-}
-
-// DecodeJSON decodes one Cost object, keeping unknown members.
-func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCost)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Cost) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCost)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9107,7 +7864,7 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Cost) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
 var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
@@ -9139,7 +7896,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
-		if err := v.Cost.DecodeJSON(d); err != nil {
+		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
 			v.Cost = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
@@ -9158,7 +7915,7 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
 		b = wire.Key(b, &comma, "\"cost\":")
-		b = v.Cost.AppendJSON(b)
+		b = objectCost.AppendValue(b, v.Cost)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9178,39 +7935,20 @@ func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one NoticeSeverity value.
-func (v *NoticeSeverity) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "info":
-		*v = NoticeSeverityInfo
-	case "warning":
-		*v = NoticeSeverityWarning
-	case "error":
-		*v = NoticeSeverityError
-	default:
-		*v = NoticeSeverity(string(s))
-	}
-	return nil
+var enumNoticeSeverity = wire.Enum{
+	Name: "NoticeSeverity",
+	Open: true,
+	Type: (*NoticeSeverity)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeSeverity) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
 var membersNotice = wire.Members{Required: []string{"severity", "title"}}
@@ -9232,7 +7970,7 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
@@ -9256,7 +7994,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"severity\":")
-	b = v.Severity.AppendJSON(b)
+	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
@@ -9281,68 +8019,35 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionID value.
-func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = CompactionID(x)
-	return nil
+var scalarCompactionID = wire.Scalar{
+	Type:  (*CompactionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarCompactionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionStatus value.
-func (v *CompactionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "in_progress":
-		*v = CompactionStatusInProgress
-	case "completed":
-		*v = CompactionStatusCompleted
-	case "failed":
-		*v = CompactionStatusFailed
-	case "cancelled":
-		*v = CompactionStatusCancelled
-	default:
-		*v = CompactionStatus(string(s))
-	}
-	return nil
+var enumCompactionStatus = wire.Enum{
+	Name: "CompactionStatus",
+	Open: true,
+	Type: (*CompactionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
 var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
@@ -9364,9 +8069,9 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "status":
-		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
@@ -9399,9 +8104,9 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumCompactionStatus.AppendValue(b, &v.Status)
 	if v.Summary != nil {
 		b = wire.Key(b, &comma, "\"summary\":")
 		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
@@ -9447,7 +8152,7 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -9459,7 +8164,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -9496,23 +8201,13 @@ var objectSubagentSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SubagentSessionCapabilities",
 	Type: (*SubagentSessionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
-func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSubagentSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSubagentSessionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9523,7 +8218,7 @@ func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSubagentSessionCapabilities, wire.Lenient)
 }
 
 var objectSessionCancelCapabilities = wire.Object{
@@ -9533,23 +8228,13 @@ var objectSessionCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionCancelCapabilities",
 	Type: (*SessionCancelCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
-func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCancelCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9560,7 +8245,7 @@ func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCancelCapabilities, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -9711,21 +8396,11 @@ var objectStateUpdateOther = wire.Object{
 			Field: "State",
 			Flags: wire.Required,
 			Name:  "state",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.StateUpdateOther",
 	Type: (*StateUpdateOther)(nil),
-}
-
-// DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
-func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStateUpdateOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StateUpdateOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStateUpdateOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9736,7 +8411,7 @@ func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStateUpdateOther, wire.Lenient)
 }
 
 var objectRunningStateUpdate = wire.Object{
@@ -9746,23 +8421,13 @@ var objectRunningStateUpdate = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.RunningStateUpdate",
 	Type: (*RunningStateUpdate)(nil),
-}
-
-// DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
-func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRunningStateUpdate)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRunningStateUpdate)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9773,7 +8438,7 @@ func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRunningStateUpdate, wire.Lenient)
 }
 
 var objectErrorStopReason = wire.Object{
@@ -9792,16 +8457,6 @@ var objectErrorStopReason = wire.Object{
 	Type: (*ErrorStopReason)(nil),
 }
 
-// DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
-func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectErrorStopReason)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ErrorStopReason) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectErrorStopReason)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
@@ -9810,7 +8465,7 @@ func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectErrorStopReason, wire.Lenient)
 }
 
 // DecodeJSON decodes one IdleStateUpdate object, keeping unknown members.
@@ -9839,7 +8494,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
-		if err := v.Usage.DecodeJSON(d); err != nil {
+		if err := objectUsage.DecodeValue(d, v.Usage); err != nil {
 			v.Usage = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
@@ -9867,7 +8522,7 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Usage != nil {
 		b = wire.Key(b, &comma, "\"usage\":")
-		b = v.Usage.AppendJSON(b)
+		b = objectUsage.AppendValue(b, v.Usage)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -10027,16 +8682,6 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 	Type: (*IdleStateUpdateStopReasonEndTurn)(nil),
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonEndTurn)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonEndTurn) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonEndTurn)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
@@ -10045,22 +8690,12 @@ func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonEndTurn, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonMaxTokens",
 	Type: (*IdleStateUpdateStopReasonMaxTokens)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonMaxTokens)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonMaxTokens) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10071,22 +8706,12 @@ func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTokens, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonMaxTurnRequests",
 	Type: (*IdleStateUpdateStopReasonMaxTurnRequests)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10097,22 +8722,12 @@ func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTurnRequests, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonRefusal",
 	Type: (*IdleStateUpdateStopReasonRefusal)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonRefusal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonRefusal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10123,22 +8738,12 @@ func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonRefusal, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonCancelled",
 	Type: (*IdleStateUpdateStopReasonCancelled)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonCancelled)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonCancelled) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10149,7 +8754,7 @@ func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonCancelled, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonOther = wire.Object{
@@ -10158,21 +8763,11 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 			Field: "StopReason",
 			Flags: wire.Required,
 			Name:  "stopReason",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.IdleStateUpdateStopReasonOther",
 	Type: (*IdleStateUpdateStopReasonOther)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10183,22 +8778,12 @@ func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonOther, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonNone = wire.Object{
 	Name: "unstable.IdleStateUpdateStopReasonNone",
 	Type: (*IdleStateUpdateStopReasonNone)(nil),
-}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIdleStateUpdateStopReasonNone)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonNone) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10209,7 +8794,7 @@ func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonNone, wire.Lenient)
 }
 
 var objectRequiresActionStateUpdate = wire.Object{
@@ -10219,23 +8804,13 @@ var objectRequiresActionStateUpdate = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.RequiresActionStateUpdate",
 	Type: (*RequiresActionStateUpdate)(nil),
-}
-
-// DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
-func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequiresActionStateUpdate)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequiresActionStateUpdate)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10246,7 +8821,7 @@ func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequiresActionStateUpdate, wire.Lenient)
 }
 
 var objectUnknownStateUpdate = wire.Object{
@@ -10256,23 +8831,13 @@ var objectUnknownStateUpdate = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.UnknownStateUpdate",
 	Type: (*UnknownStateUpdate)(nil),
-}
-
-// DecodeJSON decodes one UnknownStateUpdate object, keeping unknown members.
-func (v *UnknownStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnknownStateUpdate)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnknownStateUpdate) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnknownStateUpdate)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10283,7 +8848,7 @@ func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnknownStateUpdate, wire.Lenient)
 }
 
 var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
@@ -10305,7 +8870,7 @@ func (v *SubagentUpdate) AppendJSON(b []byte) []byte {
 func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
@@ -10337,7 +8902,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(SubagentSessionCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectSubagentSessionCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -10376,7 +8941,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	if v.Title != nil {
 		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
@@ -10387,7 +8952,7 @@ func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectSubagentSessionCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.State != nil {
 		b = wire.Key(b, &comma, "\"state\":")
@@ -10438,7 +9003,7 @@ func (v *SessionMessage) AppendJSON(b []byte) []byte {
 func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "senderSessionId":
 		if d.TryNull() {
 			v.SenderSessionID = nil
@@ -10446,7 +9011,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.SenderSessionID = new(SessionID)
 		m := d.Mark()
-		if err := v.SenderSessionID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.SenderSessionID), d); err != nil {
 			v.SenderSessionID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderSessionId")
 		}
@@ -10458,7 +9023,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.RecipientSessionID = new(SessionID)
 		m := d.Mark()
-		if err := v.RecipientSessionID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.RecipientSessionID), d); err != nil {
 			v.RecipientSessionID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientSessionId")
 		}
@@ -10470,7 +9035,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.SenderMessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.SenderMessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.SenderMessageID), d); err != nil {
 			v.SenderMessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderMessageId")
 		}
@@ -10482,7 +9047,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.RecipientMessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.RecipientMessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.RecipientMessageID), d); err != nil {
 			v.RecipientMessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientMessageId")
 		}
@@ -10507,22 +9072,22 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.SenderSessionID != nil {
 		b = wire.Key(b, &comma, "\"senderSessionId\":")
-		b = v.SenderSessionID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.SenderSessionID))
 	}
 	if v.RecipientSessionID != nil {
 		b = wire.Key(b, &comma, "\"recipientSessionId\":")
-		b = v.RecipientSessionID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.RecipientSessionID))
 	}
 	if v.SenderMessageID != nil {
 		b = wire.Key(b, &comma, "\"senderMessageId\":")
-		b = v.SenderMessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.SenderMessageID))
 	}
 	if v.RecipientMessageID != nil {
 		b = wire.Key(b, &comma, "\"recipientMessageId\":")
-		b = v.RecipientMessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.RecipientMessageID))
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
@@ -10565,7 +9130,7 @@ func (v *SessionMessageChunk) AppendJSON(b []byte) []byte {
 func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -10577,7 +9142,7 @@ func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessageChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -10604,30 +9169,20 @@ var objectCompleteElicitationNotification = wire.Object{
 			Field: "ElicitationID",
 			Flags: wire.Required,
 			Name:  "elicitationId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CompleteElicitationNotification",
 	Type: (*CompleteElicitationNotification)(nil),
-}
-
-// DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
-func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10638,7 +9193,7 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
 
 var objectAuthStatusUpdateNotification = wire.Object{
@@ -10648,8 +9203,8 @@ var objectAuthStatusUpdateNotification = wire.Object{
 			Flags: wire.Required,
 			Name:  "state",
 			Value: &wire.Value{
-				Coded: (*AuthState)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumAuthState,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -10670,23 +9225,13 @@ var objectAuthStatusUpdateNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthStatusUpdateNotification",
 	Type: (*AuthStatusUpdateNotification)(nil),
-}
-
-// DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
-func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusUpdateNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusUpdateNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusUpdateNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10697,7 +9242,7 @@ func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusUpdateNotification, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtNotification value.
@@ -10742,27 +9287,17 @@ var objectClientRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientRequest",
 	Type: (*ClientRequest)(nil),
-}
-
-// DecodeJSON decodes one ClientRequest object, keeping unknown members.
-func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10773,7 +9308,7 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
 
 var objectInitializeRequest = wire.Object{
@@ -10782,7 +9317,7 @@ var objectInitializeRequest = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "ClientCapabilities",
@@ -10807,23 +9342,13 @@ var objectInitializeRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.InitializeRequest",
 	Type: (*InitializeRequest)(nil),
-}
-
-// DecodeJSON decodes one InitializeRequest object, keeping unknown members.
-func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10834,7 +9359,7 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
 
 var objectClientCapabilities = wire.Object{
@@ -10852,7 +9377,7 @@ var objectClientCapabilities = wire.Object{
 			Field: "Terminal",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "terminal",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Session",
@@ -10904,23 +9429,13 @@ var objectClientCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ClientCapabilities",
 	Type: (*ClientCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
-func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10931,7 +9446,7 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
 
 var objectFileSystemCapabilities = wire.Object{
@@ -10940,36 +9455,26 @@ var objectFileSystemCapabilities = wire.Object{
 			Field: "ReadTextFile",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "readTextFile",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "WriteTextFile",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "writeTextFile",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.FileSystemCapabilities",
 	Type: (*FileSystemCapabilities)(nil),
-}
-
-// DecodeJSON decodes one FileSystemCapabilities object, keeping unknown members.
-func (v *FileSystemCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectFileSystemCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *FileSystemCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectFileSystemCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10980,7 +9485,7 @@ func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectFileSystemCapabilities, wire.Lenient)
 }
 
 var objectClientSessionCapabilities = wire.Object{
@@ -11017,23 +9522,13 @@ var objectClientSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ClientSessionCapabilities",
 	Type: (*ClientSessionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ClientSessionCapabilities object, keeping unknown members.
-func (v *ClientSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientSessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientSessionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11044,22 +9539,12 @@ func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientSessionCapabilities, wire.Lenient)
 }
 
 var objectCompactionCapabilities = wire.Object{
 	Name: "unstable.CompactionCapabilities",
 	Type: (*CompactionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one CompactionCapabilities object, keeping unknown members.
-func (v *CompactionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompactionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompactionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11070,7 +9555,7 @@ func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionCapabilities, wire.Lenient)
 }
 
 var objectSessionConfigOptionsCapabilities = wire.Object{
@@ -11089,23 +9574,13 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionConfigOptionsCapabilities",
 	Type: (*SessionConfigOptionsCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionConfigOptionsCapabilities object, keeping unknown members.
-func (v *SessionConfigOptionsCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionConfigOptionsCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionsCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionConfigOptionsCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11116,7 +9591,7 @@ func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigOptionsCapabilities, wire.Lenient)
 }
 
 var objectBooleanConfigOptionCapabilities = wire.Object{
@@ -11126,23 +9601,13 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.BooleanConfigOptionCapabilities",
 	Type: (*BooleanConfigOptionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one BooleanConfigOptionCapabilities object, keeping unknown members.
-func (v *BooleanConfigOptionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanConfigOptionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanConfigOptionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanConfigOptionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11153,22 +9618,12 @@ func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanConfigOptionCapabilities, wire.Lenient)
 }
 
 var objectNoticeCapabilities = wire.Object{
 	Name: "unstable.NoticeCapabilities",
 	Type: (*NoticeCapabilities)(nil),
-}
-
-// DecodeJSON decodes one NoticeCapabilities object, keeping unknown members.
-func (v *NoticeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNoticeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNoticeCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11179,7 +9634,7 @@ func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNoticeCapabilities, wire.Lenient)
 }
 
 var objectSubagentCapabilities = wire.Object{
@@ -11189,23 +9644,13 @@ var objectSubagentCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SubagentCapabilities",
 	Type: (*SubagentCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SubagentCapabilities object, keeping unknown members.
-func (v *SubagentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSubagentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SubagentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSubagentCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11216,7 +9661,7 @@ func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SubagentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSubagentCapabilities, wire.Lenient)
 }
 
 var objectPlanCapabilities = wire.Object{
@@ -11226,23 +9671,13 @@ var objectPlanCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.PlanCapabilities",
 	Type: (*PlanCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PlanCapabilities object, keeping unknown members.
-func (v *PlanCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPlanCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPlanCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11253,7 +9688,7 @@ func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPlanCapabilities, wire.Lenient)
 }
 
 var objectAuthCapabilities = wire.Object{
@@ -11262,30 +9697,20 @@ var objectAuthCapabilities = wire.Object{
 			Field: "Terminal",
 			Flags: wire.Pointer | wire.DefaultOnError,
 			Name:  "terminal",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthCapabilities",
 	Type: (*AuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AuthCapabilities object, keeping unknown members.
-func (v *AuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11296,7 +9721,7 @@ func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthCapabilities, wire.Lenient)
 }
 
 var objectElicitationCapabilities = wire.Object{
@@ -11324,23 +9749,13 @@ var objectElicitationCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ElicitationCapabilities",
 	Type: (*ElicitationCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
-func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11351,7 +9766,7 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
 
 var objectElicitationFormCapabilities = wire.Object{
@@ -11361,23 +9776,13 @@ var objectElicitationFormCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ElicitationFormCapabilities",
 	Type: (*ElicitationFormCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
-func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11388,7 +9793,7 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
 
 var objectElicitationURLCapabilities = wire.Object{
@@ -11398,23 +9803,13 @@ var objectElicitationURLCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ElicitationURLCapabilities",
 	Type: (*ElicitationURLCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
-func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11425,7 +9820,7 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
 
 var objectAuthenticateRequest = wire.Object{
@@ -11434,30 +9829,20 @@ var objectAuthenticateRequest = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthenticateRequest",
 	Type: (*AuthenticateRequest)(nil),
-}
-
-// DecodeJSON decodes one AuthenticateRequest object, keeping unknown members.
-func (v *AuthenticateRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthenticateRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthenticateRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthenticateRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11468,7 +9853,7 @@ func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthenticateRequest, wire.Lenient)
 }
 
 var objectListProvidersRequest = wire.Object{
@@ -11478,23 +9863,13 @@ var objectListProvidersRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ListProvidersRequest",
 	Type: (*ListProvidersRequest)(nil),
-}
-
-// DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
-func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListProvidersRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListProvidersRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11505,7 +9880,7 @@ func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListProvidersRequest, wire.Lenient)
 }
 
 var objectSetProviderRequest = wire.Object{
@@ -11514,28 +9889,28 @@ var objectSetProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "APIType",
 			Flags: wire.Required,
 			Name:  "apiType",
 			Value: &wire.Value{
-				Coded: (*LlmProtocol)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumLlmProtocol,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "BaseURL",
 			Flags: wire.Required,
 			Name:  "baseUrl",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Headers",
 			Name:  "headers",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11544,23 +9919,13 @@ var objectSetProviderRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetProviderRequest",
 	Type: (*SetProviderRequest)(nil),
-}
-
-// DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
-func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetProviderRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetProviderRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetProviderRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11571,7 +9936,7 @@ func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetProviderRequest, wire.Lenient)
 }
 
 var objectDisableProviderRequest = wire.Object{
@@ -11580,30 +9945,20 @@ var objectDisableProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DisableProviderRequest",
 	Type: (*DisableProviderRequest)(nil),
-}
-
-// DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
-func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDisableProviderRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DisableProviderRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDisableProviderRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11614,7 +9969,7 @@ func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDisableProviderRequest, wire.Lenient)
 }
 
 var objectLogoutRequest = wire.Object{
@@ -11624,23 +9979,13 @@ var objectLogoutRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LogoutRequest",
 	Type: (*LogoutRequest)(nil),
-}
-
-// DecodeJSON decodes one LogoutRequest object, keeping unknown members.
-func (v *LogoutRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11651,7 +9996,7 @@ func (v LogoutRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutRequest, wire.Lenient)
 }
 
 var objectAuthStatusRequest = wire.Object{
@@ -11661,23 +10006,13 @@ var objectAuthStatusRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthStatusRequest",
 	Type: (*AuthStatusRequest)(nil),
-}
-
-// DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
-func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11688,7 +10023,7 @@ func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusRequest, wire.Lenient)
 }
 
 var membersNewSessionRequest = wire.Members{Required: []string{"cwd", "mcpServers"}}
@@ -11725,7 +10060,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(objectSystemPrompt.DecodeValue(d, v.SystemPrompt), "systemPrompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -11744,7 +10079,7 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
 	if v.SystemPrompt != nil {
 		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
+		b = objectSystemPrompt.AppendValue(b, v.SystemPrompt)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -12102,7 +10437,7 @@ func (v *MCPServerACP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "name":
 		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "serverId":
-		return 1, wire.AtKey(v.ServerID.DecodeJSON(d), "serverId")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.ServerID), d), "serverId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -12114,7 +10449,7 @@ func (v *MCPServerACP) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	b = wire.Key(b, &comma, "\"serverId\":")
-	b = v.ServerID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ServerID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -12208,8 +10543,8 @@ var objectSystemPrompt = wire.Object{
 			Flags: wire.Required,
 			Name:  "mode",
 			Value: &wire.Value{
-				Coded: (*SystemPromptMode)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSystemPromptMode,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -12229,23 +10564,13 @@ var objectSystemPrompt = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SystemPrompt",
 	Type: (*SystemPrompt)(nil),
-}
-
-// DecodeJSON decodes one SystemPrompt object, keeping unknown members.
-func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSystemPrompt)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SystemPrompt) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSystemPrompt)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12256,28 +10581,23 @@ func (v SystemPrompt) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSystemPrompt, wire.Lenient)
 }
 
-// DecodeJSON decodes one SystemPromptMode value.
-func (v *SystemPromptMode) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSystemPromptMode = wire.Enum{
+	Name: "SystemPromptMode",
+	Open: true,
+	Type: (*SystemPromptMode)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SystemPromptMode) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SystemPromptMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSystemPromptMode.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSystemPromptMode, wire.Lenient)
 }
 
 var objectLoadSessionRequest = wire.Object{
@@ -12318,7 +10638,7 @@ var objectLoadSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "SystemPrompt",
@@ -12334,23 +10654,13 @@ var objectLoadSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LoadSessionRequest",
 	Type: (*LoadSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
-func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoadSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoadSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12361,7 +10671,7 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoadSessionRequest, wire.Lenient)
 }
 
 var objectListSessionsRequest = wire.Object{
@@ -12379,15 +10689,15 @@ var objectListSessionsRequest = wire.Object{
 			Field: "Cursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Archived",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "archived",
 			Value: &wire.Value{
-				Coded: (*SessionArchiveFilter)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSessionArchiveFilter,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -12395,7 +10705,7 @@ var objectListSessionsRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12415,16 +10725,6 @@ var objectListSessionsRequest = wire.Object{
 	Type: (*ListSessionsRequest)(nil),
 }
 
-// DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
-func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
@@ -12433,28 +10733,23 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionArchiveFilter value.
-func (v *SessionArchiveFilter) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionArchiveFilter = wire.Enum{
+	Name: "SessionArchiveFilter",
+	Open: true,
+	Type: (*SessionArchiveFilter)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionArchiveFilter) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionArchiveFilter) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionArchiveFilter.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionArchiveFilter, wire.Lenient)
 }
 
 var objectDeleteSessionRequest = wire.Object{
@@ -12463,30 +10758,20 @@ var objectDeleteSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DeleteSessionRequest",
 	Type: (*DeleteSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
-func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12497,7 +10782,7 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
 
 var objectForkSessionRequest = wire.Object{
@@ -12506,7 +10791,7 @@ var objectForkSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
@@ -12554,23 +10839,13 @@ var objectForkSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ForkSessionRequest",
 	Type: (*ForkSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
-func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectForkSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ForkSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectForkSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12581,7 +10856,7 @@ func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectForkSessionRequest, wire.Lenient)
 }
 
 var objectArchiveSessionRequest = wire.Object{
@@ -12590,30 +10865,20 @@ var objectArchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ArchiveSessionRequest",
 	Type: (*ArchiveSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
-func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectArchiveSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ArchiveSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectArchiveSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12624,7 +10889,7 @@ func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectArchiveSessionRequest, wire.Lenient)
 }
 
 var objectUnarchiveSessionRequest = wire.Object{
@@ -12633,30 +10898,20 @@ var objectUnarchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.UnarchiveSessionRequest",
 	Type: (*UnarchiveSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
-func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnarchiveSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnarchiveSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnarchiveSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12667,7 +10922,7 @@ func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnarchiveSessionRequest, wire.Lenient)
 }
 
 var objectSessionStatusRequest = wire.Object{
@@ -12676,30 +10931,20 @@ var objectSessionStatusRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionStatusRequest",
 	Type: (*SessionStatusRequest)(nil),
-}
-
-// DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
-func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12710,7 +10955,7 @@ func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusRequest, wire.Lenient)
 }
 
 var objectSetSessionTitleRequest = wire.Object{
@@ -12719,36 +10964,26 @@ var objectSetSessionTitleRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetSessionTitleRequest",
 	Type: (*SetSessionTitleRequest)(nil),
-}
-
-// DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
-func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionTitleRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionTitleRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionTitleRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12759,7 +10994,7 @@ func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionTitleRequest, wire.Lenient)
 }
 
 var objectResumeSessionRequest = wire.Object{
@@ -12768,7 +11003,7 @@ var objectResumeSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
@@ -12816,23 +11051,13 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ResumeSessionRequest",
 	Type: (*ResumeSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
-func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12843,7 +11068,7 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
 
 var objectCloseSessionRequest = wire.Object{
@@ -12852,30 +11077,20 @@ var objectCloseSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CloseSessionRequest",
 	Type: (*CloseSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
-func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12886,7 +11101,7 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
 
 var objectSetSessionModeRequest = wire.Object{
@@ -12895,36 +11110,26 @@ var objectSetSessionModeRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ModeID",
 			Flags: wire.Required,
 			Name:  "modeId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetSessionModeRequest",
 	Type: (*SetSessionModeRequest)(nil),
-}
-
-// DecodeJSON decodes one SetSessionModeRequest object, keeping unknown members.
-func (v *SetSessionModeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionModeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionModeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionModeRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12935,7 +11140,7 @@ func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionModeRequest, wire.Lenient)
 }
 
 var unionSetSessionConfigOptionRequestType = wire.Union{
@@ -12962,20 +11167,20 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigID",
 			Flags: wire.Required,
 			Name:  "configId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12986,16 +11191,6 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 	UnionField: "Type",
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
@@ -13004,7 +11199,7 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
@@ -13013,21 +11208,11 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeBoolean",
 	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13038,7 +11223,7 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
@@ -13047,21 +11232,11 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeValueID",
 	Type: (*SetSessionConfigOptionRequestTypeValueID)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeValueID object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeValueID) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeValueID)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeValueID) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13072,7 +11247,7 @@ func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeValueID, wire.Lenient)
 }
 
 var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
@@ -13094,13 +11269,13 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -13108,7 +11283,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
 	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
@@ -13117,7 +11292,7 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, (*RuntimeContextItem).AppendJSON)
+		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -13152,25 +11327,15 @@ var unionClientResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ClientResponse object, keeping unknown members.
-func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionClientResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionClientResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientResponse")
+	return wire.MarshalWith(&v, &unionClientResponse, "unstable.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
 
 var objectClientResponseResult = wire.Object{
@@ -13188,21 +11353,11 @@ var objectClientResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientResponseResult",
 	Type: (*ClientResponseResult)(nil),
-}
-
-// DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
-func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13213,7 +11368,7 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
 
 var objectClientResponseError = wire.Object{
@@ -13241,16 +11396,6 @@ var objectClientResponseError = wire.Object{
 	Type: (*ClientResponseError)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseError object, keeping unknown members.
-func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
@@ -13259,7 +11404,7 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
 
 var objectWriteTextFileResponse = wire.Object{
@@ -13269,23 +11414,13 @@ var objectWriteTextFileResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.WriteTextFileResponse",
 	Type: (*WriteTextFileResponse)(nil),
-}
-
-// DecodeJSON decodes one WriteTextFileResponse object, keeping unknown members.
-func (v *WriteTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWriteTextFileResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WriteTextFileResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWriteTextFileResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13296,7 +11431,7 @@ func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWriteTextFileResponse, wire.Lenient)
 }
 
 var objectReadTextFileResponse = wire.Object{
@@ -13305,30 +11440,20 @@ var objectReadTextFileResponse = wire.Object{
 			Field: "Content",
 			Flags: wire.Required,
 			Name:  "content",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ReadTextFileResponse",
 	Type: (*ReadTextFileResponse)(nil),
-}
-
-// DecodeJSON decodes one ReadTextFileResponse object, keeping unknown members.
-func (v *ReadTextFileResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReadTextFileResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReadTextFileResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReadTextFileResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13339,7 +11464,7 @@ func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReadTextFileResponse, wire.Lenient)
 }
 
 var objectRequestPermissionResponse = wire.Object{
@@ -13349,8 +11474,8 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionOutcome,
 			},
 		},
 		{
@@ -13358,23 +11483,13 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.RequestPermissionResponse",
 	Type: (*RequestPermissionResponse)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
-func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13385,7 +11500,7 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
 
 var unionRequestPermissionOutcome = wire.Union{
@@ -13409,40 +11524,20 @@ var unionRequestPermissionOutcome = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
-func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionOutcome")
+	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "unstable.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
 
 var objectRequestPermissionOutcomeCancelled = wire.Object{
 	Name: "unstable.RequestPermissionOutcomeCancelled",
 	Type: (*RequestPermissionOutcomeCancelled)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionOutcomeCancelled object, keeping unknown members.
-func (v *RequestPermissionOutcomeCancelled) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeCancelled)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcomeCancelled) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13453,7 +11548,7 @@ func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeCancelled, wire.Lenient)
 }
 
 var objectSelectedPermissionOutcome = wire.Object{
@@ -13462,30 +11557,20 @@ var objectSelectedPermissionOutcome = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SelectedPermissionOutcome",
 	Type: (*SelectedPermissionOutcome)(nil),
-}
-
-// DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
-func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13496,7 +11581,7 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
 
 var objectCreateTerminalResponse = wire.Object{
@@ -13505,30 +11590,20 @@ var objectCreateTerminalResponse = wire.Object{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CreateTerminalResponse",
 	Type: (*CreateTerminalResponse)(nil),
-}
-
-// DecodeJSON decodes one CreateTerminalResponse object, keeping unknown members.
-func (v *CreateTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateTerminalResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13539,7 +11614,7 @@ func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateTerminalResponse, wire.Lenient)
 }
 
 var objectTerminalOutputResponse = wire.Object{
@@ -13548,13 +11623,13 @@ var objectTerminalOutputResponse = wire.Object{
 			Field: "Output",
 			Flags: wire.Required,
 			Name:  "output",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Truncated",
 			Flags: wire.Required,
 			Name:  "truncated",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "ExitStatus",
@@ -13570,23 +11645,13 @@ var objectTerminalOutputResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalOutputResponse",
 	Type: (*TerminalOutputResponse)(nil),
-}
-
-// DecodeJSON decodes one TerminalOutputResponse object, keeping unknown members.
-func (v *TerminalOutputResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutputResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutputResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutputResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13597,7 +11662,7 @@ func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutputResponse, wire.Lenient)
 }
 
 var objectTerminalExitStatus = wire.Object{
@@ -13606,36 +11671,26 @@ var objectTerminalExitStatus = wire.Object{
 			Field: "ExitCode",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "exitCode",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Signal",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "signal",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalExitStatus",
 	Type: (*TerminalExitStatus)(nil),
-}
-
-// DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
-func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13646,7 +11701,7 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
 
 var objectReleaseTerminalResponse = wire.Object{
@@ -13656,23 +11711,13 @@ var objectReleaseTerminalResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ReleaseTerminalResponse",
 	Type: (*ReleaseTerminalResponse)(nil),
-}
-
-// DecodeJSON decodes one ReleaseTerminalResponse object, keeping unknown members.
-func (v *ReleaseTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReleaseTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReleaseTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReleaseTerminalResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13683,7 +11728,7 @@ func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReleaseTerminalResponse, wire.Lenient)
 }
 
 var objectWaitForTerminalExitResponse = wire.Object{
@@ -13692,36 +11737,26 @@ var objectWaitForTerminalExitResponse = wire.Object{
 			Field: "ExitCode",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "exitCode",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Signal",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "signal",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.WaitForTerminalExitResponse",
 	Type: (*WaitForTerminalExitResponse)(nil),
-}
-
-// DecodeJSON decodes one WaitForTerminalExitResponse object, keeping unknown members.
-func (v *WaitForTerminalExitResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectWaitForTerminalExitResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *WaitForTerminalExitResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectWaitForTerminalExitResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13732,7 +11767,7 @@ func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectWaitForTerminalExitResponse, wire.Lenient)
 }
 
 var objectKillTerminalResponse = wire.Object{
@@ -13742,23 +11777,13 @@ var objectKillTerminalResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.KillTerminalResponse",
 	Type: (*KillTerminalResponse)(nil),
-}
-
-// DecodeJSON decodes one KillTerminalResponse object, keeping unknown members.
-func (v *KillTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectKillTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *KillTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectKillTerminalResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13769,7 +11794,7 @@ func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectKillTerminalResponse, wire.Lenient)
 }
 
 var unionCreateElicitationResponseAction = wire.Union{
@@ -13809,7 +11834,7 @@ var objectCreateElicitationResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13820,16 +11845,6 @@ var objectCreateElicitationResponse = wire.Object{
 	UnionField: "Action",
 }
 
-// DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
-func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
@@ -13838,22 +11853,12 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionDecline = wire.Object{
 	Name: "unstable.CreateElicitationResponseActionDecline",
 	Type: (*CreateElicitationResponseActionDecline)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
-func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13864,22 +11869,12 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionCancel = wire.Object{
 	Name: "unstable.CreateElicitationResponseActionCancel",
 	Type: (*CreateElicitationResponseActionCancel)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
-func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13890,7 +11885,7 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionOther = wire.Object{
@@ -13899,21 +11894,11 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 			Field: "Action",
 			Flags: wire.Required,
 			Name:  "action",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.CreateElicitationResponseActionOther",
 	Type: (*CreateElicitationResponseActionOther)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
-func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13924,7 +11909,7 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one ElicitationContentValue, choosing the variant by JSON type, then by trying the candidates in order.
@@ -14041,16 +12026,6 @@ var objectElicitationAcceptAction = wire.Object{
 	Type: (*ElicitationAcceptAction)(nil),
 }
 
-// DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
-func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
@@ -14059,7 +12034,7 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
 
 var unionMessageMCPResponse = wire.Union{
@@ -14081,25 +12056,15 @@ var unionMessageMCPResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MessageMCPResponse object, keeping unknown members.
-func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMessageMCPResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMessageMCPResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPResponse")
+	return wire.MarshalWith(&v, &unionMessageMCPResponse, "unstable.MessageMCPResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMessageMCPResponse, wire.Lenient)
 }
 
 var objectMessageMCPResponseResult = wire.Object{
@@ -14108,30 +12073,20 @@ var objectMessageMCPResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required | wire.Nullable,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MessageMCPResponseResult",
 	Type: (*MessageMCPResponseResult)(nil),
-}
-
-// DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
-func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14142,7 +12097,7 @@ func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPResponseResult, wire.Lenient)
 }
 
 var objectMessageMCPResponseError = wire.Object{
@@ -14161,23 +12116,13 @@ var objectMessageMCPResponseError = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MessageMCPResponseError",
 	Type: (*MessageMCPResponseError)(nil),
-}
-
-// DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
-func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPResponseError)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14188,7 +12133,7 @@ func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPResponseError, wire.Lenient)
 }
 
 var objectMCPError = wire.Object{
@@ -14197,33 +12142,23 @@ var objectMCPError = wire.Object{
 			Field: "Code",
 			Flags: wire.Required,
 			Name:  "code",
-			Value: wire.Int32,
+			Value: &wire.Int32,
 		},
 		{
 			Field: "Message",
 			Flags: wire.Required,
 			Name:  "message",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Data",
 			Flags: wire.Nullable,
 			Name:  "data",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.MCPError",
 	Type: (*MCPError)(nil),
-}
-
-// DecodeJSON decodes one MCPError object, keeping unknown members.
-func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPError)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14234,7 +12169,7 @@ func (v MCPError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPError, wire.Lenient)
 }
 
 var objectClientNotification = wire.Object{
@@ -14243,27 +12178,17 @@ var objectClientNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientNotification",
 	Type: (*ClientNotification)(nil),
-}
-
-// DecodeJSON decodes one ClientNotification object, keeping unknown members.
-func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14274,7 +12199,7 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
 
 var objectCancelNotification = wire.Object{
@@ -14283,30 +12208,20 @@ var objectCancelNotification = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelNotification",
 	Type: (*CancelNotification)(nil),
-}
-
-// DecodeJSON decodes one CancelNotification object, keeping unknown members.
-func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14317,7 +12232,7 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelNotification, wire.Lenient)
 }
 
 var objectMessageMCPNotification = wire.Object{
@@ -14326,26 +12241,26 @@ var objectMessageMCPNotification = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -14354,23 +12269,13 @@ var objectMessageMCPNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MessageMCPNotification",
 	Type: (*MessageMCPNotification)(nil),
-}
-
-// DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
-func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14381,7 +12286,7 @@ func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPNotification, wire.Lenient)
 }
 
 var objectCancelRequestNotification = wire.Object{
@@ -14400,23 +12305,13 @@ var objectCancelRequestNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelRequestNotification",
 	Type: (*CancelRequestNotification)(nil),
-}
-
-// DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
-func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14427,7 +12322,7 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
 
 var membersProxyRequest = wire.Members{Required: []string{"id", "method"}}
@@ -14492,36 +12387,26 @@ var objectProxySuccessorRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProxySuccessorRequest",
 	Type: (*ProxySuccessorRequest)(nil),
-}
-
-// DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
-func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxySuccessorRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxySuccessorRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxySuccessorRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14532,7 +12417,7 @@ func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxySuccessorRequest, wire.Lenient)
 }
 
 var unionProxyResponse = wire.Union{
@@ -14554,25 +12439,15 @@ var unionProxyResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ProxyResponse object, keeping unknown members.
-func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionProxyResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionProxyResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ProxyResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyResponse")
+	return wire.MarshalWith(&v, &unionProxyResponse, "unstable.ProxyResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionProxyResponse, wire.Lenient)
 }
 
 var objectProxyResponseResult = wire.Object{
@@ -14590,21 +12465,11 @@ var objectProxyResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ProxyResponseResult",
 	Type: (*ProxyResponseResult)(nil),
-}
-
-// DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
-func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14615,7 +12480,7 @@ func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyResponseResult, wire.Lenient)
 }
 
 var objectProxyResponseError = wire.Object{
@@ -14643,16 +12508,6 @@ var objectProxyResponseError = wire.Object{
 	Type: (*ProxyResponseError)(nil),
 }
 
-// DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
-func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
@@ -14661,7 +12516,7 @@ func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProxySuccessorResponse value.
@@ -14697,30 +12552,20 @@ var objectProxyNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "params",
 			Value: &wire.Value{
-				Coded: (*ProxyNotificationParams)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionProxyNotificationParams,
 			},
 		},
 	},
 	Name: "unstable.ProxyNotification",
 	Type: (*ProxyNotification)(nil),
-}
-
-// DecodeJSON decodes one ProxyNotification object, keeping unknown members.
-func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14731,7 +12576,7 @@ func (v ProxyNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyNotification, wire.Lenient)
 }
 
 var unionProxyNotificationParams = wire.Union{
@@ -14746,25 +12591,15 @@ var unionProxyNotificationParams = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ProxyNotificationParams object, keeping unknown members.
-func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionProxyNotificationParams)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyNotificationParams) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionProxyNotificationParams)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyNotificationParams")
+	return wire.MarshalWith(&v, &unionProxyNotificationParams, "unstable.ProxyNotificationParams")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionProxyNotificationParams, wire.Lenient)
 }
 
 var objectProxySuccessorNotification = wire.Object{
@@ -14773,36 +12608,26 @@ var objectProxySuccessorNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProxySuccessorNotification",
 	Type: (*ProxySuccessorNotification)(nil),
-}
-
-// DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
-func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxySuccessorNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxySuccessorNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxySuccessorNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14813,7 +12638,7 @@ func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxySuccessorNotification, wire.Lenient)
 }
 
 var objectSessionRuntimeContextCapabilities = wire.Object{
@@ -14823,23 +12648,13 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionRuntimeContextCapabilities",
 	Type: (*SessionRuntimeContextCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionRuntimeContextCapabilities object, keeping unknown members.
-func (v *SessionRuntimeContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionRuntimeContextCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionRuntimeContextCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionRuntimeContextCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14850,7 +12665,7 @@ func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionRuntimeContextCapabilities, wire.Lenient)
 }
 
 var objectRuntimeContextItem = wire.Object{
@@ -14859,27 +12674,17 @@ var objectRuntimeContextItem = wire.Object{
 			Field: "Title",
 			Flags: wire.Pointer,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Text",
 			Flags: wire.Required,
 			Name:  "text",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.RuntimeContextItem",
 	Type: (*RuntimeContextItem)(nil),
-}
-
-// DecodeJSON decodes one RuntimeContextItem object, keeping unknown members.
-func (v *RuntimeContextItem) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRuntimeContextItem)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RuntimeContextItem) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRuntimeContextItem)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14890,7 +12695,446 @@ func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	case *AgentRequest:
+		return &objectAgentRequest
+	case *WriteTextFileRequest:
+		return &objectWriteTextFileRequest
+	case *SessionID:
+		return &scalarSessionID
+	case *ReadTextFileRequest:
+		return &objectReadTextFileRequest
+	case *RequestPermissionRequest:
+		return &objectRequestPermissionRequest
+	case *ToolCallID:
+		return &scalarToolCallID
+	case *ToolKind:
+		return &enumToolKind
+	case *ToolCallStatus:
+		return &enumToolCallStatus
+	case *ToolCallContent:
+		return &unionToolCallContent
+	case *Annotations:
+		return &objectAnnotations
+	case *Role:
+		return &enumRole
+	case *Content:
+		return &objectContent
+	case *Diff:
+		return &objectDiff
+	case *TerminalID:
+		return &scalarTerminalID
+	case *Terminal:
+		return &objectTerminal
+	case *ToolCallLocation:
+		return &objectToolCallLocation
+	case *PermissionOption:
+		return &objectPermissionOption
+	case *PermissionOptionID:
+		return &scalarPermissionOptionID
+	case *PermissionOptionKind:
+		return &enumPermissionOptionKind
+	case *CreateTerminalRequest:
+		return &objectCreateTerminalRequest
+	case *TerminalOutputRequest:
+		return &objectTerminalOutputRequest
+	case *ReleaseTerminalRequest:
+		return &objectReleaseTerminalRequest
+	case *WaitForTerminalExitRequest:
+		return &objectWaitForTerminalExitRequest
+	case *KillTerminalRequest:
+		return &objectKillTerminalRequest
+	case *ElicitationSessionScope:
+		return &objectElicitationSessionScope
+	case *ElicitationRequestScope:
+		return &objectElicitationRequestScope
+	case *ElicitationSchema:
+		return &objectElicitationSchema
+	case *ElicitationSchemaType:
+		return &enumElicitationSchemaType
+	case *ElicitationPropertySchema:
+		return &unionElicitationPropertySchema
+	case *ElicitationPropertySchemaOther:
+		return &objectElicitationPropertySchemaOther
+	case *StringFormat:
+		return &enumStringFormat
+	case *EnumOption:
+		return &objectEnumOption
+	case *StringPropertySchema:
+		return &objectStringPropertySchema
+	case *NumberPropertySchema:
+		return &objectNumberPropertySchema
+	case *IntegerPropertySchema:
+		return &objectIntegerPropertySchema
+	case *BooleanPropertySchema:
+		return &objectBooleanPropertySchema
+	case *MultiSelectItems:
+		return &unionMultiSelectItems
+	case *MultiSelectItemsOther:
+		return &objectMultiSelectItemsOther
+	case *StringMultiSelectItems:
+		return &objectStringMultiSelectItems
+	case *TitledMultiSelectItems:
+		return &objectTitledMultiSelectItems
+	case *MultiSelectPropertySchema:
+		return &objectMultiSelectPropertySchema
+	case *ElicitationID:
+		return &scalarElicitationID
+	case *MessageMCPRequest:
+		return &objectMessageMCPRequest
+	case *MCPServerACPID:
+		return &scalarMCPServerACPID
+	case *MCPRequestID:
+		return &scalarMCPRequestID
+	case *AgentResponse:
+		return &unionAgentResponse
+	case *AgentResponseResult:
+		return &objectAgentResponseResult
+	case *AgentResponseError:
+		return &objectAgentResponseError
+	case *InitializeResponse:
+		return &objectInitializeResponse
+	case *ProtocolVersion:
+		return &scalarProtocolVersion
+	case *AgentCapabilities:
+		return &objectAgentCapabilities
+	case *PromptCapabilities:
+		return &objectPromptCapabilities
+	case *MCPCapabilities:
+		return &objectMCPCapabilities
+	case *SessionCapabilities:
+		return &objectSessionCapabilities
+	case *SessionListCapabilities:
+		return &objectSessionListCapabilities
+	case *SessionDeleteCapabilities:
+		return &objectSessionDeleteCapabilities
+	case *SessionAdditionalDirectoriesCapabilities:
+		return &objectSessionAdditionalDirectoriesCapabilities
+	case *SessionSystemPromptCapabilities:
+		return &objectSessionSystemPromptCapabilities
+	case *SessionSystemPromptModeCapabilities:
+		return &objectSessionSystemPromptModeCapabilities
+	case *SessionSystemPromptOverrideCapabilities:
+		return &objectSessionSystemPromptOverrideCapabilities
+	case *SessionForkCapabilities:
+		return &objectSessionForkCapabilities
+	case *SessionArchiveCapabilities:
+		return &objectSessionArchiveCapabilities
+	case *SessionStatusCapabilities:
+		return &objectSessionStatusCapabilities
+	case *SessionTitleCapabilities:
+		return &objectSessionTitleCapabilities
+	case *SessionResumeCapabilities:
+		return &objectSessionResumeCapabilities
+	case *SessionCloseCapabilities:
+		return &objectSessionCloseCapabilities
+	case *AgentAuthCapabilities:
+		return &objectAgentAuthCapabilities
+	case *AuthStatusCapabilities:
+		return &objectAuthStatusCapabilities
+	case *LogoutCapabilities:
+		return &objectLogoutCapabilities
+	case *ProvidersCapabilities:
+		return &objectProvidersCapabilities
+	case *AuthMethod:
+		return &unionAuthMethod
+	case *AuthMethodID:
+		return &scalarAuthMethodID
+	case *AuthMethodTerminal:
+		return &objectAuthMethodTerminal
+	case *AuthMethodAgent:
+		return &objectAuthMethodAgent
+	case *Implementation:
+		return &objectImplementation
+	case *AuthenticateResponse:
+		return &objectAuthenticateResponse
+	case *ListProvidersResponse:
+		return &objectListProvidersResponse
+	case *ProviderInfo:
+		return &objectProviderInfo
+	case *ProviderID:
+		return &scalarProviderID
+	case *LlmProtocol:
+		return &enumLlmProtocol
+	case *ProviderCurrentConfig:
+		return &objectProviderCurrentConfig
+	case *SetProviderResponse:
+		return &objectSetProviderResponse
+	case *DisableProviderResponse:
+		return &objectDisableProviderResponse
+	case *LogoutResponse:
+		return &objectLogoutResponse
+	case *AuthStatusResponse:
+		return &objectAuthStatusResponse
+	case *AuthState:
+		return &enumAuthState
+	case *AuthAccount:
+		return &objectAuthAccount
+	case *NewSessionResponse:
+		return &objectNewSessionResponse
+	case *SessionModeState:
+		return &objectSessionModeState
+	case *SessionModeID:
+		return &scalarSessionModeID
+	case *SessionMode:
+		return &objectSessionMode
+	case *SessionConfigID:
+		return &scalarSessionConfigID
+	case *SessionConfigOptionCategory:
+		return &enumSessionConfigOptionCategory
+	case *SessionConfigValueID:
+		return &scalarSessionConfigValueID
+	case *SessionConfigGroupID:
+		return &scalarSessionConfigGroupID
+	case *LoadSessionResponse:
+		return &objectLoadSessionResponse
+	case *ListSessionsResponse:
+		return &objectListSessionsResponse
+	case *SessionInfo:
+		return &objectSessionInfo
+	case *DeleteSessionResponse:
+		return &objectDeleteSessionResponse
+	case *ForkSessionResponse:
+		return &objectForkSessionResponse
+	case *ArchiveSessionResponse:
+		return &objectArchiveSessionResponse
+	case *UnarchiveSessionResponse:
+		return &objectUnarchiveSessionResponse
+	case *SessionStatusResponse:
+		return &objectSessionStatusResponse
+	case *SessionStatus:
+		return &enumSessionStatus
+	case *SetSessionTitleResponse:
+		return &objectSetSessionTitleResponse
+	case *ResumeSessionResponse:
+		return &objectResumeSessionResponse
+	case *CloseSessionResponse:
+		return &objectCloseSessionResponse
+	case *SetSessionModeResponse:
+		return &objectSetSessionModeResponse
+	case *SetSessionConfigOptionResponse:
+		return &objectSetSessionConfigOptionResponse
+	case *StopReason:
+		return &enumStopReason
+	case *Usage:
+		return &objectUsage
+	case *Error:
+		return &objectError
+	case *AgentNotification:
+		return &objectAgentNotification
+	case *MessageID:
+		return &scalarMessageID
+	case *PlanEntryPriority:
+		return &enumPlanEntryPriority
+	case *PlanEntryStatus:
+		return &enumPlanEntryStatus
+	case *PlanID:
+		return &scalarPlanID
+	case *AvailableCommandInput:
+		return &unionAvailableCommandInput
+	case *UnstructuredCommandInput:
+		return &objectUnstructuredCommandInput
+	case *Cost:
+		return &objectCost
+	case *NoticeSeverity:
+		return &enumNoticeSeverity
+	case *CompactionID:
+		return &scalarCompactionID
+	case *CompactionStatus:
+		return &enumCompactionStatus
+	case *SubagentSessionCapabilities:
+		return &objectSubagentSessionCapabilities
+	case *SessionCancelCapabilities:
+		return &objectSessionCancelCapabilities
+	case *StateUpdateOther:
+		return &objectStateUpdateOther
+	case *RunningStateUpdate:
+		return &objectRunningStateUpdate
+	case *ErrorStopReason:
+		return &objectErrorStopReason
+	case *IdleStateUpdateStopReasonEndTurn:
+		return &objectIdleStateUpdateStopReasonEndTurn
+	case *IdleStateUpdateStopReasonMaxTokens:
+		return &objectIdleStateUpdateStopReasonMaxTokens
+	case *IdleStateUpdateStopReasonMaxTurnRequests:
+		return &objectIdleStateUpdateStopReasonMaxTurnRequests
+	case *IdleStateUpdateStopReasonRefusal:
+		return &objectIdleStateUpdateStopReasonRefusal
+	case *IdleStateUpdateStopReasonCancelled:
+		return &objectIdleStateUpdateStopReasonCancelled
+	case *IdleStateUpdateStopReasonOther:
+		return &objectIdleStateUpdateStopReasonOther
+	case *IdleStateUpdateStopReasonNone:
+		return &objectIdleStateUpdateStopReasonNone
+	case *RequiresActionStateUpdate:
+		return &objectRequiresActionStateUpdate
+	case *UnknownStateUpdate:
+		return &objectUnknownStateUpdate
+	case *CompleteElicitationNotification:
+		return &objectCompleteElicitationNotification
+	case *AuthStatusUpdateNotification:
+		return &objectAuthStatusUpdateNotification
+	case *ClientRequest:
+		return &objectClientRequest
+	case *InitializeRequest:
+		return &objectInitializeRequest
+	case *ClientCapabilities:
+		return &objectClientCapabilities
+	case *FileSystemCapabilities:
+		return &objectFileSystemCapabilities
+	case *ClientSessionCapabilities:
+		return &objectClientSessionCapabilities
+	case *CompactionCapabilities:
+		return &objectCompactionCapabilities
+	case *SessionConfigOptionsCapabilities:
+		return &objectSessionConfigOptionsCapabilities
+	case *BooleanConfigOptionCapabilities:
+		return &objectBooleanConfigOptionCapabilities
+	case *NoticeCapabilities:
+		return &objectNoticeCapabilities
+	case *SubagentCapabilities:
+		return &objectSubagentCapabilities
+	case *PlanCapabilities:
+		return &objectPlanCapabilities
+	case *AuthCapabilities:
+		return &objectAuthCapabilities
+	case *ElicitationCapabilities:
+		return &objectElicitationCapabilities
+	case *ElicitationFormCapabilities:
+		return &objectElicitationFormCapabilities
+	case *ElicitationURLCapabilities:
+		return &objectElicitationURLCapabilities
+	case *AuthenticateRequest:
+		return &objectAuthenticateRequest
+	case *ListProvidersRequest:
+		return &objectListProvidersRequest
+	case *SetProviderRequest:
+		return &objectSetProviderRequest
+	case *DisableProviderRequest:
+		return &objectDisableProviderRequest
+	case *LogoutRequest:
+		return &objectLogoutRequest
+	case *AuthStatusRequest:
+		return &objectAuthStatusRequest
+	case *SystemPrompt:
+		return &objectSystemPrompt
+	case *SystemPromptMode:
+		return &enumSystemPromptMode
+	case *LoadSessionRequest:
+		return &objectLoadSessionRequest
+	case *ListSessionsRequest:
+		return &objectListSessionsRequest
+	case *SessionArchiveFilter:
+		return &enumSessionArchiveFilter
+	case *DeleteSessionRequest:
+		return &objectDeleteSessionRequest
+	case *ForkSessionRequest:
+		return &objectForkSessionRequest
+	case *ArchiveSessionRequest:
+		return &objectArchiveSessionRequest
+	case *UnarchiveSessionRequest:
+		return &objectUnarchiveSessionRequest
+	case *SessionStatusRequest:
+		return &objectSessionStatusRequest
+	case *SetSessionTitleRequest:
+		return &objectSetSessionTitleRequest
+	case *ResumeSessionRequest:
+		return &objectResumeSessionRequest
+	case *CloseSessionRequest:
+		return &objectCloseSessionRequest
+	case *SetSessionModeRequest:
+		return &objectSetSessionModeRequest
+	case *SetSessionConfigOptionRequest:
+		return &objectSetSessionConfigOptionRequest
+	case *SetSessionConfigOptionRequestTypeBoolean:
+		return &objectSetSessionConfigOptionRequestTypeBoolean
+	case *SetSessionConfigOptionRequestTypeValueID:
+		return &objectSetSessionConfigOptionRequestTypeValueID
+	case *ClientResponse:
+		return &unionClientResponse
+	case *ClientResponseResult:
+		return &objectClientResponseResult
+	case *ClientResponseError:
+		return &objectClientResponseError
+	case *WriteTextFileResponse:
+		return &objectWriteTextFileResponse
+	case *ReadTextFileResponse:
+		return &objectReadTextFileResponse
+	case *RequestPermissionResponse:
+		return &objectRequestPermissionResponse
+	case *RequestPermissionOutcome:
+		return &unionRequestPermissionOutcome
+	case *RequestPermissionOutcomeCancelled:
+		return &objectRequestPermissionOutcomeCancelled
+	case *SelectedPermissionOutcome:
+		return &objectSelectedPermissionOutcome
+	case *CreateTerminalResponse:
+		return &objectCreateTerminalResponse
+	case *TerminalOutputResponse:
+		return &objectTerminalOutputResponse
+	case *TerminalExitStatus:
+		return &objectTerminalExitStatus
+	case *ReleaseTerminalResponse:
+		return &objectReleaseTerminalResponse
+	case *WaitForTerminalExitResponse:
+		return &objectWaitForTerminalExitResponse
+	case *KillTerminalResponse:
+		return &objectKillTerminalResponse
+	case *CreateElicitationResponse:
+		return &objectCreateElicitationResponse
+	case *CreateElicitationResponseActionDecline:
+		return &objectCreateElicitationResponseActionDecline
+	case *CreateElicitationResponseActionCancel:
+		return &objectCreateElicitationResponseActionCancel
+	case *CreateElicitationResponseActionOther:
+		return &objectCreateElicitationResponseActionOther
+	case *ElicitationAcceptAction:
+		return &objectElicitationAcceptAction
+	case *MessageMCPResponse:
+		return &unionMessageMCPResponse
+	case *MessageMCPResponseResult:
+		return &objectMessageMCPResponseResult
+	case *MessageMCPResponseError:
+		return &objectMessageMCPResponseError
+	case *MCPError:
+		return &objectMCPError
+	case *ClientNotification:
+		return &objectClientNotification
+	case *CancelNotification:
+		return &objectCancelNotification
+	case *MessageMCPNotification:
+		return &objectMessageMCPNotification
+	case *CancelRequestNotification:
+		return &objectCancelRequestNotification
+	case *ProxySuccessorRequest:
+		return &objectProxySuccessorRequest
+	case *ProxyResponse:
+		return &unionProxyResponse
+	case *ProxyResponseResult:
+		return &objectProxyResponseResult
+	case *ProxyResponseError:
+		return &objectProxyResponseError
+	case *ProxyNotification:
+		return &objectProxyNotification
+	case *ProxyNotificationParams:
+		return &unionProxyNotificationParams
+	case *ProxySuccessorNotification:
+		return &objectProxySuccessorNotification
+	case *SessionRuntimeContextCapabilities:
+		return &objectSessionRuntimeContextCapabilities
+	case *RuntimeContextItem:
+		return &objectRuntimeContextItem
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
@@ -14905,4 +13149,28 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
+}
+
+func decodeToolCallContent(p *ToolCallContent, d *wire.Decoder) error {
+	return unionToolCallContent.DecodeValue(d, p)
+}
+
+func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
+	return objectToolCallLocation.DecodeValue(d, p)
+}
+
+func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
+	return unionToolCallContent.AppendValue(b, p)
+}
+
+func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
+	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
+	return objectRuntimeContextItem.DecodeValue(d, p)
+}
+
+func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
+	return objectRuntimeContextItem.AppendValue(b, p)
 }

@@ -4,7 +4,6 @@
 package unstable
 
 import (
-	"fmt"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"math"
 )
@@ -14,11 +13,6 @@ func (x *AgentRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
-func (x *AgentRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
@@ -52,20 +46,12 @@ func (x *WriteTextFileRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of WriteTextFileRequest to v, at v's position.
-func (x *WriteTextFileRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWriteTextFileRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionID to v, at v's position.
-func (x *SessionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ReadTextFileRequest, each with the JSON pointer of the offending value.
 func (x *ReadTextFileRequest) Validate() error {
@@ -74,21 +60,11 @@ func (x *ReadTextFileRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReadTextFileRequest to v, at v's position.
-func (x *ReadTextFileRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReadTextFileRequest)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
-func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionRequest)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
@@ -102,19 +78,19 @@ func (x *ToolCallUpdate) Validate() error {
 func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 	if x.Kind != nil {
 		v.Push("kind")
-		x.Kind.ValidateWith(v)
+		enumToolKind.ValidateValue(v, x.Kind)
 		v.Pop()
 	}
 	if x.Status != nil {
 		v.Push("status")
-		x.Status.ValidateWith(v)
+		enumToolCallStatus.ValidateValue(v, x.Status)
 		v.Pop()
 	}
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
+			unionToolCallContent.ValidateValue(v, &x.Content[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -123,7 +99,7 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].ValidateWith(v)
+			objectToolCallLocation.ValidateValue(v, &x.Locations[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -155,35 +131,22 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarToolCallID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallID to v, at v's position.
-func (x *ToolCallID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolKind.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
-func (x *ToolKind) ValidateWith(v *wire.Validator) {
-	enumToolKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolCallStatus.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
-func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {
-	enumToolCallStatus.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
@@ -191,11 +154,6 @@ func (x *ToolCallContent) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionToolCallContent)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallContent to v, at v's position.
-func (x *ToolCallContent) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionToolCallContent)
 }
 
 // Validate reports every way x breaks the schema of ContentBlock, each with the JSON pointer of the offending value.
@@ -249,21 +207,11 @@ func (x *Annotations) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
-func (x *Annotations) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAnnotations)
-}
-
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumRole.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Role to v, at v's position.
-func (x *Role) ValidateWith(v *wire.Validator) {
-	enumRole.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
@@ -277,7 +225,7 @@ func (x *TextContent) Validate() error {
 func (x *TextContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -301,7 +249,7 @@ func (x *ImageContent) Validate() error {
 func (x *ImageContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -325,7 +273,7 @@ func (x *AudioContent) Validate() error {
 func (x *AudioContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -349,7 +297,7 @@ func (x *ResourceLink) Validate() error {
 func (x *ResourceLink) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -434,7 +382,7 @@ func (x *EmbeddedResource) Validate() error {
 func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	v.Push("resource")
@@ -457,11 +405,6 @@ func (x *Content) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Content to v, at v's position.
-func (x *Content) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectContent)
-}
-
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
 	var v wire.Validator
@@ -469,31 +412,18 @@ func (x *Diff) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Diff to v, at v's position.
-func (x *Diff) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDiff)
-}
-
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarTerminalID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of TerminalID to v, at v's position.
-func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminal)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Terminal to v, at v's position.
-func (x *Terminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminal)
 }
 
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
@@ -503,11 +433,6 @@ func (x *ToolCallLocation) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
-func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallLocation)
-}
-
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
 	var v wire.Validator
@@ -515,31 +440,18 @@ func (x *PermissionOption) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PermissionOption to v, at v's position.
-func (x *PermissionOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPermissionOption)
-}
-
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPermissionOptionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionID to v, at v's position.
-func (x *PermissionOptionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPermissionOptionKind.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
-func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {
-	enumPermissionOptionKind.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of CreateTerminalRequest, each with the JSON pointer of the offending value.
@@ -547,11 +459,6 @@ func (x *CreateTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateTerminalRequest to v, at v's position.
-func (x *CreateTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
@@ -580,21 +487,11 @@ func (x *TerminalOutputRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalOutputRequest to v, at v's position.
-func (x *TerminalOutputRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalOutputRequest)
-}
-
 // Validate reports every way x breaks the schema of ReleaseTerminalRequest, each with the JSON pointer of the offending value.
 func (x *ReleaseTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectReleaseTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ReleaseTerminalRequest to v, at v's position.
-func (x *ReleaseTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReleaseTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of WaitForTerminalExitRequest, each with the JSON pointer of the offending value.
@@ -604,21 +501,11 @@ func (x *WaitForTerminalExitRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of WaitForTerminalExitRequest to v, at v's position.
-func (x *WaitForTerminalExitRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWaitForTerminalExitRequest)
-}
-
 // Validate reports every way x breaks the schema of KillTerminalRequest, each with the JSON pointer of the offending value.
 func (x *KillTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectKillTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of KillTerminalRequest to v, at v's position.
-func (x *KillTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectKillTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
@@ -685,11 +572,11 @@ func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validato
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -703,21 +590,11 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSessionScope to v, at v's position.
-func (x *ElicitationSessionScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSessionScope)
-}
-
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationRequestScope)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationRequestScope to v, at v's position.
-func (x *ElicitationRequestScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationRequestScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
@@ -727,21 +604,11 @@ func (x *ElicitationSchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSchema to v, at v's position.
-func (x *ElicitationSchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumElicitationSchemaType.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
-func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
-	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
@@ -751,11 +618,6 @@ func (x *ElicitationPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
-func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
 	var v wire.Validator
@@ -763,21 +625,11 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchemaOther to v, at v's position.
-func (x *ElicitationPropertySchemaOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationPropertySchemaOther)
-}
-
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStringFormat.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
-func (x *StringFormat) ValidateWith(v *wire.Validator) {
-	enumStringFormat.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
@@ -787,21 +639,11 @@ func (x *EnumOption) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of EnumOption to v, at v's position.
-func (x *EnumOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectEnumOption)
-}
-
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectStringPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
-func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
@@ -811,21 +653,11 @@ func (x *NumberPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NumberPropertySchema to v, at v's position.
-func (x *NumberPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNumberPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
 func (x *IntegerPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIntegerPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IntegerPropertySchema to v, at v's position.
-func (x *IntegerPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIntegerPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
@@ -835,21 +667,11 @@ func (x *BooleanPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of BooleanPropertySchema to v, at v's position.
-func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBooleanPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionMultiSelectItems)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
-func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
@@ -859,21 +681,11 @@ func (x *MultiSelectItemsOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MultiSelectItemsOther to v, at v's position.
-func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectItemsOther)
-}
-
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectStringMultiSelectItems)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
-func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
@@ -883,21 +695,11 @@ func (x *TitledMultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
-func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTitledMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
-func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
@@ -910,7 +712,7 @@ func (x *ElicitationFormMode) Validate() error {
 // ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
 func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
 	v.Push("requestedSchema")
-	x.RequestedSchema.ValidateWith(v)
+	objectElicitationSchema.ValidateValue(v, &x.RequestedSchema)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "requestedSchema")
@@ -923,11 +725,11 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -937,12 +739,9 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarElicitationID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ElicitationID to v, at v's position.
-func (x *ElicitationID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
@@ -967,11 +766,11 @@ func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -985,30 +784,19 @@ func (x *MessageMCPRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MessageMCPRequest to v, at v's position.
-func (x *MessageMCPRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPRequest)
-}
-
 // Validate reports every way x breaks the schema of MCPServerACPID, each with the JSON pointer of the offending value.
 func (x *MCPServerACPID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMCPServerACPID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MCPServerACPID to v, at v's position.
-func (x *MCPServerACPID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of MCPRequestID, each with the JSON pointer of the offending value.
 func (x *MCPRequestID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMCPRequestID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MCPRequestID to v, at v's position.
-func (x *MCPRequestID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.
 func (x *ExtRequest) Validate() error {
@@ -1031,21 +819,11 @@ func (x *AgentResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
-func (x *AgentResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAgentResponse)
-}
-
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentResponseResult)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
-func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseResult)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
@@ -1055,11 +833,6 @@ func (x *AgentResponseError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponseError to v, at v's position.
-func (x *AgentResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseError)
-}
-
 // Validate reports every way x breaks the schema of InitializeResponse, each with the JSON pointer of the offending value.
 func (x *InitializeResponse) Validate() error {
 	var v wire.Validator
@@ -1067,31 +840,18 @@ func (x *InitializeResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of InitializeResponse to v, at v's position.
-func (x *InitializeResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeResponse)
-}
-
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProtocolVersion.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProtocolVersion to v, at v's position.
-func (x *ProtocolVersion) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentCapabilities to v, at v's position.
-func (x *AgentCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
@@ -1101,21 +861,11 @@ func (x *PromptCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PromptCapabilities to v, at v's position.
-func (x *PromptCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptCapabilities)
-}
-
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPCapabilities to v, at v's position.
-func (x *MCPCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
@@ -1125,21 +875,11 @@ func (x *SessionCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionCapabilities to v, at v's position.
-func (x *SessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionListCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionListCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionListCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionListCapabilities to v, at v's position.
-func (x *SessionListCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionListCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
@@ -1149,21 +889,11 @@ func (x *SessionDeleteCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionDeleteCapabilities to v, at v's position.
-func (x *SessionDeleteCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionDeleteCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionAdditionalDirectoriesCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionAdditionalDirectoriesCapabilities to v, at v's position.
-func (x *SessionAdditionalDirectoriesCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionSystemPromptCapabilities, each with the JSON pointer of the offending value.
@@ -1173,21 +903,11 @@ func (x *SessionSystemPromptCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptCapabilities to v, at v's position.
-func (x *SessionSystemPromptCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionSystemPromptModeCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionSystemPromptModeCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionSystemPromptModeCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptModeCapabilities to v, at v's position.
-func (x *SessionSystemPromptModeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptModeCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionSystemPromptOverrideCapabilities, each with the JSON pointer of the offending value.
@@ -1197,21 +917,11 @@ func (x *SessionSystemPromptOverrideCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptOverrideCapabilities to v, at v's position.
-func (x *SessionSystemPromptOverrideCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptOverrideCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionForkCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionForkCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionForkCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionForkCapabilities to v, at v's position.
-func (x *SessionForkCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionForkCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionArchiveCapabilities, each with the JSON pointer of the offending value.
@@ -1221,21 +931,11 @@ func (x *SessionArchiveCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionArchiveCapabilities to v, at v's position.
-func (x *SessionArchiveCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionArchiveCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionStatusCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionStatusCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionStatusCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionStatusCapabilities to v, at v's position.
-func (x *SessionStatusCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionTitleCapabilities, each with the JSON pointer of the offending value.
@@ -1245,21 +945,11 @@ func (x *SessionTitleCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionTitleCapabilities to v, at v's position.
-func (x *SessionTitleCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionTitleCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionResumeCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionResumeCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionResumeCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionResumeCapabilities to v, at v's position.
-func (x *SessionResumeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionResumeCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCloseCapabilities, each with the JSON pointer of the offending value.
@@ -1269,21 +959,11 @@ func (x *SessionCloseCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionCloseCapabilities to v, at v's position.
-func (x *SessionCloseCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCloseCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentAuthCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentAuthCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentAuthCapabilities to v, at v's position.
-func (x *AgentAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthStatusCapabilities, each with the JSON pointer of the offending value.
@@ -1293,21 +973,11 @@ func (x *AuthStatusCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthStatusCapabilities to v, at v's position.
-func (x *AuthStatusCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusCapabilities)
-}
-
 // Validate reports every way x breaks the schema of LogoutCapabilities, each with the JSON pointer of the offending value.
 func (x *LogoutCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectLogoutCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of LogoutCapabilities to v, at v's position.
-func (x *LogoutCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ProvidersCapabilities, each with the JSON pointer of the offending value.
@@ -1317,11 +987,6 @@ func (x *ProvidersCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProvidersCapabilities to v, at v's position.
-func (x *ProvidersCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProvidersCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
 	var v wire.Validator
@@ -1329,31 +994,18 @@ func (x *AuthMethod) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
-func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAuthMethod)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAuthMethodID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthMethodID to v, at v's position.
-func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
 func (x *AuthMethodTerminal) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthMethodTerminal)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthMethodTerminal to v, at v's position.
-func (x *AuthMethodTerminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodTerminal)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
@@ -1363,21 +1015,11 @@ func (x *AuthMethodAgent) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethodAgent to v, at v's position.
-func (x *AuthMethodAgent) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodAgent)
-}
-
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectImplementation)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Implementation to v, at v's position.
-func (x *Implementation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectImplementation)
 }
 
 // Validate reports every way x breaks the schema of AuthenticateResponse, each with the JSON pointer of the offending value.
@@ -1387,21 +1029,11 @@ func (x *AuthenticateResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthenticateResponse to v, at v's position.
-func (x *AuthenticateResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthenticateResponse)
-}
-
 // Validate reports every way x breaks the schema of ListProvidersResponse, each with the JSON pointer of the offending value.
 func (x *ListProvidersResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListProvidersResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListProvidersResponse to v, at v's position.
-func (x *ListProvidersResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListProvidersResponse)
 }
 
 // Validate reports every way x breaks the schema of ProviderInfo, each with the JSON pointer of the offending value.
@@ -1411,41 +1043,25 @@ func (x *ProviderInfo) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProviderInfo to v, at v's position.
-func (x *ProviderInfo) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProviderInfo)
-}
-
 // Validate reports every way x breaks the schema of ProviderID, each with the JSON pointer of the offending value.
 func (x *ProviderID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProviderID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProviderID to v, at v's position.
-func (x *ProviderID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of LlmProtocol, each with the JSON pointer of the offending value.
 func (x *LlmProtocol) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumLlmProtocol.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of LlmProtocol to v, at v's position.
-func (x *LlmProtocol) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ProviderCurrentConfig, each with the JSON pointer of the offending value.
 func (x *ProviderCurrentConfig) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectProviderCurrentConfig)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProviderCurrentConfig to v, at v's position.
-func (x *ProviderCurrentConfig) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProviderCurrentConfig)
 }
 
 // Validate reports every way x breaks the schema of SetProviderResponse, each with the JSON pointer of the offending value.
@@ -1455,21 +1071,11 @@ func (x *SetProviderResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetProviderResponse to v, at v's position.
-func (x *SetProviderResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetProviderResponse)
-}
-
 // Validate reports every way x breaks the schema of DisableProviderResponse, each with the JSON pointer of the offending value.
 func (x *DisableProviderResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDisableProviderResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DisableProviderResponse to v, at v's position.
-func (x *DisableProviderResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDisableProviderResponse)
 }
 
 // Validate reports every way x breaks the schema of LogoutResponse, each with the JSON pointer of the offending value.
@@ -1479,11 +1085,6 @@ func (x *LogoutResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LogoutResponse to v, at v's position.
-func (x *LogoutResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutResponse)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusResponse, each with the JSON pointer of the offending value.
 func (x *AuthStatusResponse) Validate() error {
 	var v wire.Validator
@@ -1491,31 +1092,18 @@ func (x *AuthStatusResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthStatusResponse to v, at v's position.
-func (x *AuthStatusResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusResponse)
-}
-
 // Validate reports every way x breaks the schema of AuthState, each with the JSON pointer of the offending value.
 func (x *AuthState) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumAuthState.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthState to v, at v's position.
-func (x *AuthState) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AuthAccount, each with the JSON pointer of the offending value.
 func (x *AuthAccount) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthAccount)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthAccount to v, at v's position.
-func (x *AuthAccount) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthAccount)
 }
 
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
@@ -1525,11 +1113,6 @@ func (x *NewSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NewSessionResponse to v, at v's position.
-func (x *NewSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNewSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionModeState, each with the JSON pointer of the offending value.
 func (x *SessionModeState) Validate() error {
 	var v wire.Validator
@@ -1537,31 +1120,18 @@ func (x *SessionModeState) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionModeState to v, at v's position.
-func (x *SessionModeState) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionModeState)
-}
-
 // Validate reports every way x breaks the schema of SessionModeID, each with the JSON pointer of the offending value.
 func (x *SessionModeID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionModeID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionModeID to v, at v's position.
-func (x *SessionModeID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionMode, each with the JSON pointer of the offending value.
 func (x *SessionMode) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionMode)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionMode to v, at v's position.
-func (x *SessionMode) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionMode)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
@@ -1612,32 +1182,23 @@ func (x *SessionConfigOptionType) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigID to v, at v's position.
-func (x *SessionConfigID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionConfigOptionCategory.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionCategory to v, at v's position.
-func (x *SessionConfigOptionCategory) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigValueID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigValueID to v, at v's position.
-func (x *SessionConfigValueID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOptions) Validate() error {
@@ -1718,12 +1279,9 @@ func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigGroupID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigGroupID to v, at v's position.
-func (x *SessionConfigGroupID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
@@ -1763,21 +1321,11 @@ func (x *LoadSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoadSessionResponse to v, at v's position.
-func (x *LoadSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoadSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of ListSessionsResponse, each with the JSON pointer of the offending value.
 func (x *ListSessionsResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListSessionsResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListSessionsResponse to v, at v's position.
-func (x *ListSessionsResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
@@ -1787,21 +1335,11 @@ func (x *SessionInfo) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionInfo to v, at v's position.
-func (x *SessionInfo) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionInfo)
-}
-
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DeleteSessionResponse to v, at v's position.
-func (x *DeleteSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ForkSessionResponse, each with the JSON pointer of the offending value.
@@ -1811,21 +1349,11 @@ func (x *ForkSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ForkSessionResponse to v, at v's position.
-func (x *ForkSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectForkSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of ArchiveSessionResponse, each with the JSON pointer of the offending value.
 func (x *ArchiveSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectArchiveSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ArchiveSessionResponse to v, at v's position.
-func (x *ArchiveSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectArchiveSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of UnarchiveSessionResponse, each with the JSON pointer of the offending value.
@@ -1835,11 +1363,6 @@ func (x *UnarchiveSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of UnarchiveSessionResponse to v, at v's position.
-func (x *UnarchiveSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnarchiveSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionStatusResponse, each with the JSON pointer of the offending value.
 func (x *SessionStatusResponse) Validate() error {
 	var v wire.Validator
@@ -1847,31 +1370,18 @@ func (x *SessionStatusResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionStatusResponse to v, at v's position.
-func (x *SessionStatusResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionStatus, each with the JSON pointer of the offending value.
 func (x *SessionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionStatus to v, at v's position.
-func (x *SessionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SetSessionTitleResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionTitleResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionTitleResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionTitleResponse to v, at v's position.
-func (x *SetSessionTitleResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionTitleResponse)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
@@ -1881,21 +1391,11 @@ func (x *ResumeSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ResumeSessionResponse to v, at v's position.
-func (x *ResumeSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
 func (x *CloseSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCloseSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CloseSessionResponse to v, at v's position.
-func (x *CloseSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SetSessionModeResponse, each with the JSON pointer of the offending value.
@@ -1905,21 +1405,11 @@ func (x *SetSessionModeResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionModeResponse to v, at v's position.
-func (x *SetSessionModeResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionModeResponse)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionResponse to v, at v's position.
-func (x *SetSessionConfigOptionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
@@ -1932,11 +1422,11 @@ func (x *PromptResponse) Validate() error {
 // ValidateWith adds every way x breaks the schema of PromptResponse to v, at v's position.
 func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 	v.Push("stopReason")
-	x.StopReason.ValidateWith(v)
+	enumStopReason.ValidateValue(v, &x.StopReason)
 	v.Pop()
 	if x.Usage != nil {
 		v.Push("usage")
-		x.Usage.ValidateWith(v)
+		objectUsage.ValidateValue(v, x.Usage)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -1952,17 +1442,8 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StopReason, each with the JSON pointer of the offending value.
 func (x *StopReason) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStopReason.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StopReason to v, at v's position.
-func (x *StopReason) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case StopReasonEndTurn, StopReasonMaxTokens, StopReasonMaxTurnRequests, StopReasonRefusal, StopReasonCancelled:
-	default:
-		v.Add(fmt.Sprintf("unknown StopReason value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of Usage, each with the JSON pointer of the offending value.
@@ -1970,11 +1451,6 @@ func (x *Usage) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectUsage)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Usage to v, at v's position.
-func (x *Usage) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUsage)
 }
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
@@ -1998,11 +1474,6 @@ func (x *Error) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Error to v, at v's position.
-func (x *Error) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectError)
-}
-
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
 func (x *ErrorCode) Validate() error {
 	var v wire.Validator
@@ -2018,11 +1489,6 @@ func (x *AgentNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
-func (x *AgentNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of SessionNotification, each with the JSON pointer of the offending value.
@@ -2150,12 +1616,9 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMessageID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MessageID to v, at v's position.
-func (x *MessageID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ContentChunk, each with the JSON pointer of the offending value.
 func (x *ContentChunk) Validate() error {
@@ -2190,19 +1653,19 @@ func (x *ToolCall) Validate() error {
 func (x *ToolCall) ValidateWith(v *wire.Validator) {
 	if x.Kind != nil {
 		v.Push("kind")
-		x.Kind.ValidateWith(v)
+		enumToolKind.ValidateValue(v, x.Kind)
 		v.Pop()
 	}
 	if x.Status != nil {
 		v.Push("status")
-		x.Status.ValidateWith(v)
+		enumToolCallStatus.ValidateValue(v, x.Status)
 		v.Pop()
 	}
 	if x.Content != nil {
 		v.Push("content")
 		for i := range x.Content {
 			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
+			unionToolCallContent.ValidateValue(v, &x.Content[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2211,7 +1674,7 @@ func (x *ToolCall) ValidateWith(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].ValidateWith(v)
+			objectToolCallLocation.ValidateValue(v, &x.Locations[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2250,10 +1713,10 @@ func (x *PlanEntry) Validate() error {
 // ValidateWith adds every way x breaks the schema of PlanEntry to v, at v's position.
 func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 	v.Push("priority")
-	x.Priority.ValidateWith(v)
+	enumPlanEntryPriority.ValidateValue(v, &x.Priority)
 	v.Pop()
 	v.Push("status")
-	x.Status.ValidateWith(v)
+	enumPlanEntryStatus.ValidateValue(v, &x.Status)
 	v.Pop()
 	if x.Meta != nil {
 		v.Push("_meta")
@@ -2268,33 +1731,15 @@ func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryPriority.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PlanEntryPriority to v, at v's position.
-func (x *PlanEntryPriority) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case PlanEntryPriorityHigh, PlanEntryPriorityMedium, PlanEntryPriorityLow:
-	default:
-		v.Add(fmt.Sprintf("unknown PlanEntryPriority value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryStatus.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PlanEntryStatus to v, at v's position.
-func (x *PlanEntryStatus) ValidateWith(v *wire.Validator) {
-	switch *x {
-	case PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted:
-	default:
-		v.Add(fmt.Sprintf("unknown PlanEntryStatus value %q", *x))
-	}
 }
 
 // Validate reports every way x breaks the schema of Plan, each with the JSON pointer of the offending value.
@@ -2362,12 +1807,9 @@ func (x *PlanUpdateContent) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanID, each with the JSON pointer of the offending value.
 func (x *PlanID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPlanID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanID to v, at v's position.
-func (x *PlanID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanItems, each with the JSON pointer of the offending value.
 func (x *PlanItems) Validate() error {
@@ -2485,7 +1927,7 @@ func (x *AvailableCommand) Validate() error {
 func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
 	if x.Input != nil {
 		v.Push("input")
-		x.Input.ValidateWith(v)
+		unionAvailableCommandInput.ValidateValue(v, x.Input)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2505,21 +1947,11 @@ func (x *AvailableCommandInput) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
-func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
-}
-
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
 func (x *UnstructuredCommandInput) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectUnstructuredCommandInput)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UnstructuredCommandInput to v, at v's position.
-func (x *UnstructuredCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnstructuredCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
@@ -2619,11 +2051,6 @@ func (x *Cost) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
-func (x *Cost) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCost)
-}
-
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
@@ -2635,7 +2062,7 @@ func (x *UsageUpdate) Validate() error {
 func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 	if x.Cost != nil {
 		v.Push("cost")
-		x.Cost.ValidateWith(v)
+		objectCost.ValidateValue(v, x.Cost)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2651,12 +2078,9 @@ func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumNoticeSeverity.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of NoticeSeverity to v, at v's position.
-func (x *NoticeSeverity) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
@@ -2683,22 +2107,16 @@ func (x *Notice) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarCompactionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionID to v, at v's position.
-func (x *CompactionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumCompactionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionStatus to v, at v's position.
-func (x *CompactionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
@@ -2757,21 +2175,11 @@ func (x *SubagentSessionCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SubagentSessionCapabilities to v, at v's position.
-func (x *SubagentSessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSubagentSessionCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCancelCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionCancelCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionCancelCapabilities to v, at v's position.
-func (x *SessionCancelCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
@@ -2786,7 +2194,7 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Running != nil {
 		n++
-		x.Running.ValidateWith(v)
+		objectRunningStateUpdate.ValidateValue(v, x.Running)
 	}
 	if x.Idle != nil {
 		n++
@@ -2794,15 +2202,15 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.RequiresAction != nil {
 		n++
-		x.RequiresAction.ValidateWith(v)
+		objectRequiresActionStateUpdate.ValidateValue(v, x.RequiresAction)
 	}
 	if x.UnknownUnknownStateUpdate != nil {
 		n++
-		x.UnknownUnknownStateUpdate.ValidateWith(v)
+		objectUnknownStateUpdate.ValidateValue(v, x.UnknownUnknownStateUpdate)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.ValidateWith(v)
+		objectStateUpdateOther.ValidateValue(v, x.Other)
 		switch x.Other.State {
 		case "running", "idle", "requires_action", "unknown":
 			v.AddAt("state", "is a known state; the catch-all variant Other is for unknown ones")
@@ -2820,11 +2228,6 @@ func (x *StateUpdateOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of StateUpdateOther to v, at v's position.
-func (x *StateUpdateOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStateUpdateOther)
-}
-
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
 func (x *RunningStateUpdate) Validate() error {
 	var v wire.Validator
@@ -2832,21 +2235,11 @@ func (x *RunningStateUpdate) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RunningStateUpdate to v, at v's position.
-func (x *RunningStateUpdate) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRunningStateUpdate)
-}
-
 // Validate reports every way x breaks the schema of ErrorStopReason, each with the JSON pointer of the offending value.
 func (x *ErrorStopReason) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectErrorStopReason)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ErrorStopReason to v, at v's position.
-func (x *ErrorStopReason) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectErrorStopReason)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
@@ -2860,7 +2253,7 @@ func (x *IdleStateUpdate) Validate() error {
 func (x *IdleStateUpdate) ValidateWith(v *wire.Validator) {
 	if x.Usage != nil {
 		v.Push("usage")
-		x.Usage.ValidateWith(v)
+		objectUsage.ValidateValue(v, x.Usage)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2879,31 +2272,31 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.EndTurn != nil {
 		n++
-		x.EndTurn.ValidateWith(v)
+		objectIdleStateUpdateStopReasonEndTurn.ValidateValue(v, x.EndTurn)
 	}
 	if x.MaxTokens != nil {
 		n++
-		x.MaxTokens.ValidateWith(v)
+		objectIdleStateUpdateStopReasonMaxTokens.ValidateValue(v, x.MaxTokens)
 	}
 	if x.MaxTurnRequests != nil {
 		n++
-		x.MaxTurnRequests.ValidateWith(v)
+		objectIdleStateUpdateStopReasonMaxTurnRequests.ValidateValue(v, x.MaxTurnRequests)
 	}
 	if x.Refusal != nil {
 		n++
-		x.Refusal.ValidateWith(v)
+		objectIdleStateUpdateStopReasonRefusal.ValidateValue(v, x.Refusal)
 	}
 	if x.Cancelled != nil {
 		n++
-		x.Cancelled.ValidateWith(v)
+		objectIdleStateUpdateStopReasonCancelled.ValidateValue(v, x.Cancelled)
 	}
 	if x.Error != nil {
 		n++
-		x.Error.ValidateWith(v)
+		objectErrorStopReason.ValidateValue(v, x.Error)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.ValidateWith(v)
+		objectIdleStateUpdateStopReasonOther.ValidateValue(v, x.Other)
 		switch x.Other.StopReason {
 		case "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error":
 			v.AddAt("stopReason", "is a known stopReason; the catch-all variant Other is for unknown ones")
@@ -2911,7 +2304,7 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 	}
 	if x.None != nil {
 		n++
-		x.None.ValidateWith(v)
+		objectIdleStateUpdateStopReasonNone.ValidateValue(v, x.None)
 	}
 	if n != 1 {
 		v.Variants("IdleStateUpdateStopReason", "EndTurn, MaxTokens, MaxTurnRequests, Refusal, Cancelled, Error, Other, None", x.EndTurn != nil, x.MaxTokens != nil, x.MaxTurnRequests != nil, x.Refusal != nil, x.Cancelled != nil, x.Error != nil, x.Other != nil, x.None != nil)
@@ -2925,21 +2318,11 @@ func (x *IdleStateUpdateStopReasonEndTurn) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonEndTurn to v, at v's position.
-func (x *IdleStateUpdateStopReasonEndTurn) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonEndTurn)
-}
-
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTokens) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTokens)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens to v, at v's position.
-func (x *IdleStateUpdateStopReasonMaxTokens) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests, each with the JSON pointer of the offending value.
@@ -2949,21 +2332,11 @@ func (x *IdleStateUpdateStopReasonMaxTurnRequests) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests to v, at v's position.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
-}
-
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonRefusal, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonRefusal) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonRefusal)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonRefusal to v, at v's position.
-func (x *IdleStateUpdateStopReasonRefusal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonCancelled, each with the JSON pointer of the offending value.
@@ -2973,21 +2346,11 @@ func (x *IdleStateUpdateStopReasonCancelled) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonCancelled to v, at v's position.
-func (x *IdleStateUpdateStopReasonCancelled) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonCancelled)
-}
-
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonOther, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonOther to v, at v's position.
-func (x *IdleStateUpdateStopReasonOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonOther)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonNone, each with the JSON pointer of the offending value.
@@ -2997,11 +2360,6 @@ func (x *IdleStateUpdateStopReasonNone) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonNone to v, at v's position.
-func (x *IdleStateUpdateStopReasonNone) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIdleStateUpdateStopReasonNone)
-}
-
 // Validate reports every way x breaks the schema of RequiresActionStateUpdate, each with the JSON pointer of the offending value.
 func (x *RequiresActionStateUpdate) Validate() error {
 	var v wire.Validator
@@ -3009,21 +2367,11 @@ func (x *RequiresActionStateUpdate) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequiresActionStateUpdate to v, at v's position.
-func (x *RequiresActionStateUpdate) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequiresActionStateUpdate)
-}
-
 // Validate reports every way x breaks the schema of UnknownStateUpdate, each with the JSON pointer of the offending value.
 func (x *UnknownStateUpdate) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectUnknownStateUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UnknownStateUpdate to v, at v's position.
-func (x *UnknownStateUpdate) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnknownStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of SubagentUpdate, each with the JSON pointer of the offending value.
@@ -3037,7 +2385,7 @@ func (x *SubagentUpdate) Validate() error {
 func (x *SubagentUpdate) ValidateWith(v *wire.Validator) {
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.ValidateWith(v)
+		objectSubagentSessionCapabilities.ValidateValue(v, x.Capabilities)
 		v.Pop()
 	}
 	if x.State != nil {
@@ -3112,21 +2460,11 @@ func (x *CompleteElicitationNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CompleteElicitationNotification to v, at v's position.
-func (x *CompleteElicitationNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCompleteElicitationNotification)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusUpdateNotification, each with the JSON pointer of the offending value.
 func (x *AuthStatusUpdateNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthStatusUpdateNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthStatusUpdateNotification to v, at v's position.
-func (x *AuthStatusUpdateNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusUpdateNotification)
 }
 
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
@@ -3150,21 +2488,11 @@ func (x *ClientRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
-func (x *ClientRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientRequest)
-}
-
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectInitializeRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of InitializeRequest to v, at v's position.
-func (x *InitializeRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
@@ -3174,21 +2502,11 @@ func (x *ClientCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientCapabilities to v, at v's position.
-func (x *ClientCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientCapabilities)
-}
-
 // Validate reports every way x breaks the schema of FileSystemCapabilities, each with the JSON pointer of the offending value.
 func (x *FileSystemCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectFileSystemCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of FileSystemCapabilities to v, at v's position.
-func (x *FileSystemCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectFileSystemCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ClientSessionCapabilities, each with the JSON pointer of the offending value.
@@ -3198,21 +2516,11 @@ func (x *ClientSessionCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientSessionCapabilities to v, at v's position.
-func (x *ClientSessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientSessionCapabilities)
-}
-
 // Validate reports every way x breaks the schema of CompactionCapabilities, each with the JSON pointer of the offending value.
 func (x *CompactionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCompactionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CompactionCapabilities to v, at v's position.
-func (x *CompactionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCompactionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOptionsCapabilities, each with the JSON pointer of the offending value.
@@ -3222,21 +2530,11 @@ func (x *SessionConfigOptionsCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionsCapabilities to v, at v's position.
-func (x *SessionConfigOptionsCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionConfigOptionsCapabilities)
-}
-
 // Validate reports every way x breaks the schema of BooleanConfigOptionCapabilities, each with the JSON pointer of the offending value.
 func (x *BooleanConfigOptionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBooleanConfigOptionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BooleanConfigOptionCapabilities to v, at v's position.
-func (x *BooleanConfigOptionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBooleanConfigOptionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of NoticeCapabilities, each with the JSON pointer of the offending value.
@@ -3246,21 +2544,11 @@ func (x *NoticeCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of NoticeCapabilities to v, at v's position.
-func (x *NoticeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNoticeCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SubagentCapabilities, each with the JSON pointer of the offending value.
 func (x *SubagentCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSubagentCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SubagentCapabilities to v, at v's position.
-func (x *SubagentCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSubagentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PlanCapabilities, each with the JSON pointer of the offending value.
@@ -3270,21 +2558,11 @@ func (x *PlanCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PlanCapabilities to v, at v's position.
-func (x *PlanCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPlanCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AuthCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthCapabilities to v, at v's position.
-func (x *AuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
@@ -3294,21 +2572,11 @@ func (x *ElicitationCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationCapabilities to v, at v's position.
-func (x *ElicitationCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationFormCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationFormCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationFormCapabilities to v, at v's position.
-func (x *ElicitationFormCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationFormCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
@@ -3318,21 +2586,11 @@ func (x *ElicitationURLCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationURLCapabilities to v, at v's position.
-func (x *ElicitationURLCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationURLCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AuthenticateRequest, each with the JSON pointer of the offending value.
 func (x *AuthenticateRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthenticateRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthenticateRequest to v, at v's position.
-func (x *AuthenticateRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthenticateRequest)
 }
 
 // Validate reports every way x breaks the schema of ListProvidersRequest, each with the JSON pointer of the offending value.
@@ -3342,21 +2600,11 @@ func (x *ListProvidersRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ListProvidersRequest to v, at v's position.
-func (x *ListProvidersRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListProvidersRequest)
-}
-
 // Validate reports every way x breaks the schema of SetProviderRequest, each with the JSON pointer of the offending value.
 func (x *SetProviderRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetProviderRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetProviderRequest to v, at v's position.
-func (x *SetProviderRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetProviderRequest)
 }
 
 // Validate reports every way x breaks the schema of DisableProviderRequest, each with the JSON pointer of the offending value.
@@ -3366,11 +2614,6 @@ func (x *DisableProviderRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of DisableProviderRequest to v, at v's position.
-func (x *DisableProviderRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDisableProviderRequest)
-}
-
 // Validate reports every way x breaks the schema of LogoutRequest, each with the JSON pointer of the offending value.
 func (x *LogoutRequest) Validate() error {
 	var v wire.Validator
@@ -3378,21 +2621,11 @@ func (x *LogoutRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LogoutRequest to v, at v's position.
-func (x *LogoutRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutRequest)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusRequest, each with the JSON pointer of the offending value.
 func (x *AuthStatusRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthStatusRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthStatusRequest to v, at v's position.
-func (x *AuthStatusRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
@@ -3425,7 +2658,7 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	v.Pop()
 	if x.SystemPrompt != nil {
 		v.Push("systemPrompt")
-		x.SystemPrompt.ValidateWith(v)
+		objectSystemPrompt.ValidateValue(v, x.SystemPrompt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3592,31 +2825,18 @@ func (x *SystemPrompt) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SystemPrompt to v, at v's position.
-func (x *SystemPrompt) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSystemPrompt)
-}
-
 // Validate reports every way x breaks the schema of SystemPromptMode, each with the JSON pointer of the offending value.
 func (x *SystemPromptMode) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSystemPromptMode.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SystemPromptMode to v, at v's position.
-func (x *SystemPromptMode) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of LoadSessionRequest, each with the JSON pointer of the offending value.
 func (x *LoadSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectLoadSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of LoadSessionRequest to v, at v's position.
-func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoadSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
@@ -3626,31 +2846,18 @@ func (x *ListSessionsRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ListSessionsRequest to v, at v's position.
-func (x *ListSessionsRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionArchiveFilter, each with the JSON pointer of the offending value.
 func (x *SessionArchiveFilter) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionArchiveFilter.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionArchiveFilter to v, at v's position.
-func (x *SessionArchiveFilter) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
 func (x *DeleteSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDeleteSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DeleteSessionRequest to v, at v's position.
-func (x *DeleteSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ForkSessionRequest, each with the JSON pointer of the offending value.
@@ -3660,21 +2867,11 @@ func (x *ForkSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ForkSessionRequest to v, at v's position.
-func (x *ForkSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectForkSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of ArchiveSessionRequest, each with the JSON pointer of the offending value.
 func (x *ArchiveSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectArchiveSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ArchiveSessionRequest to v, at v's position.
-func (x *ArchiveSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectArchiveSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of UnarchiveSessionRequest, each with the JSON pointer of the offending value.
@@ -3684,21 +2881,11 @@ func (x *UnarchiveSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of UnarchiveSessionRequest to v, at v's position.
-func (x *UnarchiveSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnarchiveSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionStatusRequest, each with the JSON pointer of the offending value.
 func (x *SessionStatusRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionStatusRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionStatusRequest to v, at v's position.
-func (x *SessionStatusRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionTitleRequest, each with the JSON pointer of the offending value.
@@ -3708,21 +2895,11 @@ func (x *SetSessionTitleRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionTitleRequest to v, at v's position.
-func (x *SetSessionTitleRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionTitleRequest)
-}
-
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
 func (x *ResumeSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectResumeSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ResumeSessionRequest to v, at v's position.
-func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
@@ -3732,21 +2909,11 @@ func (x *CloseSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CloseSessionRequest to v, at v's position.
-func (x *CloseSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of SetSessionModeRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionModeRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionModeRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionModeRequest to v, at v's position.
-func (x *SetSessionModeRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionModeRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
@@ -3756,16 +2923,6 @@ func (x *SetSessionConfigOptionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
-func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequest)
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
-func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionSetSessionConfigOptionRequestType)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	var v wire.Validator
@@ -3773,21 +2930,11 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeBoolean) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeValueID) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeValueID)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeValueID) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
@@ -3815,7 +2962,7 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 		v.Push("runtimeContext")
 		for i := range x.RuntimeContext {
 			v.PushIndex(i)
-			x.RuntimeContext[i].ValidateWith(v)
+			objectRuntimeContextItem.ValidateValue(v, &x.RuntimeContext[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3832,21 +2979,11 @@ func (x *ClientResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
-func (x *ClientResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionClientResponse)
-}
-
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientResponseResult)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
-func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
@@ -3856,21 +2993,11 @@ func (x *ClientResponseError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponseError to v, at v's position.
-func (x *ClientResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseError)
-}
-
 // Validate reports every way x breaks the schema of WriteTextFileResponse, each with the JSON pointer of the offending value.
 func (x *WriteTextFileResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectWriteTextFileResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of WriteTextFileResponse to v, at v's position.
-func (x *WriteTextFileResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWriteTextFileResponse)
 }
 
 // Validate reports every way x breaks the schema of ReadTextFileResponse, each with the JSON pointer of the offending value.
@@ -3880,21 +3007,11 @@ func (x *ReadTextFileResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReadTextFileResponse to v, at v's position.
-func (x *ReadTextFileResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReadTextFileResponse)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionResponse, each with the JSON pointer of the offending value.
 func (x *RequestPermissionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionResponse to v, at v's position.
-func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
@@ -3904,21 +3021,11 @@ func (x *RequestPermissionOutcome) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
-func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeCancelled, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcomeCancelled) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionOutcomeCancelled)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcomeCancelled to v, at v's position.
-func (x *RequestPermissionOutcomeCancelled) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionOutcomeCancelled)
 }
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
@@ -3928,21 +3035,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SelectedPermissionOutcome to v, at v's position.
-func (x *SelectedPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSelectedPermissionOutcome)
-}
-
 // Validate reports every way x breaks the schema of CreateTerminalResponse, each with the JSON pointer of the offending value.
 func (x *CreateTerminalResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateTerminalResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateTerminalResponse to v, at v's position.
-func (x *CreateTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of TerminalOutputResponse, each with the JSON pointer of the offending value.
@@ -3952,21 +3049,11 @@ func (x *TerminalOutputResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalOutputResponse to v, at v's position.
-func (x *TerminalOutputResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalOutputResponse)
-}
-
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
-func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of ReleaseTerminalResponse, each with the JSON pointer of the offending value.
@@ -3976,21 +3063,11 @@ func (x *ReleaseTerminalResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReleaseTerminalResponse to v, at v's position.
-func (x *ReleaseTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReleaseTerminalResponse)
-}
-
 // Validate reports every way x breaks the schema of WaitForTerminalExitResponse, each with the JSON pointer of the offending value.
 func (x *WaitForTerminalExitResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectWaitForTerminalExitResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of WaitForTerminalExitResponse to v, at v's position.
-func (x *WaitForTerminalExitResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectWaitForTerminalExitResponse)
 }
 
 // Validate reports every way x breaks the schema of KillTerminalResponse, each with the JSON pointer of the offending value.
@@ -4000,26 +3077,11 @@ func (x *KillTerminalResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of KillTerminalResponse to v, at v's position.
-func (x *KillTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectKillTerminalResponse)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
-func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponse)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
-func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionCreateElicitationResponseAction)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
@@ -4029,11 +3091,6 @@ func (x *CreateElicitationResponseActionDecline) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionDecline to v, at v's position.
-func (x *CreateElicitationResponseActionDecline) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionDecline)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
 	var v wire.Validator
@@ -4041,21 +3098,11 @@ func (x *CreateElicitationResponseActionCancel) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionCancel to v, at v's position.
-func (x *CreateElicitationResponseActionCancel) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionCancel)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionOther to v, at v's position.
-func (x *CreateElicitationResponseActionOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
@@ -4098,21 +3145,11 @@ func (x *ElicitationAcceptAction) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationAcceptAction to v, at v's position.
-func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationAcceptAction)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPResponse, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionMessageMCPResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MessageMCPResponse to v, at v's position.
-func (x *MessageMCPResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMessageMCPResponse)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPResponseResult, each with the JSON pointer of the offending value.
@@ -4122,21 +3159,11 @@ func (x *MessageMCPResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MessageMCPResponseResult to v, at v's position.
-func (x *MessageMCPResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPResponseResult)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPResponseError, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMessageMCPResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MessageMCPResponseError to v, at v's position.
-func (x *MessageMCPResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPResponseError)
 }
 
 // Validate reports every way x breaks the schema of MCPError, each with the JSON pointer of the offending value.
@@ -4146,21 +3173,11 @@ func (x *MCPError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPError to v, at v's position.
-func (x *MCPError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPError)
-}
-
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
-func (x *ClientNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
@@ -4170,11 +3187,6 @@ func (x *CancelNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelNotification to v, at v's position.
-func (x *CancelNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelNotification)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPNotification, each with the JSON pointer of the offending value.
 func (x *MessageMCPNotification) Validate() error {
 	var v wire.Validator
@@ -4182,21 +3194,11 @@ func (x *MessageMCPNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MessageMCPNotification to v, at v's position.
-func (x *MessageMCPNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPNotification)
-}
-
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelRequestNotification to v, at v's position.
-func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
 // Validate reports every way x breaks the schema of ProxyRequest, each with the JSON pointer of the offending value.
@@ -4219,13 +3221,13 @@ func (x *ProxyRequest) ValidateWith(v *wire.Validator) {
 		ok := len(x.Params) == 0
 		{
 			var t InitializeProxyRequest
-			if wire.Decode(x.Params, &t, wire.Strict) == nil && t.Validate() == nil {
+			if wire.DecodeWith(x.Params, &t, &objectInitializeRequest, wire.Strict) == nil && t.Validate() == nil {
 				ok = true
 			}
 		}
 		{
 			var t ProxySuccessorRequest
-			if wire.Decode(x.Params, &t, wire.Strict) == nil && t.Validate() == nil {
+			if wire.DecodeWith(x.Params, &t, &objectProxySuccessorRequest, wire.Strict) == nil && t.Validate() == nil {
 				ok = true
 			}
 		}
@@ -4246,21 +3248,11 @@ func (x *ProxySuccessorRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxySuccessorRequest to v, at v's position.
-func (x *ProxySuccessorRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxySuccessorRequest)
-}
-
 // Validate reports every way x breaks the schema of ProxyResponse, each with the JSON pointer of the offending value.
 func (x *ProxyResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionProxyResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxyResponse to v, at v's position.
-func (x *ProxyResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionProxyResponse)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseResult, each with the JSON pointer of the offending value.
@@ -4270,21 +3262,11 @@ func (x *ProxyResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxyResponseResult to v, at v's position.
-func (x *ProxyResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyResponseResult)
-}
-
 // Validate reports every way x breaks the schema of ProxyResponseError, each with the JSON pointer of the offending value.
 func (x *ProxyResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectProxyResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxyResponseError to v, at v's position.
-func (x *ProxyResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyResponseError)
 }
 
 // Validate reports every way x breaks the schema of ProxySuccessorResponse, each with the JSON pointer of the offending value.
@@ -4308,21 +3290,11 @@ func (x *ProxyNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxyNotification to v, at v's position.
-func (x *ProxyNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyNotification)
-}
-
 // Validate reports every way x breaks the schema of ProxyNotificationParams, each with the JSON pointer of the offending value.
 func (x *ProxyNotificationParams) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionProxyNotificationParams)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxyNotificationParams to v, at v's position.
-func (x *ProxyNotificationParams) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionProxyNotificationParams)
 }
 
 // Validate reports every way x breaks the schema of ProxySuccessorNotification, each with the JSON pointer of the offending value.
@@ -4332,11 +3304,6 @@ func (x *ProxySuccessorNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxySuccessorNotification to v, at v's position.
-func (x *ProxySuccessorNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxySuccessorNotification)
-}
-
 // Validate reports every way x breaks the schema of SessionRuntimeContextCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionRuntimeContextCapabilities) Validate() error {
 	var v wire.Validator
@@ -4344,21 +3311,11 @@ func (x *SessionRuntimeContextCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionRuntimeContextCapabilities to v, at v's position.
-func (x *SessionRuntimeContextCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionRuntimeContextCapabilities)
-}
-
 // Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
 func (x *RuntimeContextItem) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRuntimeContextItem)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RuntimeContextItem to v, at v's position.
-func (x *RuntimeContextItem) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRuntimeContextItem)
 }
 
 var pattern0 = wire.Pattern{

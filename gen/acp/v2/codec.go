@@ -23,27 +23,17 @@ var objectAgentRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.AgentRequest",
 	Type: (*AgentRequest)(nil),
-}
-
-// DecodeJSON decodes one AgentRequest object, keeping unknown members.
-func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -54,7 +44,7 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one RequestID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -116,27 +106,27 @@ var objectRequestPermissionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Subject",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "subject",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionSubject)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionSubject,
 			},
 		},
 		{
@@ -161,23 +151,13 @@ var objectRequestPermissionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.RequestPermissionRequest",
 	Type: (*RequestPermissionRequest)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
-func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -188,34 +168,22 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionID value.
-func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionID(x)
-	return nil
+var scalarSessionID = wire.Scalar{
+	Type:  (*SessionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
 
 var unionRequestPermissionSubject = wire.Union{
@@ -243,25 +211,15 @@ var unionRequestPermissionSubject = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionSubject object, keeping unknown members.
-func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionSubject)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionSubject")
+	return wire.MarshalWith(&v, &unionRequestPermissionSubject, "acp.RequestPermissionSubject")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionSubject, wire.Lenient)
 }
 
 var objectRequestPermissionSubjectOther = wire.Object{
@@ -270,21 +228,11 @@ var objectRequestPermissionSubjectOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.RequestPermissionSubjectOther",
 	Type: (*RequestPermissionSubjectOther)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
-func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionSubjectOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionSubjectOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -295,7 +243,7 @@ func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionSubjectOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionSubjectOther, wire.Lenient)
 }
 
 var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
@@ -317,7 +265,7 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
@@ -349,7 +297,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -361,7 +309,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
@@ -383,7 +331,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -417,7 +365,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(ToolCallCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectToolCallCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -431,7 +379,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	if v.Name != nil {
 		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
@@ -442,11 +390,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
@@ -454,7 +402,7 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -466,7 +414,7 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectToolCallCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -486,73 +434,51 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallID value.
-func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ToolCallID(x)
-	return nil
+var scalarToolCallID = wire.Scalar{
+	Type:  (*ToolCallID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarToolCallID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolKind value.
-func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumToolKind = wire.Enum{
+	Name: "ToolKind",
+	Open: true,
+	Type: (*ToolKind)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallStatus value.
-func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumToolCallStatus = wire.Enum{
+	Name: "ToolCallStatus",
+	Open: true,
+	Type: (*ToolCallStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -931,8 +857,8 @@ var objectAnnotations = wire.Object{
 			Name:  "audience",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*Role)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumRole,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -942,7 +868,7 @@ var objectAnnotations = wire.Object{
 			Field: "LastModified",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "lastModified",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Priority",
@@ -965,23 +891,13 @@ var objectAnnotations = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Annotations",
 	Type: (*Annotations)(nil),
-}
-
-// DecodeJSON decodes one Annotations object, keeping unknown members.
-func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAnnotations)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Annotations) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -992,28 +908,23 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Annotations) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
-// DecodeJSON decodes one Role value.
-func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumRole = wire.Enum{
+	Name: "Role",
+	Open: true,
+	Type: (*Role)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Role) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v Role) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumRole.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Role) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
 
 var membersTextContent = wire.Members{Required: []string{"text"}}
@@ -1043,7 +954,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1060,7 +971,7 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Text)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1080,31 +991,19 @@ func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MediaType value.
-func (v *MediaType) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MediaType(x)
-	return nil
+var scalarMediaType = wire.Scalar{
+	Type:  (*MediaType)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MediaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MediaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMediaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MediaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMediaType, wire.Lenient)
 }
 
 var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
@@ -1128,7 +1027,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "data":
 		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.MimeType), d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
@@ -1148,7 +1047,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1164,14 +1063,14 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	b = wire.Key(b, &comma, "\"mimeType\":")
-	b = v.MimeType.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MimeType))
 	if v.URI != nil {
 		b = wire.Key(b, &comma, "\"uri\":")
 		b = wire.AppendString(b, *v.URI)
 	}
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1212,7 +1111,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "data":
 		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.MimeType), d), "mimeType")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
@@ -1220,7 +1119,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1236,10 +1135,10 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	b = wire.Key(b, &comma, "\"mimeType\":")
-	b = v.MimeType.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MimeType))
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1274,14 +1173,14 @@ var objectIcon = wire.Object{
 			Field: "MimeType",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "mimeType",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Sizes",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "sizes",
 			Value: &wire.Value{
-				Elem:        wire.String,
+				Elem:        &wire.String,
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
 			},
@@ -1291,8 +1190,8 @@ var objectIcon = wire.Object{
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "theme",
 			Value: &wire.Value{
-				Coded: (*IconTheme)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumIconTheme,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -1300,23 +1199,13 @@ var objectIcon = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Icon",
 	Type: (*Icon)(nil),
-}
-
-// DecodeJSON decodes one Icon object, keeping unknown members.
-func (v *Icon) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIcon)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Icon) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIcon)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1327,28 +1216,23 @@ func (v Icon) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Icon) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIcon, wire.Lenient)
 }
 
-// DecodeJSON decodes one IconTheme value.
-func (v *IconTheme) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumIconTheme = wire.Enum{
+	Name: "IconTheme",
+	Open: true,
+	Type: (*IconTheme)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IconTheme) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v IconTheme) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumIconTheme.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IconTheme) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumIconTheme, wire.Lenient)
 }
 
 var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
@@ -1403,7 +1287,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Icons, true, (*Icon).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Icons, true, decodeIcon); err != nil {
 			v.Icons = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "icons")
 		}
@@ -1415,7 +1299,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1439,7 +1323,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1466,11 +1350,11 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Icons != nil {
 		b = wire.Key(b, &comma, "\"icons\":")
-		b = wire.AppendSlice(b, v.Icons, (*Icon).AppendJSON)
+		b = wire.AppendSlice(b, v.Icons, appendIcon)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Size != nil {
 		b = wire.Key(b, &comma, "\"size\":")
@@ -1478,7 +1362,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1623,7 +1507,7 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte) (int, er
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1642,7 +1526,7 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1691,7 +1575,7 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte) (int, er
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1710,7 +1594,7 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1757,7 +1641,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1774,7 +1658,7 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.Resource.AppendJSON(b)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1868,7 +1752,7 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.FileType = new(DiffFileType)
 		m := d.Mark()
-		if err := v.FileType.DecodeJSON(d); err != nil {
+		if err := enumDiffFileType.DecodeValue(d, v.FileType); err != nil {
 			v.FileType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "fileType")
 		}
@@ -1880,7 +1764,7 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1908,11 +1792,11 @@ func (v *DiffChange) selectVariant(d *wire.Decoder) error {
 func (v *DiffChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.FileType != nil {
 		b = wire.Key(b, &comma, "\"fileType\":")
-		b = v.FileType.AppendJSON(b)
+		b = enumDiffFileType.AppendValue(b, v.FileType)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2086,52 +1970,35 @@ func (v *DiffChangeOperationOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one DiffFileType value.
-func (v *DiffFileType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumDiffFileType = wire.Enum{
+	Name: "DiffFileType",
+	Open: true,
+	Type: (*DiffFileType)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffFileType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v DiffFileType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumDiffFileType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffFileType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumDiffFileType, wire.Lenient)
 }
 
-// DecodeJSON decodes one AbsolutePath value.
-func (v *AbsolutePath) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AbsolutePath(x)
-	return nil
+var scalarAbsolutePath = wire.Scalar{
+	Type:  (*AbsolutePath)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AbsolutePath) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AbsolutePath) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAbsolutePath.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AbsolutePath) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAbsolutePath, wire.Lenient)
 }
 
 var membersDiffPathChange = wire.Members{Required: []string{"path"}}
@@ -2153,7 +2020,7 @@ func (v *DiffPathChange) AppendJSON(b []byte) []byte {
 func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Path), d), "path")
 	}
 	return wire.NotMember, nil
 }
@@ -2161,7 +2028,7 @@ func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Path))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -2195,9 +2062,9 @@ func (v *DiffPathPairChange) AppendJSON(b []byte) []byte {
 func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "oldPath":
-		return 0, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.OldPath), d), "oldPath")
 	case "path":
-		return 1, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.Path), d), "path")
 	}
 	return wire.NotMember, nil
 }
@@ -2205,9 +2072,9 @@ func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte) (int, erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathPairChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"oldPath\":")
-	b = v.OldPath.AppendJSON(b)
+	b = wire.AppendString(b, string(v.OldPath))
 	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Path))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -2229,38 +2096,28 @@ var objectDiffPatch = wire.Object{
 			Flags: wire.Required,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*DiffPatchFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumDiffPatchFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Text",
 			Flags: wire.Required,
 			Name:  "text",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.DiffPatch",
 	Type: (*DiffPatch)(nil),
-}
-
-// DecodeJSON decodes one DiffPatch object, keeping unknown members.
-func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDiffPatch)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffPatch) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDiffPatch)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2271,28 +2128,23 @@ func (v DiffPatch) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffPatch) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDiffPatch, wire.Lenient)
 }
 
-// DecodeJSON decodes one DiffPatchFormat value.
-func (v *DiffPatchFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumDiffPatchFormat = wire.Enum{
+	Name: "DiffPatchFormat",
+	Open: true,
+	Type: (*DiffPatchFormat)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffPatchFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v DiffPatchFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumDiffPatchFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffPatchFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumDiffPatchFormat, wire.Lenient)
 }
 
 var membersDiff = wire.Members{Required: []string{"changes"}}
@@ -2322,7 +2174,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Patch = new(DiffPatch)
 		m := d.Mark()
-		if err := v.Patch.DecodeJSON(d); err != nil {
+		if err := objectDiffPatch.DecodeValue(d, v.Patch); err != nil {
 			v.Patch = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "patch")
 		}
@@ -2339,7 +2191,7 @@ func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendSlice(b, v.Changes, (*DiffChange).AppendJSON)
 	if v.Patch != nil {
 		b = wire.Key(b, &comma, "\"patch\":")
-		b = v.Patch.AppendJSON(b)
+		b = objectDiffPatch.AppendValue(b, v.Patch)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2359,31 +2211,19 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one TerminalID value.
-func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = TerminalID(x)
-	return nil
+var scalarTerminalID = wire.Scalar{
+	Type:  (*TerminalID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarTerminalID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
 
 var membersTerminal = wire.Members{Required: []string{"terminalId"}}
@@ -2405,7 +2245,7 @@ func (v *Terminal) AppendJSON(b []byte) []byte {
 func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -2415,7 +2255,7 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -2440,7 +2280,7 @@ var objectToolCallLocation = wire.Object{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Line",
@@ -2460,23 +2300,13 @@ var objectToolCallLocation = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ToolCallLocation",
 	Type: (*ToolCallLocation)(nil),
-}
-
-// DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
-func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallLocation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2487,7 +2317,7 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
 
 var objectToolCallCapabilities = wire.Object{
@@ -2506,23 +2336,13 @@ var objectToolCallCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ToolCallCapabilities",
 	Type: (*ToolCallCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
-func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2533,7 +2353,7 @@ func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallCapabilities, wire.Lenient)
 }
 
 var objectToolCallCancelCapabilities = wire.Object{
@@ -2543,23 +2363,13 @@ var objectToolCallCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ToolCallCancelCapabilities",
 	Type: (*ToolCallCancelCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
-func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallCancelCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2570,7 +2380,7 @@ func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallCancelCapabilities, wire.Lenient)
 }
 
 var objectToolCallPermissionSubject = wire.Object{
@@ -2589,23 +2399,13 @@ var objectToolCallPermissionSubject = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ToolCallPermissionSubject",
 	Type: (*ToolCallPermissionSubject)(nil),
-}
-
-// DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
-func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallPermissionSubject)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2616,7 +2416,7 @@ func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallPermissionSubject, wire.Lenient)
 }
 
 var objectCommandPermissionSubject = wire.Object{
@@ -2625,48 +2425,38 @@ var objectCommandPermissionSubject = wire.Object{
 			Field: "Command",
 			Flags: wire.Required,
 			Name:  "command",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CommandPermissionSubject",
 	Type: (*CommandPermissionSubject)(nil),
-}
-
-// DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
-func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCommandPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCommandPermissionSubject)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2677,7 +2467,7 @@ func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCommandPermissionSubject, wire.Lenient)
 }
 
 var objectPermissionOption = wire.Object{
@@ -2686,21 +2476,21 @@ var objectPermissionOption = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Kind",
 			Flags: wire.Required,
 			Name:  "kind",
 			Value: &wire.Value{
-				Coded: (*PermissionOptionKind)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumPermissionOptionKind,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -2708,23 +2498,13 @@ var objectPermissionOption = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.PermissionOption",
 	Type: (*PermissionOption)(nil),
-}
-
-// DecodeJSON decodes one PermissionOption object, keeping unknown members.
-func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPermissionOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2735,55 +2515,38 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionID value.
-func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PermissionOptionID(x)
-	return nil
+var scalarPermissionOptionID = wire.Scalar{
+	Type:  (*PermissionOptionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionKind value.
-func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumPermissionOptionKind = wire.Enum{
+	Name: "PermissionOptionKind",
+	Open: true,
+	Type: (*PermissionOptionKind)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
 
 var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
@@ -3046,27 +2809,17 @@ var objectElicitationSessionScope = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.ElicitationSessionScope",
 	Type: (*ElicitationSessionScope)(nil),
-}
-
-// DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
-func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3077,7 +2830,7 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
 
 var objectElicitationRequestScope = wire.Object{
@@ -3096,16 +2849,6 @@ var objectElicitationRequestScope = wire.Object{
 	Type: (*ElicitationRequestScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
-func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationRequestScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
@@ -3114,7 +2857,7 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
 
 var objectElicitationSchema = wire.Object{
@@ -3124,15 +2867,15 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Required,
 			Name:  "type",
 			Value: &wire.Value{
-				Coded: (*ElicitationSchemaType)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumElicitationSchemaType,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Properties",
@@ -3140,8 +2883,8 @@ var objectElicitationSchema = wire.Object{
 			Name:  "properties",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*ElicitationPropertySchema)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionElicitationPropertySchema,
 				},
 				Shape: wire.ShapeMap,
 			},
@@ -3151,7 +2894,7 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Nullable,
 			Name:  "required",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -3159,30 +2902,20 @@ var objectElicitationSchema = wire.Object{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ElicitationSchema",
 	Type: (*ElicitationSchema)(nil),
-}
-
-// DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
-func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3193,33 +2926,23 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
 
 var enumElicitationSchemaType = wire.Enum{
 	Name:   "ElicitationSchemaType",
+	Type:   (*ElicitationSchemaType)(nil),
 	Values: []string{"object"},
 }
 
-// DecodeJSON decodes one ElicitationSchemaType value.
-func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchemaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
 
 var unionElicitationPropertySchema = wire.Union{
@@ -3265,25 +2988,15 @@ var unionElicitationPropertySchema = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
-func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ElicitationPropertySchema")
+	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "acp.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
 
 var objectElicitationPropertySchemaOther = wire.Object{
@@ -3292,21 +3005,11 @@ var objectElicitationPropertySchemaOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.ElicitationPropertySchemaOther",
 	Type: (*ElicitationPropertySchemaOther)(nil),
-}
-
-// DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
-func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3317,28 +3020,23 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
-// DecodeJSON decodes one StringFormat value.
-func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumStringFormat = wire.Enum{
+	Name: "StringFormat",
+	Open: true,
+	Type: (*StringFormat)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStringFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
 
 var objectEnumOption = wire.Object{
@@ -3347,42 +3045,32 @@ var objectEnumOption = wire.Object{
 			Field: "Const",
 			Flags: wire.Required,
 			Name:  "const",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.EnumOption",
 	Type: (*EnumOption)(nil),
-}
-
-// DecodeJSON decodes one EnumOption object, keeping unknown members.
-func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnumOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnumOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3393,7 +3081,7 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
 
 var objectStringPropertySchema = wire.Object{
@@ -3402,25 +3090,25 @@ var objectStringPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "MaxLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Pattern",
@@ -3436,22 +3124,22 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*StringFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumStringFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Enum",
 			Flags: wire.Nullable,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem: wire.String,
+				Elem: &wire.String,
 				Items: &wire.IntRule{
 					HasMin:  true,
 					Min:     1,
@@ -3482,23 +3170,13 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.StringPropertySchema",
 	Type: (*StringPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
-func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3509,7 +3187,7 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
 
 var objectNumberPropertySchema = wire.Object{
@@ -3518,54 +3196,44 @@ var objectNumberPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.NumberPropertySchema",
 	Type: (*NumberPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
-func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3576,7 +3244,7 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
 
 var objectIntegerPropertySchema = wire.Object{
@@ -3585,54 +3253,44 @@ var objectIntegerPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.IntegerPropertySchema",
 	Type: (*IntegerPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
-func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3643,7 +3301,7 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
 
 var objectBooleanPropertySchema = wire.Object{
@@ -3652,42 +3310,32 @@ var objectBooleanPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.BooleanPropertySchema",
 	Type: (*BooleanPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
-func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3698,7 +3346,7 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
 
 var unionMultiSelectItems = wire.Union{
@@ -3725,25 +3373,15 @@ var unionMultiSelectItems = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
-func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMultiSelectItems)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MultiSelectItems")
+	return wire.MarshalWith(&v, &unionMultiSelectItems, "acp.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectItemsOther = wire.Object{
@@ -3752,21 +3390,11 @@ var objectMultiSelectItemsOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.MultiSelectItemsOther",
 	Type: (*MultiSelectItemsOther)(nil),
-}
-
-// DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
-func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3777,7 +3405,7 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
 
 var objectStringMultiSelectItems = wire.Object{
@@ -3787,7 +3415,7 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Required,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem: wire.String,
+				Elem: &wire.String,
 				Items: &wire.IntRule{
 					HasMin:  true,
 					Min:     1,
@@ -3801,23 +3429,13 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.StringMultiSelectItems",
 	Type: (*StringMultiSelectItems)(nil),
-}
-
-// DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
-func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3828,7 +3446,7 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
 
 var objectTitledMultiSelectItems = wire.Object{
@@ -3855,23 +3473,13 @@ var objectTitledMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TitledMultiSelectItems",
 	Type: (*TitledMultiSelectItems)(nil),
-}
-
-// DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
-func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3882,7 +3490,7 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectPropertySchema = wire.Object{
@@ -3891,33 +3499,33 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "MaxItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Items",
 			Flags: wire.Required,
 			Name:  "items",
 			Value: &wire.Value{
-				Coded: (*MultiSelectItems)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionMultiSelectItems,
 			},
 		},
 		{
@@ -3925,7 +3533,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "default",
 			Value: &wire.Value{
-				Elem:        wire.String,
+				Elem:        &wire.String,
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
 			},
@@ -3935,23 +3543,13 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.MultiSelectPropertySchema",
 	Type: (*MultiSelectPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
-func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3962,7 +3560,7 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
 var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
@@ -3987,7 +3585,7 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
 	}
 	return wire.Inner(v.Variant.decodeField(d, key))
 }
@@ -4008,7 +3606,7 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = v.RequestedSchema.AppendJSON(b)
+	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4082,31 +3680,19 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ElicitationID value.
-func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ElicitationID(x)
-	return nil
+var scalarElicitationID = wire.Scalar{
+	Type:  (*ElicitationID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarElicitationID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
 
 var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
@@ -4131,7 +3717,7 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ElicitationID), d), "elicitationId")
 	case "url":
 		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
@@ -4154,7 +3740,7 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ElicitationID))
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
@@ -4276,25 +3862,15 @@ var unionAgentResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AgentResponse object, keeping unknown members.
-func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAgentResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAgentResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentResponse")
+	return wire.MarshalWith(&v, &unionAgentResponse, "acp.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
 
 var objectAgentResponseResult = wire.Object{
@@ -4312,21 +3888,11 @@ var objectAgentResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.AgentResponseResult",
 	Type: (*AgentResponseResult)(nil),
-}
-
-// DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
-func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4337,7 +3903,7 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
 
 var objectAgentResponseError = wire.Object{
@@ -4365,16 +3931,6 @@ var objectAgentResponseError = wire.Object{
 	Type: (*AgentResponseError)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseError object, keeping unknown members.
-func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
@@ -4383,7 +3939,7 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one AgentResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -4450,7 +4006,7 @@ var objectInitializeResponse = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Info",
@@ -4476,8 +4032,8 @@ var objectInitializeResponse = wire.Object{
 			Name:  "authMethods",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AuthMethod)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAuthMethod,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4488,23 +4044,13 @@ var objectInitializeResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.InitializeResponse",
 	Type: (*InitializeResponse)(nil),
-}
-
-// DecodeJSON decodes one InitializeResponse object, keeping unknown members.
-func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4515,34 +4061,22 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProtocolVersion value.
-func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	var x uint16
-	err := wire.DecodeUint16(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProtocolVersion(x)
-	return nil
+var scalarProtocolVersion = wire.Scalar{
+	Type:  (*ProtocolVersion)(nil),
+	Value: &wire.Uint16,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProtocolVersion) AppendJSON(b []byte) []byte {
-	b = wire.AppendUint(b, uint64(uint16(*v)))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
 
 var objectImplementation = wire.Object{
@@ -4551,42 +4085,32 @@ var objectImplementation = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Version",
 			Flags: wire.Required,
 			Name:  "version",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Implementation",
 	Type: (*Implementation)(nil),
-}
-
-// DecodeJSON decodes one Implementation object, keeping unknown members.
-func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectImplementation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Implementation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectImplementation)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4597,7 +4121,7 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
 
 var objectAgentCapabilities = wire.Object{
@@ -4625,23 +4149,13 @@ var objectAgentCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AgentCapabilities",
 	Type: (*AgentCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
-func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4652,7 +4166,7 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
 
 var objectSessionCapabilities = wire.Object{
@@ -4698,23 +4212,13 @@ var objectSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionCapabilities",
 	Type: (*SessionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
-func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4725,7 +4229,7 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
 
 var objectPromptCapabilities = wire.Object{
@@ -4762,23 +4266,13 @@ var objectPromptCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.PromptCapabilities",
 	Type: (*PromptCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
-func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4789,7 +4283,7 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
 
 var objectPromptImageCapabilities = wire.Object{
@@ -4799,23 +4293,13 @@ var objectPromptImageCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.PromptImageCapabilities",
 	Type: (*PromptImageCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
-func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptImageCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptImageCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4826,7 +4310,7 @@ func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptImageCapabilities, wire.Lenient)
 }
 
 var objectPromptAudioCapabilities = wire.Object{
@@ -4836,23 +4320,13 @@ var objectPromptAudioCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.PromptAudioCapabilities",
 	Type: (*PromptAudioCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
-func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptAudioCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptAudioCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4863,7 +4337,7 @@ func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptAudioCapabilities, wire.Lenient)
 }
 
 var objectPromptEmbeddedContextCapabilities = wire.Object{
@@ -4873,23 +4347,13 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.PromptEmbeddedContextCapabilities",
 	Type: (*PromptEmbeddedContextCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
-func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptEmbeddedContextCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4900,7 +4364,7 @@ func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptEmbeddedContextCapabilities, wire.Lenient)
 }
 
 var objectMCPCapabilities = wire.Object{
@@ -4928,23 +4392,13 @@ var objectMCPCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.MCPCapabilities",
 	Type: (*MCPCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
-func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4955,7 +4409,7 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
 
 var objectMCPStdioCapabilities = wire.Object{
@@ -4965,23 +4419,13 @@ var objectMCPStdioCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.MCPStdioCapabilities",
 	Type: (*MCPStdioCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
-func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPStdioCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPStdioCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4992,7 +4436,7 @@ func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPStdioCapabilities, wire.Lenient)
 }
 
 var objectMCPHTTPCapabilities = wire.Object{
@@ -5002,23 +4446,13 @@ var objectMCPHTTPCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.MCPHTTPCapabilities",
 	Type: (*MCPHTTPCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
-func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPHTTPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPHTTPCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5029,7 +4463,7 @@ func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPHTTPCapabilities, wire.Lenient)
 }
 
 var objectSessionDeleteCapabilities = wire.Object{
@@ -5039,23 +4473,13 @@ var objectSessionDeleteCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionDeleteCapabilities",
 	Type: (*SessionDeleteCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
-func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5066,7 +4490,7 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
 
 var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
@@ -5076,23 +4500,13 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionAdditionalDirectoriesCapabilities",
 	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
-func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5103,7 +4517,7 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
 
 var objectAgentAuthCapabilities = wire.Object{
@@ -5113,23 +4527,13 @@ var objectAgentAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AgentAuthCapabilities",
 	Type: (*AgentAuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
-func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5140,7 +4544,7 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
 
 var unionAuthMethod = wire.Union{
@@ -5168,25 +4572,15 @@ var unionAuthMethod = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
-func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAuthMethod)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAuthMethod)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AuthMethod")
+	return wire.MarshalWith(&v, &unionAuthMethod, "acp.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
 var objectAuthMethodOther = wire.Object{
@@ -5195,33 +4589,23 @@ var objectAuthMethodOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.AuthMethodOther",
 	Type: (*AuthMethodOther)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
-func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5232,34 +4616,22 @@ func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodOther, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthMethodID value.
-func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AuthMethodID(x)
-	return nil
+var scalarAuthMethodID = wire.Scalar{
+	Type:  (*AuthMethodID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
 
 var objectEnvVariable = wire.Object{
@@ -5268,36 +4640,26 @@ var objectEnvVariable = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.EnvVariable",
 	Type: (*EnvVariable)(nil),
-}
-
-// DecodeJSON decodes one EnvVariable object, keeping unknown members.
-func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnvVariable)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnvVariable) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnvVariable)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5308,7 +4670,7 @@ func (v EnvVariable) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnvVariable, wire.Lenient)
 }
 
 var objectAuthMethodTerminal = wire.Object{
@@ -5317,26 +4679,26 @@ var objectAuthMethodTerminal = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -5357,23 +4719,13 @@ var objectAuthMethodTerminal = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AuthMethodTerminal",
 	Type: (*AuthMethodTerminal)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
-func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5384,7 +4736,7 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
 
 var objectAuthMethodAgent = wire.Object{
@@ -5393,42 +4745,32 @@ var objectAuthMethodAgent = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.AuthMethodAgent",
 	Type: (*AuthMethodAgent)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
-func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5439,7 +4781,7 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
 
 var objectLoginAuthResponse = wire.Object{
@@ -5449,23 +4791,13 @@ var objectLoginAuthResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LoginAuthResponse",
 	Type: (*LoginAuthResponse)(nil),
-}
-
-// DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
-func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoginAuthResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoginAuthResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5476,7 +4808,7 @@ func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoginAuthResponse, wire.Lenient)
 }
 
 var objectLogoutAuthResponse = wire.Object{
@@ -5486,23 +4818,13 @@ var objectLogoutAuthResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LogoutAuthResponse",
 	Type: (*LogoutAuthResponse)(nil),
-}
-
-// DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
-func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutAuthResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutAuthResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5513,7 +4835,7 @@ func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutAuthResponse, wire.Lenient)
 }
 
 var objectNewSessionResponse = wire.Object{
@@ -5522,7 +4844,7 @@ var objectNewSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigOptions",
@@ -5555,23 +4877,13 @@ var objectNewSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.NewSessionResponse",
 	Type: (*NewSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
-func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNewSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5582,7 +4894,7 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
 var membersSessionConfigOption = wire.Members{Required: []string{"configId", "name"}}
@@ -5607,7 +4919,7 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configId":
-		return 0, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ConfigID), d), "configId")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -5629,7 +4941,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, err
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		if err := v.Category.DecodeJSON(d); err != nil {
+		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
 			v.Category = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
@@ -5656,7 +4968,7 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"configId\":")
-	b = v.ConfigID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ConfigID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -5665,7 +4977,7 @@ func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) 
 	}
 	if v.Category != nil {
 		b = wire.Key(b, &comma, "\"category\":")
-		b = v.Category.AppendJSON(b)
+		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -5800,79 +5112,50 @@ func (v *SessionConfigOptionTypeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigID value.
-func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigID(x)
-	return nil
+var scalarSessionConfigID = wire.Scalar{
+	Type:  (*SessionConfigID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigOptionCategory value.
-func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionConfigOptionCategory = wire.Enum{
+	Name: "SessionConfigOptionCategory",
+	Open: true,
+	Type: (*SessionConfigOptionCategory)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionCategory) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigValueID value.
-func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigValueID(x)
-	return nil
+var scalarSessionConfigValueID = wire.Scalar{
+	Type:  (*SessionConfigValueID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigValueID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionConfigSelectOptions, choosing the variant by JSON type, then by trying the candidates in order.
@@ -5950,7 +5233,7 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -5974,7 +5257,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Value))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -6018,7 +5301,7 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "groupId":
-		return 0, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.GroupID), d), "groupId")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
@@ -6037,7 +5320,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"groupId\":")
-	b = v.GroupID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.GroupID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	b = wire.Key(b, &comma, "\"options\":")
@@ -6060,31 +5343,19 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigGroupID value.
-func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigGroupID(x)
-	return nil
+var scalarSessionConfigGroupID = wire.Scalar{
+	Type:  (*SessionConfigGroupID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigGroupID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
 var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
@@ -6106,7 +5377,7 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
 	case "options":
 		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
@@ -6116,7 +5387,7 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = v.CurrentValue.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentValue))
 	b = wire.Key(b, &comma, "\"options\":")
 	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
@@ -6341,25 +5612,15 @@ var unionAvailableCommandInput = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
-func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommandInput")
+	return wire.MarshalWith(&v, &unionAvailableCommandInput, "acp.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
 
 var objectAvailableCommandInputOther = wire.Object{
@@ -6368,21 +5629,11 @@ var objectAvailableCommandInputOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.AvailableCommandInputOther",
 	Type: (*AvailableCommandInputOther)(nil),
-}
-
-// DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
-func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAvailableCommandInputOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAvailableCommandInputOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6393,7 +5644,7 @@ func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommandInputOther, wire.Lenient)
 }
 
 var objectTextCommandInput = wire.Object{
@@ -6402,30 +5653,20 @@ var objectTextCommandInput = wire.Object{
 			Field: "Hint",
 			Flags: wire.Required,
 			Name:  "hint",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TextCommandInput",
 	Type: (*TextCommandInput)(nil),
-}
-
-// DecodeJSON decodes one TextCommandInput object, keeping unknown members.
-func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTextCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TextCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTextCommandInput)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6436,7 +5677,7 @@ func (v TextCommandInput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TextCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTextCommandInput, wire.Lenient)
 }
 
 var membersCommand = wire.Members{Required: []string{"name", "description"}}
@@ -6468,7 +5709,7 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		if err := v.Input.DecodeJSON(d); err != nil {
+		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
 			v.Input = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
@@ -6487,7 +5728,7 @@ func (v *Command) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
 		b = wire.Key(b, &comma, "\"input\":")
-		b = v.Input.AppendJSON(b)
+		b = unionAvailableCommandInput.AppendValue(b, v.Input)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -6526,30 +5767,20 @@ var objectListSessionsResponse = wire.Object{
 			Field: "NextCursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "nextCursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ListSessionsResponse",
 	Type: (*ListSessionsResponse)(nil),
-}
-
-// DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
-func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6560,7 +5791,7 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
 
 var objectSessionInfo = wire.Object{
@@ -6569,20 +5800,20 @@ var objectSessionInfo = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -6590,7 +5821,7 @@ var objectSessionInfo = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "UpdatedAt",
@@ -6606,23 +5837,13 @@ var objectSessionInfo = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionInfo",
 	Type: (*SessionInfo)(nil),
-}
-
-// DecodeJSON decodes one SessionInfo object, keeping unknown members.
-func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6633,34 +5854,22 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionListCursor value.
-func (v *SessionListCursor) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionListCursor(x)
-	return nil
+var scalarSessionListCursor = wire.Scalar{
+	Type:  (*SessionListCursor)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionListCursor) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionListCursor) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionListCursor.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionListCursor, wire.Lenient)
 }
 
 var objectDeleteSessionResponse = wire.Object{
@@ -6670,23 +5879,13 @@ var objectDeleteSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.DeleteSessionResponse",
 	Type: (*DeleteSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
-func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6697,7 +5896,7 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
 
 var objectResumeSessionResponse = wire.Object{
@@ -6733,23 +5932,13 @@ var objectResumeSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ResumeSessionResponse",
 	Type: (*ResumeSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
-func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6760,7 +5949,7 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
 
 var objectCloseSessionResponse = wire.Object{
@@ -6770,23 +5959,13 @@ var objectCloseSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CloseSessionResponse",
 	Type: (*CloseSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
-func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6797,7 +5976,7 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
 
 var objectCancelToolCallResponse = wire.Object{
@@ -6807,23 +5986,13 @@ var objectCancelToolCallResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelToolCallResponse",
 	Type: (*CancelToolCallResponse)(nil),
-}
-
-// DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
-func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelToolCallResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelToolCallResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6834,7 +6003,7 @@ func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelToolCallResponse, wire.Lenient)
 }
 
 var objectCancelTerminalResponse = wire.Object{
@@ -6844,23 +6013,13 @@ var objectCancelTerminalResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelTerminalResponse",
 	Type: (*CancelTerminalResponse)(nil),
-}
-
-// DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
-func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelTerminalResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6871,7 +6030,7 @@ func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelTerminalResponse, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionResponse = wire.Object{
@@ -6894,23 +6053,13 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SetSessionConfigOptionResponse",
 	Type: (*SetSessionConfigOptionResponse)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
-func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6921,7 +6070,7 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
 
 var membersPromptResponse = wire.Members{Required: []string{"messageId"}}
@@ -6943,7 +6092,7 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -6953,7 +6102,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -6972,31 +6121,19 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MessageID value.
-func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MessageID(x)
-	return nil
+var scalarMessageID = wire.Scalar{
+	Type:  (*MessageID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMessageID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtResponse value.
@@ -7041,7 +6178,7 @@ var objectError = wire.Object{
 			Field: "Message",
 			Flags: wire.Required,
 			Name:  "message",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Data",
@@ -7057,16 +6194,6 @@ var objectError = wire.Object{
 	Type: (*Error)(nil),
 }
 
-// DecodeJSON decodes one Error object, keeping unknown members.
-func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Error) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
@@ -7075,7 +6202,7 @@ func (v Error) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Error) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorCode value.
@@ -7113,9 +6240,9 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x UnsupportedProtocolVersionErrorData
-			err := x.DecodeJSON(d)
+			err := objectUnsupportedProtocolVersionErrorData.DecodeValue(d, &x)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.ValidateWith(v)
+				objectUnsupportedProtocolVersionErrorData.ValidateValue(v, &x)
 			}) {
 				v.UnsupportedProtocolVersion = &x
 				return nil
@@ -7128,9 +6255,9 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x SessionNotFoundErrorData
-			err := x.DecodeJSON(d)
+			err := objectSessionNotFoundErrorData.DecodeValue(d, &x)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.ValidateWith(v)
+				objectSessionNotFoundErrorData.ValidateValue(v, &x)
 			}) {
 				v.SessionNotFound = &x
 				return nil
@@ -7156,10 +6283,10 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 func (v *ErrorData) AppendJSON(b []byte) []byte {
 	switch {
 	case v.UnsupportedProtocolVersion != nil:
-		b = v.UnsupportedProtocolVersion.AppendJSON(b)
+		b = objectUnsupportedProtocolVersionErrorData.AppendValue(b, v.UnsupportedProtocolVersion)
 		return b
 	case v.SessionNotFound != nil:
-		b = v.SessionNotFound.AppendJSON(b)
+		b = objectSessionNotFoundErrorData.AppendValue(b, v.SessionNotFound)
 		return b
 	case v.Other != nil:
 		b = wire.AppendRaw(b, v.Other)
@@ -7185,14 +6312,14 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 			Field: "Requested",
 			Flags: wire.Required,
 			Name:  "requested",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Supported",
 			Flags: wire.Required,
 			Name:  "supported",
 			Value: &wire.Value{
-				Elem:  wire.Uint16,
+				Elem:  &wire.Uint16,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -7201,23 +6328,13 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.UnsupportedProtocolVersionErrorData",
 	Type: (*UnsupportedProtocolVersionErrorData)(nil),
-}
-
-// DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
-func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnsupportedProtocolVersionErrorData)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7228,7 +6345,7 @@ func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnsupportedProtocolVersionErrorData, wire.Lenient)
 }
 
 var objectSessionNotFoundErrorData = wire.Object{
@@ -7237,30 +6354,20 @@ var objectSessionNotFoundErrorData = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SessionNotFoundErrorData",
 	Type: (*SessionNotFoundErrorData)(nil),
-}
-
-// DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
-func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionNotFoundErrorData)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionNotFoundErrorData)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7271,7 +6378,7 @@ func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionNotFoundErrorData, wire.Lenient)
 }
 
 var objectAgentNotification = wire.Object{
@@ -7280,27 +6387,17 @@ var objectAgentNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.AgentNotification",
 	Type: (*AgentNotification)(nil),
-}
-
-// DecodeJSON decodes one AgentNotification object, keeping unknown members.
-func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7311,7 +6408,7 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
 
 var membersUpdateSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
@@ -7333,7 +6430,7 @@ func (v *UpdateSessionNotification) AppendJSON(b []byte) []byte {
 func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "update":
 		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
@@ -7345,7 +6442,7 @@ func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UpdateSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"update\":")
 	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
@@ -7794,7 +6891,7 @@ func (v *ContentChunk) AppendJSON(b []byte) []byte {
 func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -7806,7 +6903,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -7846,7 +6943,7 @@ func (v *UserMessage) AppendJSON(b []byte) []byte {
 func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -7867,7 +6964,7 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UserMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -7909,7 +7006,7 @@ func (v *AgentMessage) AppendJSON(b []byte) []byte {
 func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -7930,7 +7027,7 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -7972,7 +7069,7 @@ func (v *AgentThought) AppendJSON(b []byte) []byte {
 func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -7993,7 +7090,7 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentThought) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -8041,25 +7138,15 @@ var unionBackgroundWork = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one BackgroundWork object, keeping unknown members.
-func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionBackgroundWork)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundWork) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionBackgroundWork)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v BackgroundWork) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.BackgroundWork")
+	return wire.MarshalWith(&v, &unionBackgroundWork, "acp.BackgroundWork")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionBackgroundWork, wire.Lenient)
 }
 
 var objectBackgroundWorkOther = wire.Object{
@@ -8068,21 +7155,11 @@ var objectBackgroundWorkOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.BackgroundWorkOther",
 	Type: (*BackgroundWorkOther)(nil),
-}
-
-// DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
-func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundWorkOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundWorkOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8093,7 +7170,7 @@ func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundWorkOther, wire.Lenient)
 }
 
 var objectBackgroundTerminal = wire.Object{
@@ -8102,30 +7179,20 @@ var objectBackgroundTerminal = wire.Object{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.BackgroundTerminal",
 	Type: (*BackgroundTerminal)(nil),
-}
-
-// DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
-func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundTerminal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8136,7 +7203,7 @@ func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundTerminal, wire.Lenient)
 }
 
 var objectBackgroundToolCall = wire.Object{
@@ -8145,30 +7212,20 @@ var objectBackgroundToolCall = wire.Object{
 			Field: "ToolCallID",
 			Flags: wire.Required,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.BackgroundToolCall",
 	Type: (*BackgroundToolCall)(nil),
-}
-
-// DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
-func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundToolCall)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundToolCall)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8179,7 +7236,7 @@ func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundToolCall, wire.Lenient)
 }
 
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
@@ -8204,7 +7261,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8219,7 +7276,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8262,7 +7319,7 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		}
 		v.Error = new(Error)
 		m := d.Mark()
-		if err := v.Error.DecodeJSON(d); err != nil {
+		if err := objectError.DecodeValue(d, v.Error); err != nil {
 			v.Error = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
@@ -8275,7 +7332,7 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) 
 func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Error != nil {
 		b = wire.Key(b, &comma, "\"error\":")
-		b = v.Error.AppendJSON(b)
+		b = objectError.AppendValue(b, v.Error)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8316,7 +7373,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8344,7 +7401,7 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8767,7 +7824,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (in
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8782,7 +7839,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (in
 func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8990,7 +8047,7 @@ func (v *ToolCallContentChunk) AppendJSON(b []byte) []byte {
 func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -9002,7 +8059,7 @@ func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte) (int, er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -9029,30 +8086,20 @@ var objectTerminalOutput = wire.Object{
 			Field: "Data",
 			Flags: wire.Required,
 			Name:  "data",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalOutput",
 	Type: (*TerminalOutput)(nil),
-}
-
-// DecodeJSON decodes one TerminalOutput object, keeping unknown members.
-func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutput)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9063,7 +8110,7 @@ func (v TerminalOutput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutput, wire.Lenient)
 }
 
 var objectTerminalExitStatus = wire.Object{
@@ -9072,36 +8119,26 @@ var objectTerminalExitStatus = wire.Object{
 			Field: "ExitCode",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "exitCode",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Signal",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "signal",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalExitStatus",
 	Type: (*TerminalExitStatus)(nil),
-}
-
-// DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
-func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9112,7 +8149,7 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
 
 var objectTerminalSize = wire.Object{
@@ -9148,23 +8185,13 @@ var objectTerminalSize = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalSize",
 	Type: (*TerminalSize)(nil),
-}
-
-// DecodeJSON decodes one TerminalSize object, keeping unknown members.
-func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalSize)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalSize) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalSize)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9175,7 +8202,7 @@ func (v TerminalSize) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalSize) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalSize, wire.Lenient)
 }
 
 var objectTerminalCapabilities = wire.Object{
@@ -9194,23 +8221,13 @@ var objectTerminalCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalCapabilities",
 	Type: (*TerminalCapabilities)(nil),
-}
-
-// DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
-func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9221,7 +8238,7 @@ func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalCapabilities, wire.Lenient)
 }
 
 var objectTerminalCancelCapabilities = wire.Object{
@@ -9231,23 +8248,13 @@ var objectTerminalCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalCancelCapabilities",
 	Type: (*TerminalCancelCapabilities)(nil),
-}
-
-// DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
-func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalCancelCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9258,7 +8265,7 @@ func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalCancelCapabilities, wire.Lenient)
 }
 
 var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
@@ -9280,7 +8287,7 @@ func (v *TerminalUpdate) AppendJSON(b []byte) []byte {
 func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "command":
 		if d.TryNull() {
 			v.Command = nil
@@ -9300,7 +8307,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cwd = new(AbsolutePath)
 		m := d.Mark()
-		if err := v.Cwd.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.Cwd), d); err != nil {
 			v.Cwd = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cwd")
 		}
@@ -9312,7 +8319,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Output = new(TerminalOutput)
 		m := d.Mark()
-		if err := v.Output.DecodeJSON(d); err != nil {
+		if err := objectTerminalOutput.DecodeValue(d, v.Output); err != nil {
 			v.Output = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "output")
 		}
@@ -9324,7 +8331,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
-		if err := v.ExitStatus.DecodeJSON(d); err != nil {
+		if err := objectTerminalExitStatus.DecodeValue(d, v.ExitStatus); err != nil {
 			v.ExitStatus = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
@@ -9336,7 +8343,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Size = new(TerminalSize)
 		m := d.Mark()
-		if err := v.Size.DecodeJSON(d); err != nil {
+		if err := objectTerminalSize.DecodeValue(d, v.Size); err != nil {
 			v.Size = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
@@ -9348,7 +8355,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(TerminalCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectTerminalCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -9362,30 +8369,30 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	if v.Command != nil {
 		b = wire.Key(b, &comma, "\"command\":")
 		b = wire.AppendString(b, *v.Command)
 	}
 	if v.Cwd != nil {
 		b = wire.Key(b, &comma, "\"cwd\":")
-		b = v.Cwd.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.Cwd))
 	}
 	if v.Output != nil {
 		b = wire.Key(b, &comma, "\"output\":")
-		b = v.Output.AppendJSON(b)
+		b = objectTerminalOutput.AppendValue(b, v.Output)
 	}
 	if v.ExitStatus != nil {
 		b = wire.Key(b, &comma, "\"exitStatus\":")
-		b = v.ExitStatus.AppendJSON(b)
+		b = objectTerminalExitStatus.AppendValue(b, v.ExitStatus)
 	}
 	if v.Size != nil {
 		b = wire.Key(b, &comma, "\"size\":")
-		b = v.Size.AppendJSON(b)
+		b = objectTerminalSize.AppendValue(b, v.Size)
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectTerminalCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9424,7 +8431,7 @@ func (v *TerminalOutputChunk) AppendJSON(b []byte) []byte {
 func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "data":
 		return 1, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
@@ -9436,7 +8443,7 @@ func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	if v.Meta != nil {
@@ -9575,7 +8582,7 @@ func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte) (int, 
 	case "type":
 		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "planId":
-		return 1, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	}
 	return wire.NotMember, nil
 }
@@ -9585,7 +8592,7 @@ func (v *PlanUpdateContentOther) appendFields(b []byte, comma bool) ([]byte, boo
 	b = wire.Key(b, &comma, "\"type\":")
 	b = wire.AppendString(b, v.Type)
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -9600,31 +8607,19 @@ func (v *PlanUpdateContentOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanID value.
-func (v *PlanID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PlanID(x)
-	return nil
+var scalarPlanID = wire.Scalar{
+	Type:  (*PlanID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPlanID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPlanID, wire.Lenient)
 }
 
 var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "status"}}
@@ -9648,9 +8643,9 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "content":
 		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(enumPlanEntryPriority.DecodeValue(d, &v.Priority), "priority")
 	case "status":
-		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(enumPlanEntryStatus.DecodeValue(d, &v.Status), "status")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9662,9 +8657,9 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	b = wire.Key(b, &comma, "\"priority\":")
-	b = v.Priority.AppendJSON(b)
+	b = enumPlanEntryPriority.AppendValue(b, &v.Priority)
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumPlanEntryStatus.AppendValue(b, &v.Status)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -9683,76 +8678,36 @@ func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryPriority value.
-func (v *PlanEntryPriority) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "high":
-		*v = PlanEntryPriorityHigh
-	case "medium":
-		*v = PlanEntryPriorityMedium
-	case "low":
-		*v = PlanEntryPriorityLow
-	default:
-		*v = PlanEntryPriority(string(s))
-	}
-	return nil
+var enumPlanEntryPriority = wire.Enum{
+	Name: "PlanEntryPriority",
+	Open: true,
+	Type: (*PlanEntryPriority)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryPriority) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryStatus value.
-func (v *PlanEntryStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = PlanEntryStatusPending
-	case "in_progress":
-		*v = PlanEntryStatusInProgress
-	case "completed":
-		*v = PlanEntryStatusCompleted
-	case "cancelled":
-		*v = PlanEntryStatusCancelled
-	default:
-		*v = PlanEntryStatus(string(s))
-	}
-	return nil
+var enumPlanEntryStatus = wire.Enum{
+	Name: "PlanEntryStatus",
+	Open: true,
+	Type: (*PlanEntryStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
 
 var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
@@ -9774,7 +8729,7 @@ func (v *PlanItems) AppendJSON(b []byte) []byte {
 func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "entries":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
@@ -9786,7 +8741,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"entries\":")
 	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
@@ -10031,36 +8986,26 @@ var objectCost = wire.Object{
 			Field: "Amount",
 			Flags: wire.Required,
 			Name:  "amount",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Currency",
 			Flags: wire.Required,
 			Name:  "currency",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.Cost",
 	Type: (*Cost)(nil),
-}
-
-// DecodeJSON decodes one Cost object, keeping unknown members.
-func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCost)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Cost) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCost)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10071,7 +9016,7 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Cost) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
 var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
@@ -10103,7 +9048,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
-		if err := v.Cost.DecodeJSON(d); err != nil {
+		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
 			v.Cost = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
@@ -10122,7 +9067,7 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
 		b = wire.Key(b, &comma, "\"cost\":")
-		b = v.Cost.AppendJSON(b)
+		b = objectCost.AppendValue(b, v.Cost)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -10142,39 +9087,20 @@ func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one NoticeSeverity value.
-func (v *NoticeSeverity) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "info":
-		*v = NoticeSeverityInfo
-	case "warning":
-		*v = NoticeSeverityWarning
-	case "error":
-		*v = NoticeSeverityError
-	default:
-		*v = NoticeSeverity(string(s))
-	}
-	return nil
+var enumNoticeSeverity = wire.Enum{
+	Name: "NoticeSeverity",
+	Open: true,
+	Type: (*NoticeSeverity)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeSeverity) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
 var membersNotice = wire.Members{Required: []string{"severity", "title"}}
@@ -10196,7 +9122,7 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
@@ -10220,7 +9146,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"severity\":")
-	b = v.Severity.AppendJSON(b)
+	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
@@ -10245,68 +9171,35 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionID value.
-func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = CompactionID(x)
-	return nil
+var scalarCompactionID = wire.Scalar{
+	Type:  (*CompactionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarCompactionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionStatus value.
-func (v *CompactionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "in_progress":
-		*v = CompactionStatusInProgress
-	case "completed":
-		*v = CompactionStatusCompleted
-	case "failed":
-		*v = CompactionStatusFailed
-	case "cancelled":
-		*v = CompactionStatusCancelled
-	default:
-		*v = CompactionStatus(string(s))
-	}
-	return nil
+var enumCompactionStatus = wire.Enum{
+	Name: "CompactionStatus",
+	Open: true,
+	Type: (*CompactionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
 var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
@@ -10328,9 +9221,9 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "status":
-		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
@@ -10363,9 +9256,9 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumCompactionStatus.AppendValue(b, &v.Status)
 	if v.Summary != nil {
 		b = wire.Key(b, &comma, "\"summary\":")
 		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
@@ -10411,7 +9304,7 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -10423,7 +9316,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -10450,30 +9343,20 @@ var objectCompleteElicitationNotification = wire.Object{
 			Field: "ElicitationID",
 			Flags: wire.Required,
 			Name:  "elicitationId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CompleteElicitationNotification",
 	Type: (*CompleteElicitationNotification)(nil),
-}
-
-// DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
-func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10484,7 +9367,7 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtNotification value.
@@ -10529,27 +9412,17 @@ var objectClientRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.ClientRequest",
 	Type: (*ClientRequest)(nil),
-}
-
-// DecodeJSON decodes one ClientRequest object, keeping unknown members.
-func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10560,7 +9433,7 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
 
 var objectInitializeRequest = wire.Object{
@@ -10569,7 +9442,7 @@ var objectInitializeRequest = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Info",
@@ -10594,23 +9467,13 @@ var objectInitializeRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.InitializeRequest",
 	Type: (*InitializeRequest)(nil),
-}
-
-// DecodeJSON decodes one InitializeRequest object, keeping unknown members.
-func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10621,7 +9484,7 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
 
 var objectClientCapabilities = wire.Object{
@@ -10649,23 +9512,13 @@ var objectClientCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ClientCapabilities",
 	Type: (*ClientCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
-func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10676,7 +9529,7 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
 
 var objectClientAuthCapabilities = wire.Object{
@@ -10695,23 +9548,13 @@ var objectClientAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ClientAuthCapabilities",
 	Type: (*ClientAuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
-func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10722,7 +9565,7 @@ func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientAuthCapabilities, wire.Lenient)
 }
 
 var objectTerminalAuthCapabilities = wire.Object{
@@ -10732,23 +9575,13 @@ var objectTerminalAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.TerminalAuthCapabilities",
 	Type: (*TerminalAuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
-func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10759,7 +9592,7 @@ func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalAuthCapabilities, wire.Lenient)
 }
 
 var objectElicitationCapabilities = wire.Object{
@@ -10787,23 +9620,13 @@ var objectElicitationCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ElicitationCapabilities",
 	Type: (*ElicitationCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
-func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10814,7 +9637,7 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
 
 var objectElicitationFormCapabilities = wire.Object{
@@ -10824,23 +9647,13 @@ var objectElicitationFormCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ElicitationFormCapabilities",
 	Type: (*ElicitationFormCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
-func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10851,7 +9664,7 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
 
 var objectElicitationURLCapabilities = wire.Object{
@@ -10861,23 +9674,13 @@ var objectElicitationURLCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ElicitationURLCapabilities",
 	Type: (*ElicitationURLCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
-func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10888,7 +9691,7 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
 
 var objectLoginAuthRequest = wire.Object{
@@ -10897,30 +9700,20 @@ var objectLoginAuthRequest = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LoginAuthRequest",
 	Type: (*LoginAuthRequest)(nil),
-}
-
-// DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
-func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoginAuthRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoginAuthRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10931,7 +9724,7 @@ func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoginAuthRequest, wire.Lenient)
 }
 
 var objectLogoutAuthRequest = wire.Object{
@@ -10941,23 +9734,13 @@ var objectLogoutAuthRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.LogoutAuthRequest",
 	Type: (*LogoutAuthRequest)(nil),
-}
-
-// DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
-func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutAuthRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutAuthRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10968,7 +9751,7 @@ func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutAuthRequest, wire.Lenient)
 }
 
 var membersNewSessionRequest = wire.Members{Required: []string{"cwd"}}
@@ -10990,19 +9773,19 @@ func (v *NewSessionRequest) AppendJSON(b []byte) []byte {
 func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
-		return 0, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Cwd), d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, decodeAbsolutePath), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, decodeMCPServer), "mcpServers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -11012,14 +9795,14 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Cwd))
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
+		b = wire.AppendSlice(b, v.AdditionalDirectories, appendAbsolutePath)
 	}
 	if v.MCPServers != nil {
 		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+		b = wire.AppendSlice(b, v.MCPServers, appendMCPServer)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -11064,25 +9847,15 @@ var unionMCPServer = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MCPServer object, keeping unknown members.
-func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMCPServer)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServer) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMCPServer)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MCPServer) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.MCPServer")
+	return wire.MarshalWith(&v, &unionMCPServer, "acp.MCPServer")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMCPServer, wire.Lenient)
 }
 
 var objectMCPServerOther = wire.Object{
@@ -11091,21 +9864,11 @@ var objectMCPServerOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.MCPServerOther",
 	Type: (*MCPServerOther)(nil),
-}
-
-// DecodeJSON decodes one MCPServerOther object, keeping unknown members.
-func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11116,7 +9879,7 @@ func (v MCPServerOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerOther, wire.Lenient)
 }
 
 var objectHTTPHeader = wire.Object{
@@ -11125,36 +9888,26 @@ var objectHTTPHeader = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.HTTPHeader",
 	Type: (*HTTPHeader)(nil),
-}
-
-// DecodeJSON decodes one HTTPHeader object, keeping unknown members.
-func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectHTTPHeader)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *HTTPHeader) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectHTTPHeader)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11165,7 +9918,7 @@ func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectHTTPHeader, wire.Lenient)
 }
 
 var objectMCPServerHTTP = wire.Object{
@@ -11174,7 +9927,7 @@ var objectMCPServerHTTP = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "URL",
@@ -11202,23 +9955,13 @@ var objectMCPServerHTTP = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.MCPServerHTTP",
 	Type: (*MCPServerHTTP)(nil),
-}
-
-// DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
-func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerHTTP)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerHTTP)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11229,7 +9972,7 @@ func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerHTTP, wire.Lenient)
 }
 
 var objectMCPServerStdio = wire.Object{
@@ -11238,20 +9981,20 @@ var objectMCPServerStdio = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Command",
 			Flags: wire.Required,
 			Name:  "command",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -11272,23 +10015,13 @@ var objectMCPServerStdio = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.MCPServerStdio",
 	Type: (*MCPServerStdio)(nil),
-}
-
-// DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
-func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerStdio)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerStdio)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11299,7 +10032,7 @@ func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerStdio, wire.Lenient)
 }
 
 var objectListSessionsRequest = wire.Object{
@@ -11308,36 +10041,26 @@ var objectListSessionsRequest = wire.Object{
 			Field: "Cwd",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ListSessionsRequest",
 	Type: (*ListSessionsRequest)(nil),
-}
-
-// DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
-func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11348,7 +10071,7 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
 var objectDeleteSessionRequest = wire.Object{
@@ -11357,30 +10080,20 @@ var objectDeleteSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.DeleteSessionRequest",
 	Type: (*DeleteSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
-func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11391,7 +10104,7 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
 
 var objectResumeSessionRequest = wire.Object{
@@ -11400,20 +10113,20 @@ var objectResumeSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -11423,8 +10136,8 @@ var objectResumeSessionRequest = wire.Object{
 			Name:  "mcpServers",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*MCPServer)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionMCPServer,
 				},
 				Shape: wire.ShapeSlice,
 			},
@@ -11434,8 +10147,8 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "replayFrom",
 			Value: &wire.Value{
-				Coded: (*ReplayFrom)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionReplayFrom,
 			},
 		},
 		{
@@ -11443,23 +10156,13 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ResumeSessionRequest",
 	Type: (*ResumeSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
-func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11470,7 +10173,7 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
 
 var unionReplayFrom = wire.Union{
@@ -11492,25 +10195,15 @@ var unionReplayFrom = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ReplayFrom object, keeping unknown members.
-func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionReplayFrom)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFrom) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionReplayFrom)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ReplayFrom) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ReplayFrom")
+	return wire.MarshalWith(&v, &unionReplayFrom, "acp.ReplayFrom")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionReplayFrom, wire.Lenient)
 }
 
 var objectReplayFromOther = wire.Object{
@@ -11519,21 +10212,11 @@ var objectReplayFromOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.ReplayFromOther",
 	Type: (*ReplayFromOther)(nil),
-}
-
-// DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
-func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReplayFromOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReplayFromOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11544,7 +10227,7 @@ func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReplayFromOther, wire.Lenient)
 }
 
 var objectReplayFromStart = wire.Object{
@@ -11554,23 +10237,13 @@ var objectReplayFromStart = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.ReplayFromStart",
 	Type: (*ReplayFromStart)(nil),
-}
-
-// DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
-func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReplayFromStart)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReplayFromStart)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11581,7 +10254,7 @@ func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReplayFromStart, wire.Lenient)
 }
 
 var objectCloseSessionRequest = wire.Object{
@@ -11590,30 +10263,20 @@ var objectCloseSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CloseSessionRequest",
 	Type: (*CloseSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
-func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11624,7 +10287,7 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
 
 var objectCancelToolCallRequest = wire.Object{
@@ -11633,36 +10296,26 @@ var objectCancelToolCallRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Required,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelToolCallRequest",
 	Type: (*CancelToolCallRequest)(nil),
-}
-
-// DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
-func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelToolCallRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelToolCallRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11673,7 +10326,7 @@ func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelToolCallRequest, wire.Lenient)
 }
 
 var objectCancelTerminalRequest = wire.Object{
@@ -11682,36 +10335,26 @@ var objectCancelTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelTerminalRequest",
 	Type: (*CancelTerminalRequest)(nil),
-}
-
-// DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
-func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelTerminalRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11722,7 +10365,7 @@ func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelTerminalRequest, wire.Lenient)
 }
 
 var unionSetSessionConfigOptionRequestType = wire.Union{
@@ -11755,20 +10398,20 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigID",
 			Flags: wire.Required,
 			Name:  "configId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -11779,16 +10422,6 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 	UnionField: "Type",
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
@@ -11797,7 +10430,7 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeID = wire.Object{
@@ -11806,21 +10439,11 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.SetSessionConfigOptionRequestTypeID",
 	Type: (*SetSessionConfigOptionRequestTypeID)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeID)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11831,7 +10454,7 @@ func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeID, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
@@ -11840,21 +10463,11 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 	},
 	Name: "acp.SetSessionConfigOptionRequestTypeBoolean",
 	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11865,7 +10478,7 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
@@ -11874,27 +10487,17 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required | wire.Nullable,
 			Name:  "value",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.SetSessionConfigOptionRequestTypeOther",
 	Type: (*SetSessionConfigOptionRequestTypeOther)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11905,7 +10508,7 @@ func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeOther, wire.Lenient)
 }
 
 var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
@@ -11927,7 +10530,7 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
@@ -11939,7 +10542,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
 	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
@@ -11979,25 +10582,15 @@ var unionClientResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ClientResponse object, keeping unknown members.
-func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionClientResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionClientResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ClientResponse")
+	return wire.MarshalWith(&v, &unionClientResponse, "acp.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
 
 var objectClientResponseResult = wire.Object{
@@ -12015,21 +10608,11 @@ var objectClientResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.ClientResponseResult",
 	Type: (*ClientResponseResult)(nil),
-}
-
-// DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
-func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12040,7 +10623,7 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
 
 var objectClientResponseError = wire.Object{
@@ -12068,16 +10651,6 @@ var objectClientResponseError = wire.Object{
 	Type: (*ClientResponseError)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseError object, keeping unknown members.
-func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
@@ -12086,7 +10659,7 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ClientResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -12154,8 +10727,8 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionOutcome,
 			},
 		},
 		{
@@ -12163,23 +10736,13 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.RequestPermissionResponse",
 	Type: (*RequestPermissionResponse)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
-func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12190,7 +10753,7 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
 
 var unionRequestPermissionOutcome = wire.Union{
@@ -12218,25 +10781,15 @@ var unionRequestPermissionOutcome = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
-func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequestPermissionOutcome")
+	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "acp.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
 
 var objectRequestPermissionOutcomeOther = wire.Object{
@@ -12245,21 +10798,11 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 			Field: "Outcome",
 			Flags: wire.Required,
 			Name:  "outcome",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.RequestPermissionOutcomeOther",
 	Type: (*RequestPermissionOutcomeOther)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
-func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12270,7 +10813,7 @@ func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeOther, wire.Lenient)
 }
 
 var objectCancelledPermissionOutcome = wire.Object{
@@ -12280,23 +10823,13 @@ var objectCancelledPermissionOutcome = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelledPermissionOutcome",
 	Type: (*CancelledPermissionOutcome)(nil),
-}
-
-// DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
-func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelledPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelledPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12307,7 +10840,7 @@ func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelledPermissionOutcome, wire.Lenient)
 }
 
 var objectSelectedPermissionOutcome = wire.Object{
@@ -12316,30 +10849,20 @@ var objectSelectedPermissionOutcome = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.SelectedPermissionOutcome",
 	Type: (*SelectedPermissionOutcome)(nil),
-}
-
-// DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
-func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12350,7 +10873,7 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
 
 var unionCreateElicitationResponseAction = wire.Union{
@@ -12390,7 +10913,7 @@ var objectCreateElicitationResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -12401,16 +10924,6 @@ var objectCreateElicitationResponse = wire.Object{
 	UnionField: "Action",
 }
 
-// DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
-func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
@@ -12419,22 +10932,12 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionDecline = wire.Object{
 	Name: "acp.CreateElicitationResponseActionDecline",
 	Type: (*CreateElicitationResponseActionDecline)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
-func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12445,22 +10948,12 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionCancel = wire.Object{
 	Name: "acp.CreateElicitationResponseActionCancel",
 	Type: (*CreateElicitationResponseActionCancel)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
-func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12471,7 +10964,7 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionOther = wire.Object{
@@ -12480,21 +10973,11 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 			Field: "Action",
 			Flags: wire.Required,
 			Name:  "action",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "acp.CreateElicitationResponseActionOther",
 	Type: (*CreateElicitationResponseActionOther)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
-func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12505,7 +10988,7 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one ElicitationContentValue, choosing the variant by JSON type, then by trying the candidates in order.
@@ -12653,16 +11136,6 @@ var objectElicitationAcceptAction = wire.Object{
 	Type: (*ElicitationAcceptAction)(nil),
 }
 
-// DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
-func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
@@ -12671,7 +11144,7 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
 
 var objectClientNotification = wire.Object{
@@ -12680,27 +11153,17 @@ var objectClientNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "acp.ClientNotification",
 	Type: (*ClientNotification)(nil),
-}
-
-// DecodeJSON decodes one ClientNotification object, keeping unknown members.
-func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12711,7 +11174,7 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
 
 var objectCancelSessionNotification = wire.Object{
@@ -12720,30 +11183,20 @@ var objectCancelSessionNotification = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelSessionNotification",
 	Type: (*CancelSessionNotification)(nil),
-}
-
-// DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
-func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelSessionNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelSessionNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12754,7 +11207,7 @@ func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelSessionNotification, wire.Lenient)
 }
 
 var objectCancelRequestNotification = wire.Object{
@@ -12773,23 +11226,13 @@ var objectCancelRequestNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "acp.CancelRequestNotification",
 	Type: (*CancelRequestNotification)(nil),
-}
-
-// DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
-func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12800,7 +11243,324 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	case *AgentRequest:
+		return &objectAgentRequest
+	case *RequestPermissionRequest:
+		return &objectRequestPermissionRequest
+	case *SessionID:
+		return &scalarSessionID
+	case *RequestPermissionSubject:
+		return &unionRequestPermissionSubject
+	case *RequestPermissionSubjectOther:
+		return &objectRequestPermissionSubjectOther
+	case *ToolCallID:
+		return &scalarToolCallID
+	case *ToolKind:
+		return &enumToolKind
+	case *ToolCallStatus:
+		return &enumToolCallStatus
+	case *Annotations:
+		return &objectAnnotations
+	case *Role:
+		return &enumRole
+	case *MediaType:
+		return &scalarMediaType
+	case *Icon:
+		return &objectIcon
+	case *IconTheme:
+		return &enumIconTheme
+	case *DiffFileType:
+		return &enumDiffFileType
+	case *AbsolutePath:
+		return &scalarAbsolutePath
+	case *DiffPatch:
+		return &objectDiffPatch
+	case *DiffPatchFormat:
+		return &enumDiffPatchFormat
+	case *TerminalID:
+		return &scalarTerminalID
+	case *ToolCallLocation:
+		return &objectToolCallLocation
+	case *ToolCallCapabilities:
+		return &objectToolCallCapabilities
+	case *ToolCallCancelCapabilities:
+		return &objectToolCallCancelCapabilities
+	case *ToolCallPermissionSubject:
+		return &objectToolCallPermissionSubject
+	case *CommandPermissionSubject:
+		return &objectCommandPermissionSubject
+	case *PermissionOption:
+		return &objectPermissionOption
+	case *PermissionOptionID:
+		return &scalarPermissionOptionID
+	case *PermissionOptionKind:
+		return &enumPermissionOptionKind
+	case *ElicitationSessionScope:
+		return &objectElicitationSessionScope
+	case *ElicitationRequestScope:
+		return &objectElicitationRequestScope
+	case *ElicitationSchema:
+		return &objectElicitationSchema
+	case *ElicitationSchemaType:
+		return &enumElicitationSchemaType
+	case *ElicitationPropertySchema:
+		return &unionElicitationPropertySchema
+	case *ElicitationPropertySchemaOther:
+		return &objectElicitationPropertySchemaOther
+	case *StringFormat:
+		return &enumStringFormat
+	case *EnumOption:
+		return &objectEnumOption
+	case *StringPropertySchema:
+		return &objectStringPropertySchema
+	case *NumberPropertySchema:
+		return &objectNumberPropertySchema
+	case *IntegerPropertySchema:
+		return &objectIntegerPropertySchema
+	case *BooleanPropertySchema:
+		return &objectBooleanPropertySchema
+	case *MultiSelectItems:
+		return &unionMultiSelectItems
+	case *MultiSelectItemsOther:
+		return &objectMultiSelectItemsOther
+	case *StringMultiSelectItems:
+		return &objectStringMultiSelectItems
+	case *TitledMultiSelectItems:
+		return &objectTitledMultiSelectItems
+	case *MultiSelectPropertySchema:
+		return &objectMultiSelectPropertySchema
+	case *ElicitationID:
+		return &scalarElicitationID
+	case *AgentResponse:
+		return &unionAgentResponse
+	case *AgentResponseResult:
+		return &objectAgentResponseResult
+	case *AgentResponseError:
+		return &objectAgentResponseError
+	case *InitializeResponse:
+		return &objectInitializeResponse
+	case *ProtocolVersion:
+		return &scalarProtocolVersion
+	case *Implementation:
+		return &objectImplementation
+	case *AgentCapabilities:
+		return &objectAgentCapabilities
+	case *SessionCapabilities:
+		return &objectSessionCapabilities
+	case *PromptCapabilities:
+		return &objectPromptCapabilities
+	case *PromptImageCapabilities:
+		return &objectPromptImageCapabilities
+	case *PromptAudioCapabilities:
+		return &objectPromptAudioCapabilities
+	case *PromptEmbeddedContextCapabilities:
+		return &objectPromptEmbeddedContextCapabilities
+	case *MCPCapabilities:
+		return &objectMCPCapabilities
+	case *MCPStdioCapabilities:
+		return &objectMCPStdioCapabilities
+	case *MCPHTTPCapabilities:
+		return &objectMCPHTTPCapabilities
+	case *SessionDeleteCapabilities:
+		return &objectSessionDeleteCapabilities
+	case *SessionAdditionalDirectoriesCapabilities:
+		return &objectSessionAdditionalDirectoriesCapabilities
+	case *AgentAuthCapabilities:
+		return &objectAgentAuthCapabilities
+	case *AuthMethod:
+		return &unionAuthMethod
+	case *AuthMethodOther:
+		return &objectAuthMethodOther
+	case *AuthMethodID:
+		return &scalarAuthMethodID
+	case *EnvVariable:
+		return &objectEnvVariable
+	case *AuthMethodTerminal:
+		return &objectAuthMethodTerminal
+	case *AuthMethodAgent:
+		return &objectAuthMethodAgent
+	case *LoginAuthResponse:
+		return &objectLoginAuthResponse
+	case *LogoutAuthResponse:
+		return &objectLogoutAuthResponse
+	case *NewSessionResponse:
+		return &objectNewSessionResponse
+	case *SessionConfigID:
+		return &scalarSessionConfigID
+	case *SessionConfigOptionCategory:
+		return &enumSessionConfigOptionCategory
+	case *SessionConfigValueID:
+		return &scalarSessionConfigValueID
+	case *SessionConfigGroupID:
+		return &scalarSessionConfigGroupID
+	case *AvailableCommandInput:
+		return &unionAvailableCommandInput
+	case *AvailableCommandInputOther:
+		return &objectAvailableCommandInputOther
+	case *TextCommandInput:
+		return &objectTextCommandInput
+	case *ListSessionsResponse:
+		return &objectListSessionsResponse
+	case *SessionInfo:
+		return &objectSessionInfo
+	case *SessionListCursor:
+		return &scalarSessionListCursor
+	case *DeleteSessionResponse:
+		return &objectDeleteSessionResponse
+	case *ResumeSessionResponse:
+		return &objectResumeSessionResponse
+	case *CloseSessionResponse:
+		return &objectCloseSessionResponse
+	case *CancelToolCallResponse:
+		return &objectCancelToolCallResponse
+	case *CancelTerminalResponse:
+		return &objectCancelTerminalResponse
+	case *SetSessionConfigOptionResponse:
+		return &objectSetSessionConfigOptionResponse
+	case *MessageID:
+		return &scalarMessageID
+	case *Error:
+		return &objectError
+	case *UnsupportedProtocolVersionErrorData:
+		return &objectUnsupportedProtocolVersionErrorData
+	case *SessionNotFoundErrorData:
+		return &objectSessionNotFoundErrorData
+	case *AgentNotification:
+		return &objectAgentNotification
+	case *BackgroundWork:
+		return &unionBackgroundWork
+	case *BackgroundWorkOther:
+		return &objectBackgroundWorkOther
+	case *BackgroundTerminal:
+		return &objectBackgroundTerminal
+	case *BackgroundToolCall:
+		return &objectBackgroundToolCall
+	case *TerminalOutput:
+		return &objectTerminalOutput
+	case *TerminalExitStatus:
+		return &objectTerminalExitStatus
+	case *TerminalSize:
+		return &objectTerminalSize
+	case *TerminalCapabilities:
+		return &objectTerminalCapabilities
+	case *TerminalCancelCapabilities:
+		return &objectTerminalCancelCapabilities
+	case *PlanID:
+		return &scalarPlanID
+	case *PlanEntryPriority:
+		return &enumPlanEntryPriority
+	case *PlanEntryStatus:
+		return &enumPlanEntryStatus
+	case *Cost:
+		return &objectCost
+	case *NoticeSeverity:
+		return &enumNoticeSeverity
+	case *CompactionID:
+		return &scalarCompactionID
+	case *CompactionStatus:
+		return &enumCompactionStatus
+	case *CompleteElicitationNotification:
+		return &objectCompleteElicitationNotification
+	case *ClientRequest:
+		return &objectClientRequest
+	case *InitializeRequest:
+		return &objectInitializeRequest
+	case *ClientCapabilities:
+		return &objectClientCapabilities
+	case *ClientAuthCapabilities:
+		return &objectClientAuthCapabilities
+	case *TerminalAuthCapabilities:
+		return &objectTerminalAuthCapabilities
+	case *ElicitationCapabilities:
+		return &objectElicitationCapabilities
+	case *ElicitationFormCapabilities:
+		return &objectElicitationFormCapabilities
+	case *ElicitationURLCapabilities:
+		return &objectElicitationURLCapabilities
+	case *LoginAuthRequest:
+		return &objectLoginAuthRequest
+	case *LogoutAuthRequest:
+		return &objectLogoutAuthRequest
+	case *MCPServer:
+		return &unionMCPServer
+	case *MCPServerOther:
+		return &objectMCPServerOther
+	case *HTTPHeader:
+		return &objectHTTPHeader
+	case *MCPServerHTTP:
+		return &objectMCPServerHTTP
+	case *MCPServerStdio:
+		return &objectMCPServerStdio
+	case *ListSessionsRequest:
+		return &objectListSessionsRequest
+	case *DeleteSessionRequest:
+		return &objectDeleteSessionRequest
+	case *ResumeSessionRequest:
+		return &objectResumeSessionRequest
+	case *ReplayFrom:
+		return &unionReplayFrom
+	case *ReplayFromOther:
+		return &objectReplayFromOther
+	case *ReplayFromStart:
+		return &objectReplayFromStart
+	case *CloseSessionRequest:
+		return &objectCloseSessionRequest
+	case *CancelToolCallRequest:
+		return &objectCancelToolCallRequest
+	case *CancelTerminalRequest:
+		return &objectCancelTerminalRequest
+	case *SetSessionConfigOptionRequest:
+		return &objectSetSessionConfigOptionRequest
+	case *SetSessionConfigOptionRequestTypeID:
+		return &objectSetSessionConfigOptionRequestTypeID
+	case *SetSessionConfigOptionRequestTypeBoolean:
+		return &objectSetSessionConfigOptionRequestTypeBoolean
+	case *SetSessionConfigOptionRequestTypeOther:
+		return &objectSetSessionConfigOptionRequestTypeOther
+	case *ClientResponse:
+		return &unionClientResponse
+	case *ClientResponseResult:
+		return &objectClientResponseResult
+	case *ClientResponseError:
+		return &objectClientResponseError
+	case *RequestPermissionResponse:
+		return &objectRequestPermissionResponse
+	case *RequestPermissionOutcome:
+		return &unionRequestPermissionOutcome
+	case *RequestPermissionOutcomeOther:
+		return &objectRequestPermissionOutcomeOther
+	case *CancelledPermissionOutcome:
+		return &objectCancelledPermissionOutcome
+	case *SelectedPermissionOutcome:
+		return &objectSelectedPermissionOutcome
+	case *CreateElicitationResponse:
+		return &objectCreateElicitationResponse
+	case *CreateElicitationResponseActionDecline:
+		return &objectCreateElicitationResponseActionDecline
+	case *CreateElicitationResponseActionCancel:
+		return &objectCreateElicitationResponseActionCancel
+	case *CreateElicitationResponseActionOther:
+		return &objectCreateElicitationResponseActionOther
+	case *ElicitationAcceptAction:
+		return &objectElicitationAcceptAction
+	case *ClientNotification:
+		return &objectClientNotification
+	case *CancelSessionNotification:
+		return &objectCancelSessionNotification
+	case *CancelRequestNotification:
+		return &objectCancelRequestNotification
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
@@ -12815,4 +11575,44 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
+}
+
+func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
+	return objectToolCallLocation.DecodeValue(d, p)
+}
+
+func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
+	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeIcon(p *Icon, d *wire.Decoder) error {
+	return objectIcon.DecodeValue(d, p)
+}
+
+func appendIcon(p *Icon, b []byte) []byte {
+	return objectIcon.AppendValue(b, p)
+}
+
+func decodeBackgroundWork(p *BackgroundWork, d *wire.Decoder) error {
+	return unionBackgroundWork.DecodeValue(d, p)
+}
+
+func appendBackgroundWork(p *BackgroundWork, b []byte) []byte {
+	return unionBackgroundWork.AppendValue(b, p)
+}
+
+func decodeAbsolutePath(p *AbsolutePath, d *wire.Decoder) error {
+	return scalarAbsolutePath.DecodeValue(d, p)
+}
+
+func decodeMCPServer(p *MCPServer, d *wire.Decoder) error {
+	return unionMCPServer.DecodeValue(d, p)
+}
+
+func appendAbsolutePath(p *AbsolutePath, b []byte) []byte {
+	return scalarAbsolutePath.AppendValue(b, p)
+}
+
+func appendMCPServer(p *MCPServer, b []byte) []byte {
+	return unionMCPServer.AppendValue(b, p)
 }

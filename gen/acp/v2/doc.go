@@ -6,8 +6,8 @@
 //
 // Schema: @agentclientprotocol/sdk@2.4.0, schema.v2.json (protocol v2, v2 channel): 234 types and 18 methods.
 //
-// Every message is a Go type with a generated decoder (DecodeJSON, UnmarshalJSON),
-// encoder (AppendJSON, MarshalJSON) and Validate. A union is a struct with one
+// Every message is a Go type with MarshalJSON, UnmarshalJSON and Validate;
+// TableOf(v) is its wire.Table, for wire.DecodeWith in either mode. A union is a struct with one
 // pointer field per variant, a New<Union><Variant> constructor per variant, a
 // Kind method reporting the variant set and a Value method returning its payload
 // for a type switch.

@@ -14,10 +14,10 @@ func negotiated(ng acpgentest.Negotiation) (*Negotiated, error) {
 		Request:  new(InitializeRequest),
 		Response: new(InitializeResponse),
 	}
-	if err := wire.Decode(ng.Request, n.Request, wire.Strict); err != nil {
+	if err := wire.DecodeWith(ng.Request, n.Request, &objectInitializeRequest, wire.Strict); err != nil {
 		return nil, err
 	}
-	return n, wire.Decode(ng.Response, n.Response, wire.Strict)
+	return n, wire.DecodeWith(ng.Response, n.Response, &objectInitializeResponse, wire.Strict)
 }
 func TestGates(t *testing.T) {
 	acpgentest.Gates(t, acpgentest.GateTable{

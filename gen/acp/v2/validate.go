@@ -15,11 +15,6 @@ func (x *AgentRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
-func (x *AgentRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentRequest)
-}
-
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
 func (x *RequestID) Validate() error {
 	var v wire.Validator
@@ -48,20 +43,12 @@ func (x *RequestPermissionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
-func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionID to v, at v's position.
-func (x *SessionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of RequestPermissionSubject, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubject) Validate() error {
@@ -70,21 +57,11 @@ func (x *RequestPermissionSubject) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionSubject to v, at v's position.
-func (x *RequestPermissionSubject) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionRequestPermissionSubject)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionSubjectOther, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubjectOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionSubjectOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionSubjectOther to v, at v's position.
-func (x *RequestPermissionSubjectOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionSubjectOther)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
@@ -109,7 +86,7 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].ValidateWith(v)
+			objectToolCallLocation.ValidateValue(v, &x.Locations[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -130,7 +107,7 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.ValidateWith(v)
+		objectToolCallCapabilities.ValidateValue(v, x.Capabilities)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -146,32 +123,23 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarToolCallID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallID to v, at v's position.
-func (x *ToolCallID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolKind.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
-func (x *ToolKind) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolCallStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
-func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
 func (x *ToolCallContent) Validate() error {
@@ -286,20 +254,12 @@ func (x *Annotations) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
-func (x *Annotations) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAnnotations)
-}
-
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumRole.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of Role to v, at v's position.
-func (x *Role) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
 func (x *TextContent) Validate() error {
@@ -312,7 +272,7 @@ func (x *TextContent) Validate() error {
 func (x *TextContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -328,12 +288,9 @@ func (x *TextContent) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MediaType, each with the JSON pointer of the offending value.
 func (x *MediaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMediaType.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MediaType to v, at v's position.
-func (x *MediaType) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ImageContent, each with the JSON pointer of the offending value.
 func (x *ImageContent) Validate() error {
@@ -351,7 +308,7 @@ func (x *ImageContent) ValidateWith(v *wire.Validator) {
 	}
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -375,7 +332,7 @@ func (x *AudioContent) Validate() error {
 func (x *AudioContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -395,20 +352,12 @@ func (x *Icon) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Icon to v, at v's position.
-func (x *Icon) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIcon)
-}
-
 // Validate reports every way x breaks the schema of IconTheme, each with the JSON pointer of the offending value.
 func (x *IconTheme) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumIconTheme.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IconTheme to v, at v's position.
-func (x *IconTheme) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ResourceLink, each with the JSON pointer of the offending value.
 func (x *ResourceLink) Validate() error {
@@ -426,14 +375,14 @@ func (x *ResourceLink) ValidateWith(v *wire.Validator) {
 		v.Push("icons")
 		for i := range x.Icons {
 			v.PushIndex(i)
-			x.Icons[i].ValidateWith(v)
+			objectIcon.ValidateValue(v, &x.Icons[i])
 			v.Pop()
 		}
 		v.Pop()
 	}
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -527,7 +476,7 @@ func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 	v.Pop()
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -635,22 +584,16 @@ func (x *DiffChangeOperationOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffFileType, each with the JSON pointer of the offending value.
 func (x *DiffFileType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumDiffFileType.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of DiffFileType to v, at v's position.
-func (x *DiffFileType) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AbsolutePath, each with the JSON pointer of the offending value.
 func (x *AbsolutePath) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAbsolutePath.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AbsolutePath to v, at v's position.
-func (x *AbsolutePath) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DiffPathChange, each with the JSON pointer of the offending value.
 func (x *DiffPathChange) Validate() error {
@@ -687,20 +630,12 @@ func (x *DiffPatch) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of DiffPatch to v, at v's position.
-func (x *DiffPatch) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDiffPatch)
-}
-
 // Validate reports every way x breaks the schema of DiffPatchFormat, each with the JSON pointer of the offending value.
 func (x *DiffPatchFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumDiffPatchFormat.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of DiffPatchFormat to v, at v's position.
-func (x *DiffPatchFormat) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
@@ -720,7 +655,7 @@ func (x *Diff) ValidateWith(v *wire.Validator) {
 	v.Pop()
 	if x.Patch != nil {
 		v.Push("patch")
-		x.Patch.ValidateWith(v)
+		objectDiffPatch.ValidateValue(v, x.Patch)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -736,12 +671,9 @@ func (x *Diff) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarTerminalID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of TerminalID to v, at v's position.
-func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
@@ -769,21 +701,11 @@ func (x *ToolCallLocation) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
-func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallLocation)
-}
-
 // Validate reports every way x breaks the schema of ToolCallCapabilities, each with the JSON pointer of the offending value.
 func (x *ToolCallCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectToolCallCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallCapabilities to v, at v's position.
-func (x *ToolCallCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ToolCallCancelCapabilities, each with the JSON pointer of the offending value.
@@ -793,21 +715,11 @@ func (x *ToolCallCancelCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ToolCallCancelCapabilities to v, at v's position.
-func (x *ToolCallCancelCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallCancelCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ToolCallPermissionSubject, each with the JSON pointer of the offending value.
 func (x *ToolCallPermissionSubject) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectToolCallPermissionSubject)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallPermissionSubject to v, at v's position.
-func (x *ToolCallPermissionSubject) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of CommandPermissionSubject, each with the JSON pointer of the offending value.
@@ -817,11 +729,6 @@ func (x *CommandPermissionSubject) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CommandPermissionSubject to v, at v's position.
-func (x *CommandPermissionSubject) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCommandPermissionSubject)
-}
-
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
 	var v wire.Validator
@@ -829,30 +736,19 @@ func (x *PermissionOption) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PermissionOption to v, at v's position.
-func (x *PermissionOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPermissionOption)
-}
-
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPermissionOptionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionID to v, at v's position.
-func (x *PermissionOptionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPermissionOptionKind.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
-func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
@@ -918,11 +814,11 @@ func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validato
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -936,21 +832,11 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSessionScope to v, at v's position.
-func (x *ElicitationSessionScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSessionScope)
-}
-
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationRequestScope)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationRequestScope to v, at v's position.
-func (x *ElicitationRequestScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationRequestScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
@@ -960,21 +846,11 @@ func (x *ElicitationSchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSchema to v, at v's position.
-func (x *ElicitationSchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumElicitationSchemaType.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
-func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
-	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
@@ -984,11 +860,6 @@ func (x *ElicitationPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
-func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
 	var v wire.Validator
@@ -996,31 +867,18 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchemaOther to v, at v's position.
-func (x *ElicitationPropertySchemaOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationPropertySchemaOther)
-}
-
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStringFormat.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
-func (x *StringFormat) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
 func (x *EnumOption) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectEnumOption)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of EnumOption to v, at v's position.
-func (x *EnumOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectEnumOption)
 }
 
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
@@ -1030,21 +888,11 @@ func (x *StringPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
-func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
 func (x *NumberPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectNumberPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of NumberPropertySchema to v, at v's position.
-func (x *NumberPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNumberPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
@@ -1054,21 +902,11 @@ func (x *IntegerPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IntegerPropertySchema to v, at v's position.
-func (x *IntegerPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIntegerPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
 func (x *BooleanPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBooleanPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BooleanPropertySchema to v, at v's position.
-func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBooleanPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
@@ -1078,21 +916,11 @@ func (x *MultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
-func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
 func (x *MultiSelectItemsOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMultiSelectItemsOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectItemsOther to v, at v's position.
-func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectItemsOther)
 }
 
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
@@ -1102,11 +930,6 @@ func (x *StringMultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
-func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *TitledMultiSelectItems) Validate() error {
 	var v wire.Validator
@@ -1114,21 +937,11 @@ func (x *TitledMultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
-func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTitledMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
-func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
@@ -1141,7 +954,7 @@ func (x *ElicitationFormMode) Validate() error {
 // ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
 func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
 	v.Push("requestedSchema")
-	x.RequestedSchema.ValidateWith(v)
+	objectElicitationSchema.ValidateValue(v, &x.RequestedSchema)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "requestedSchema")
@@ -1154,11 +967,11 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -1168,12 +981,9 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarElicitationID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ElicitationID to v, at v's position.
-func (x *ElicitationID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
@@ -1198,11 +1008,11 @@ func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -1230,11 +1040,6 @@ func (x *AgentResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
-func (x *AgentResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAgentResponse)
-}
-
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
@@ -1242,21 +1047,11 @@ func (x *AgentResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
-func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseResult)
-}
-
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
 func (x *AgentResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentResponseError to v, at v's position.
-func (x *AgentResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseError)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseErrorID, each with the JSON pointer of the offending value.
@@ -1290,31 +1085,18 @@ func (x *InitializeResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of InitializeResponse to v, at v's position.
-func (x *InitializeResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeResponse)
-}
-
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProtocolVersion.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProtocolVersion to v, at v's position.
-func (x *ProtocolVersion) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectImplementation)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Implementation to v, at v's position.
-func (x *Implementation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectImplementation)
 }
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
@@ -1324,21 +1106,11 @@ func (x *AgentCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentCapabilities to v, at v's position.
-func (x *AgentCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionCapabilities to v, at v's position.
-func (x *SessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
@@ -1348,21 +1120,11 @@ func (x *PromptCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PromptCapabilities to v, at v's position.
-func (x *PromptCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptCapabilities)
-}
-
 // Validate reports every way x breaks the schema of PromptImageCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptImageCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectPromptImageCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PromptImageCapabilities to v, at v's position.
-func (x *PromptImageCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptImageCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptAudioCapabilities, each with the JSON pointer of the offending value.
@@ -1372,21 +1134,11 @@ func (x *PromptAudioCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PromptAudioCapabilities to v, at v's position.
-func (x *PromptAudioCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptAudioCapabilities)
-}
-
 // Validate reports every way x breaks the schema of PromptEmbeddedContextCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptEmbeddedContextCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectPromptEmbeddedContextCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PromptEmbeddedContextCapabilities to v, at v's position.
-func (x *PromptEmbeddedContextCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptEmbeddedContextCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
@@ -1396,21 +1148,11 @@ func (x *MCPCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPCapabilities to v, at v's position.
-func (x *MCPCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPCapabilities)
-}
-
 // Validate reports every way x breaks the schema of MCPStdioCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPStdioCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPStdioCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPStdioCapabilities to v, at v's position.
-func (x *MCPStdioCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPStdioCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPHTTPCapabilities, each with the JSON pointer of the offending value.
@@ -1420,21 +1162,11 @@ func (x *MCPHTTPCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPHTTPCapabilities to v, at v's position.
-func (x *MCPHTTPCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPHTTPCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionDeleteCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionDeleteCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionDeleteCapabilities to v, at v's position.
-func (x *SessionDeleteCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionDeleteCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
@@ -1444,21 +1176,11 @@ func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionAdditionalDirectoriesCapabilities to v, at v's position.
-func (x *SessionAdditionalDirectoriesCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentAuthCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentAuthCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentAuthCapabilities to v, at v's position.
-func (x *AgentAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
@@ -1468,11 +1190,6 @@ func (x *AuthMethod) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
-func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAuthMethod)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodOther, each with the JSON pointer of the offending value.
 func (x *AuthMethodOther) Validate() error {
 	var v wire.Validator
@@ -1480,31 +1197,18 @@ func (x *AuthMethodOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethodOther to v, at v's position.
-func (x *AuthMethodOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodOther)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAuthMethodID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthMethodID to v, at v's position.
-func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
 func (x *EnvVariable) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectEnvVariable)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of EnvVariable to v, at v's position.
-func (x *EnvVariable) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectEnvVariable)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
@@ -1514,21 +1218,11 @@ func (x *AuthMethodTerminal) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethodTerminal to v, at v's position.
-func (x *AuthMethodTerminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodTerminal)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
 func (x *AuthMethodAgent) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthMethodAgent)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthMethodAgent to v, at v's position.
-func (x *AuthMethodAgent) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodAgent)
 }
 
 // Validate reports every way x breaks the schema of LoginAuthResponse, each with the JSON pointer of the offending value.
@@ -1538,11 +1232,6 @@ func (x *LoginAuthResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoginAuthResponse to v, at v's position.
-func (x *LoginAuthResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoginAuthResponse)
-}
-
 // Validate reports every way x breaks the schema of LogoutAuthResponse, each with the JSON pointer of the offending value.
 func (x *LogoutAuthResponse) Validate() error {
 	var v wire.Validator
@@ -1550,21 +1239,11 @@ func (x *LogoutAuthResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LogoutAuthResponse to v, at v's position.
-func (x *LogoutAuthResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutAuthResponse)
-}
-
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
 func (x *NewSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectNewSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of NewSessionResponse to v, at v's position.
-func (x *NewSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNewSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
@@ -1628,32 +1307,23 @@ func (x *SessionConfigOptionTypeOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigID to v, at v's position.
-func (x *SessionConfigID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionConfigOptionCategory.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionCategory to v, at v's position.
-func (x *SessionConfigOptionCategory) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigValueID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigValueID to v, at v's position.
-func (x *SessionConfigValueID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOptions) Validate() error {
@@ -1743,12 +1413,9 @@ func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigGroupID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigGroupID to v, at v's position.
-func (x *SessionConfigGroupID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
@@ -1829,11 +1496,6 @@ func (x *AvailableCommandInput) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
-func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
-}
-
 // Validate reports every way x breaks the schema of AvailableCommandInputOther, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInputOther) Validate() error {
 	var v wire.Validator
@@ -1841,21 +1503,11 @@ func (x *AvailableCommandInputOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AvailableCommandInputOther to v, at v's position.
-func (x *AvailableCommandInputOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAvailableCommandInputOther)
-}
-
 // Validate reports every way x breaks the schema of TextCommandInput, each with the JSON pointer of the offending value.
 func (x *TextCommandInput) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTextCommandInput)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TextCommandInput to v, at v's position.
-func (x *TextCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTextCommandInput)
 }
 
 // Validate reports every way x breaks the schema of Command, each with the JSON pointer of the offending value.
@@ -1869,7 +1521,7 @@ func (x *Command) Validate() error {
 func (x *Command) ValidateWith(v *wire.Validator) {
 	if x.Input != nil {
 		v.Push("input")
-		x.Input.ValidateWith(v)
+		unionAvailableCommandInput.ValidateValue(v, x.Input)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -1889,11 +1541,6 @@ func (x *ListSessionsResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ListSessionsResponse to v, at v's position.
-func (x *ListSessionsResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
 func (x *SessionInfo) Validate() error {
 	var v wire.Validator
@@ -1901,31 +1548,18 @@ func (x *SessionInfo) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionInfo to v, at v's position.
-func (x *SessionInfo) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionInfo)
-}
-
 // Validate reports every way x breaks the schema of SessionListCursor, each with the JSON pointer of the offending value.
 func (x *SessionListCursor) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionListCursor.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionListCursor to v, at v's position.
-func (x *SessionListCursor) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DeleteSessionResponse to v, at v's position.
-func (x *DeleteSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
@@ -1935,21 +1569,11 @@ func (x *ResumeSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ResumeSessionResponse to v, at v's position.
-func (x *ResumeSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
 func (x *CloseSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCloseSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CloseSessionResponse to v, at v's position.
-func (x *CloseSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CancelToolCallResponse, each with the JSON pointer of the offending value.
@@ -1959,11 +1583,6 @@ func (x *CancelToolCallResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelToolCallResponse to v, at v's position.
-func (x *CancelToolCallResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelToolCallResponse)
-}
-
 // Validate reports every way x breaks the schema of CancelTerminalResponse, each with the JSON pointer of the offending value.
 func (x *CancelTerminalResponse) Validate() error {
 	var v wire.Validator
@@ -1971,21 +1590,11 @@ func (x *CancelTerminalResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelTerminalResponse to v, at v's position.
-func (x *CancelTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelTerminalResponse)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionResponse to v, at v's position.
-func (x *SetSessionConfigOptionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
@@ -2010,12 +1619,9 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMessageID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MessageID to v, at v's position.
-func (x *MessageID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
 func (x *ExtResponse) Validate() error {
@@ -2036,11 +1642,6 @@ func (x *Error) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Error to v, at v's position.
-func (x *Error) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectError)
 }
 
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
@@ -2065,11 +1666,11 @@ func (x *ErrorData) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.UnsupportedProtocolVersion != nil {
 		n++
-		x.UnsupportedProtocolVersion.ValidateWith(v)
+		objectUnsupportedProtocolVersionErrorData.ValidateValue(v, x.UnsupportedProtocolVersion)
 	}
 	if x.SessionNotFound != nil {
 		n++
-		x.SessionNotFound.ValidateWith(v)
+		objectSessionNotFoundErrorData.ValidateValue(v, x.SessionNotFound)
 	}
 	if x.Other != nil {
 		n++
@@ -2089,11 +1690,6 @@ func (x *UnsupportedProtocolVersionErrorData) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of UnsupportedProtocolVersionErrorData to v, at v's position.
-func (x *UnsupportedProtocolVersionErrorData) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnsupportedProtocolVersionErrorData)
-}
-
 // Validate reports every way x breaks the schema of SessionNotFoundErrorData, each with the JSON pointer of the offending value.
 func (x *SessionNotFoundErrorData) Validate() error {
 	var v wire.Validator
@@ -2101,21 +1697,11 @@ func (x *SessionNotFoundErrorData) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionNotFoundErrorData to v, at v's position.
-func (x *SessionNotFoundErrorData) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionNotFoundErrorData)
-}
-
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
 func (x *AgentNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
-func (x *AgentNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of UpdateSessionNotification, each with the JSON pointer of the offending value.
@@ -2366,21 +1952,11 @@ func (x *BackgroundWork) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of BackgroundWork to v, at v's position.
-func (x *BackgroundWork) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionBackgroundWork)
-}
-
 // Validate reports every way x breaks the schema of BackgroundWorkOther, each with the JSON pointer of the offending value.
 func (x *BackgroundWorkOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBackgroundWorkOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BackgroundWorkOther to v, at v's position.
-func (x *BackgroundWorkOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBackgroundWorkOther)
 }
 
 // Validate reports every way x breaks the schema of BackgroundTerminal, each with the JSON pointer of the offending value.
@@ -2390,21 +1966,11 @@ func (x *BackgroundTerminal) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of BackgroundTerminal to v, at v's position.
-func (x *BackgroundTerminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBackgroundTerminal)
-}
-
 // Validate reports every way x breaks the schema of BackgroundToolCall, each with the JSON pointer of the offending value.
 func (x *BackgroundToolCall) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBackgroundToolCall)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BackgroundToolCall to v, at v's position.
-func (x *BackgroundToolCall) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBackgroundToolCall)
 }
 
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
@@ -2420,7 +1986,7 @@ func (x *RunningStateUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].ValidateWith(v)
+			unionBackgroundWork.ValidateValue(v, &x.Background[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2446,7 +2012,7 @@ func (x *ErrorStopReason) Validate() error {
 func (x *ErrorStopReason) ValidateWith(v *wire.Validator) {
 	if x.Error != nil {
 		v.Push("error")
-		x.Error.ValidateWith(v)
+		objectError.ValidateValue(v, x.Error)
 		v.Pop()
 	}
 	if len(x.Unknown) > 0 {
@@ -2467,7 +2033,7 @@ func (x *IdleStateUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].ValidateWith(v)
+			unionBackgroundWork.ValidateValue(v, &x.Background[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2614,7 +2180,7 @@ func (x *RequiresActionStateUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].ValidateWith(v)
+			unionBackgroundWork.ValidateValue(v, &x.Background[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2707,21 +2273,11 @@ func (x *TerminalOutput) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalOutput to v, at v's position.
-func (x *TerminalOutput) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalOutput)
-}
-
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
-func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of TerminalSize, each with the JSON pointer of the offending value.
@@ -2731,11 +2287,6 @@ func (x *TerminalSize) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalSize to v, at v's position.
-func (x *TerminalSize) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalSize)
-}
-
 // Validate reports every way x breaks the schema of TerminalCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCapabilities) Validate() error {
 	var v wire.Validator
@@ -2743,21 +2294,11 @@ func (x *TerminalCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalCapabilities to v, at v's position.
-func (x *TerminalCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalCapabilities)
-}
-
 // Validate reports every way x breaks the schema of TerminalCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCancelCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminalCancelCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TerminalCancelCapabilities to v, at v's position.
-func (x *TerminalCancelCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalUpdate, each with the JSON pointer of the offending value.
@@ -2771,22 +2312,22 @@ func (x *TerminalUpdate) Validate() error {
 func (x *TerminalUpdate) ValidateWith(v *wire.Validator) {
 	if x.Output != nil {
 		v.Push("output")
-		x.Output.ValidateWith(v)
+		objectTerminalOutput.ValidateValue(v, x.Output)
 		v.Pop()
 	}
 	if x.ExitStatus != nil {
 		v.Push("exitStatus")
-		x.ExitStatus.ValidateWith(v)
+		objectTerminalExitStatus.ValidateValue(v, x.ExitStatus)
 		v.Pop()
 	}
 	if x.Size != nil {
 		v.Push("size")
-		x.Size.ValidateWith(v)
+		objectTerminalSize.ValidateValue(v, x.Size)
 		v.Pop()
 	}
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.ValidateWith(v)
+		objectTerminalCapabilities.ValidateValue(v, x.Capabilities)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2862,12 +2403,9 @@ func (x *PlanUpdateContentOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanID, each with the JSON pointer of the offending value.
 func (x *PlanID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPlanID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanID to v, at v's position.
-func (x *PlanID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanEntry, each with the JSON pointer of the offending value.
 func (x *PlanEntry) Validate() error {
@@ -2891,22 +2429,16 @@ func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryPriority.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanEntryPriority to v, at v's position.
-func (x *PlanEntryPriority) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanEntryStatus to v, at v's position.
-func (x *PlanEntryStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanItems, each with the JSON pointer of the offending value.
 func (x *PlanItems) Validate() error {
@@ -3039,11 +2571,6 @@ func (x *Cost) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
-func (x *Cost) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCost)
-}
-
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
@@ -3055,7 +2582,7 @@ func (x *UsageUpdate) Validate() error {
 func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 	if x.Cost != nil {
 		v.Push("cost")
-		x.Cost.ValidateWith(v)
+		objectCost.ValidateValue(v, x.Cost)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3071,12 +2598,9 @@ func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumNoticeSeverity.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of NoticeSeverity to v, at v's position.
-func (x *NoticeSeverity) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
@@ -3103,22 +2627,16 @@ func (x *Notice) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarCompactionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionID to v, at v's position.
-func (x *CompactionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumCompactionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionStatus to v, at v's position.
-func (x *CompactionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
@@ -3177,11 +2695,6 @@ func (x *CompleteElicitationNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CompleteElicitationNotification to v, at v's position.
-func (x *CompleteElicitationNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCompleteElicitationNotification)
-}
-
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
 func (x *ExtNotification) Validate() error {
 	var v wire.Validator
@@ -3203,21 +2716,11 @@ func (x *ClientRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
-func (x *ClientRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientRequest)
-}
-
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectInitializeRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of InitializeRequest to v, at v's position.
-func (x *InitializeRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
@@ -3227,21 +2730,11 @@ func (x *ClientCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientCapabilities to v, at v's position.
-func (x *ClientCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ClientAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientAuthCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientAuthCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientAuthCapabilities to v, at v's position.
-func (x *ClientAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalAuthCapabilities, each with the JSON pointer of the offending value.
@@ -3251,21 +2744,11 @@ func (x *TerminalAuthCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalAuthCapabilities to v, at v's position.
-func (x *TerminalAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalAuthCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationCapabilities to v, at v's position.
-func (x *ElicitationCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
@@ -3275,21 +2758,11 @@ func (x *ElicitationFormCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationFormCapabilities to v, at v's position.
-func (x *ElicitationFormCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationFormCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationURLCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationURLCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationURLCapabilities to v, at v's position.
-func (x *ElicitationURLCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationURLCapabilities)
 }
 
 // Validate reports every way x breaks the schema of LoginAuthRequest, each with the JSON pointer of the offending value.
@@ -3299,21 +2772,11 @@ func (x *LoginAuthRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoginAuthRequest to v, at v's position.
-func (x *LoginAuthRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoginAuthRequest)
-}
-
 // Validate reports every way x breaks the schema of LogoutAuthRequest, each with the JSON pointer of the offending value.
 func (x *LogoutAuthRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectLogoutAuthRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of LogoutAuthRequest to v, at v's position.
-func (x *LogoutAuthRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutAuthRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
@@ -3329,7 +2792,7 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 		v.Push("mcpServers")
 		for i := range x.MCPServers {
 			v.PushIndex(i)
-			x.MCPServers[i].ValidateWith(v)
+			unionMCPServer.ValidateValue(v, &x.MCPServers[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3351,21 +2814,11 @@ func (x *MCPServer) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPServer to v, at v's position.
-func (x *MCPServer) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMCPServer)
-}
-
 // Validate reports every way x breaks the schema of MCPServerOther, each with the JSON pointer of the offending value.
 func (x *MCPServerOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPServerOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPServerOther to v, at v's position.
-func (x *MCPServerOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPServerOther)
 }
 
 // Validate reports every way x breaks the schema of HTTPHeader, each with the JSON pointer of the offending value.
@@ -3375,21 +2828,11 @@ func (x *HTTPHeader) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of HTTPHeader to v, at v's position.
-func (x *HTTPHeader) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectHTTPHeader)
-}
-
 // Validate reports every way x breaks the schema of MCPServerHTTP, each with the JSON pointer of the offending value.
 func (x *MCPServerHTTP) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPServerHTTP)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPServerHTTP to v, at v's position.
-func (x *MCPServerHTTP) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPServerHTTP)
 }
 
 // Validate reports every way x breaks the schema of MCPServerStdio, each with the JSON pointer of the offending value.
@@ -3399,21 +2842,11 @@ func (x *MCPServerStdio) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPServerStdio to v, at v's position.
-func (x *MCPServerStdio) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPServerStdio)
-}
-
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListSessionsRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListSessionsRequest to v, at v's position.
-func (x *ListSessionsRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsRequest)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
@@ -3423,21 +2856,11 @@ func (x *DeleteSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of DeleteSessionRequest to v, at v's position.
-func (x *DeleteSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
 func (x *ResumeSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectResumeSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ResumeSessionRequest to v, at v's position.
-func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ReplayFrom, each with the JSON pointer of the offending value.
@@ -3447,21 +2870,11 @@ func (x *ReplayFrom) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReplayFrom to v, at v's position.
-func (x *ReplayFrom) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionReplayFrom)
-}
-
 // Validate reports every way x breaks the schema of ReplayFromOther, each with the JSON pointer of the offending value.
 func (x *ReplayFromOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectReplayFromOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ReplayFromOther to v, at v's position.
-func (x *ReplayFromOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReplayFromOther)
 }
 
 // Validate reports every way x breaks the schema of ReplayFromStart, each with the JSON pointer of the offending value.
@@ -3471,21 +2884,11 @@ func (x *ReplayFromStart) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReplayFromStart to v, at v's position.
-func (x *ReplayFromStart) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReplayFromStart)
-}
-
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
 func (x *CloseSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCloseSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CloseSessionRequest to v, at v's position.
-func (x *CloseSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of CancelToolCallRequest, each with the JSON pointer of the offending value.
@@ -3495,21 +2898,11 @@ func (x *CancelToolCallRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelToolCallRequest to v, at v's position.
-func (x *CancelToolCallRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelToolCallRequest)
-}
-
 // Validate reports every way x breaks the schema of CancelTerminalRequest, each with the JSON pointer of the offending value.
 func (x *CancelTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelTerminalRequest to v, at v's position.
-func (x *CancelTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
@@ -3519,26 +2912,11 @@ func (x *SetSessionConfigOptionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
-func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequest)
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
-func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionSetSessionConfigOptionRequestType)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeID) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeID)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeID to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeID) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
@@ -3548,21 +2926,11 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeBoolean) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeOther, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeOther to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
@@ -3601,11 +2969,6 @@ func (x *ClientResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
-func (x *ClientResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionClientResponse)
-}
-
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
@@ -3613,21 +2976,11 @@ func (x *ClientResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
-func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseResult)
-}
-
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
 func (x *ClientResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientResponseError to v, at v's position.
-func (x *ClientResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseError)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseErrorID, each with the JSON pointer of the offending value.
@@ -3661,21 +3014,11 @@ func (x *RequestPermissionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionResponse to v, at v's position.
-func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionResponse)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionRequestPermissionOutcome)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
-func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeOther, each with the JSON pointer of the offending value.
@@ -3685,21 +3028,11 @@ func (x *RequestPermissionOutcomeOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcomeOther to v, at v's position.
-func (x *RequestPermissionOutcomeOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionOutcomeOther)
-}
-
 // Validate reports every way x breaks the schema of CancelledPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *CancelledPermissionOutcome) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelledPermissionOutcome)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelledPermissionOutcome to v, at v's position.
-func (x *CancelledPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelledPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
@@ -3709,26 +3042,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SelectedPermissionOutcome to v, at v's position.
-func (x *SelectedPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSelectedPermissionOutcome)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
-func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponse)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
-func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionCreateElicitationResponseAction)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
@@ -3738,11 +3056,6 @@ func (x *CreateElicitationResponseActionDecline) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionDecline to v, at v's position.
-func (x *CreateElicitationResponseActionDecline) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionDecline)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
 	var v wire.Validator
@@ -3750,21 +3063,11 @@ func (x *CreateElicitationResponseActionCancel) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionCancel to v, at v's position.
-func (x *CreateElicitationResponseActionCancel) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionCancel)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionOther to v, at v's position.
-func (x *CreateElicitationResponseActionOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
@@ -3813,21 +3116,11 @@ func (x *ElicitationAcceptAction) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationAcceptAction to v, at v's position.
-func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationAcceptAction)
-}
-
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
-func (x *ClientNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelSessionNotification, each with the JSON pointer of the offending value.
@@ -3837,21 +3130,11 @@ func (x *CancelSessionNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelSessionNotification to v, at v's position.
-func (x *CancelSessionNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelSessionNotification)
-}
-
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelRequestNotification to v, at v's position.
-func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
 var stringRule0 = wire.StringRule{Format: &wire.FormatURI}

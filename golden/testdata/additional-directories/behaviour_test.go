@@ -19,10 +19,9 @@ import (
 
 // check decodes in mode and validates; it returns the first error.
 func check(data string, v interface {
-	wire.Decodable
 	Validate() error
 }, mode wire.Mode) error {
-	if err := wire.Decode([]byte(data), v, mode); err != nil {
+	if err := decode([]byte(data), v, mode); err != nil {
 		return err
 	}
 	return v.Validate()
@@ -31,14 +30,12 @@ func check(data string, v interface {
 func TestLifecycleRequestsRoundTrip(t *testing.T) {
 	in := `{"sessionId":"s1","cwd":"/workspace/app","additionalDirectories":["/workspace/libs/shared","/workspace/skills"],"mcpServers":[]}`
 	for _, v := range []interface {
-		wire.Decodable
-		wire.Appender
 		Validate() error
 	}{&ad.LoadSessionRequest{}, &ad.ResumeSessionRequest{}, &ad.ForkSessionRequest{}} {
 		if err := check(in, v, wire.Strict); err != nil {
 			t.Fatalf("%T: %v", v, err)
 		}
-		out := v.AppendJSON(nil)
+		out := encode(v)
 		if eq, diff, err := corpus.Equal([]byte(in), out); err != nil || !eq {
 			t.Errorf("%T re-encodes as %s (%s)", v, out, diff)
 		}
@@ -48,7 +45,7 @@ func TestLifecycleRequestsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An explicit empty list stays distinguishable from an absent one.
-	if n.AdditionalDirectories == nil || string(n.AppendJSON(nil)) != `{"cwd":"/w","additionalDirectories":[],"mcpServers":[]}` {
+	if n.AdditionalDirectories == nil || string(encode(&n)) != `{"cwd":"/w","additionalDirectories":[],"mcpServers":[]}` {
 		t.Errorf("[] lost: %#v", n.AdditionalDirectories)
 	}
 }
@@ -89,7 +86,6 @@ func TestPathRules(t *testing.T) {
 func TestNoLeniency(t *testing.T) {
 	cases := map[string]struct {
 		v interface {
-			wire.Decodable
 			Validate() error
 		}
 		json string
@@ -197,7 +193,7 @@ func TestSessionInfoEncodesEmptyList(t *testing.T) {
 	// An agent advertising the capability sends [] for a session without
 	// additional roots: the field must survive encoding as [].
 	s := ad.SessionInfo{SessionID: "s", Cwd: "/app", AdditionalDirectories: []string{}}
-	if got := string(s.AppendJSON(nil)); got != `{"sessionId":"s","cwd":"/app","additionalDirectories":[]}` {
+	if got := string(encode(&s)); got != `{"sessionId":"s","cwd":"/app","additionalDirectories":[]}` {
 		t.Errorf("encoded %s", got)
 	}
 }
@@ -240,3 +236,11 @@ func TestGates(t *testing.T) {
 		t.Errorf("session/list result without the capability: %+v", v)
 	}
 }
+
+// decode decodes data into the generated value v points to, through its table.
+func decode(data []byte, v any, mode wire.Mode) error {
+	return wire.DecodeWith(data, v, ad.TableOf(v), mode)
+}
+
+// encode is the JSON encoding of the generated value v points to.
+func encode(v any) []byte { return ad.TableOf(v).AppendValue(nil, v) }

@@ -45,14 +45,14 @@ var objectLoadSessionRequest = wire.Object{
 		//		Field: "Cwd",
 		//		Flags: wire.Required,
 		//		Name:  "cwd",
-		//		Value: wire.String,
+		//		Value: &wire.String,
 		//	}
 		//	{
 		//		Field: "AdditionalDirectories",
 		//		Flags: wire.DefaultOnNull,
 		//		Name:  "additionalDirectories",
 		//		Value: &wire.Value{
-		//			Elem:  wire.String,
+		//			Elem:  &wire.String,
 		//			Shape: wire.ShapeSlice,
 		//		},
 		//	}
@@ -90,14 +90,14 @@ var objectResumeSessionRequest = wire.Object{
 		//		Field: "Cwd",
 		//		Flags: wire.Required,
 		//		Name:  "cwd",
-		//		Value: wire.String,
+		//		Value: &wire.String,
 		//	}
 		//	{
 		//		Field: "AdditionalDirectories",
 		//		Flags: wire.DefaultOnNull,
 		//		Name:  "additionalDirectories",
 		//		Value: &wire.Value{
-		//			Elem:  wire.String,
+		//			Elem:  &wire.String,
 		//			Shape: wire.ShapeSlice,
 		//		},
 		//	}
@@ -135,7 +135,7 @@ var objectForkSessionRequest = wire.Object{
 		//		Field: "Cwd",
 		//		Flags: wire.Required,
 		//		Name:  "cwd",
-		//		Value: wire.String,
+		//		Value: &wire.String,
 		//	}
 		{
 			Field: "Cwd",
@@ -170,7 +170,7 @@ var objectListSessionsRequest = wire.Object{
 		//		Field: "Cwd",
 		//		Flags: wire.Nullable | wire.Pointer,
 		//		Name:  "cwd",
-		//		Value: wire.String,
+		//		Value: &wire.String,
 		//	}
 		{
 			Field: "Cwd",
@@ -206,14 +206,14 @@ var objectSessionInfo = wire.Object{
 		//		Field: "Cwd",
 		//		Flags: wire.Required,
 		//		Name:  "cwd",
-		//		Value: wire.String,
+		//		Value: &wire.String,
 		//	}
 		//	{
 		//		Field: "AdditionalDirectories",
 		//		Flags: wire.DefaultOnError,
 		//		Name:  "additionalDirectories",
 		//		Value: &wire.Value{
-		//			Elem:        wire.String,
+		//			Elem:        &wire.String,
 		//			Shape:       wire.ShapeSlice,
 		//			SkipInvalid: true,
 		//		},

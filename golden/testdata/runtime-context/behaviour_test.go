@@ -18,7 +18,7 @@ const prompt = `{"sessionId":"s1","prompt":[{"type":"text","text":"Why does this
 
 func TestDecodeEncode(t *testing.T) {
 	var p rc.PromptRequest
-	if err := wire.Decode([]byte(prompt), &p, wire.Strict); err != nil {
+	if err := decode([]byte(prompt), &p, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Validate(); err != nil {
@@ -30,7 +30,7 @@ func TestDecodeEncode(t *testing.T) {
 	if len(p.Unknown) != 0 {
 		t.Errorf("runtimeContext kept as an unknown member: %v", p.Unknown)
 	}
-	if got := string(p.AppendJSON(nil)); got != prompt {
+	if got := string(encode(&p)); got != prompt {
 		t.Errorf("re-encoded as %s", got)
 	}
 }
@@ -44,7 +44,7 @@ func TestItemsAreTextOnly(t *testing.T) {
 		`{"sessionId":"s","prompt":[],"runtimeContext":[{"type":"text","text":"t"},3]}`: "/runtimeContext/1",
 	} {
 		var p rc.PromptRequest
-		err := wire.Decode([]byte(in), &p, wire.Strict)
+		err := decode([]byte(in), &p, wire.Strict)
 		if err == nil {
 			err = p.Validate()
 		}
@@ -56,7 +56,7 @@ func TestItemsAreTextOnly(t *testing.T) {
 
 func TestForHistory(t *testing.T) {
 	var p rc.PromptRequest
-	if err := wire.Decode([]byte(prompt), &p, wire.Strict); err != nil {
+	if err := decode([]byte(prompt), &p, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	h := p.ForHistory()
@@ -64,7 +64,7 @@ func TestForHistory(t *testing.T) {
 		t.Fatal("history keeps runtimeContext")
 	}
 	want := `{"sessionId":"s1","prompt":[{"type":"text","text":"Why does this allocate?"}]}`
-	if got := string(h.AppendJSON(nil)); got != want {
+	if got := string(encode(&h)); got != want {
 		t.Errorf("history records %s, want %s", got, want)
 	}
 	// The turn itself still has it.
@@ -73,24 +73,24 @@ func TestForHistory(t *testing.T) {
 	}
 	// Replaying the recorded prompt gives the same record.
 	var again rc.PromptRequest
-	if err := wire.Decode(h.AppendJSON(nil), &again, wire.Strict); err != nil {
+	if err := decode(encode(&h), &again, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
-	if h2 := again.ForHistory(); string(h2.AppendJSON(nil)) != want {
-		t.Errorf("replay records %s", h2.AppendJSON(nil))
+	if h2 := again.ForHistory(); string(encode(&h2)) != want {
+		t.Errorf("replay records %s", encode(&h2))
 	}
 }
 
 func TestCapability(t *testing.T) {
 	var r rc.InitializeResponse
 	in := `{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"runtimeContext":{}}}}`
-	if err := wire.Decode([]byte(in), &r, wire.Strict); err != nil {
+	if err := decode([]byte(in), &r, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	if r.AgentCapabilities.SessionCapabilities.RuntimeContext == nil {
 		t.Fatal("runtimeContext capability not decoded")
 	}
-	if got := string(r.AppendJSON(nil)); got != in {
+	if got := string(encode(&r)); got != in {
 		t.Errorf("re-encoded as %s", got)
 	}
 }
@@ -112,3 +112,11 @@ func TestGate(t *testing.T) {
 		t.Errorf("history prompt: %+v", v)
 	}
 }
+
+// decode decodes data into the generated value v points to, through its table.
+func decode(data []byte, v any, mode wire.Mode) error {
+	return wire.DecodeWith(data, v, rc.TableOf(v), mode)
+}
+
+// encode is the JSON encoding of the generated value v points to.
+func encode(v any) []byte { return rc.TableOf(v).AppendValue(nil, v) }

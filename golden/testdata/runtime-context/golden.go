@@ -14,15 +14,14 @@ package runtimecontext
 
 // ==== codec.go ====
 //
-// added: objectSessionRuntimeContextCapabilities, objectRuntimeContextItem
+// added: objectSessionRuntimeContextCapabilities, objectRuntimeContextItem,
+//     decodeRuntimeContextItem, appendRuntimeContextItem
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.DecodeJSON)
-//   AppendJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.AppendJSON)
 //   MarshalJSON of SessionRuntimeContextCapabilities,
 //     RuntimeContextItem (as ClientCapabilities.MarshalJSON)
-//   UnmarshalJSON of SessionRuntimeContextCapabilities,
-//     RuntimeContextItem (as SessionID.UnmarshalJSON)
-// changed: objectSessionCapabilities, PromptRequest.decodeField, PromptRequest.appendFields
+//   UnmarshalJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.UnmarshalJSON)
+// changed: objectSessionCapabilities, PromptRequest.decodeField, PromptRequest.appendFields,
+//     TableOf
 
 var objectSessionCapabilities = wire.Object{
 	Members: []wire.Member{
@@ -46,7 +45,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	// ... 3 unchanged cases
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, (*RuntimeContextItem).DecodeJSON), "runtimeContext")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -56,7 +55,7 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	// ... 5 unchanged statements
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, (*RuntimeContextItem).AppendJSON)
+		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -68,7 +67,7 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -83,17 +82,41 @@ var objectRuntimeContextItem = wire.Object{
 			Field: "Title",
 			Flags: wire.Pointer,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Text",
 			Flags: wire.Required,
 			Name:  "text",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "runtimecontext.RuntimeContextItem",
 	Type: (*RuntimeContextItem)(nil),
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	// ... 35 unchanged cases
+	case *SessionRuntimeContextCapabilities:
+		return &objectSessionRuntimeContextCapabilities
+	case *RuntimeContextItem:
+		return &objectRuntimeContextItem
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
+}
+
+func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
+	return objectRuntimeContextItem.DecodeValue(d, p)
+}
+
+func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
+	return objectRuntimeContextItem.AppendValue(b, p)
 }
 
 // ==== defs_test.go ====
@@ -103,11 +126,11 @@ var objectRuntimeContextItem = wire.Object{
 // defs holds the test hooks of each $defs entry by name.
 var defs = map[string]acpgentest.Def{
 	// ... 35 unchanged elements
-	"RuntimeContextItem": acpgentest.For[RuntimeContextItem](),
+	"RuntimeContextItem": acpgentest.For[RuntimeContextItem](&objectRuntimeContextItem),
 	// ... 7 unchanged elements
-	"SessionRuntimeContextCapabilities": acpgentest.For[SessionRuntimeContextCapabilities](),
-	"StopReason":                        acpgentest.For[StopReason](),
-	"TextContent":                       acpgentest.For[TextContent](),
+	"SessionRuntimeContextCapabilities": acpgentest.For[SessionRuntimeContextCapabilities](&objectSessionRuntimeContextCapabilities),
+	"StopReason":                        acpgentest.For[StopReason](&enumStopReason),
+	"TextContent":                       acpgentest.For[TextContent](wire.Methods{}),
 }
 
 // schema is the merged schema (overlays applied, descriptions left out) this
@@ -122,10 +145,7 @@ var schema = acpgentest.Schema{
 //
 // changed: agentSessionPromptDesc
 
-var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
-	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
-	// ... 2 unchanged elements
-}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.Methods{}, Result: wire.Methods{}}}
 
 // ==== extras.go ====
 //
@@ -262,7 +282,6 @@ type RuntimeContextItem struct {
 //
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.Validate)
-//   ValidateWith of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.ValidateWith)
 // changed: PromptRequest.ValidateWith
 
 // ValidateWith adds every way x breaks the schema of PromptRequest to v, at v's position.
@@ -272,7 +291,7 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 		v.Push("runtimeContext")
 		for i := range x.RuntimeContext {
 			v.PushIndex(i)
-			x.RuntimeContext[i].ValidateWith(v)
+			objectRuntimeContextItem.ValidateValue(v, &x.RuntimeContext[i])
 			v.Pop()
 		}
 		v.Pop()

@@ -22,7 +22,7 @@ import (
 func TestSessionMetaNamespace(t *testing.T) {
 	in := `{"cwd":"/w","mcpServers":[],"_meta":{"sandboxagent.dev":{"requestedSessionId":"my-session-alias","title":"Bugfix run","skills":["repo:vercel-labs/skills/nextjs"],"agentVersionRequested":"latest","permissionMode":"ask","variant":"high"},"other.example":{"k":1}}}`
 	var n sa.NewSessionRequest
-	if err := wire.Decode([]byte(in), &n, wire.Strict); err != nil {
+	if err := decode([]byte(in), &n, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	m, ok, err := n.SandboxAgentSessionMeta()
@@ -38,8 +38,8 @@ func TestSessionMetaNamespace(t *testing.T) {
 	if string(n.Meta["other.example"]) != `{"k":1}` {
 		t.Error("another namespace was touched")
 	}
-	if !strings.Contains(string(n.AppendJSON(nil)), `"title":"Renamed"`) {
-		t.Errorf("set not encoded: %s", n.AppendJSON(nil))
+	if !strings.Contains(string(encode(&n)), `"title":"Renamed"`) {
+		t.Errorf("set not encoded: %s", encode(&n))
 	}
 	var empty sa.NewSessionRequest
 	if _, ok, err := empty.SandboxAgentSessionMeta(); ok || err != nil {
@@ -54,7 +54,7 @@ func TestSessionMetaNamespace(t *testing.T) {
 func TestExtensionCapabilities(t *testing.T) {
 	in := `{"protocolVersion":1,"agentCapabilities":{"_meta":{"sandboxagent.dev":{"extensions":{"sessionMetadata":true,"requestQuestion":true,"sessionTerminate":true,"sessionEventsPoll":false}}}}}`
 	var r sa.InitializeResponse
-	if err := wire.Decode([]byte(in), &r, wire.Strict); err != nil {
+	if err := decode([]byte(in), &r, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	c, ok, err := r.AgentCapabilities.SandboxAgentCapabilities()
@@ -88,7 +88,7 @@ func TestExtensionMethods(t *testing.T) {
 	}
 
 	var q sa.SandboxAgentRequestQuestionRequest
-	if err := wire.Decode([]byte(`{"sessionId":"s","question":"Proceed?","options":["yes","no"]}`), &q, wire.Strict); err != nil {
+	if err := decode([]byte(`{"sessionId":"s","question":"Proceed?","options":["yes","no"]}`), &q, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	for in, ok := range map[string]bool{
@@ -99,13 +99,13 @@ func TestExtensionMethods(t *testing.T) {
 		`{}`:                                    false,
 	} {
 		var r sa.SandboxAgentRequestQuestionResponse
-		if err := wire.Decode([]byte(in), &r, wire.Strict); (err == nil) != ok {
+		if err := decode([]byte(in), &r, wire.Strict); (err == nil) != ok {
 			t.Errorf("%s: err %v", in, err)
 		}
 	}
 
 	var s sa.SandboxAgentSetMetadataRequest
-	if err := wire.Decode([]byte(`{"sessionId":"s","metadata":{"title":"t"}}`), &s, wire.Strict); err != nil || *s.Metadata.Title != "t" {
+	if err := decode([]byte(`{"sessionId":"s","metadata":{"title":"t"}}`), &s, wire.Strict); err != nil || *s.Metadata.Title != "t" {
 		t.Fatalf("set_metadata: %v", err)
 	}
 }
@@ -205,3 +205,11 @@ func TestSetMetadataGatedOnExtension(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// decode decodes data into the generated value v points to, through its table.
+func decode(data []byte, v any, mode wire.Mode) error {
+	return wire.DecodeWith(data, v, sa.TableOf(v), mode)
+}
+
+// encode is the JSON encoding of the generated value v points to.
+func encode(v any) []byte { return sa.TableOf(v).AppendValue(nil, v) }

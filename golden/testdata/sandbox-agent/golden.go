@@ -16,26 +16,19 @@ package sandboxagent
 //
 // added: objectSandboxAgentSessionMeta, objectSandboxAgentExtensions,
 //     objectSandboxAgentCapabilities, enumSandboxAgentQuestionOutcome,
-//     SandboxAgentQuestionOutcome.DecodeJSON, objectSandboxAgentRequestQuestionRequest,
-//     objectSandboxAgentRequestQuestionResponse, objectSandboxAgentSetMetadataRequest,
-//     objectSandboxAgentSetMetadataResponse
+//     objectSandboxAgentRequestQuestionRequest, objectSandboxAgentRequestQuestionResponse,
+//     objectSandboxAgentSetMetadataRequest, objectSandboxAgentSetMetadataResponse
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.DecodeJSON)
-//   AppendJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.AppendJSON)
 //   MarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest,
 //     SandboxAgentSetMetadataResponse (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentQuestionOutcome, SandboxAgentRequestQuestionRequest,
-//     SandboxAgentRequestQuestionResponse, SandboxAgentSetMetadataRequest,
-//     SandboxAgentSetMetadataResponse (as SessionID.UnmarshalJSON)
-//   AppendJSON of SandboxAgentQuestionOutcome (as SessionID.AppendJSON)
-//   MarshalJSON of SandboxAgentQuestionOutcome (as SessionID.MarshalJSON)
+//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
+//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.UnmarshalJSON)
+//   MarshalJSON of SandboxAgentQuestionOutcome (as StopReason.MarshalJSON)
+//   UnmarshalJSON of SandboxAgentQuestionOutcome (as StopReason.UnmarshalJSON)
+// changed: TableOf
 
 var objectSandboxAgentSessionMeta = wire.Object{
 	Members: []wire.Member{
@@ -43,19 +36,19 @@ var objectSandboxAgentSessionMeta = wire.Object{
 			Field: "RequestedSessionID",
 			Flags: wire.Pointer,
 			Name:  "requestedSessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Pointer,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Skills",
 			Name:  "skills",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -63,19 +56,19 @@ var objectSandboxAgentSessionMeta = wire.Object{
 			Field: "AgentVersionRequested",
 			Flags: wire.Pointer,
 			Name:  "agentVersionRequested",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "PermissionMode",
 			Flags: wire.Pointer,
 			Name:  "permissionMode",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Variant",
 			Flags: wire.Pointer,
 			Name:  "variant",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "sandboxagent.SandboxAgentSessionMeta",
@@ -88,25 +81,25 @@ var objectSandboxAgentExtensions = wire.Object{
 			Field: "SessionMetadata",
 			Flags: wire.Pointer,
 			Name:  "sessionMetadata",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "RequestQuestion",
 			Flags: wire.Pointer,
 			Name:  "requestQuestion",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "SessionTerminate",
 			Flags: wire.Pointer,
 			Name:  "sessionTerminate",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "SessionEventsPoll",
 			Flags: wire.Pointer,
 			Name:  "sessionEventsPoll",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 	},
 	Name: "sandboxagent.SandboxAgentExtensions",
@@ -131,12 +124,8 @@ var objectSandboxAgentCapabilities = wire.Object{
 
 var enumSandboxAgentQuestionOutcome = wire.Enum{
 	Name:   "SandboxAgentQuestionOutcome",
+	Type:   (*SandboxAgentQuestionOutcome)(nil),
 	Values: []string{"answered", "rejected", "cancelled"},
-}
-
-// DecodeJSON decodes one SandboxAgentQuestionOutcome value.
-func (v *SandboxAgentQuestionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumSandboxAgentQuestionOutcome)
 }
 
 var objectSandboxAgentRequestQuestionRequest = wire.Object{
@@ -145,19 +134,19 @@ var objectSandboxAgentRequestQuestionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Question",
 			Flags: wire.Required,
 			Name:  "question",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Options",
 			Name:  "options",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -166,7 +155,7 @@ var objectSandboxAgentRequestQuestionRequest = wire.Object{
 			Flags: wire.Nullable,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -182,22 +171,22 @@ var objectSandboxAgentRequestQuestionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*SandboxAgentQuestionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSandboxAgentQuestionOutcome,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Answer",
 			Flags: wire.Pointer,
 			Name:  "answer",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -212,7 +201,7 @@ var objectSandboxAgentSetMetadataRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Metadata",
@@ -228,7 +217,7 @@ var objectSandboxAgentSetMetadataRequest = wire.Object{
 			Flags: wire.Nullable,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -244,13 +233,41 @@ var objectSandboxAgentSetMetadataResponse = wire.Object{
 			Flags: wire.Nullable,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "sandboxagent.SandboxAgentSetMetadataResponse",
 	Type: (*SandboxAgentSetMetadataResponse)(nil),
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	// ... 37 unchanged cases
+	case *SandboxAgentSessionMeta:
+		return &objectSandboxAgentSessionMeta
+	case *SandboxAgentExtensions:
+		return &objectSandboxAgentExtensions
+	case *SandboxAgentCapabilities:
+		return &objectSandboxAgentCapabilities
+	case *SandboxAgentQuestionOutcome:
+		return &enumSandboxAgentQuestionOutcome
+	case *SandboxAgentRequestQuestionRequest:
+		return &objectSandboxAgentRequestQuestionRequest
+	case *SandboxAgentRequestQuestionResponse:
+		return &objectSandboxAgentRequestQuestionResponse
+	case *SandboxAgentSetMetadataRequest:
+		return &objectSandboxAgentSetMetadataRequest
+	case *SandboxAgentSetMetadataResponse:
+		return &objectSandboxAgentSetMetadataResponse
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // ==== defs_test.go ====
@@ -260,14 +277,14 @@ var objectSandboxAgentSetMetadataResponse = wire.Object{
 // defs holds the test hooks of each $defs entry by name.
 var defs = map[string]acpgentest.Def{
 	// ... 36 unchanged elements
-	"SandboxAgentCapabilities":            acpgentest.For[SandboxAgentCapabilities](),
-	"SandboxAgentExtensions":              acpgentest.For[SandboxAgentExtensions](),
-	"SandboxAgentQuestionOutcome":         acpgentest.For[SandboxAgentQuestionOutcome](),
-	"SandboxAgentRequestQuestionRequest":  acpgentest.For[SandboxAgentRequestQuestionRequest](),
-	"SandboxAgentRequestQuestionResponse": acpgentest.For[SandboxAgentRequestQuestionResponse](),
-	"SandboxAgentSessionMeta":             acpgentest.For[SandboxAgentSessionMeta](),
-	"SandboxAgentSetMetadataRequest":      acpgentest.For[SandboxAgentSetMetadataRequest](),
-	"SandboxAgentSetMetadataResponse":     acpgentest.For[SandboxAgentSetMetadataResponse](),
+	"SandboxAgentCapabilities":            acpgentest.For[SandboxAgentCapabilities](&objectSandboxAgentCapabilities),
+	"SandboxAgentExtensions":              acpgentest.For[SandboxAgentExtensions](&objectSandboxAgentExtensions),
+	"SandboxAgentQuestionOutcome":         acpgentest.For[SandboxAgentQuestionOutcome](&enumSandboxAgentQuestionOutcome),
+	"SandboxAgentRequestQuestionRequest":  acpgentest.For[SandboxAgentRequestQuestionRequest](&objectSandboxAgentRequestQuestionRequest),
+	"SandboxAgentRequestQuestionResponse": acpgentest.For[SandboxAgentRequestQuestionResponse](&objectSandboxAgentRequestQuestionResponse),
+	"SandboxAgentSessionMeta":             acpgentest.For[SandboxAgentSessionMeta](&objectSandboxAgentSessionMeta),
+	"SandboxAgentSetMetadataRequest":      acpgentest.For[SandboxAgentSetMetadataRequest](&objectSandboxAgentSetMetadataRequest),
+	"SandboxAgentSetMetadataResponse":     acpgentest.For[SandboxAgentSetMetadataResponse](&objectSandboxAgentSetMetadataResponse),
 	// ... 10 unchanged elements
 }
 
@@ -289,17 +306,7 @@ var schema = acpgentest.Schema{
 // changed: AgentMethodTable, AgentMethods, ClientMethodTable, ClientMethods, AgentHandler,
 //     agentRoutes, AgentConn.route, ClientHandler, clientRoutes, ClientConn.route
 
-var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{
-	Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true, Gates: &agentSandboxagentSessionSetMetadataGates},
-	Params: dispatch.Codec[*SandboxAgentSetMetadataRequest]{
-		New:      dispatch.New[SandboxAgentSetMetadataRequest],
-		Validate: (*SandboxAgentSetMetadataRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*SandboxAgentSetMetadataResponse]{
-		New:      dispatch.New[SandboxAgentSetMetadataResponse],
-		Validate: (*SandboxAgentSetMetadataResponse).ValidateWith,
-	},
-}
+var agentSandboxagentSessionSetMetadataDesc = dispatch.Request[*SandboxAgentSetMetadataRequest, *SandboxAgentSetMetadataResponse]{Method: dispatch.Method{Wire: MethodSandboxagentSessionSetMetadata, Side: "agent", SessionScoped: true, Gates: &agentSandboxagentSessionSetMetadataGates, Params: &objectSandboxAgentSetMetadataRequest, Result: &objectSandboxAgentSetMetadataResponse}}
 
 // AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
 type AgentMethodTable struct {
@@ -338,17 +345,7 @@ var AgentMethods = AgentMethodTable{
 	SandboxagentSessionSetMetadata: &agentSandboxagentSessionSetMetadataDesc,
 }
 
-var clientSandboxagentSessionRequestQuestionDesc = dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]{
-	Method: dispatch.Method{Wire: MethodSandboxagentSessionRequestQuestion, Side: "client", SessionScoped: true},
-	Params: dispatch.Codec[*SandboxAgentRequestQuestionRequest]{
-		New:      dispatch.New[SandboxAgentRequestQuestionRequest],
-		Validate: (*SandboxAgentRequestQuestionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*SandboxAgentRequestQuestionResponse]{
-		New:      dispatch.New[SandboxAgentRequestQuestionResponse],
-		Validate: (*SandboxAgentRequestQuestionResponse).ValidateWith,
-	},
-}
+var clientSandboxagentSessionRequestQuestionDesc = dispatch.Request[*SandboxAgentRequestQuestionRequest, *SandboxAgentRequestQuestionResponse]{Method: dispatch.Method{Wire: MethodSandboxagentSessionRequestQuestion, Side: "client", SessionScoped: true, Params: &objectSandboxAgentRequestQuestionRequest, Result: &objectSandboxAgentRequestQuestionResponse}}
 
 // ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
 type ClientMethodTable struct {
@@ -504,7 +501,7 @@ func (v *AgentCapabilities) SandboxAgentCapabilities() (x SandboxAgentCapabiliti
 	if !found || raw.Kind() == wire.KindNull {
 		return x, false, nil
 	}
-	err = wire.Decode(raw, &x, wire.Lenient)
+	err = wire.DecodeWith(raw, &x, &objectSandboxAgentCapabilities, wire.Lenient)
 	return x, true, err
 }
 
@@ -513,7 +510,7 @@ func (v *AgentCapabilities) SetSandboxAgentCapabilities(x SandboxAgentCapabiliti
 	if v.Meta == nil {
 		v.Meta = map[string]wire.Raw{}
 	}
-	v.Meta["sandboxagent.dev"] = x.AppendJSON(nil)
+	v.Meta["sandboxagent.dev"] = objectSandboxAgentCapabilities.AppendValue(nil, &x)
 }
 
 // SandboxAgentSessionMeta decodes the "sandboxagent.dev" namespace of Meta; ok is false when the key is absent or null. Other keys of Meta stay free-form.
@@ -522,7 +519,7 @@ func (v *NewSessionRequest) SandboxAgentSessionMeta() (x SandboxAgentSessionMeta
 	if !found || raw.Kind() == wire.KindNull {
 		return x, false, nil
 	}
-	err = wire.Decode(raw, &x, wire.Lenient)
+	err = wire.DecodeWith(raw, &x, &objectSandboxAgentSessionMeta, wire.Lenient)
 	return x, true, err
 }
 
@@ -531,7 +528,7 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 	if v.Meta == nil {
 		v.Meta = map[string]wire.Raw{}
 	}
-	v.Meta["sandboxagent.dev"] = x.AppendJSON(nil)
+	v.Meta["sandboxagent.dev"] = objectSandboxAgentSessionMeta.AppendValue(nil, &x)
 }
 
 // ==== gates.go ====
@@ -837,17 +834,8 @@ const SandboxAgentQuestionOutcomeCancelled SandboxAgentQuestionOutcome = "cancel
 
 // ==== validate.go ====
 //
-// added: SandboxAgentQuestionOutcome.ValidateWith
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
 //     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
 //     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.Validate)
-//   ValidateWith of SandboxAgentSessionMeta, SandboxAgentExtensions, SandboxAgentCapabilities,
-//     SandboxAgentRequestQuestionRequest, SandboxAgentRequestQuestionResponse,
-//     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.ValidateWith)
-//   Validate of SandboxAgentQuestionOutcome (as SessionID.Validate)
-
-// ValidateWith adds every way x breaks the schema of SandboxAgentQuestionOutcome to v, at v's position.
-func (x *SandboxAgentQuestionOutcome) ValidateWith(v *wire.Validator) {
-	enumSandboxAgentQuestionOutcome.Check(v, string(*x))
-}
+//   Validate of SandboxAgentQuestionOutcome (as StopReason.Validate)

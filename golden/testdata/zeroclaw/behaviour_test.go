@@ -31,14 +31,14 @@ func TestErrorCodesAreTheirOwnType(t *testing.T) {
 	// An ACP error carrying a ZeroClaw code decodes as ACP's open ErrorCode;
 	// the vendor reading converts it explicitly.
 	var e zc.Error
-	if err := wire.Decode([]byte(`{"code":-32001,"message":"max_sessions reached"}`), &e, wire.Strict); err != nil {
+	if err := decode([]byte(`{"code":-32001,"message":"max_sessions reached"}`), &e, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	if zc.ZeroClawErrorCode(e.Code) != zc.ZeroClawErrorCodeSessionLimitReached {
 		t.Errorf("code %d", e.Code)
 	}
 	var c zc.ZeroClawErrorCode
-	if err := wire.Decode([]byte(`-32099`), &c, wire.Strict); err != nil || c != -32099 {
+	if err := decode([]byte(`-32099`), &c, wire.Strict); err != nil || c != -32099 {
 		t.Errorf("open enum: %v %d", err, c)
 	}
 }
@@ -54,17 +54,17 @@ func TestSessionStop(t *testing.T) {
 		t.Fatal("session/stop is not an agent-handled request")
 	}
 	var r zc.ZeroClawStopSessionResponse
-	if err := wire.Decode([]byte(`{"sessionId":"s-ab12cd","stopped":true}`), &r, wire.Strict); err != nil || !r.Stopped {
+	if err := decode([]byte(`{"sessionId":"s-ab12cd","stopped":true}`), &r, wire.Strict); err != nil || !r.Stopped {
 		t.Fatalf("%v %+v", err, r)
 	}
-	if err := wire.Decode([]byte(`{"sessionId":"s-ab12cd"}`), &r, wire.Strict); err == nil {
+	if err := decode([]byte(`{"sessionId":"s-ab12cd"}`), &r, wire.Strict); err == nil {
 		t.Error("missing stopped accepted")
 	}
 }
 
 func TestAgentAlias(t *testing.T) {
 	var n zc.NewSessionRequest
-	if err := wire.Decode([]byte(`{"agentAlias":"myagent","cwd":"/path/to/project","mcpServers":[]}`), &n, wire.Strict); err != nil {
+	if err := decode([]byte(`{"agentAlias":"myagent","cwd":"/path/to/project","mcpServers":[]}`), &n, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	if n.AgentAlias == nil || *n.AgentAlias != "myagent" {
@@ -80,14 +80,14 @@ func TestAgentAlias(t *testing.T) {
 func TestInitializeMeta(t *testing.T) {
 	in := `{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"_meta":{"zeroclaw":{"defaultModel":"anthropic/claude-sonnet-4.6","maxSessions":10,"sessionTimeoutSecs":3600}}}`
 	var r zc.InitializeResponse
-	if err := wire.Decode([]byte(in), &r, wire.Strict); err != nil {
+	if err := decode([]byte(in), &r, wire.Strict); err != nil {
 		t.Fatal(err)
 	}
 	m, ok, err := r.ZeroClawInitializeMeta()
 	if err != nil || !ok || *m.MaxSessions != 10 || *m.SessionTimeoutSecs != 3600 || *m.DefaultModel != "anthropic/claude-sonnet-4.6" {
 		t.Fatalf("%+v ok=%v err=%v", m, ok, err)
 	}
-	if got := string(r.AppendJSON(nil)); got != in {
+	if got := string(encode(&r)); got != in {
 		t.Errorf("re-encoded as %s", got)
 	}
 }
@@ -97,17 +97,13 @@ func TestInitializeMeta(t *testing.T) {
 type aliasCase struct {
 	alias, canonical string
 	in, want         string
-	decode           func(data []byte, mode wire.Mode) (wire.Appender, error)
+	decode           func(data []byte, mode wire.Mode) (any, error)
 }
 
-func decoder[T any, P interface {
-	*T
-	wire.Decodable
-	wire.Appender
-}]() func([]byte, wire.Mode) (wire.Appender, error) {
-	return func(data []byte, mode wire.Mode) (wire.Appender, error) {
-		v := P(new(T))
-		return v, wire.Decode(data, v, mode)
+func decoder[T any]() func([]byte, wire.Mode) (any, error) {
+	return func(data []byte, mode wire.Mode) (any, error) {
+		v := new(T)
+		return v, decode(data, v, mode)
 	}
 }
 
@@ -129,7 +125,7 @@ func TestAliasesLenient(t *testing.T) {
 			t.Errorf("%s: %v", c.in, err)
 			continue
 		}
-		if got := string(v.AppendJSON(nil)); got != c.want {
+		if got := string(encode(v)); got != c.want {
 			t.Errorf("%s: re-encoded as %s, want %s", c.in, got, c.want)
 		}
 		if err := v.(interface{ Validate() error }).Validate(); err != nil {
@@ -138,7 +134,7 @@ func TestAliasesLenient(t *testing.T) {
 	}
 	// The validator sees the aliased value in the member.
 	var n zc.NewSessionRequest
-	if err := wire.Decode([]byte(`{"cwd":"/p","mcpServers":[],"agent":""}`), &n, wire.Lenient); err != nil {
+	if err := decode([]byte(`{"cwd":"/p","mcpServers":[],"agent":""}`), &n, wire.Lenient); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.Validate(); err == nil || !strings.Contains(err.Error(), "/agentAlias") {
@@ -168,7 +164,7 @@ func TestAliasPrecedence(t *testing.T) {
 		`{"workspace_dir":"/x","cwd":"/p","workspaceDir":"/y","mcpServers":[]}`: "",
 	} {
 		var n zc.NewSessionRequest
-		if err := wire.Decode([]byte(in), &n, wire.Lenient); err != nil {
+		if err := decode([]byte(in), &n, wire.Lenient); err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
 		if want == "" {
@@ -233,3 +229,11 @@ func TestAliasesOverTheConnection(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// decode decodes data into the generated value v points to, through its table.
+func decode(data []byte, v any, mode wire.Mode) error {
+	return wire.DecodeWith(data, v, zc.TableOf(v), mode)
+}
+
+// encode is the JSON encoding of the generated value v points to.
+func encode(v any) []byte { return zc.TableOf(v).AppendValue(nil, v) }

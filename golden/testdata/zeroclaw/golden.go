@@ -20,20 +20,19 @@ package zeroclaw
 //     objectZeroClawInitializeMeta, objectZeroClawStopSessionRequest,
 //     objectZeroClawStopSessionResponse
 // added, not shown: the same as another type's, with the type's name replaced:
-//   DecodeJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as Error.DecodeJSON)
-//   AppendJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as Error.AppendJSON)
+//   DecodeJSON of LoadSessionRequest, CancelNotification (as TextContent.DecodeJSON)
+//   AppendJSON of LoadSessionRequest, CancelNotification (as TextContent.AppendJSON)
 //   MarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse, ZeroClawErrorCode (as SessionID.UnmarshalJSON)
+//     ZeroClawStopSessionResponse (as Error.UnmarshalJSON)
 //   DecodeJSON of ZeroClawErrorCode (as ErrorCode.DecodeJSON)
 //   AppendJSON of ZeroClawErrorCode (as ErrorCode.AppendJSON)
-//   MarshalJSON of ZeroClawErrorCode (as SessionID.MarshalJSON)
+//   MarshalJSON of ZeroClawErrorCode (as ErrorCode.MarshalJSON)
+//   UnmarshalJSON of ZeroClawErrorCode (as RequestID.UnmarshalJSON)
 // changed: membersNewSessionRequest, NewSessionRequest.decodeField, NewSessionRequest.appendFields,
-//     LoadSessionRequest.DecodeJSON, LoadSessionRequest.AppendJSON, LoadSessionRequest.MarshalJSON,
-//     CancelNotification.DecodeJSON, CancelNotification.AppendJSON, CancelNotification.MarshalJSON
+//     LoadSessionRequest.MarshalJSON, LoadSessionRequest.UnmarshalJSON,
+//     CancelNotification.MarshalJSON, CancelNotification.UnmarshalJSON, TableOf
 // removed: objectLoadSessionRequest, objectCancelNotification
 
 // aliasesNewSessionRequest lists the other names of NewSessionRequest's members, in precedence order: lenient decoding
@@ -82,24 +81,11 @@ var membersLoadSessionRequest = wire.Members{
 	Required: []string{"sessionId", "cwd", "mcpServers"},
 }
 
-// DecodeJSON decodes one LoadSessionRequest object, keeping unknown members.
-func (v *LoadSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = LoadSessionRequest{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersLoadSessionRequest, nil)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoadSessionRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
 // decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
 func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "cwd":
 		return 1, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
@@ -123,7 +109,7 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"cwd\":")
 	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
@@ -145,6 +131,11 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "zeroclaw.LoadSessionRequest")
 }
 
+// UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
+	return wire.Decode(data, v, wire.Lenient)
+}
+
 // aliasesCancelNotification lists the other names of CancelNotification's members, in precedence order: lenient decoding
 // reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.
 var aliasesCancelNotification = wire.NewAliases(
@@ -156,24 +147,11 @@ var membersCancelNotification = wire.Members{
 	Required: []string{"sessionId"},
 }
 
-// DecodeJSON decodes one CancelNotification object, keeping unknown members.
-func (v *CancelNotification) DecodeJSON(d *wire.Decoder) error {
-	*v = CancelNotification{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCancelNotification, nil)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelNotification) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
 // decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
 func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -183,7 +161,7 @@ func (v *CancelNotification) decodeField(d *wire.Decoder, key []byte) (int, erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -197,25 +175,30 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "zeroclaw.CancelNotification")
 }
 
+// UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+func (v *CancelNotification) UnmarshalJSON(data []byte) error {
+	return wire.Decode(data, v, wire.Lenient)
+}
+
 var objectZeroClawInitializeMeta = wire.Object{
 	Members: []wire.Member{
 		{
 			Field: "DefaultModel",
 			Flags: wire.Pointer,
 			Name:  "defaultModel",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MaxSessions",
 			Flags: wire.Pointer,
 			Name:  "maxSessions",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "SessionTimeoutSecs",
 			Flags: wire.Pointer,
 			Name:  "sessionTimeoutSecs",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 	},
 	Name: "zeroclaw.ZeroClawInitializeMeta",
@@ -228,7 +211,7 @@ var objectZeroClawStopSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "zeroclaw.ZeroClawStopSessionRequest",
@@ -241,17 +224,43 @@ var objectZeroClawStopSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Stopped",
 			Flags: wire.Required,
 			Name:  "stopped",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 	},
 	Name: "zeroclaw.ZeroClawStopSessionResponse",
 	Type: (*ZeroClawStopSessionResponse)(nil),
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	// ... 12 unchanged cases
+	// removed:
+	//	case *LoadSessionRequest:
+	//		return &objectLoadSessionRequest
+	// ... 9 unchanged cases
+	// removed:
+	//	case *CancelNotification:
+	//		return &objectCancelNotification
+	// ... 12 unchanged cases
+	case *ZeroClawInitializeMeta:
+		return &objectZeroClawInitializeMeta
+	case *ZeroClawStopSessionRequest:
+		return &objectZeroClawStopSessionRequest
+	case *ZeroClawStopSessionResponse:
+		return &objectZeroClawStopSessionResponse
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // ==== defs_test.go ====
@@ -260,11 +269,15 @@ var objectZeroClawStopSessionResponse = wire.Object{
 
 // defs holds the test hooks of each $defs entry by name.
 var defs = map[string]acpgentest.Def{
-	// ... 44 unchanged elements
-	"ZeroClawErrorCode":           acpgentest.For[ZeroClawErrorCode](),
-	"ZeroClawInitializeMeta":      acpgentest.For[ZeroClawInitializeMeta](),
-	"ZeroClawStopSessionRequest":  acpgentest.For[ZeroClawStopSessionRequest](),
-	"ZeroClawStopSessionResponse": acpgentest.For[ZeroClawStopSessionResponse](),
+	// ... 4 unchanged elements
+	"CancelNotification": acpgentest.For[CancelNotification](wire.Methods{}),
+	// ... 17 unchanged elements
+	"LoadSessionRequest": acpgentest.For[LoadSessionRequest](wire.Methods{}),
+	// ... 21 unchanged elements
+	"ZeroClawErrorCode":           acpgentest.For[ZeroClawErrorCode](wire.Methods{}),
+	"ZeroClawInitializeMeta":      acpgentest.For[ZeroClawInitializeMeta](&objectZeroClawInitializeMeta),
+	"ZeroClawStopSessionRequest":  acpgentest.For[ZeroClawStopSessionRequest](&objectZeroClawStopSessionRequest),
+	"ZeroClawStopSessionResponse": acpgentest.For[ZeroClawStopSessionResponse](&objectZeroClawStopSessionResponse),
 }
 
 // schema is the merged schema (overlays applied, descriptions left out) this
@@ -278,19 +291,14 @@ var schema = acpgentest.Schema{
 // ==== dispatch.go ====
 //
 // added: agentSessionStopDesc, UnimplementedAgentHandler.SessionStop, ClientConn.SessionStop
-// changed: AgentMethodTable, AgentMethods, AgentHandler, agentRoutes, AgentConn.route
+// changed: agentSessionLoadDesc, agentSessionCancelDesc, AgentMethodTable, AgentMethods,
+//     AgentHandler, agentRoutes, AgentConn.route
 
-var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true},
-	Params: dispatch.Codec[*ZeroClawStopSessionRequest]{
-		New:      dispatch.New[ZeroClawStopSessionRequest],
-		Validate: (*ZeroClawStopSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ZeroClawStopSessionResponse]{
-		New:      dispatch.New[ZeroClawStopSessionResponse],
-		Validate: (*ZeroClawStopSessionResponse).ValidateWith,
-	},
-}
+var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates, Params: wire.Methods{}, Result: &objectLoadSessionResponse}}
+
+var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Params: wire.Methods{}}}
+
+var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true, Params: &objectZeroClawStopSessionRequest, Result: &objectZeroClawStopSessionResponse}}
 
 // AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
 type AgentMethodTable struct {
@@ -403,7 +411,7 @@ func (v *InitializeResponse) ZeroClawInitializeMeta() (x ZeroClawInitializeMeta,
 	if !found || raw.Kind() == wire.KindNull {
 		return x, false, nil
 	}
-	err = wire.Decode(raw, &x, wire.Lenient)
+	err = wire.DecodeWith(raw, &x, &objectZeroClawInitializeMeta, wire.Lenient)
 	return x, true, err
 }
 
@@ -412,7 +420,7 @@ func (v *InitializeResponse) SetZeroClawInitializeMeta(x ZeroClawInitializeMeta)
 	if v.Meta == nil {
 		v.Meta = map[string]wire.Raw{}
 	}
-	v.Meta["zeroclaw"] = x.AppendJSON(nil)
+	v.Meta["zeroclaw"] = objectZeroClawInitializeMeta.AppendValue(nil, &x)
 }
 
 // ==== methods.go ====
@@ -573,16 +581,13 @@ const ZeroClawErrorCodeSessionBusy ZeroClawErrorCode = -32002
 
 // ==== validate.go ====
 //
-// added: stringRule0
+// added: LoadSessionRequest.ValidateWith, CancelNotification.ValidateWith, stringRule0
 // added, not shown: the same as another type's, with the type's name replaced:
 //   Validate of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
 //     ZeroClawStopSessionResponse (as Error.Validate)
-//   ValidateWith of ZeroClawInitializeMeta, ZeroClawStopSessionRequest,
-//     ZeroClawStopSessionResponse (as Error.ValidateWith)
-//   Validate of ZeroClawErrorCode (as SessionID.Validate)
-//   ValidateWith of ZeroClawErrorCode (as SessionID.ValidateWith)
-// changed: NewSessionRequest.ValidateWith, LoadSessionRequest.Validate,
-//     LoadSessionRequest.ValidateWith, CancelNotification.Validate, CancelNotification.ValidateWith
+//   Validate of ZeroClawErrorCode (as RequestID.Validate)
+//   ValidateWith of ZeroClawErrorCode (as ErrorCode.ValidateWith)
+// changed: NewSessionRequest.ValidateWith, LoadSessionRequest.Validate, CancelNotification.Validate
 
 // ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.
 func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
@@ -608,8 +613,6 @@ func (x *LoadSessionRequest) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of LoadSessionRequest to v, at v's position.
 func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
-	// removed:
-	//	wire.ValidateTable(v, x, &objectLoadSessionRequest)
 	v.Push("mcpServers")
 	for i := range x.MCPServers {
 		v.PushIndex(i)
@@ -638,8 +641,6 @@ func (x *CancelNotification) Validate() error {
 
 // ValidateWith adds every way x breaks the schema of CancelNotification to v, at v's position.
 func (x *CancelNotification) ValidateWith(v *wire.Validator) {
-	// removed:
-	//	wire.ValidateTable(v, x, &objectCancelNotification)
 	if x.Meta != nil {
 		v.Push("_meta")
 		v.RawValues(x.Meta)

@@ -23,27 +23,17 @@ var objectAgentRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentRequest",
 	Type: (*AgentRequest)(nil),
-}
-
-// DecodeJSON decodes one AgentRequest object, keeping unknown members.
-func (v *AgentRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -54,7 +44,7 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
 
 // DecodeJSON decodes one RequestID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -116,27 +106,27 @@ var objectRequestPermissionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Subject",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "subject",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionSubject)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionSubject,
 			},
 		},
 		{
@@ -161,23 +151,13 @@ var objectRequestPermissionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.RequestPermissionRequest",
 	Type: (*RequestPermissionRequest)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionRequest object, keeping unknown members.
-func (v *RequestPermissionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -188,34 +168,22 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionID value.
-func (v *SessionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionID(x)
-	return nil
+var scalarSessionID = wire.Scalar{
+	Type:  (*SessionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
 
 var unionRequestPermissionSubject = wire.Union{
@@ -243,25 +211,15 @@ var unionRequestPermissionSubject = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionSubject object, keeping unknown members.
-func (v *RequestPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionSubject)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionSubject) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionSubject")
+	return wire.MarshalWith(&v, &unionRequestPermissionSubject, "unstable.RequestPermissionSubject")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionSubject, wire.Lenient)
 }
 
 var objectRequestPermissionSubjectOther = wire.Object{
@@ -270,21 +228,11 @@ var objectRequestPermissionSubjectOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.RequestPermissionSubjectOther",
 	Type: (*RequestPermissionSubjectOther)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionSubjectOther object, keeping unknown members.
-func (v *RequestPermissionSubjectOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionSubjectOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionSubjectOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionSubjectOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -295,7 +243,7 @@ func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionSubjectOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionSubjectOther, wire.Lenient)
 }
 
 var membersToolCallUpdate = wire.Members{Required: []string{"toolCallId"}}
@@ -317,7 +265,7 @@ func (v *ToolCallUpdate) AppendJSON(b []byte) []byte {
 func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "name":
 		if d.TryNull() {
 			v.Name = nil
@@ -349,7 +297,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Kind = new(ToolKind)
 		m := d.Mark()
-		if err := v.Kind.DecodeJSON(d); err != nil {
+		if err := enumToolKind.DecodeValue(d, v.Kind); err != nil {
 			v.Kind = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "kind")
 		}
@@ -361,7 +309,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Status = new(ToolCallStatus)
 		m := d.Mark()
-		if err := v.Status.DecodeJSON(d); err != nil {
+		if err := enumToolCallStatus.DecodeValue(d, v.Status); err != nil {
 			v.Status = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "status")
 		}
@@ -383,7 +331,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, (*ToolCallLocation).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -417,7 +365,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(ToolCallCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectToolCallCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -431,7 +379,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	if v.Name != nil {
 		b = wire.Key(b, &comma, "\"name\":")
 		b = wire.AppendString(b, *v.Name)
@@ -442,11 +390,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Kind != nil {
 		b = wire.Key(b, &comma, "\"kind\":")
-		b = v.Kind.AppendJSON(b)
+		b = enumToolKind.AppendValue(b, v.Kind)
 	}
 	if v.Status != nil {
 		b = wire.Key(b, &comma, "\"status\":")
-		b = v.Status.AppendJSON(b)
+		b = enumToolCallStatus.AppendValue(b, v.Status)
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
@@ -454,7 +402,7 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, (*ToolCallLocation).AppendJSON)
+		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -466,7 +414,7 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectToolCallCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -486,73 +434,51 @@ func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallID value.
-func (v *ToolCallID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ToolCallID(x)
-	return nil
+var scalarToolCallID = wire.Scalar{
+	Type:  (*ToolCallID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarToolCallID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolKind value.
-func (v *ToolKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumToolKind = wire.Enum{
+	Name: "ToolKind",
+	Open: true,
+	Type: (*ToolKind)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
 
-// DecodeJSON decodes one ToolCallStatus value.
-func (v *ToolCallStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumToolCallStatus = wire.Enum{
+	Name: "ToolCallStatus",
+	Open: true,
+	Type: (*ToolCallStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -931,8 +857,8 @@ var objectAnnotations = wire.Object{
 			Name:  "audience",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*Role)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumRole,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -942,7 +868,7 @@ var objectAnnotations = wire.Object{
 			Field: "LastModified",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "lastModified",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Priority",
@@ -965,23 +891,13 @@ var objectAnnotations = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Annotations",
 	Type: (*Annotations)(nil),
-}
-
-// DecodeJSON decodes one Annotations object, keeping unknown members.
-func (v *Annotations) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAnnotations)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Annotations) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAnnotations)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -992,28 +908,23 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Annotations) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
 
-// DecodeJSON decodes one Role value.
-func (v *Role) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumRole = wire.Enum{
+	Name: "Role",
+	Open: true,
+	Type: (*Role)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Role) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v Role) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumRole.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Role) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
 
 var membersTextContent = wire.Members{Required: []string{"text"}}
@@ -1043,7 +954,7 @@ func (v *TextContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1060,7 +971,7 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Text)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1080,31 +991,19 @@ func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MediaType value.
-func (v *MediaType) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MediaType(x)
-	return nil
+var scalarMediaType = wire.Scalar{
+	Type:  (*MediaType)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MediaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MediaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMediaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MediaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMediaType, wire.Lenient)
 }
 
 var membersImageContent = wire.Members{Required: []string{"data", "mimeType"}}
@@ -1128,7 +1027,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "data":
 		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.MimeType), d), "mimeType")
 	case "uri":
 		if d.TryNull() {
 			v.URI = nil
@@ -1148,7 +1047,7 @@ func (v *ImageContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1164,14 +1063,14 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	b = wire.Key(b, &comma, "\"mimeType\":")
-	b = v.MimeType.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MimeType))
 	if v.URI != nil {
 		b = wire.Key(b, &comma, "\"uri\":")
 		b = wire.AppendString(b, *v.URI)
 	}
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1212,7 +1111,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "data":
 		return 0, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "mimeType":
-		return 1, wire.AtKey(v.MimeType.DecodeJSON(d), "mimeType")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.MimeType), d), "mimeType")
 	case "annotations":
 		if d.TryNull() {
 			v.Annotations = nil
@@ -1220,7 +1119,7 @@ func (v *AudioContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1236,10 +1135,10 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	b = wire.Key(b, &comma, "\"mimeType\":")
-	b = v.MimeType.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MimeType))
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1274,14 +1173,14 @@ var objectIcon = wire.Object{
 			Field: "MimeType",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "mimeType",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Sizes",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "sizes",
 			Value: &wire.Value{
-				Elem:        wire.String,
+				Elem:        &wire.String,
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
 			},
@@ -1291,8 +1190,8 @@ var objectIcon = wire.Object{
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "theme",
 			Value: &wire.Value{
-				Coded: (*IconTheme)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumIconTheme,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -1300,23 +1199,13 @@ var objectIcon = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Icon",
 	Type: (*Icon)(nil),
-}
-
-// DecodeJSON decodes one Icon object, keeping unknown members.
-func (v *Icon) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIcon)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Icon) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIcon)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -1327,28 +1216,23 @@ func (v Icon) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Icon) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIcon, wire.Lenient)
 }
 
-// DecodeJSON decodes one IconTheme value.
-func (v *IconTheme) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumIconTheme = wire.Enum{
+	Name: "IconTheme",
+	Open: true,
+	Type: (*IconTheme)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IconTheme) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v IconTheme) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumIconTheme.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IconTheme) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumIconTheme, wire.Lenient)
 }
 
 var membersResourceLink = wire.Members{Required: []string{"name", "uri"}}
@@ -1403,7 +1287,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Icons, true, (*Icon).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Icons, true, decodeIcon); err != nil {
 			v.Icons = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "icons")
 		}
@@ -1415,7 +1299,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1439,7 +1323,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1466,11 +1350,11 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Icons != nil {
 		b = wire.Key(b, &comma, "\"icons\":")
-		b = wire.AppendSlice(b, v.Icons, (*Icon).AppendJSON)
+		b = wire.AppendSlice(b, v.Icons, appendIcon)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Size != nil {
 		b = wire.Key(b, &comma, "\"size\":")
@@ -1478,7 +1362,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1623,7 +1507,7 @@ func (v *TextResourceContents) decodeField(d *wire.Decoder, key []byte) (int, er
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1642,7 +1526,7 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1691,7 +1575,7 @@ func (v *BlobResourceContents) decodeField(d *wire.Decoder, key []byte) (int, er
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1710,7 +1594,7 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 	b = wire.AppendString(b, v.URI)
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1757,7 +1641,7 @@ func (v *EmbeddedResource) decodeField(d *wire.Decoder, key []byte) (int, error)
 		}
 		v.Annotations = new(Annotations)
 		m := d.Mark()
-		if err := v.Annotations.DecodeJSON(d); err != nil {
+		if err := objectAnnotations.DecodeValue(d, v.Annotations); err != nil {
 			v.Annotations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "annotations")
 		}
@@ -1774,7 +1658,7 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = v.Resource.AppendJSON(b)
 	if v.Annotations != nil {
 		b = wire.Key(b, &comma, "\"annotations\":")
-		b = v.Annotations.AppendJSON(b)
+		b = objectAnnotations.AppendValue(b, v.Annotations)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -1868,7 +1752,7 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.FileType = new(DiffFileType)
 		m := d.Mark()
-		if err := v.FileType.DecodeJSON(d); err != nil {
+		if err := enumDiffFileType.DecodeValue(d, v.FileType); err != nil {
 			v.FileType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "fileType")
 		}
@@ -1880,7 +1764,7 @@ func (v *DiffChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.MimeType = new(MediaType)
 		m := d.Mark()
-		if err := v.MimeType.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.MimeType), d); err != nil {
 			v.MimeType = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "mimeType")
 		}
@@ -1908,11 +1792,11 @@ func (v *DiffChange) selectVariant(d *wire.Decoder) error {
 func (v *DiffChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.FileType != nil {
 		b = wire.Key(b, &comma, "\"fileType\":")
-		b = v.FileType.AppendJSON(b)
+		b = enumDiffFileType.AppendValue(b, v.FileType)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
-		b = v.MimeType.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.MimeType))
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2086,52 +1970,35 @@ func (v *DiffChangeOperationOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one DiffFileType value.
-func (v *DiffFileType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumDiffFileType = wire.Enum{
+	Name: "DiffFileType",
+	Open: true,
+	Type: (*DiffFileType)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffFileType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v DiffFileType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumDiffFileType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffFileType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumDiffFileType, wire.Lenient)
 }
 
-// DecodeJSON decodes one AbsolutePath value.
-func (v *AbsolutePath) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AbsolutePath(x)
-	return nil
+var scalarAbsolutePath = wire.Scalar{
+	Type:  (*AbsolutePath)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AbsolutePath) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AbsolutePath) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAbsolutePath.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AbsolutePath) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAbsolutePath, wire.Lenient)
 }
 
 var membersDiffPathChange = wire.Members{Required: []string{"path"}}
@@ -2153,7 +2020,7 @@ func (v *DiffPathChange) AppendJSON(b []byte) []byte {
 func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "path":
-		return 0, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Path), d), "path")
 	}
 	return wire.NotMember, nil
 }
@@ -2161,7 +2028,7 @@ func (v *DiffPathChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Path))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -2195,9 +2062,9 @@ func (v *DiffPathPairChange) AppendJSON(b []byte) []byte {
 func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "oldPath":
-		return 0, wire.AtKey(v.OldPath.DecodeJSON(d), "oldPath")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.OldPath), d), "oldPath")
 	case "path":
-		return 1, wire.AtKey(v.Path.DecodeJSON(d), "path")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.Path), d), "path")
 	}
 	return wire.NotMember, nil
 }
@@ -2205,9 +2072,9 @@ func (v *DiffPathPairChange) decodeField(d *wire.Decoder, key []byte) (int, erro
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *DiffPathPairChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"oldPath\":")
-	b = v.OldPath.AppendJSON(b)
+	b = wire.AppendString(b, string(v.OldPath))
 	b = wire.Key(b, &comma, "\"path\":")
-	b = v.Path.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Path))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -2229,38 +2096,28 @@ var objectDiffPatch = wire.Object{
 			Flags: wire.Required,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*DiffPatchFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumDiffPatchFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Text",
 			Flags: wire.Required,
 			Name:  "text",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DiffPatch",
 	Type: (*DiffPatch)(nil),
-}
-
-// DecodeJSON decodes one DiffPatch object, keeping unknown members.
-func (v *DiffPatch) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDiffPatch)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffPatch) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDiffPatch)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2271,28 +2128,23 @@ func (v DiffPatch) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffPatch) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDiffPatch, wire.Lenient)
 }
 
-// DecodeJSON decodes one DiffPatchFormat value.
-func (v *DiffPatchFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumDiffPatchFormat = wire.Enum{
+	Name: "DiffPatchFormat",
+	Open: true,
+	Type: (*DiffPatchFormat)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DiffPatchFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v DiffPatchFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumDiffPatchFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DiffPatchFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumDiffPatchFormat, wire.Lenient)
 }
 
 var membersDiff = wire.Members{Required: []string{"changes"}}
@@ -2322,7 +2174,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Patch = new(DiffPatch)
 		m := d.Mark()
-		if err := v.Patch.DecodeJSON(d); err != nil {
+		if err := objectDiffPatch.DecodeValue(d, v.Patch); err != nil {
 			v.Patch = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "patch")
 		}
@@ -2339,7 +2191,7 @@ func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendSlice(b, v.Changes, (*DiffChange).AppendJSON)
 	if v.Patch != nil {
 		b = wire.Key(b, &comma, "\"patch\":")
-		b = v.Patch.AppendJSON(b)
+		b = objectDiffPatch.AppendValue(b, v.Patch)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -2359,31 +2211,19 @@ func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one TerminalID value.
-func (v *TerminalID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = TerminalID(x)
-	return nil
+var scalarTerminalID = wire.Scalar{
+	Type:  (*TerminalID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarTerminalID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
 
 var membersTerminal = wire.Members{Required: []string{"terminalId"}}
@@ -2405,7 +2245,7 @@ func (v *Terminal) AppendJSON(b []byte) []byte {
 func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -2415,7 +2255,7 @@ func (v *Terminal) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -2440,7 +2280,7 @@ var objectToolCallLocation = wire.Object{
 			Field: "Path",
 			Flags: wire.Required,
 			Name:  "path",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Line",
@@ -2460,23 +2300,13 @@ var objectToolCallLocation = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ToolCallLocation",
 	Type: (*ToolCallLocation)(nil),
-}
-
-// DecodeJSON decodes one ToolCallLocation object, keeping unknown members.
-func (v *ToolCallLocation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallLocation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallLocation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallLocation)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2487,7 +2317,7 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
 
 var objectToolCallCapabilities = wire.Object{
@@ -2506,23 +2336,13 @@ var objectToolCallCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ToolCallCapabilities",
 	Type: (*ToolCallCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ToolCallCapabilities object, keeping unknown members.
-func (v *ToolCallCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2533,7 +2353,7 @@ func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallCapabilities, wire.Lenient)
 }
 
 var objectToolCallCancelCapabilities = wire.Object{
@@ -2543,23 +2363,13 @@ var objectToolCallCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ToolCallCancelCapabilities",
 	Type: (*ToolCallCancelCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ToolCallCancelCapabilities object, keeping unknown members.
-func (v *ToolCallCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallCancelCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2570,7 +2380,7 @@ func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallCancelCapabilities, wire.Lenient)
 }
 
 var objectToolCallPermissionSubject = wire.Object{
@@ -2589,23 +2399,13 @@ var objectToolCallPermissionSubject = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ToolCallPermissionSubject",
 	Type: (*ToolCallPermissionSubject)(nil),
-}
-
-// DecodeJSON decodes one ToolCallPermissionSubject object, keeping unknown members.
-func (v *ToolCallPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectToolCallPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ToolCallPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectToolCallPermissionSubject)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2616,7 +2416,7 @@ func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectToolCallPermissionSubject, wire.Lenient)
 }
 
 var objectCommandPermissionSubject = wire.Object{
@@ -2625,48 +2425,38 @@ var objectCommandPermissionSubject = wire.Object{
 			Field: "Command",
 			Flags: wire.Required,
 			Name:  "command",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CommandPermissionSubject",
 	Type: (*CommandPermissionSubject)(nil),
-}
-
-// DecodeJSON decodes one CommandPermissionSubject object, keeping unknown members.
-func (v *CommandPermissionSubject) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCommandPermissionSubject)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CommandPermissionSubject) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCommandPermissionSubject)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2677,7 +2467,7 @@ func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCommandPermissionSubject, wire.Lenient)
 }
 
 var objectPermissionOption = wire.Object{
@@ -2686,21 +2476,21 @@ var objectPermissionOption = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Kind",
 			Flags: wire.Required,
 			Name:  "kind",
 			Value: &wire.Value{
-				Coded: (*PermissionOptionKind)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumPermissionOptionKind,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -2708,23 +2498,13 @@ var objectPermissionOption = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.PermissionOption",
 	Type: (*PermissionOption)(nil),
-}
-
-// DecodeJSON decodes one PermissionOption object, keeping unknown members.
-func (v *PermissionOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPermissionOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPermissionOption)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -2735,55 +2515,38 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionID value.
-func (v *PermissionOptionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PermissionOptionID(x)
-	return nil
+var scalarPermissionOptionID = wire.Scalar{
+	Type:  (*PermissionOptionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one PermissionOptionKind value.
-func (v *PermissionOptionKind) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumPermissionOptionKind = wire.Enum{
+	Name: "PermissionOptionKind",
+	Open: true,
+	Type: (*PermissionOptionKind)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PermissionOptionKind) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
 
 var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
@@ -3046,27 +2809,17 @@ var objectElicitationSessionScope = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.ElicitationSessionScope",
 	Type: (*ElicitationSessionScope)(nil),
-}
-
-// DecodeJSON decodes one ElicitationSessionScope object, keeping unknown members.
-func (v *ElicitationSessionScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSessionScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSessionScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSessionScope)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3077,7 +2830,7 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
 
 var objectElicitationRequestScope = wire.Object{
@@ -3096,16 +2849,6 @@ var objectElicitationRequestScope = wire.Object{
 	Type: (*ElicitationRequestScope)(nil),
 }
 
-// DecodeJSON decodes one ElicitationRequestScope object, keeping unknown members.
-func (v *ElicitationRequestScope) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationRequestScope)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationRequestScope) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationRequestScope)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
@@ -3114,7 +2857,7 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
 
 var objectElicitationSchema = wire.Object{
@@ -3124,15 +2867,15 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Required,
 			Name:  "type",
 			Value: &wire.Value{
-				Coded: (*ElicitationSchemaType)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumElicitationSchemaType,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Properties",
@@ -3140,8 +2883,8 @@ var objectElicitationSchema = wire.Object{
 			Name:  "properties",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*ElicitationPropertySchema)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionElicitationPropertySchema,
 				},
 				Shape: wire.ShapeMap,
 			},
@@ -3151,7 +2894,7 @@ var objectElicitationSchema = wire.Object{
 			Flags: wire.Nullable,
 			Name:  "required",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -3159,30 +2902,20 @@ var objectElicitationSchema = wire.Object{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ElicitationSchema",
 	Type: (*ElicitationSchema)(nil),
-}
-
-// DecodeJSON decodes one ElicitationSchema object, keeping unknown members.
-func (v *ElicitationSchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationSchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationSchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3193,33 +2926,23 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
 
 var enumElicitationSchemaType = wire.Enum{
 	Name:   "ElicitationSchemaType",
+	Type:   (*ElicitationSchemaType)(nil),
 	Values: []string{"object"},
 }
 
-// DecodeJSON decodes one ElicitationSchemaType value.
-func (v *ElicitationSchemaType) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeEnum(d, (*string)(v), &enumElicitationSchemaType)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationSchemaType) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
 
 var unionElicitationPropertySchema = wire.Union{
@@ -3265,25 +2988,15 @@ var unionElicitationPropertySchema = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ElicitationPropertySchema object, keeping unknown members.
-func (v *ElicitationPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionElicitationPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionElicitationPropertySchema)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationPropertySchema")
+	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "unstable.ElicitationPropertySchema")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
 
 var objectElicitationPropertySchemaOther = wire.Object{
@@ -3292,21 +3005,11 @@ var objectElicitationPropertySchemaOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.ElicitationPropertySchemaOther",
 	Type: (*ElicitationPropertySchemaOther)(nil),
-}
-
-// DecodeJSON decodes one ElicitationPropertySchemaOther object, keeping unknown members.
-func (v *ElicitationPropertySchemaOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationPropertySchemaOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationPropertySchemaOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationPropertySchemaOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3317,28 +3020,23 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
 
-// DecodeJSON decodes one StringFormat value.
-func (v *StringFormat) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumStringFormat = wire.Enum{
+	Name: "StringFormat",
+	Open: true,
+	Type: (*StringFormat)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringFormat) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumStringFormat.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
 
 var objectEnumOption = wire.Object{
@@ -3347,42 +3045,32 @@ var objectEnumOption = wire.Object{
 			Field: "Const",
 			Flags: wire.Required,
 			Name:  "const",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.EnumOption",
 	Type: (*EnumOption)(nil),
-}
-
-// DecodeJSON decodes one EnumOption object, keeping unknown members.
-func (v *EnumOption) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnumOption)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnumOption) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnumOption)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3393,7 +3081,7 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
 
 var objectStringPropertySchema = wire.Object{
@@ -3402,25 +3090,25 @@ var objectStringPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "MaxLength",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxLength",
-			Value: wire.Uint32,
+			Value: &wire.Uint32,
 		},
 		{
 			Field: "Pattern",
@@ -3436,22 +3124,22 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "format",
 			Value: &wire.Value{
-				Coded: (*StringFormat)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumStringFormat,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Enum",
 			Flags: wire.Nullable,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem: wire.String,
+				Elem: &wire.String,
 				Items: &wire.IntRule{
 					HasMin:  true,
 					Min:     1,
@@ -3482,23 +3170,13 @@ var objectStringPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.StringPropertySchema",
 	Type: (*StringPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one StringPropertySchema object, keeping unknown members.
-func (v *StringPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3509,7 +3187,7 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
 
 var objectNumberPropertySchema = wire.Object{
@@ -3518,54 +3196,44 @@ var objectNumberPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.NumberPropertySchema",
 	Type: (*NumberPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one NumberPropertySchema object, keeping unknown members.
-func (v *NumberPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNumberPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NumberPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNumberPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3576,7 +3244,7 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
 
 var objectIntegerPropertySchema = wire.Object{
@@ -3585,54 +3253,44 @@ var objectIntegerPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Minimum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minimum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Maximum",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maximum",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.IntegerPropertySchema",
 	Type: (*IntegerPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one IntegerPropertySchema object, keeping unknown members.
-func (v *IntegerPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectIntegerPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IntegerPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectIntegerPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3643,7 +3301,7 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
 
 var objectBooleanPropertySchema = wire.Object{
@@ -3652,42 +3310,32 @@ var objectBooleanPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Default",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "default",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.BooleanPropertySchema",
 	Type: (*BooleanPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one BooleanPropertySchema object, keeping unknown members.
-func (v *BooleanPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBooleanPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BooleanPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBooleanPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3698,7 +3346,7 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
 
 var unionMultiSelectItems = wire.Union{
@@ -3725,25 +3373,15 @@ var unionMultiSelectItems = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MultiSelectItems object, keeping unknown members.
-func (v *MultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMultiSelectItems)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MultiSelectItems")
+	return wire.MarshalWith(&v, &unionMultiSelectItems, "unstable.MultiSelectItems")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectItemsOther = wire.Object{
@@ -3752,21 +3390,11 @@ var objectMultiSelectItemsOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.MultiSelectItemsOther",
 	Type: (*MultiSelectItemsOther)(nil),
-}
-
-// DecodeJSON decodes one MultiSelectItemsOther object, keeping unknown members.
-func (v *MultiSelectItemsOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectItemsOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectItemsOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectItemsOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3777,7 +3405,7 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
 
 var objectStringMultiSelectItems = wire.Object{
@@ -3787,7 +3415,7 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Required,
 			Name:  "enum",
 			Value: &wire.Value{
-				Elem: wire.String,
+				Elem: &wire.String,
 				Items: &wire.IntRule{
 					HasMin:  true,
 					Min:     1,
@@ -3801,23 +3429,13 @@ var objectStringMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.StringMultiSelectItems",
 	Type: (*StringMultiSelectItems)(nil),
-}
-
-// DecodeJSON decodes one StringMultiSelectItems object, keeping unknown members.
-func (v *StringMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectStringMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StringMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectStringMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3828,7 +3446,7 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
 
 var objectTitledMultiSelectItems = wire.Object{
@@ -3855,23 +3473,13 @@ var objectTitledMultiSelectItems = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TitledMultiSelectItems",
 	Type: (*TitledMultiSelectItems)(nil),
-}
-
-// DecodeJSON decodes one TitledMultiSelectItems object, keeping unknown members.
-func (v *TitledMultiSelectItems) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTitledMultiSelectItems)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TitledMultiSelectItems) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTitledMultiSelectItems)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3882,7 +3490,7 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
 
 var objectMultiSelectPropertySchema = wire.Object{
@@ -3891,33 +3499,33 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MinItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "minItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "MaxItems",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "maxItems",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Items",
 			Flags: wire.Required,
 			Name:  "items",
 			Value: &wire.Value{
-				Coded: (*MultiSelectItems)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionMultiSelectItems,
 			},
 		},
 		{
@@ -3925,7 +3533,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "default",
 			Value: &wire.Value{
-				Elem:        wire.String,
+				Elem:        &wire.String,
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
 			},
@@ -3935,23 +3543,13 @@ var objectMultiSelectPropertySchema = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MultiSelectPropertySchema",
 	Type: (*MultiSelectPropertySchema)(nil),
-}
-
-// DecodeJSON decodes one MultiSelectPropertySchema object, keeping unknown members.
-func (v *MultiSelectPropertySchema) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMultiSelectPropertySchema)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MultiSelectPropertySchema) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMultiSelectPropertySchema)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -3962,7 +3560,7 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
 var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
@@ -3987,7 +3585,7 @@ func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "requestedSchema":
-		return 0, wire.AtKey(v.RequestedSchema.DecodeJSON(d), "requestedSchema")
+		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
 	}
 	return wire.Inner(v.Variant.decodeField(d, key))
 }
@@ -4008,7 +3606,7 @@ func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = v.RequestedSchema.AppendJSON(b)
+	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
 	b, comma = v.Variant.appendFields(b, comma)
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -4082,31 +3680,19 @@ func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one ElicitationID value.
-func (v *ElicitationID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ElicitationID(x)
-	return nil
+var scalarElicitationID = wire.Scalar{
+	Type:  (*ElicitationID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarElicitationID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
 
 var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
@@ -4131,7 +3717,7 @@ func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
 func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "elicitationId":
-		return 0, wire.AtKey(v.ElicitationID.DecodeJSON(d), "elicitationId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ElicitationID), d), "elicitationId")
 	case "url":
 		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
 	}
@@ -4154,7 +3740,7 @@ func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = v.ElicitationID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ElicitationID))
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b, comma = v.Variant.appendFields(b, comma)
@@ -4236,26 +3822,26 @@ var objectMessageMCPRequest = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -4264,23 +3850,13 @@ var objectMessageMCPRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MessageMCPRequest",
 	Type: (*MessageMCPRequest)(nil),
-}
-
-// DecodeJSON decodes one MessageMCPRequest object, keeping unknown members.
-func (v *MessageMCPRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4291,61 +3867,37 @@ func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one MCPServerACPID value.
-func (v *MCPServerACPID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MCPServerACPID(x)
-	return nil
+var scalarMCPServerACPID = wire.Scalar{
+	Type:  (*MCPServerACPID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerACPID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MCPServerACPID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMCPServerACPID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerACPID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMCPServerACPID, wire.Lenient)
 }
 
-// DecodeJSON decodes one MCPRequestID value.
-func (v *MCPRequestID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MCPRequestID(x)
-	return nil
+var scalarMCPRequestID = wire.Scalar{
+	Type:  (*MCPRequestID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPRequestID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MCPRequestID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMCPRequestID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPRequestID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMCPRequestID, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtRequest value.
@@ -4394,25 +3946,15 @@ var unionAgentResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AgentResponse object, keeping unknown members.
-func (v *AgentResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAgentResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAgentResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AgentResponse")
+	return wire.MarshalWith(&v, &unionAgentResponse, "unstable.AgentResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
 
 var objectAgentResponseResult = wire.Object{
@@ -4430,21 +3972,11 @@ var objectAgentResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentResponseResult",
 	Type: (*AgentResponseResult)(nil),
-}
-
-// DecodeJSON decodes one AgentResponseResult object, keeping unknown members.
-func (v *AgentResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4455,7 +3987,7 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
 
 var objectAgentResponseError = wire.Object{
@@ -4483,16 +4015,6 @@ var objectAgentResponseError = wire.Object{
 	Type: (*AgentResponseError)(nil),
 }
 
-// DecodeJSON decodes one AgentResponseError object, keeping unknown members.
-func (v *AgentResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
@@ -4501,7 +4023,7 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one AgentResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -4568,7 +4090,7 @@ var objectInitializeResponse = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Info",
@@ -4594,8 +4116,8 @@ var objectInitializeResponse = wire.Object{
 			Name:  "authMethods",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AuthMethod)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAuthMethod,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4606,23 +4128,13 @@ var objectInitializeResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.InitializeResponse",
 	Type: (*InitializeResponse)(nil),
-}
-
-// DecodeJSON decodes one InitializeResponse object, keeping unknown members.
-func (v *InitializeResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4633,34 +4145,22 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProtocolVersion value.
-func (v *ProtocolVersion) DecodeJSON(d *wire.Decoder) error {
-	var x uint16
-	err := wire.DecodeUint16(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProtocolVersion(x)
-	return nil
+var scalarProtocolVersion = wire.Scalar{
+	Type:  (*ProtocolVersion)(nil),
+	Value: &wire.Uint16,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProtocolVersion) AppendJSON(b []byte) []byte {
-	b = wire.AppendUint(b, uint64(uint16(*v)))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
 
 var objectImplementation = wire.Object{
@@ -4669,42 +4169,32 @@ var objectImplementation = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Version",
 			Flags: wire.Required,
 			Name:  "version",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Implementation",
 	Type: (*Implementation)(nil),
-}
-
-// DecodeJSON decodes one Implementation object, keeping unknown members.
-func (v *Implementation) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectImplementation)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Implementation) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectImplementation)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4715,7 +4205,7 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Implementation) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
 
 var objectAgentCapabilities = wire.Object{
@@ -4752,23 +4242,13 @@ var objectAgentCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AgentCapabilities",
 	Type: (*AgentCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AgentCapabilities object, keeping unknown members.
-func (v *AgentCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4779,7 +4259,7 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
 
 var objectSessionCapabilities = wire.Object{
@@ -4870,23 +4350,13 @@ var objectSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionCapabilities",
 	Type: (*SessionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionCapabilities object, keeping unknown members.
-func (v *SessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4897,7 +4367,7 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
 
 var objectPromptCapabilities = wire.Object{
@@ -4934,23 +4404,13 @@ var objectPromptCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.PromptCapabilities",
 	Type: (*PromptCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptCapabilities object, keeping unknown members.
-func (v *PromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4961,7 +4421,7 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
 
 var objectPromptImageCapabilities = wire.Object{
@@ -4971,23 +4431,13 @@ var objectPromptImageCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.PromptImageCapabilities",
 	Type: (*PromptImageCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptImageCapabilities object, keeping unknown members.
-func (v *PromptImageCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptImageCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptImageCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptImageCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -4998,7 +4448,7 @@ func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptImageCapabilities, wire.Lenient)
 }
 
 var objectPromptAudioCapabilities = wire.Object{
@@ -5008,23 +4458,13 @@ var objectPromptAudioCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.PromptAudioCapabilities",
 	Type: (*PromptAudioCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptAudioCapabilities object, keeping unknown members.
-func (v *PromptAudioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptAudioCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptAudioCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptAudioCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5035,7 +4475,7 @@ func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptAudioCapabilities, wire.Lenient)
 }
 
 var objectPromptEmbeddedContextCapabilities = wire.Object{
@@ -5045,23 +4485,13 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.PromptEmbeddedContextCapabilities",
 	Type: (*PromptEmbeddedContextCapabilities)(nil),
-}
-
-// DecodeJSON decodes one PromptEmbeddedContextCapabilities object, keeping unknown members.
-func (v *PromptEmbeddedContextCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectPromptEmbeddedContextCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PromptEmbeddedContextCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5072,7 +4502,7 @@ func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPromptEmbeddedContextCapabilities, wire.Lenient)
 }
 
 var objectMCPCapabilities = wire.Object{
@@ -5109,23 +4539,13 @@ var objectMCPCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MCPCapabilities",
 	Type: (*MCPCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPCapabilities object, keeping unknown members.
-func (v *MCPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5136,7 +4556,7 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
 
 var objectMCPStdioCapabilities = wire.Object{
@@ -5146,23 +4566,13 @@ var objectMCPStdioCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MCPStdioCapabilities",
 	Type: (*MCPStdioCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPStdioCapabilities object, keeping unknown members.
-func (v *MCPStdioCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPStdioCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPStdioCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPStdioCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5173,7 +4583,7 @@ func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPStdioCapabilities, wire.Lenient)
 }
 
 var objectMCPHTTPCapabilities = wire.Object{
@@ -5183,23 +4593,13 @@ var objectMCPHTTPCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MCPHTTPCapabilities",
 	Type: (*MCPHTTPCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPHTTPCapabilities object, keeping unknown members.
-func (v *MCPHTTPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPHTTPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPHTTPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPHTTPCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5210,7 +4610,7 @@ func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPHTTPCapabilities, wire.Lenient)
 }
 
 var objectMCPACPCapabilities = wire.Object{
@@ -5220,23 +4620,13 @@ var objectMCPACPCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MCPACPCapabilities",
 	Type: (*MCPACPCapabilities)(nil),
-}
-
-// DecodeJSON decodes one MCPACPCapabilities object, keeping unknown members.
-func (v *MCPACPCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPACPCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPACPCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPACPCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5247,7 +4637,7 @@ func (v MCPACPCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPACPCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPACPCapabilities, wire.Lenient)
 }
 
 var objectSessionDeleteCapabilities = wire.Object{
@@ -5257,23 +4647,13 @@ var objectSessionDeleteCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionDeleteCapabilities",
 	Type: (*SessionDeleteCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionDeleteCapabilities object, keeping unknown members.
-func (v *SessionDeleteCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionDeleteCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionDeleteCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionDeleteCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5284,7 +4664,7 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
 
 var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
@@ -5294,23 +4674,13 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionAdditionalDirectoriesCapabilities",
 	Type: (*SessionAdditionalDirectoriesCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionAdditionalDirectoriesCapabilities object, keeping unknown members.
-func (v *SessionAdditionalDirectoriesCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionAdditionalDirectoriesCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionAdditionalDirectoriesCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5321,7 +4691,7 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptCapabilities = wire.Object{
@@ -5340,23 +4710,13 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionSystemPromptCapabilities",
 	Type: (*SessionSystemPromptCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionSystemPromptCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5367,7 +4727,7 @@ func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptModeCapabilities = wire.Object{
@@ -5386,23 +4746,13 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionSystemPromptModeCapabilities",
 	Type: (*SessionSystemPromptModeCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionSystemPromptModeCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptModeCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptModeCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptModeCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5413,7 +4763,7 @@ func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptModeCapabilities, wire.Lenient)
 }
 
 var objectSessionSystemPromptOverrideCapabilities = wire.Object{
@@ -5423,23 +4773,13 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionSystemPromptOverrideCapabilities",
 	Type: (*SessionSystemPromptOverrideCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionSystemPromptOverrideCapabilities object, keeping unknown members.
-func (v *SessionSystemPromptOverrideCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionSystemPromptOverrideCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionSystemPromptOverrideCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5450,7 +4790,7 @@ func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionSystemPromptOverrideCapabilities, wire.Lenient)
 }
 
 var objectSessionForkCapabilities = wire.Object{
@@ -5460,23 +4800,13 @@ var objectSessionForkCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionForkCapabilities",
 	Type: (*SessionForkCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionForkCapabilities object, keeping unknown members.
-func (v *SessionForkCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionForkCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionForkCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionForkCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5487,7 +4817,7 @@ func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionForkCapabilities, wire.Lenient)
 }
 
 var objectSessionArchiveCapabilities = wire.Object{
@@ -5497,23 +4827,13 @@ var objectSessionArchiveCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionArchiveCapabilities",
 	Type: (*SessionArchiveCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionArchiveCapabilities object, keeping unknown members.
-func (v *SessionArchiveCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionArchiveCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionArchiveCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionArchiveCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5524,7 +4844,7 @@ func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionArchiveCapabilities, wire.Lenient)
 }
 
 var objectSessionStatusCapabilities = wire.Object{
@@ -5534,23 +4854,13 @@ var objectSessionStatusCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionStatusCapabilities",
 	Type: (*SessionStatusCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionStatusCapabilities object, keeping unknown members.
-func (v *SessionStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5561,7 +4871,7 @@ func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusCapabilities, wire.Lenient)
 }
 
 var objectSessionTitleCapabilities = wire.Object{
@@ -5571,23 +4881,13 @@ var objectSessionTitleCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionTitleCapabilities",
 	Type: (*SessionTitleCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionTitleCapabilities object, keeping unknown members.
-func (v *SessionTitleCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionTitleCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionTitleCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionTitleCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5598,7 +4898,7 @@ func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionTitleCapabilities, wire.Lenient)
 }
 
 var objectAgentAuthCapabilities = wire.Object{
@@ -5617,23 +4917,13 @@ var objectAgentAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AgentAuthCapabilities",
 	Type: (*AgentAuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AgentAuthCapabilities object, keeping unknown members.
-func (v *AgentAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5644,7 +4934,7 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
 
 var objectAuthStatusCapabilities = wire.Object{
@@ -5654,23 +4944,13 @@ var objectAuthStatusCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthStatusCapabilities",
 	Type: (*AuthStatusCapabilities)(nil),
-}
-
-// DecodeJSON decodes one AuthStatusCapabilities object, keeping unknown members.
-func (v *AuthStatusCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5681,7 +4961,7 @@ func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusCapabilities, wire.Lenient)
 }
 
 var objectProvidersCapabilities = wire.Object{
@@ -5691,23 +4971,13 @@ var objectProvidersCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProvidersCapabilities",
 	Type: (*ProvidersCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ProvidersCapabilities object, keeping unknown members.
-func (v *ProvidersCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProvidersCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProvidersCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProvidersCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5718,7 +4988,7 @@ func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProvidersCapabilities, wire.Lenient)
 }
 
 var unionAuthMethod = wire.Union{
@@ -5746,25 +5016,15 @@ var unionAuthMethod = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AuthMethod object, keeping unknown members.
-func (v *AuthMethod) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAuthMethod)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethod) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAuthMethod)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AuthMethod")
+	return wire.MarshalWith(&v, &unionAuthMethod, "unstable.AuthMethod")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
 
 var objectAuthMethodOther = wire.Object{
@@ -5773,33 +5033,23 @@ var objectAuthMethodOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.AuthMethodOther",
 	Type: (*AuthMethodOther)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodOther object, keeping unknown members.
-func (v *AuthMethodOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5810,34 +5060,22 @@ func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodOther, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthMethodID value.
-func (v *AuthMethodID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = AuthMethodID(x)
-	return nil
+var scalarAuthMethodID = wire.Scalar{
+	Type:  (*AuthMethodID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
 
 var objectEnvVariable = wire.Object{
@@ -5846,36 +5084,26 @@ var objectEnvVariable = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.EnvVariable",
 	Type: (*EnvVariable)(nil),
-}
-
-// DecodeJSON decodes one EnvVariable object, keeping unknown members.
-func (v *EnvVariable) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectEnvVariable)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *EnvVariable) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectEnvVariable)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5886,7 +5114,7 @@ func (v EnvVariable) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectEnvVariable, wire.Lenient)
 }
 
 var objectAuthMethodTerminal = wire.Object{
@@ -5895,26 +5123,26 @@ var objectAuthMethodTerminal = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -5935,23 +5163,13 @@ var objectAuthMethodTerminal = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthMethodTerminal",
 	Type: (*AuthMethodTerminal)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodTerminal object, keeping unknown members.
-func (v *AuthMethodTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodTerminal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -5962,7 +5180,7 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
 
 var objectAuthMethodAgent = wire.Object{
@@ -5971,42 +5189,32 @@ var objectAuthMethodAgent = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Description",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "description",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthMethodAgent",
 	Type: (*AuthMethodAgent)(nil),
-}
-
-// DecodeJSON decodes one AuthMethodAgent object, keeping unknown members.
-func (v *AuthMethodAgent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthMethodAgent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthMethodAgent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthMethodAgent)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6017,7 +5225,7 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
 
 var objectLoginAuthResponse = wire.Object{
@@ -6027,23 +5235,13 @@ var objectLoginAuthResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LoginAuthResponse",
 	Type: (*LoginAuthResponse)(nil),
-}
-
-// DecodeJSON decodes one LoginAuthResponse object, keeping unknown members.
-func (v *LoginAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoginAuthResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoginAuthResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoginAuthResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6054,7 +5252,7 @@ func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoginAuthResponse, wire.Lenient)
 }
 
 var objectListProvidersResponse = wire.Object{
@@ -6076,23 +5274,13 @@ var objectListProvidersResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ListProvidersResponse",
 	Type: (*ListProvidersResponse)(nil),
-}
-
-// DecodeJSON decodes one ListProvidersResponse object, keeping unknown members.
-func (v *ListProvidersResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListProvidersResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListProvidersResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListProvidersResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6103,7 +5291,7 @@ func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListProvidersResponse, wire.Lenient)
 }
 
 var objectProviderInfo = wire.Object{
@@ -6112,7 +5300,7 @@ var objectProviderInfo = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Supported",
@@ -6120,8 +5308,8 @@ var objectProviderInfo = wire.Object{
 			Name:  "supported",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*LlmProtocol)(nil),
-					Shape: wire.ShapeCoded,
+					Enum:  &enumLlmProtocol,
+					Shape: wire.ShapeEnum,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -6131,7 +5319,7 @@ var objectProviderInfo = wire.Object{
 			Field: "Required",
 			Flags: wire.Required,
 			Name:  "required",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Current",
@@ -6147,23 +5335,13 @@ var objectProviderInfo = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProviderInfo",
 	Type: (*ProviderInfo)(nil),
-}
-
-// DecodeJSON decodes one ProviderInfo object, keeping unknown members.
-func (v *ProviderInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProviderInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProviderInfo)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6174,55 +5352,38 @@ func (v ProviderInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProviderInfo, wire.Lenient)
 }
 
-// DecodeJSON decodes one ProviderID value.
-func (v *ProviderID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = ProviderID(x)
-	return nil
+var scalarProviderID = wire.Scalar{
+	Type:  (*ProviderID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v ProviderID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarProviderID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarProviderID, wire.Lenient)
 }
 
-// DecodeJSON decodes one LlmProtocol value.
-func (v *LlmProtocol) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumLlmProtocol = wire.Enum{
+	Name: "LlmProtocol",
+	Open: true,
+	Type: (*LlmProtocol)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LlmProtocol) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v LlmProtocol) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumLlmProtocol.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumLlmProtocol, wire.Lenient)
 }
 
 var objectProviderCurrentConfig = wire.Object{
@@ -6232,8 +5393,8 @@ var objectProviderCurrentConfig = wire.Object{
 			Flags: wire.Required,
 			Name:  "apiType",
 			Value: &wire.Value{
-				Coded: (*LlmProtocol)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumLlmProtocol,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -6250,23 +5411,13 @@ var objectProviderCurrentConfig = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProviderCurrentConfig",
 	Type: (*ProviderCurrentConfig)(nil),
-}
-
-// DecodeJSON decodes one ProviderCurrentConfig object, keeping unknown members.
-func (v *ProviderCurrentConfig) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProviderCurrentConfig)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProviderCurrentConfig) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProviderCurrentConfig)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6277,7 +5428,7 @@ func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProviderCurrentConfig, wire.Lenient)
 }
 
 var objectSetProviderResponse = wire.Object{
@@ -6287,23 +5438,13 @@ var objectSetProviderResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetProviderResponse",
 	Type: (*SetProviderResponse)(nil),
-}
-
-// DecodeJSON decodes one SetProviderResponse object, keeping unknown members.
-func (v *SetProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetProviderResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetProviderResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetProviderResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6314,7 +5455,7 @@ func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetProviderResponse, wire.Lenient)
 }
 
 var objectDisableProviderResponse = wire.Object{
@@ -6324,23 +5465,13 @@ var objectDisableProviderResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DisableProviderResponse",
 	Type: (*DisableProviderResponse)(nil),
-}
-
-// DecodeJSON decodes one DisableProviderResponse object, keeping unknown members.
-func (v *DisableProviderResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDisableProviderResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DisableProviderResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDisableProviderResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6351,7 +5482,7 @@ func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDisableProviderResponse, wire.Lenient)
 }
 
 var objectLogoutAuthResponse = wire.Object{
@@ -6361,23 +5492,13 @@ var objectLogoutAuthResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LogoutAuthResponse",
 	Type: (*LogoutAuthResponse)(nil),
-}
-
-// DecodeJSON decodes one LogoutAuthResponse object, keeping unknown members.
-func (v *LogoutAuthResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutAuthResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutAuthResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutAuthResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6388,7 +5509,7 @@ func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutAuthResponse, wire.Lenient)
 }
 
 var objectAuthStatusResponse = wire.Object{
@@ -6398,8 +5519,8 @@ var objectAuthStatusResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "state",
 			Value: &wire.Value{
-				Coded: (*AuthState)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumAuthState,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -6420,23 +5541,13 @@ var objectAuthStatusResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthStatusResponse",
 	Type: (*AuthStatusResponse)(nil),
-}
-
-// DecodeJSON decodes one AuthStatusResponse object, keeping unknown members.
-func (v *AuthStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6447,28 +5558,23 @@ func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one AuthState value.
-func (v *AuthState) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumAuthState = wire.Enum{
+	Name: "AuthState",
+	Open: true,
+	Type: (*AuthState)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthState) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v AuthState) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumAuthState.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthState) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumAuthState, wire.Lenient)
 }
 
 var objectAuthAccount = wire.Object{
@@ -6477,54 +5583,44 @@ var objectAuthAccount = wire.Object{
 			Field: "Label",
 			Flags: wire.Required,
 			Name:  "label",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Active",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "active",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Name",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Email",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "email",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Organization",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "organization",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthAccount",
 	Type: (*AuthAccount)(nil),
-}
-
-// DecodeJSON decodes one AuthAccount object, keeping unknown members.
-func (v *AuthAccount) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthAccount)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthAccount) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthAccount)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6535,7 +5631,7 @@ func (v AuthAccount) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthAccount) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthAccount, wire.Lenient)
 }
 
 var objectNewSessionResponse = wire.Object{
@@ -6544,7 +5640,7 @@ var objectNewSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigOptions",
@@ -6577,23 +5673,13 @@ var objectNewSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.NewSessionResponse",
 	Type: (*NewSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one NewSessionResponse object, keeping unknown members.
-func (v *NewSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectNewSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NewSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectNewSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -6604,7 +5690,7 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
 var membersSessionConfigOption = wire.Members{Required: []string{"configId", "name"}}
@@ -6629,7 +5715,7 @@ func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "configId":
-		return 0, wire.AtKey(v.ConfigID.DecodeJSON(d), "configId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ConfigID), d), "configId")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -6651,7 +5737,7 @@ func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, err
 		}
 		v.Category = new(SessionConfigOptionCategory)
 		m := d.Mark()
-		if err := v.Category.DecodeJSON(d); err != nil {
+		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
 			v.Category = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
 		}
@@ -6678,7 +5764,7 @@ func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"configId\":")
-	b = v.ConfigID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ConfigID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -6687,7 +5773,7 @@ func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) 
 	}
 	if v.Category != nil {
 		b = wire.Key(b, &comma, "\"category\":")
-		b = v.Category.AppendJSON(b)
+		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -6822,79 +5908,50 @@ func (v *SessionConfigOptionTypeOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigID value.
-func (v *SessionConfigID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigID(x)
-	return nil
+var scalarSessionConfigID = wire.Scalar{
+	Type:  (*SessionConfigID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigOptionCategory value.
-func (v *SessionConfigOptionCategory) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionConfigOptionCategory = wire.Enum{
+	Name: "SessionConfigOptionCategory",
+	Open: true,
+	Type: (*SessionConfigOptionCategory)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionCategory) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigValueID value.
-func (v *SessionConfigValueID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigValueID(x)
-	return nil
+var scalarSessionConfigValueID = wire.Scalar{
+	Type:  (*SessionConfigValueID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigValueID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
 
 // DecodeJSON decodes one SessionConfigSelectOptions, choosing the variant by JSON type, then by trying the candidates in order.
@@ -6972,7 +6029,7 @@ func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "value":
-		return 0, wire.AtKey(v.Value.DecodeJSON(d), "value")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "description":
@@ -6996,7 +6053,7 @@ func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"value\":")
-	b = v.Value.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Value))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	if v.Description != nil {
@@ -7040,7 +6097,7 @@ func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "groupId":
-		return 0, wire.AtKey(v.GroupID.DecodeJSON(d), "groupId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.GroupID), d), "groupId")
 	case "name":
 		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
 	case "options":
@@ -7059,7 +6116,7 @@ func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"groupId\":")
-	b = v.GroupID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.GroupID))
 	b = wire.Key(b, &comma, "\"name\":")
 	b = wire.AppendString(b, v.Name)
 	b = wire.Key(b, &comma, "\"options\":")
@@ -7082,31 +6139,19 @@ func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionConfigGroupID value.
-func (v *SessionConfigGroupID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionConfigGroupID(x)
-	return nil
+var scalarSessionConfigGroupID = wire.Scalar{
+	Type:  (*SessionConfigGroupID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigGroupID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
 var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
@@ -7128,7 +6173,7 @@ func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
 func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "currentValue":
-		return 0, wire.AtKey(v.CurrentValue.DecodeJSON(d), "currentValue")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
 	case "options":
 		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
 	}
@@ -7138,7 +6183,7 @@ func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = v.CurrentValue.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CurrentValue))
 	b = wire.Key(b, &comma, "\"options\":")
 	b = v.Options.AppendJSON(b)
 	return v.Unknown.AppendMembers(b, comma)
@@ -7363,25 +6408,15 @@ var unionAvailableCommandInput = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one AvailableCommandInput object, keeping unknown members.
-func (v *AvailableCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionAvailableCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionAvailableCommandInput)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AvailableCommandInput")
+	return wire.MarshalWith(&v, &unionAvailableCommandInput, "unstable.AvailableCommandInput")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
 
 var objectAvailableCommandInputOther = wire.Object{
@@ -7390,21 +6425,11 @@ var objectAvailableCommandInputOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.AvailableCommandInputOther",
 	Type: (*AvailableCommandInputOther)(nil),
-}
-
-// DecodeJSON decodes one AvailableCommandInputOther object, keeping unknown members.
-func (v *AvailableCommandInputOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAvailableCommandInputOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandInputOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAvailableCommandInputOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7415,7 +6440,7 @@ func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommandInputOther, wire.Lenient)
 }
 
 var objectTextCommandInput = wire.Object{
@@ -7424,30 +6449,20 @@ var objectTextCommandInput = wire.Object{
 			Field: "Hint",
 			Flags: wire.Required,
 			Name:  "hint",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TextCommandInput",
 	Type: (*TextCommandInput)(nil),
-}
-
-// DecodeJSON decodes one TextCommandInput object, keeping unknown members.
-func (v *TextCommandInput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTextCommandInput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TextCommandInput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTextCommandInput)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7458,7 +6473,7 @@ func (v TextCommandInput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TextCommandInput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTextCommandInput, wire.Lenient)
 }
 
 var membersCommand = wire.Members{Required: []string{"name", "description"}}
@@ -7490,7 +6505,7 @@ func (v *Command) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Input = new(AvailableCommandInput)
 		m := d.Mark()
-		if err := v.Input.DecodeJSON(d); err != nil {
+		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
 			v.Input = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
 		}
@@ -7509,7 +6524,7 @@ func (v *Command) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Description)
 	if v.Input != nil {
 		b = wire.Key(b, &comma, "\"input\":")
-		b = v.Input.AppendJSON(b)
+		b = unionAvailableCommandInput.AppendValue(b, v.Input)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7548,30 +6563,20 @@ var objectListSessionsResponse = wire.Object{
 			Field: "NextCursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "nextCursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ListSessionsResponse",
 	Type: (*ListSessionsResponse)(nil),
-}
-
-// DecodeJSON decodes one ListSessionsResponse object, keeping unknown members.
-func (v *ListSessionsResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7582,7 +6587,7 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
 
 var objectSessionInfo = wire.Object{
@@ -7591,20 +6596,20 @@ var objectSessionInfo = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -7612,7 +6617,7 @@ var objectSessionInfo = wire.Object{
 			Field: "Title",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "UpdatedAt",
@@ -7627,30 +6632,20 @@ var objectSessionInfo = wire.Object{
 			Field: "Archived",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "archived",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionInfo",
 	Type: (*SessionInfo)(nil),
-}
-
-// DecodeJSON decodes one SessionInfo object, keeping unknown members.
-func (v *SessionInfo) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionInfo)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfo) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionInfo)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7661,34 +6656,22 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionListCursor value.
-func (v *SessionListCursor) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = SessionListCursor(x)
-	return nil
+var scalarSessionListCursor = wire.Scalar{
+	Type:  (*SessionListCursor)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionListCursor) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionListCursor) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarSessionListCursor.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarSessionListCursor, wire.Lenient)
 }
 
 var objectDeleteSessionResponse = wire.Object{
@@ -7698,23 +6681,13 @@ var objectDeleteSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DeleteSessionResponse",
 	Type: (*DeleteSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one DeleteSessionResponse object, keeping unknown members.
-func (v *DeleteSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7725,7 +6698,7 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
 
 var objectForkSessionResponse = wire.Object{
@@ -7734,7 +6707,7 @@ var objectForkSessionResponse = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigOptions",
@@ -7767,23 +6740,13 @@ var objectForkSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ForkSessionResponse",
 	Type: (*ForkSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one ForkSessionResponse object, keeping unknown members.
-func (v *ForkSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectForkSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ForkSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectForkSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7794,7 +6757,7 @@ func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectForkSessionResponse, wire.Lenient)
 }
 
 var objectArchiveSessionResponse = wire.Object{
@@ -7804,23 +6767,13 @@ var objectArchiveSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ArchiveSessionResponse",
 	Type: (*ArchiveSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one ArchiveSessionResponse object, keeping unknown members.
-func (v *ArchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectArchiveSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ArchiveSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectArchiveSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7831,7 +6784,7 @@ func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectArchiveSessionResponse, wire.Lenient)
 }
 
 var objectUnarchiveSessionResponse = wire.Object{
@@ -7841,23 +6794,13 @@ var objectUnarchiveSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.UnarchiveSessionResponse",
 	Type: (*UnarchiveSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one UnarchiveSessionResponse object, keeping unknown members.
-func (v *UnarchiveSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnarchiveSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnarchiveSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnarchiveSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7868,7 +6811,7 @@ func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnarchiveSessionResponse, wire.Lenient)
 }
 
 var objectSessionStatusResponse = wire.Object{
@@ -7878,8 +6821,8 @@ var objectSessionStatusResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "status",
 			Value: &wire.Value{
-				Coded: (*SessionStatus)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSessionStatus,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -7896,23 +6839,13 @@ var objectSessionStatusResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionStatusResponse",
 	Type: (*SessionStatusResponse)(nil),
-}
-
-// DecodeJSON decodes one SessionStatusResponse object, keeping unknown members.
-func (v *SessionStatusResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -7923,28 +6856,23 @@ func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusResponse, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionStatus value.
-func (v *SessionStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionStatus = wire.Enum{
+	Name: "SessionStatus",
+	Open: true,
+	Type: (*SessionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionStatus, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -8162,25 +7090,15 @@ var unionBackgroundWork = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one BackgroundWork object, keeping unknown members.
-func (v *BackgroundWork) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionBackgroundWork)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundWork) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionBackgroundWork)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v BackgroundWork) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.BackgroundWork")
+	return wire.MarshalWith(&v, &unionBackgroundWork, "unstable.BackgroundWork")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionBackgroundWork, wire.Lenient)
 }
 
 var objectBackgroundWorkOther = wire.Object{
@@ -8189,21 +7107,11 @@ var objectBackgroundWorkOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.BackgroundWorkOther",
 	Type: (*BackgroundWorkOther)(nil),
-}
-
-// DecodeJSON decodes one BackgroundWorkOther object, keeping unknown members.
-func (v *BackgroundWorkOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundWorkOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundWorkOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundWorkOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8214,7 +7122,7 @@ func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundWorkOther, wire.Lenient)
 }
 
 var objectBackgroundTerminal = wire.Object{
@@ -8223,30 +7131,20 @@ var objectBackgroundTerminal = wire.Object{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.BackgroundTerminal",
 	Type: (*BackgroundTerminal)(nil),
-}
-
-// DecodeJSON decodes one BackgroundTerminal object, keeping unknown members.
-func (v *BackgroundTerminal) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundTerminal)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundTerminal) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundTerminal)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8257,7 +7155,7 @@ func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundTerminal, wire.Lenient)
 }
 
 var objectBackgroundToolCall = wire.Object{
@@ -8266,30 +7164,20 @@ var objectBackgroundToolCall = wire.Object{
 			Field: "ToolCallID",
 			Flags: wire.Required,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.BackgroundToolCall",
 	Type: (*BackgroundToolCall)(nil),
-}
-
-// DecodeJSON decodes one BackgroundToolCall object, keeping unknown members.
-func (v *BackgroundToolCall) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundToolCall)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundToolCall) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundToolCall)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8300,7 +7188,7 @@ func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundToolCall, wire.Lenient)
 }
 
 var objectBackgroundSubagent = wire.Object{
@@ -8309,30 +7197,20 @@ var objectBackgroundSubagent = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.BackgroundSubagent",
 	Type: (*BackgroundSubagent)(nil),
-}
-
-// DecodeJSON decodes one BackgroundSubagent object, keeping unknown members.
-func (v *BackgroundSubagent) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectBackgroundSubagent)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *BackgroundSubagent) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectBackgroundSubagent)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8343,7 +7221,7 @@ func (v BackgroundSubagent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *BackgroundSubagent) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectBackgroundSubagent, wire.Lenient)
 }
 
 // DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
@@ -8368,7 +7246,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8383,7 +7261,7 @@ func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8418,7 +7296,7 @@ var objectError = wire.Object{
 			Field: "Message",
 			Flags: wire.Required,
 			Name:  "message",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Data",
@@ -8434,16 +7312,6 @@ var objectError = wire.Object{
 	Type: (*Error)(nil),
 }
 
-// DecodeJSON decodes one Error object, keeping unknown members.
-func (v *Error) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Error) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Error) MarshalJSON() ([]byte, error) {
@@ -8452,7 +7320,7 @@ func (v Error) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Error) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorCode value.
@@ -8490,9 +7358,9 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x UnsupportedProtocolVersionErrorData
-			err := x.DecodeJSON(d)
+			err := objectUnsupportedProtocolVersionErrorData.DecodeValue(d, &x)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.ValidateWith(v)
+				objectUnsupportedProtocolVersionErrorData.ValidateValue(v, &x)
 			}) {
 				v.UnsupportedProtocolVersion = &x
 				return nil
@@ -8505,9 +7373,9 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x SessionNotFoundErrorData
-			err := x.DecodeJSON(d)
+			err := objectSessionNotFoundErrorData.DecodeValue(d, &x)
 			if err == nil && wire.Satisfies(func(v *wire.Validator) {
-				x.ValidateWith(v)
+				objectSessionNotFoundErrorData.ValidateValue(v, &x)
 			}) {
 				v.SessionNotFound = &x
 				return nil
@@ -8533,10 +7401,10 @@ func (v *ErrorData) DecodeJSON(d *wire.Decoder) error {
 func (v *ErrorData) AppendJSON(b []byte) []byte {
 	switch {
 	case v.UnsupportedProtocolVersion != nil:
-		b = v.UnsupportedProtocolVersion.AppendJSON(b)
+		b = objectUnsupportedProtocolVersionErrorData.AppendValue(b, v.UnsupportedProtocolVersion)
 		return b
 	case v.SessionNotFound != nil:
-		b = v.SessionNotFound.AppendJSON(b)
+		b = objectSessionNotFoundErrorData.AppendValue(b, v.SessionNotFound)
 		return b
 	case v.Other != nil:
 		b = wire.AppendRaw(b, v.Other)
@@ -8562,14 +7430,14 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 			Field: "Requested",
 			Flags: wire.Required,
 			Name:  "requested",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Supported",
 			Flags: wire.Required,
 			Name:  "supported",
 			Value: &wire.Value{
-				Elem:  wire.Uint16,
+				Elem:  &wire.Uint16,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -8578,23 +7446,13 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.UnsupportedProtocolVersionErrorData",
 	Type: (*UnsupportedProtocolVersionErrorData)(nil),
-}
-
-// DecodeJSON decodes one UnsupportedProtocolVersionErrorData object, keeping unknown members.
-func (v *UnsupportedProtocolVersionErrorData) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnsupportedProtocolVersionErrorData)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnsupportedProtocolVersionErrorData) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8605,7 +7463,7 @@ func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnsupportedProtocolVersionErrorData, wire.Lenient)
 }
 
 var objectSessionNotFoundErrorData = wire.Object{
@@ -8614,30 +7472,20 @@ var objectSessionNotFoundErrorData = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionNotFoundErrorData",
 	Type: (*SessionNotFoundErrorData)(nil),
-}
-
-// DecodeJSON decodes one SessionNotFoundErrorData object, keeping unknown members.
-func (v *SessionNotFoundErrorData) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionNotFoundErrorData)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionNotFoundErrorData) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionNotFoundErrorData)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8648,7 +7496,7 @@ func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionNotFoundErrorData, wire.Lenient)
 }
 
 // DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
@@ -8674,7 +7522,7 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		}
 		v.Error = new(Error)
 		m := d.Mark()
-		if err := v.Error.DecodeJSON(d); err != nil {
+		if err := objectError.DecodeValue(d, v.Error); err != nil {
 			v.Error = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
 		}
@@ -8687,7 +7535,7 @@ func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) 
 func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Error != nil {
 		b = wire.Key(b, &comma, "\"error\":")
-		b = v.Error.AppendJSON(b)
+		b = objectError.AppendValue(b, v.Error)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8709,60 +7557,50 @@ var objectUsage = wire.Object{
 			Field: "TotalTokens",
 			Flags: wire.Required,
 			Name:  "totalTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "InputTokens",
 			Flags: wire.Required,
 			Name:  "inputTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "OutputTokens",
 			Flags: wire.Required,
 			Name:  "outputTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "ThoughtTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "thoughtTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "CachedReadTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "cachedReadTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "CachedWriteTokens",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "cachedWriteTokens",
-			Value: wire.Uint64,
+			Value: &wire.Uint64,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Usage",
 	Type: (*Usage)(nil),
-}
-
-// DecodeJSON decodes one Usage object, keeping unknown members.
-func (v *Usage) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUsage)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Usage) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUsage)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -8773,7 +7611,7 @@ func (v Usage) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Usage) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUsage, wire.Lenient)
 }
 
 // DecodeJSON decodes one IdleStateUpdate object, keeping unknown members.
@@ -8802,7 +7640,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 		}
 		v.Usage = new(Usage)
 		m := d.Mark()
-		if err := v.Usage.DecodeJSON(d); err != nil {
+		if err := objectUsage.DecodeValue(d, v.Usage); err != nil {
 			v.Usage = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
 		}
@@ -8813,7 +7651,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -8841,11 +7679,11 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Usage != nil {
 		b = wire.Key(b, &comma, "\"usage\":")
-		b = v.Usage.AppendJSON(b)
+		b = objectUsage.AppendValue(b, v.Usage)
 	}
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9268,7 +8106,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (in
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -9283,7 +8121,7 @@ func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (in
 func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9325,7 +8163,7 @@ func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, (*BackgroundWork).DecodeJSON); err != nil {
+		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -9340,7 +8178,7 @@ func (v *UnknownStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, erro
 func (v *UnknownStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, (*BackgroundWork).AppendJSON)
+		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9366,30 +8204,20 @@ var objectSetSessionTitleResponse = wire.Object{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetSessionTitleResponse",
 	Type: (*SetSessionTitleResponse)(nil),
-}
-
-// DecodeJSON decodes one SetSessionTitleResponse object, keeping unknown members.
-func (v *SetSessionTitleResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionTitleResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionTitleResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionTitleResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9400,7 +8228,7 @@ func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionTitleResponse, wire.Lenient)
 }
 
 var objectResumeSessionResponse = wire.Object{
@@ -9436,23 +8264,13 @@ var objectResumeSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ResumeSessionResponse",
 	Type: (*ResumeSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one ResumeSessionResponse object, keeping unknown members.
-func (v *ResumeSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9463,7 +8281,7 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
 
 var objectCloseSessionResponse = wire.Object{
@@ -9473,23 +8291,13 @@ var objectCloseSessionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CloseSessionResponse",
 	Type: (*CloseSessionResponse)(nil),
-}
-
-// DecodeJSON decodes one CloseSessionResponse object, keeping unknown members.
-func (v *CloseSessionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9500,7 +8308,7 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
 
 var objectCancelToolCallResponse = wire.Object{
@@ -9510,23 +8318,13 @@ var objectCancelToolCallResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelToolCallResponse",
 	Type: (*CancelToolCallResponse)(nil),
-}
-
-// DecodeJSON decodes one CancelToolCallResponse object, keeping unknown members.
-func (v *CancelToolCallResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelToolCallResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelToolCallResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelToolCallResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9537,7 +8335,7 @@ func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelToolCallResponse, wire.Lenient)
 }
 
 var objectCancelTerminalResponse = wire.Object{
@@ -9547,23 +8345,13 @@ var objectCancelTerminalResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelTerminalResponse",
 	Type: (*CancelTerminalResponse)(nil),
-}
-
-// DecodeJSON decodes one CancelTerminalResponse object, keeping unknown members.
-func (v *CancelTerminalResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelTerminalResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelTerminalResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelTerminalResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9574,7 +8362,7 @@ func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelTerminalResponse, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionResponse = wire.Object{
@@ -9597,23 +8385,13 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionResponse",
 	Type: (*SetSessionConfigOptionResponse)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionResponse object, keeping unknown members.
-func (v *SetSessionConfigOptionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9624,7 +8402,7 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
 
 var membersPromptResponse = wire.Members{Required: []string{"messageId"}}
@@ -9646,7 +8424,7 @@ func (v *PromptResponse) AppendJSON(b []byte) []byte {
 func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9656,7 +8434,7 @@ func (v *PromptResponse) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -9675,31 +8453,19 @@ func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one MessageID value.
-func (v *MessageID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = MessageID(x)
-	return nil
+var scalarMessageID = wire.Scalar{
+	Type:  (*MessageID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarMessageID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtResponse value.
@@ -9735,27 +8501,17 @@ var objectAgentNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.AgentNotification",
 	Type: (*AgentNotification)(nil),
-}
-
-// DecodeJSON decodes one AgentNotification object, keeping unknown members.
-func (v *AgentNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAgentNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAgentNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -9766,7 +8522,7 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
 
 var membersUpdateSessionNotification = wire.Members{Required: []string{"sessionId", "update"}}
@@ -9788,7 +8544,7 @@ func (v *UpdateSessionNotification) AppendJSON(b []byte) []byte {
 func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "update":
 		return 1, wire.AtKey(v.Update.DecodeJSON(d), "update")
 	case "_meta":
@@ -9800,7 +8556,7 @@ func (v *UpdateSessionNotification) decodeField(d *wire.Decoder, key []byte) (in
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UpdateSessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"update\":")
 	b = v.Update.AppendJSON(b)
 	if v.Meta != nil {
@@ -10309,7 +9065,7 @@ func (v *ContentChunk) AppendJSON(b []byte) []byte {
 func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -10321,7 +9077,7 @@ func (v *ContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -10361,7 +9117,7 @@ func (v *UserMessage) AppendJSON(b []byte) []byte {
 func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -10382,7 +9138,7 @@ func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *UserMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -10424,7 +9180,7 @@ func (v *AgentMessage) AppendJSON(b []byte) []byte {
 func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -10445,7 +9201,7 @@ func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -10487,7 +9243,7 @@ func (v *AgentThought) AppendJSON(b []byte) []byte {
 func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		if d.TryNull() {
 			v.Content = nil
@@ -10508,7 +9264,7 @@ func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *AgentThought) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
 		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
@@ -10550,7 +9306,7 @@ func (v *ToolCallContentChunk) AppendJSON(b []byte) []byte {
 func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "toolCallId":
-		return 0, wire.AtKey(v.ToolCallID.DecodeJSON(d), "toolCallId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ToolCallID), d), "toolCallId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -10562,7 +9318,7 @@ func (v *ToolCallContentChunk) decodeField(d *wire.Decoder, key []byte) (int, er
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *ToolCallContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"toolCallId\":")
-	b = v.ToolCallID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.ToolCallID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -10589,30 +9345,20 @@ var objectTerminalOutput = wire.Object{
 			Field: "Data",
 			Flags: wire.Required,
 			Name:  "data",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalOutput",
 	Type: (*TerminalOutput)(nil),
-}
-
-// DecodeJSON decodes one TerminalOutput object, keeping unknown members.
-func (v *TerminalOutput) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalOutput)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalOutput) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalOutput)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10623,7 +9369,7 @@ func (v TerminalOutput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalOutput, wire.Lenient)
 }
 
 var objectTerminalExitStatus = wire.Object{
@@ -10632,36 +9378,26 @@ var objectTerminalExitStatus = wire.Object{
 			Field: "ExitCode",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "exitCode",
-			Value: wire.Int64,
+			Value: &wire.Int64,
 		},
 		{
 			Field: "Signal",
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "signal",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalExitStatus",
 	Type: (*TerminalExitStatus)(nil),
-}
-
-// DecodeJSON decodes one TerminalExitStatus object, keeping unknown members.
-func (v *TerminalExitStatus) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalExitStatus)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalExitStatus) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalExitStatus)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10672,7 +9408,7 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
 
 var objectTerminalSize = wire.Object{
@@ -10708,23 +9444,13 @@ var objectTerminalSize = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalSize",
 	Type: (*TerminalSize)(nil),
-}
-
-// DecodeJSON decodes one TerminalSize object, keeping unknown members.
-func (v *TerminalSize) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalSize)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalSize) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalSize)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10735,7 +9461,7 @@ func (v TerminalSize) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalSize) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalSize, wire.Lenient)
 }
 
 var objectTerminalCapabilities = wire.Object{
@@ -10754,23 +9480,13 @@ var objectTerminalCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalCapabilities",
 	Type: (*TerminalCapabilities)(nil),
-}
-
-// DecodeJSON decodes one TerminalCapabilities object, keeping unknown members.
-func (v *TerminalCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10781,7 +9497,7 @@ func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalCapabilities, wire.Lenient)
 }
 
 var objectTerminalCancelCapabilities = wire.Object{
@@ -10791,23 +9507,13 @@ var objectTerminalCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalCancelCapabilities",
 	Type: (*TerminalCancelCapabilities)(nil),
-}
-
-// DecodeJSON decodes one TerminalCancelCapabilities object, keeping unknown members.
-func (v *TerminalCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalCancelCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -10818,7 +9524,7 @@ func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalCancelCapabilities, wire.Lenient)
 }
 
 var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
@@ -10840,7 +9546,7 @@ func (v *TerminalUpdate) AppendJSON(b []byte) []byte {
 func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "command":
 		if d.TryNull() {
 			v.Command = nil
@@ -10860,7 +9566,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cwd = new(AbsolutePath)
 		m := d.Mark()
-		if err := v.Cwd.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.Cwd), d); err != nil {
 			v.Cwd = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cwd")
 		}
@@ -10872,7 +9578,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Output = new(TerminalOutput)
 		m := d.Mark()
-		if err := v.Output.DecodeJSON(d); err != nil {
+		if err := objectTerminalOutput.DecodeValue(d, v.Output); err != nil {
 			v.Output = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "output")
 		}
@@ -10884,7 +9590,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.ExitStatus = new(TerminalExitStatus)
 		m := d.Mark()
-		if err := v.ExitStatus.DecodeJSON(d); err != nil {
+		if err := objectTerminalExitStatus.DecodeValue(d, v.ExitStatus); err != nil {
 			v.ExitStatus = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
 		}
@@ -10896,7 +9602,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Size = new(TerminalSize)
 		m := d.Mark()
-		if err := v.Size.DecodeJSON(d); err != nil {
+		if err := objectTerminalSize.DecodeValue(d, v.Size); err != nil {
 			v.Size = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
 		}
@@ -10908,7 +9614,7 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(TerminalCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectTerminalCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -10922,30 +9628,30 @@ func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	if v.Command != nil {
 		b = wire.Key(b, &comma, "\"command\":")
 		b = wire.AppendString(b, *v.Command)
 	}
 	if v.Cwd != nil {
 		b = wire.Key(b, &comma, "\"cwd\":")
-		b = v.Cwd.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.Cwd))
 	}
 	if v.Output != nil {
 		b = wire.Key(b, &comma, "\"output\":")
-		b = v.Output.AppendJSON(b)
+		b = objectTerminalOutput.AppendValue(b, v.Output)
 	}
 	if v.ExitStatus != nil {
 		b = wire.Key(b, &comma, "\"exitStatus\":")
-		b = v.ExitStatus.AppendJSON(b)
+		b = objectTerminalExitStatus.AppendValue(b, v.ExitStatus)
 	}
 	if v.Size != nil {
 		b = wire.Key(b, &comma, "\"size\":")
-		b = v.Size.AppendJSON(b)
+		b = objectTerminalSize.AppendValue(b, v.Size)
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectTerminalCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -10984,7 +9690,7 @@ func (v *TerminalOutputChunk) AppendJSON(b []byte) []byte {
 func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "terminalId":
-		return 0, wire.AtKey(v.TerminalID.DecodeJSON(d), "terminalId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
 	case "data":
 		return 1, wire.AtKey(wire.DecodeString(&v.Data, d), "data")
 	case "_meta":
@@ -10996,7 +9702,7 @@ func (v *TerminalOutputChunk) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *TerminalOutputChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = v.TerminalID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.TerminalID))
 	b = wire.Key(b, &comma, "\"data\":")
 	b = wire.AppendString(b, v.Data)
 	if v.Meta != nil {
@@ -11165,7 +9871,7 @@ func (v *PlanUpdateContentOther) decodeField(d *wire.Decoder, key []byte) (int, 
 	case "type":
 		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
 	case "planId":
-		return 1, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 1, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	}
 	return wire.NotMember, nil
 }
@@ -11175,7 +9881,7 @@ func (v *PlanUpdateContentOther) appendFields(b []byte, comma bool) ([]byte, boo
 	b = wire.Key(b, &comma, "\"type\":")
 	b = wire.AppendString(b, v.Type)
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	return v.Unknown.AppendMembers(b, comma)
 }
 
@@ -11190,31 +9896,19 @@ func (v *PlanUpdateContentOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanID value.
-func (v *PlanID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = PlanID(x)
-	return nil
+var scalarPlanID = wire.Scalar{
+	Type:  (*PlanID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarPlanID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarPlanID, wire.Lenient)
 }
 
 var membersPlanEntry = wire.Members{Required: []string{"content", "priority", "status"}}
@@ -11238,9 +9932,9 @@ func (v *PlanEntry) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "content":
 		return 0, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "priority":
-		return 1, wire.AtKey(v.Priority.DecodeJSON(d), "priority")
+		return 1, wire.AtKey(enumPlanEntryPriority.DecodeValue(d, &v.Priority), "priority")
 	case "status":
-		return 2, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 2, wire.AtKey(enumPlanEntryStatus.DecodeValue(d, &v.Status), "status")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -11252,9 +9946,9 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	b = wire.Key(b, &comma, "\"priority\":")
-	b = v.Priority.AppendJSON(b)
+	b = enumPlanEntryPriority.AppendValue(b, &v.Priority)
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumPlanEntryStatus.AppendValue(b, &v.Status)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -11273,76 +9967,36 @@ func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryPriority value.
-func (v *PlanEntryPriority) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "high":
-		*v = PlanEntryPriorityHigh
-	case "medium":
-		*v = PlanEntryPriorityMedium
-	case "low":
-		*v = PlanEntryPriorityLow
-	default:
-		*v = PlanEntryPriority(string(s))
-	}
-	return nil
+var enumPlanEntryPriority = wire.Enum{
+	Name: "PlanEntryPriority",
+	Open: true,
+	Type: (*PlanEntryPriority)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryPriority) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
 
-// DecodeJSON decodes one PlanEntryStatus value.
-func (v *PlanEntryStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "pending":
-		*v = PlanEntryStatusPending
-	case "in_progress":
-		*v = PlanEntryStatusInProgress
-	case "completed":
-		*v = PlanEntryStatusCompleted
-	case "cancelled":
-		*v = PlanEntryStatusCancelled
-	default:
-		*v = PlanEntryStatus(string(s))
-	}
-	return nil
+var enumPlanEntryStatus = wire.Enum{
+	Name: "PlanEntryStatus",
+	Open: true,
+	Type: (*PlanEntryStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanEntryStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
 
 var membersPlanItems = wire.Members{Required: []string{"planId", "entries"}}
@@ -11364,7 +10018,7 @@ func (v *PlanItems) AppendJSON(b []byte) []byte {
 func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "entries":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
 	case "_meta":
@@ -11376,7 +10030,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"entries\":")
 	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
 	if v.Meta != nil {
@@ -11416,7 +10070,7 @@ func (v *PlanFile) AppendJSON(b []byte) []byte {
 func (v *PlanFile) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "uri":
 		return 1, wire.AtKey(wire.DecodeString(&v.URI, d), "uri")
 	case "_meta":
@@ -11428,7 +10082,7 @@ func (v *PlanFile) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanFile) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"uri\":")
 	b = wire.AppendString(b, v.URI)
 	if v.Meta != nil {
@@ -11468,7 +10122,7 @@ func (v *PlanMarkdown) AppendJSON(b []byte) []byte {
 func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "content":
 		return 1, wire.AtKey(wire.DecodeString(&v.Content, d), "content")
 	case "_meta":
@@ -11480,7 +10134,7 @@ func (v *PlanMarkdown) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanMarkdown) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = wire.AppendString(b, v.Content)
 	if v.Meta != nil {
@@ -11568,7 +10222,7 @@ func (v *PlanRemoved) AppendJSON(b []byte) []byte {
 func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "planId":
-		return 0, wire.AtKey(v.PlanID.DecodeJSON(d), "planId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -11578,7 +10232,7 @@ func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PlanRemoved) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
-	b = v.PlanID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.PlanID))
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -11773,36 +10427,26 @@ var objectCost = wire.Object{
 			Field: "Amount",
 			Flags: wire.Required,
 			Name:  "amount",
-			Value: wire.Float64,
+			Value: &wire.Float64,
 		},
 		{
 			Field: "Currency",
 			Flags: wire.Required,
 			Name:  "currency",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.Cost",
 	Type: (*Cost)(nil),
-}
-
-// DecodeJSON decodes one Cost object, keeping unknown members.
-func (v *Cost) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCost)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Cost) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCost)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -11813,7 +10457,7 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Cost) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
 var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
@@ -11845,7 +10489,7 @@ func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Cost = new(Cost)
 		m := d.Mark()
-		if err := v.Cost.DecodeJSON(d); err != nil {
+		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
 			v.Cost = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
 		}
@@ -11864,7 +10508,7 @@ func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendUint(b, uint64(v.Size))
 	if v.Cost != nil {
 		b = wire.Key(b, &comma, "\"cost\":")
-		b = v.Cost.AppendJSON(b)
+		b = objectCost.AppendValue(b, v.Cost)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -11884,39 +10528,20 @@ func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one NoticeSeverity value.
-func (v *NoticeSeverity) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "info":
-		*v = NoticeSeverityInfo
-	case "warning":
-		*v = NoticeSeverityWarning
-	case "error":
-		*v = NoticeSeverityError
-	default:
-		*v = NoticeSeverity(string(s))
-	}
-	return nil
+var enumNoticeSeverity = wire.Enum{
+	Name: "NoticeSeverity",
+	Open: true,
+	Type: (*NoticeSeverity)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *NoticeSeverity) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
 var membersNotice = wire.Members{Required: []string{"severity", "title"}}
@@ -11938,7 +10563,7 @@ func (v *Notice) AppendJSON(b []byte) []byte {
 func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "severity":
-		return 0, wire.AtKey(v.Severity.DecodeJSON(d), "severity")
+		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
 	case "title":
 		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
 	case "description":
@@ -11962,7 +10587,7 @@ func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"severity\":")
-	b = v.Severity.AppendJSON(b)
+	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
 	b = wire.Key(b, &comma, "\"title\":")
 	b = wire.AppendString(b, v.Title)
 	if v.Description != nil {
@@ -11987,68 +10612,35 @@ func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionID value.
-func (v *CompactionID) DecodeJSON(d *wire.Decoder) error {
-	var x string
-	err := wire.DecodeString(&x, d)
-	if err != nil {
-		return err
-	}
-	*v = CompactionID(x)
-	return nil
+var scalarCompactionID = wire.Scalar{
+	Type:  (*CompactionID)(nil),
+	Value: &wire.String,
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionID) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return scalarCompactionID.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
 
-// DecodeJSON decodes one CompactionStatus value.
-func (v *CompactionStatus) DecodeJSON(d *wire.Decoder) error {
-	s, err := d.ReadStringBytes()
-	if err != nil {
-		return err
-	}
-	switch string(s) {
-	case "in_progress":
-		*v = CompactionStatusInProgress
-	case "completed":
-		*v = CompactionStatusCompleted
-	case "failed":
-		*v = CompactionStatusFailed
-	case "cancelled":
-		*v = CompactionStatusCancelled
-	default:
-		*v = CompactionStatus(string(s))
-	}
-	return nil
+var enumCompactionStatus = wire.Enum{
+	Name: "CompactionStatus",
+	Open: true,
+	Type: (*CompactionStatus)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionStatus) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
 var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
@@ -12070,9 +10662,9 @@ func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
 func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "status":
-		return 1, wire.AtKey(v.Status.DecodeJSON(d), "status")
+		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
 	case "summary":
 		if d.TryNull() {
 			v.Summary = nil
@@ -12105,9 +10697,9 @@ func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error)
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"status\":")
-	b = v.Status.AppendJSON(b)
+	b = enumCompactionStatus.AppendValue(b, &v.Status)
 	if v.Summary != nil {
 		b = wire.Key(b, &comma, "\"summary\":")
 		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
@@ -12153,7 +10745,7 @@ func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
 func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "compactionId":
-		return 0, wire.AtKey(v.CompactionID.DecodeJSON(d), "compactionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -12165,7 +10757,7 @@ func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, 
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = v.CompactionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.CompactionID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -12202,23 +10794,13 @@ var objectSubagentSessionCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SubagentSessionCapabilities",
 	Type: (*SubagentSessionCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SubagentSessionCapabilities object, keeping unknown members.
-func (v *SubagentSessionCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSubagentSessionCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SubagentSessionCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSubagentSessionCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12229,7 +10811,7 @@ func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSubagentSessionCapabilities, wire.Lenient)
 }
 
 var objectSessionCancelCapabilities = wire.Object{
@@ -12239,23 +10821,13 @@ var objectSessionCancelCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionCancelCapabilities",
 	Type: (*SessionCancelCapabilities)(nil),
-}
-
-// DecodeJSON decodes one SessionCancelCapabilities object, keeping unknown members.
-func (v *SessionCancelCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionCancelCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionCancelCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionCancelCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12266,7 +10838,7 @@ func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionCancelCapabilities, wire.Lenient)
 }
 
 var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
@@ -12288,7 +10860,7 @@ func (v *SubagentUpdate) AppendJSON(b []byte) []byte {
 func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "title":
 		if d.TryNull() {
 			v.Title = nil
@@ -12320,7 +10892,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.Capabilities = new(SubagentSessionCapabilities)
 		m := d.Mark()
-		if err := v.Capabilities.DecodeJSON(d); err != nil {
+		if err := objectSubagentSessionCapabilities.DecodeValue(d, v.Capabilities); err != nil {
 			v.Capabilities = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
 		}
@@ -12343,13 +10915,13 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		v.Cwd = new(AbsolutePath)
-		return wire.Optional, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return wire.Optional, wire.AtKey(wire.DecodeString((*string)(v.Cwd), d), "cwd")
 	case "additionalDirectories":
 		if d.TryNull() {
 			v.AdditionalDirectories = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, decodeAbsolutePath), "additionalDirectories")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -12359,7 +10931,7 @@ func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	if v.Title != nil {
 		b = wire.Key(b, &comma, "\"title\":")
 		b = wire.AppendString(b, *v.Title)
@@ -12370,7 +10942,7 @@ func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Capabilities != nil {
 		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = v.Capabilities.AppendJSON(b)
+		b = objectSubagentSessionCapabilities.AppendValue(b, v.Capabilities)
 	}
 	if v.State != nil {
 		b = wire.Key(b, &comma, "\"state\":")
@@ -12378,11 +10950,11 @@ func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Cwd != nil {
 		b = wire.Key(b, &comma, "\"cwd\":")
-		b = v.Cwd.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.Cwd))
 	}
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
+		b = wire.AppendSlice(b, v.AdditionalDirectories, appendAbsolutePath)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -12421,7 +10993,7 @@ func (v *SessionMessage) AppendJSON(b []byte) []byte {
 func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "senderSessionId":
 		if d.TryNull() {
 			v.SenderSessionID = nil
@@ -12429,7 +11001,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.SenderSessionID = new(SessionID)
 		m := d.Mark()
-		if err := v.SenderSessionID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.SenderSessionID), d); err != nil {
 			v.SenderSessionID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderSessionId")
 		}
@@ -12441,7 +11013,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.RecipientSessionID = new(SessionID)
 		m := d.Mark()
-		if err := v.RecipientSessionID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.RecipientSessionID), d); err != nil {
 			v.RecipientSessionID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientSessionId")
 		}
@@ -12453,7 +11025,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.SenderMessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.SenderMessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.SenderMessageID), d); err != nil {
 			v.SenderMessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderMessageId")
 		}
@@ -12465,7 +11037,7 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		}
 		v.RecipientMessageID = new(MessageID)
 		m := d.Mark()
-		if err := v.RecipientMessageID.DecodeJSON(d); err != nil {
+		if err := wire.DecodeString((*string)(v.RecipientMessageID), d); err != nil {
 			v.RecipientMessageID = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientMessageId")
 		}
@@ -12490,22 +11062,22 @@ func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	if v.SenderSessionID != nil {
 		b = wire.Key(b, &comma, "\"senderSessionId\":")
-		b = v.SenderSessionID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.SenderSessionID))
 	}
 	if v.RecipientSessionID != nil {
 		b = wire.Key(b, &comma, "\"recipientSessionId\":")
-		b = v.RecipientSessionID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.RecipientSessionID))
 	}
 	if v.SenderMessageID != nil {
 		b = wire.Key(b, &comma, "\"senderMessageId\":")
-		b = v.SenderMessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.SenderMessageID))
 	}
 	if v.RecipientMessageID != nil {
 		b = wire.Key(b, &comma, "\"recipientMessageId\":")
-		b = v.RecipientMessageID.AppendJSON(b)
+		b = wire.AppendString(b, string(*v.RecipientMessageID))
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
@@ -12548,7 +11120,7 @@ func (v *SessionMessageChunk) AppendJSON(b []byte) []byte {
 func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "messageId":
-		return 0, wire.AtKey(v.MessageID.DecodeJSON(d), "messageId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
 	case "content":
 		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
 	case "_meta":
@@ -12560,7 +11132,7 @@ func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, err
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *SessionMessageChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"messageId\":")
-	b = v.MessageID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.MessageID))
 	b = wire.Key(b, &comma, "\"content\":")
 	b = v.Content.AppendJSON(b)
 	if v.Meta != nil {
@@ -12587,30 +11159,20 @@ var objectCompleteElicitationNotification = wire.Object{
 			Field: "ElicitationID",
 			Flags: wire.Required,
 			Name:  "elicitationId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CompleteElicitationNotification",
 	Type: (*CompleteElicitationNotification)(nil),
-}
-
-// DecodeJSON decodes one CompleteElicitationNotification object, keeping unknown members.
-func (v *CompleteElicitationNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCompleteElicitationNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompleteElicitationNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCompleteElicitationNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12621,7 +11183,7 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
 
 var objectAuthStatusUpdateNotification = wire.Object{
@@ -12631,8 +11193,8 @@ var objectAuthStatusUpdateNotification = wire.Object{
 			Flags: wire.Required,
 			Name:  "state",
 			Value: &wire.Value{
-				Coded: (*AuthState)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumAuthState,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -12653,23 +11215,13 @@ var objectAuthStatusUpdateNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthStatusUpdateNotification",
 	Type: (*AuthStatusUpdateNotification)(nil),
-}
-
-// DecodeJSON decodes one AuthStatusUpdateNotification object, keeping unknown members.
-func (v *AuthStatusUpdateNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusUpdateNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusUpdateNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusUpdateNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12680,7 +11232,7 @@ func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusUpdateNotification, wire.Lenient)
 }
 
 // DecodeJSON decodes one ExtNotification value.
@@ -12725,27 +11277,17 @@ var objectClientRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientRequest",
 	Type: (*ClientRequest)(nil),
-}
-
-// DecodeJSON decodes one ClientRequest object, keeping unknown members.
-func (v *ClientRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12756,7 +11298,7 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
 
 var objectInitializeRequest = wire.Object{
@@ -12765,7 +11307,7 @@ var objectInitializeRequest = wire.Object{
 			Field: "ProtocolVersion",
 			Flags: wire.Required,
 			Name:  "protocolVersion",
-			Value: wire.Uint16,
+			Value: &wire.Uint16,
 		},
 		{
 			Field: "Info",
@@ -12790,23 +11332,13 @@ var objectInitializeRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.InitializeRequest",
 	Type: (*InitializeRequest)(nil),
-}
-
-// DecodeJSON decodes one InitializeRequest object, keeping unknown members.
-func (v *InitializeRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectInitializeRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *InitializeRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectInitializeRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12817,7 +11349,7 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
 
 var objectClientCapabilities = wire.Object{
@@ -12845,23 +11377,13 @@ var objectClientCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ClientCapabilities",
 	Type: (*ClientCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ClientCapabilities object, keeping unknown members.
-func (v *ClientCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12872,7 +11394,7 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
 
 var objectClientAuthCapabilities = wire.Object{
@@ -12891,23 +11413,13 @@ var objectClientAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ClientAuthCapabilities",
 	Type: (*ClientAuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ClientAuthCapabilities object, keeping unknown members.
-func (v *ClientAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12918,7 +11430,7 @@ func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientAuthCapabilities, wire.Lenient)
 }
 
 var objectTerminalAuthCapabilities = wire.Object{
@@ -12928,23 +11440,13 @@ var objectTerminalAuthCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.TerminalAuthCapabilities",
 	Type: (*TerminalAuthCapabilities)(nil),
-}
-
-// DecodeJSON decodes one TerminalAuthCapabilities object, keeping unknown members.
-func (v *TerminalAuthCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectTerminalAuthCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalAuthCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectTerminalAuthCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -12955,7 +11457,7 @@ func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalAuthCapabilities, wire.Lenient)
 }
 
 var objectElicitationCapabilities = wire.Object{
@@ -12983,23 +11485,13 @@ var objectElicitationCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ElicitationCapabilities",
 	Type: (*ElicitationCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationCapabilities object, keeping unknown members.
-func (v *ElicitationCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13010,7 +11502,7 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
 
 var objectElicitationFormCapabilities = wire.Object{
@@ -13020,23 +11512,13 @@ var objectElicitationFormCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ElicitationFormCapabilities",
 	Type: (*ElicitationFormCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationFormCapabilities object, keeping unknown members.
-func (v *ElicitationFormCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationFormCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationFormCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13047,7 +11529,7 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
 
 var objectElicitationURLCapabilities = wire.Object{
@@ -13057,23 +11539,13 @@ var objectElicitationURLCapabilities = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ElicitationURLCapabilities",
 	Type: (*ElicitationURLCapabilities)(nil),
-}
-
-// DecodeJSON decodes one ElicitationURLCapabilities object, keeping unknown members.
-func (v *ElicitationURLCapabilities) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationURLCapabilities)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLCapabilities) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationURLCapabilities)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13084,7 +11556,7 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
 
 var objectLoginAuthRequest = wire.Object{
@@ -13093,30 +11565,20 @@ var objectLoginAuthRequest = wire.Object{
 			Field: "MethodID",
 			Flags: wire.Required,
 			Name:  "methodId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LoginAuthRequest",
 	Type: (*LoginAuthRequest)(nil),
-}
-
-// DecodeJSON decodes one LoginAuthRequest object, keeping unknown members.
-func (v *LoginAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLoginAuthRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LoginAuthRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLoginAuthRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13127,7 +11589,7 @@ func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLoginAuthRequest, wire.Lenient)
 }
 
 var objectListProvidersRequest = wire.Object{
@@ -13137,23 +11599,13 @@ var objectListProvidersRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ListProvidersRequest",
 	Type: (*ListProvidersRequest)(nil),
-}
-
-// DecodeJSON decodes one ListProvidersRequest object, keeping unknown members.
-func (v *ListProvidersRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListProvidersRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListProvidersRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListProvidersRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13164,7 +11616,7 @@ func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListProvidersRequest, wire.Lenient)
 }
 
 var objectSetProviderRequest = wire.Object{
@@ -13173,15 +11625,15 @@ var objectSetProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "APIType",
 			Flags: wire.Required,
 			Name:  "apiType",
 			Value: &wire.Value{
-				Coded: (*LlmProtocol)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumLlmProtocol,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -13197,7 +11649,7 @@ var objectSetProviderRequest = wire.Object{
 			Field: "Headers",
 			Name:  "headers",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -13206,23 +11658,13 @@ var objectSetProviderRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetProviderRequest",
 	Type: (*SetProviderRequest)(nil),
-}
-
-// DecodeJSON decodes one SetProviderRequest object, keeping unknown members.
-func (v *SetProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetProviderRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetProviderRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetProviderRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13233,7 +11675,7 @@ func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetProviderRequest, wire.Lenient)
 }
 
 var objectDisableProviderRequest = wire.Object{
@@ -13242,30 +11684,20 @@ var objectDisableProviderRequest = wire.Object{
 			Field: "ProviderID",
 			Flags: wire.Required,
 			Name:  "providerId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DisableProviderRequest",
 	Type: (*DisableProviderRequest)(nil),
-}
-
-// DecodeJSON decodes one DisableProviderRequest object, keeping unknown members.
-func (v *DisableProviderRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDisableProviderRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DisableProviderRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDisableProviderRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13276,7 +11708,7 @@ func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDisableProviderRequest, wire.Lenient)
 }
 
 var objectLogoutAuthRequest = wire.Object{
@@ -13286,23 +11718,13 @@ var objectLogoutAuthRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.LogoutAuthRequest",
 	Type: (*LogoutAuthRequest)(nil),
-}
-
-// DecodeJSON decodes one LogoutAuthRequest object, keeping unknown members.
-func (v *LogoutAuthRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectLogoutAuthRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *LogoutAuthRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectLogoutAuthRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13313,7 +11735,7 @@ func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectLogoutAuthRequest, wire.Lenient)
 }
 
 var objectAuthStatusRequest = wire.Object{
@@ -13323,23 +11745,13 @@ var objectAuthStatusRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.AuthStatusRequest",
 	Type: (*AuthStatusRequest)(nil),
-}
-
-// DecodeJSON decodes one AuthStatusRequest object, keeping unknown members.
-func (v *AuthStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectAuthStatusRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AuthStatusRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectAuthStatusRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13350,7 +11762,7 @@ func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AuthStatusRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAuthStatusRequest, wire.Lenient)
 }
 
 var membersNewSessionRequest = wire.Members{Required: []string{"cwd"}}
@@ -13372,26 +11784,26 @@ func (v *NewSessionRequest) AppendJSON(b []byte) []byte {
 func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "cwd":
-		return 0, wire.AtKey(v.Cwd.DecodeJSON(d), "cwd")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Cwd), d), "cwd")
 	case "additionalDirectories":
 		if d.Lenient() && d.TryNull() {
 			v.AdditionalDirectories = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, (*AbsolutePath).DecodeJSON), "additionalDirectories")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, decodeAbsolutePath), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, decodeMCPServer), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
 			return wire.Optional, nil
 		}
 		v.SystemPrompt = new(SystemPrompt)
-		return wire.Optional, wire.AtKey(v.SystemPrompt.DecodeJSON(d), "systemPrompt")
+		return wire.Optional, wire.AtKey(objectSystemPrompt.DecodeValue(d, v.SystemPrompt), "systemPrompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -13401,18 +11813,18 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"cwd\":")
-	b = v.Cwd.AppendJSON(b)
+	b = wire.AppendString(b, string(v.Cwd))
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, (*AbsolutePath).AppendJSON)
+		b = wire.AppendSlice(b, v.AdditionalDirectories, appendAbsolutePath)
 	}
 	if v.MCPServers != nil {
 		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+		b = wire.AppendSlice(b, v.MCPServers, appendMCPServer)
 	}
 	if v.SystemPrompt != nil {
 		b = wire.Key(b, &comma, "\"systemPrompt\":")
-		b = v.SystemPrompt.AppendJSON(b)
+		b = objectSystemPrompt.AppendValue(b, v.SystemPrompt)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -13463,25 +11875,15 @@ var unionMCPServer = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MCPServer object, keeping unknown members.
-func (v *MCPServer) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMCPServer)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServer) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMCPServer)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MCPServer) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MCPServer")
+	return wire.MarshalWith(&v, &unionMCPServer, "unstable.MCPServer")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMCPServer, wire.Lenient)
 }
 
 var objectMCPServerOther = wire.Object{
@@ -13490,21 +11892,11 @@ var objectMCPServerOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.MCPServerOther",
 	Type: (*MCPServerOther)(nil),
-}
-
-// DecodeJSON decodes one MCPServerOther object, keeping unknown members.
-func (v *MCPServerOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13515,7 +11907,7 @@ func (v MCPServerOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerOther, wire.Lenient)
 }
 
 var objectHTTPHeader = wire.Object{
@@ -13524,36 +11916,26 @@ var objectHTTPHeader = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.HTTPHeader",
 	Type: (*HTTPHeader)(nil),
-}
-
-// DecodeJSON decodes one HTTPHeader object, keeping unknown members.
-func (v *HTTPHeader) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectHTTPHeader)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *HTTPHeader) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectHTTPHeader)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13564,7 +11946,7 @@ func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectHTTPHeader, wire.Lenient)
 }
 
 var objectMCPServerHTTP = wire.Object{
@@ -13573,7 +11955,7 @@ var objectMCPServerHTTP = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "URL",
@@ -13601,23 +11983,13 @@ var objectMCPServerHTTP = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MCPServerHTTP",
 	Type: (*MCPServerHTTP)(nil),
-}
-
-// DecodeJSON decodes one MCPServerHTTP object, keeping unknown members.
-func (v *MCPServerHTTP) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerHTTP)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerHTTP) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerHTTP)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13628,7 +12000,7 @@ func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerHTTP, wire.Lenient)
 }
 
 var objectMCPServerACP = wire.Object{
@@ -13637,36 +12009,26 @@ var objectMCPServerACP = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MCPServerACP",
 	Type: (*MCPServerACP)(nil),
-}
-
-// DecodeJSON decodes one MCPServerACP object, keeping unknown members.
-func (v *MCPServerACP) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerACP)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerACP) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerACP)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13677,7 +12039,7 @@ func (v MCPServerACP) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerACP) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerACP, wire.Lenient)
 }
 
 var objectMCPServerStdio = wire.Object{
@@ -13686,20 +12048,20 @@ var objectMCPServerStdio = wire.Object{
 			Field: "Name",
 			Flags: wire.Required,
 			Name:  "name",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Command",
 			Flags: wire.Required,
 			Name:  "command",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Args",
 			Flags: wire.DefaultOnNull,
 			Name:  "args",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -13720,23 +12082,13 @@ var objectMCPServerStdio = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MCPServerStdio",
 	Type: (*MCPServerStdio)(nil),
-}
-
-// DecodeJSON decodes one MCPServerStdio object, keeping unknown members.
-func (v *MCPServerStdio) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPServerStdio)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPServerStdio) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPServerStdio)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13747,7 +12099,7 @@ func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPServerStdio, wire.Lenient)
 }
 
 var objectSystemPrompt = wire.Object{
@@ -13757,8 +12109,8 @@ var objectSystemPrompt = wire.Object{
 			Flags: wire.Required,
 			Name:  "mode",
 			Value: &wire.Value{
-				Coded: (*SystemPromptMode)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSystemPromptMode,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -13778,23 +12130,13 @@ var objectSystemPrompt = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SystemPrompt",
 	Type: (*SystemPrompt)(nil),
-}
-
-// DecodeJSON decodes one SystemPrompt object, keeping unknown members.
-func (v *SystemPrompt) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSystemPrompt)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SystemPrompt) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSystemPrompt)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13805,28 +12147,23 @@ func (v SystemPrompt) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSystemPrompt, wire.Lenient)
 }
 
-// DecodeJSON decodes one SystemPromptMode value.
-func (v *SystemPromptMode) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSystemPromptMode = wire.Enum{
+	Name: "SystemPromptMode",
+	Open: true,
+	Type: (*SystemPromptMode)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SystemPromptMode) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SystemPromptMode) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSystemPromptMode.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSystemPromptMode, wire.Lenient)
 }
 
 var objectListSessionsRequest = wire.Object{
@@ -13835,21 +12172,21 @@ var objectListSessionsRequest = wire.Object{
 			Field: "Cwd",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cursor",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cursor",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Archived",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "archived",
 			Value: &wire.Value{
-				Coded: (*SessionArchiveFilter)(nil),
-				Shape: wire.ShapeCoded,
+				Enum:  &enumSessionArchiveFilter,
+				Shape: wire.ShapeEnum,
 			},
 		},
 		{
@@ -13857,23 +12194,13 @@ var objectListSessionsRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ListSessionsRequest",
 	Type: (*ListSessionsRequest)(nil),
-}
-
-// DecodeJSON decodes one ListSessionsRequest object, keeping unknown members.
-func (v *ListSessionsRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectListSessionsRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ListSessionsRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectListSessionsRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13884,28 +12211,23 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionArchiveFilter value.
-func (v *SessionArchiveFilter) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeString((*string)(v), d)
+var enumSessionArchiveFilter = wire.Enum{
+	Name: "SessionArchiveFilter",
+	Open: true,
+	Type: (*SessionArchiveFilter)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionArchiveFilter) AppendJSON(b []byte) []byte {
-	b = wire.AppendString(b, string(*v))
-	return b
-}
-
-// MarshalJSON encodes v with its generated encoder.
+// MarshalJSON encodes v with its table.
 func (v SessionArchiveFilter) MarshalJSON() ([]byte, error) {
-	return v.AppendJSON(nil), nil
+	return enumSessionArchiveFilter.AppendValue(nil, &v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &enumSessionArchiveFilter, wire.Lenient)
 }
 
 var objectDeleteSessionRequest = wire.Object{
@@ -13914,30 +12236,20 @@ var objectDeleteSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.DeleteSessionRequest",
 	Type: (*DeleteSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one DeleteSessionRequest object, keeping unknown members.
-func (v *DeleteSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectDeleteSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *DeleteSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectDeleteSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -13948,7 +12260,7 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
 
 var objectForkSessionRequest = wire.Object{
@@ -13957,20 +12269,20 @@ var objectForkSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -13980,8 +12292,8 @@ var objectForkSessionRequest = wire.Object{
 			Name:  "mcpServers",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*MCPServer)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionMCPServer,
 				},
 				Shape: wire.ShapeSlice,
 			},
@@ -14000,23 +12312,13 @@ var objectForkSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ForkSessionRequest",
 	Type: (*ForkSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one ForkSessionRequest object, keeping unknown members.
-func (v *ForkSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectForkSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ForkSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectForkSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14027,7 +12329,7 @@ func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectForkSessionRequest, wire.Lenient)
 }
 
 var objectArchiveSessionRequest = wire.Object{
@@ -14036,30 +12338,20 @@ var objectArchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ArchiveSessionRequest",
 	Type: (*ArchiveSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one ArchiveSessionRequest object, keeping unknown members.
-func (v *ArchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectArchiveSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ArchiveSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectArchiveSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14070,7 +12362,7 @@ func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectArchiveSessionRequest, wire.Lenient)
 }
 
 var objectUnarchiveSessionRequest = wire.Object{
@@ -14079,30 +12371,20 @@ var objectUnarchiveSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.UnarchiveSessionRequest",
 	Type: (*UnarchiveSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one UnarchiveSessionRequest object, keeping unknown members.
-func (v *UnarchiveSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectUnarchiveSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UnarchiveSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectUnarchiveSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14113,7 +12395,7 @@ func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUnarchiveSessionRequest, wire.Lenient)
 }
 
 var objectSessionStatusRequest = wire.Object{
@@ -14122,30 +12404,20 @@ var objectSessionStatusRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SessionStatusRequest",
 	Type: (*SessionStatusRequest)(nil),
-}
-
-// DecodeJSON decodes one SessionStatusRequest object, keeping unknown members.
-func (v *SessionStatusRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSessionStatusRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionStatusRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSessionStatusRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14156,7 +12428,7 @@ func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionStatusRequest, wire.Lenient)
 }
 
 var objectSetSessionTitleRequest = wire.Object{
@@ -14165,36 +12437,26 @@ var objectSetSessionTitleRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Title",
 			Flags: wire.Required,
 			Name:  "title",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SetSessionTitleRequest",
 	Type: (*SetSessionTitleRequest)(nil),
-}
-
-// DecodeJSON decodes one SetSessionTitleRequest object, keeping unknown members.
-func (v *SetSessionTitleRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionTitleRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionTitleRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionTitleRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14205,7 +12467,7 @@ func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionTitleRequest, wire.Lenient)
 }
 
 var objectResumeSessionRequest = wire.Object{
@@ -14214,20 +12476,20 @@ var objectResumeSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Cwd",
 			Flags: wire.Required,
 			Name:  "cwd",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "AdditionalDirectories",
 			Flags: wire.DefaultOnNull,
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
-				Elem:  wire.String,
+				Elem:  &wire.String,
 				Shape: wire.ShapeSlice,
 			},
 		},
@@ -14237,8 +12499,8 @@ var objectResumeSessionRequest = wire.Object{
 			Name:  "mcpServers",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*MCPServer)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionMCPServer,
 				},
 				Shape: wire.ShapeSlice,
 			},
@@ -14248,8 +12510,8 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "replayFrom",
 			Value: &wire.Value{
-				Coded: (*ReplayFrom)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionReplayFrom,
 			},
 		},
 		{
@@ -14266,23 +12528,13 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ResumeSessionRequest",
 	Type: (*ResumeSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one ResumeSessionRequest object, keeping unknown members.
-func (v *ResumeSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectResumeSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ResumeSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectResumeSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14293,7 +12545,7 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
 
 var unionReplayFrom = wire.Union{
@@ -14315,25 +12567,15 @@ var unionReplayFrom = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ReplayFrom object, keeping unknown members.
-func (v *ReplayFrom) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionReplayFrom)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFrom) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionReplayFrom)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ReplayFrom) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ReplayFrom")
+	return wire.MarshalWith(&v, &unionReplayFrom, "unstable.ReplayFrom")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionReplayFrom, wire.Lenient)
 }
 
 var objectReplayFromOther = wire.Object{
@@ -14342,21 +12584,11 @@ var objectReplayFromOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.ReplayFromOther",
 	Type: (*ReplayFromOther)(nil),
-}
-
-// DecodeJSON decodes one ReplayFromOther object, keeping unknown members.
-func (v *ReplayFromOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReplayFromOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFromOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReplayFromOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14367,7 +12599,7 @@ func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReplayFromOther, wire.Lenient)
 }
 
 var objectReplayFromStart = wire.Object{
@@ -14377,23 +12609,13 @@ var objectReplayFromStart = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ReplayFromStart",
 	Type: (*ReplayFromStart)(nil),
-}
-
-// DecodeJSON decodes one ReplayFromStart object, keeping unknown members.
-func (v *ReplayFromStart) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectReplayFromStart)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ReplayFromStart) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectReplayFromStart)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14404,7 +12626,7 @@ func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectReplayFromStart, wire.Lenient)
 }
 
 var objectCloseSessionRequest = wire.Object{
@@ -14413,30 +12635,20 @@ var objectCloseSessionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CloseSessionRequest",
 	Type: (*CloseSessionRequest)(nil),
-}
-
-// DecodeJSON decodes one CloseSessionRequest object, keeping unknown members.
-func (v *CloseSessionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCloseSessionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CloseSessionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCloseSessionRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14447,7 +12659,7 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
 
 var objectCancelToolCallRequest = wire.Object{
@@ -14456,36 +12668,26 @@ var objectCancelToolCallRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ToolCallID",
 			Flags: wire.Required,
 			Name:  "toolCallId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelToolCallRequest",
 	Type: (*CancelToolCallRequest)(nil),
-}
-
-// DecodeJSON decodes one CancelToolCallRequest object, keeping unknown members.
-func (v *CancelToolCallRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelToolCallRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelToolCallRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelToolCallRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14496,7 +12698,7 @@ func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelToolCallRequest, wire.Lenient)
 }
 
 var objectCancelTerminalRequest = wire.Object{
@@ -14505,36 +12707,26 @@ var objectCancelTerminalRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "TerminalID",
 			Flags: wire.Required,
 			Name:  "terminalId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelTerminalRequest",
 	Type: (*CancelTerminalRequest)(nil),
-}
-
-// DecodeJSON decodes one CancelTerminalRequest object, keeping unknown members.
-func (v *CancelTerminalRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelTerminalRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelTerminalRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelTerminalRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14545,7 +12737,7 @@ func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelTerminalRequest, wire.Lenient)
 }
 
 var unionSetSessionConfigOptionRequestType = wire.Union{
@@ -14578,20 +12770,20 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "ConfigID",
 			Flags: wire.Required,
 			Name:  "configId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -14602,16 +12794,6 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 	UnionField: "Type",
 }
 
-// DecodeJSON decodes one SetSessionConfigOptionRequest object, keeping unknown members.
-func (v *SetSessionConfigOptionRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequest)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
@@ -14620,7 +12802,7 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeID = wire.Object{
@@ -14629,21 +12811,11 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeID",
 	Type: (*SetSessionConfigOptionRequestTypeID)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeID object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeID) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeID)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeID) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14654,7 +12826,7 @@ func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeID, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
@@ -14663,21 +12835,11 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 			Field: "Value",
 			Flags: wire.Required,
 			Name:  "value",
-			Value: wire.Bool,
+			Value: &wire.Bool,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeBoolean",
 	Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeBoolean object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeBoolean) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeBoolean) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14688,7 +12850,7 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
 
 var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
@@ -14697,27 +12859,17 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 			Field: "Type",
 			Flags: wire.Required,
 			Name:  "type",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Value",
 			Flags: wire.Required | wire.Nullable,
 			Name:  "value",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.SetSessionConfigOptionRequestTypeOther",
 	Type: (*SetSessionConfigOptionRequestTypeOther)(nil),
-}
-
-// DecodeJSON decodes one SetSessionConfigOptionRequestTypeOther object, keeping unknown members.
-func (v *SetSessionConfigOptionRequestTypeOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSetSessionConfigOptionRequestTypeOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SetSessionConfigOptionRequestTypeOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14728,7 +12880,7 @@ func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SetSessionConfigOptionRequestTypeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeOther, wire.Lenient)
 }
 
 var membersPromptRequest = wire.Members{Required: []string{"sessionId", "prompt"}}
@@ -14750,7 +12902,7 @@ func (v *PromptRequest) AppendJSON(b []byte) []byte {
 func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "sessionId":
-		return 0, wire.AtKey(v.SessionID.DecodeJSON(d), "sessionId")
+		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
 		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
 	case "_meta":
@@ -14762,7 +12914,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = v.SessionID.AppendJSON(b)
+	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
 	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
 	if v.Meta != nil {
@@ -14802,25 +12954,15 @@ var unionClientResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ClientResponse object, keeping unknown members.
-func (v *ClientResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionClientResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionClientResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ClientResponse")
+	return wire.MarshalWith(&v, &unionClientResponse, "unstable.ClientResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
 
 var objectClientResponseResult = wire.Object{
@@ -14838,21 +12980,11 @@ var objectClientResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientResponseResult",
 	Type: (*ClientResponseResult)(nil),
-}
-
-// DecodeJSON decodes one ClientResponseResult object, keeping unknown members.
-func (v *ClientResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -14863,7 +12995,7 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
 
 var objectClientResponseError = wire.Object{
@@ -14891,16 +13023,6 @@ var objectClientResponseError = wire.Object{
 	Type: (*ClientResponseError)(nil),
 }
 
-// DecodeJSON decodes one ClientResponseError object, keeping unknown members.
-func (v *ClientResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
@@ -14909,7 +13031,7 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ClientResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -14977,8 +13099,8 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Required,
 			Name:  "outcome",
 			Value: &wire.Value{
-				Coded: (*RequestPermissionOutcome)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionRequestPermissionOutcome,
 			},
 		},
 		{
@@ -14986,23 +13108,13 @@ var objectRequestPermissionResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.RequestPermissionResponse",
 	Type: (*RequestPermissionResponse)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionResponse object, keeping unknown members.
-func (v *RequestPermissionResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionResponse)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15013,7 +13125,7 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
 
 var unionRequestPermissionOutcome = wire.Union{
@@ -15041,25 +13153,15 @@ var unionRequestPermissionOutcome = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one RequestPermissionOutcome object, keeping unknown members.
-func (v *RequestPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionRequestPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionRequestPermissionOutcome)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.RequestPermissionOutcome")
+	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "unstable.RequestPermissionOutcome")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
 
 var objectRequestPermissionOutcomeOther = wire.Object{
@@ -15068,21 +13170,11 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 			Field: "Outcome",
 			Flags: wire.Required,
 			Name:  "outcome",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.RequestPermissionOutcomeOther",
 	Type: (*RequestPermissionOutcomeOther)(nil),
-}
-
-// DecodeJSON decodes one RequestPermissionOutcomeOther object, keeping unknown members.
-func (v *RequestPermissionOutcomeOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectRequestPermissionOutcomeOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequestPermissionOutcomeOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectRequestPermissionOutcomeOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15093,7 +13185,7 @@ func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeOther, wire.Lenient)
 }
 
 var objectCancelledPermissionOutcome = wire.Object{
@@ -15103,23 +13195,13 @@ var objectCancelledPermissionOutcome = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelledPermissionOutcome",
 	Type: (*CancelledPermissionOutcome)(nil),
-}
-
-// DecodeJSON decodes one CancelledPermissionOutcome object, keeping unknown members.
-func (v *CancelledPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelledPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelledPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelledPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15130,7 +13212,7 @@ func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelledPermissionOutcome, wire.Lenient)
 }
 
 var objectSelectedPermissionOutcome = wire.Object{
@@ -15139,30 +13221,20 @@ var objectSelectedPermissionOutcome = wire.Object{
 			Field: "OptionID",
 			Flags: wire.Required,
 			Name:  "optionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.SelectedPermissionOutcome",
 	Type: (*SelectedPermissionOutcome)(nil),
-}
-
-// DecodeJSON decodes one SelectedPermissionOutcome object, keeping unknown members.
-func (v *SelectedPermissionOutcome) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectSelectedPermissionOutcome)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SelectedPermissionOutcome) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectSelectedPermissionOutcome)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15173,7 +13245,7 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
 
 var unionCreateElicitationResponseAction = wire.Union{
@@ -15213,7 +13285,7 @@ var objectCreateElicitationResponse = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -15224,16 +13296,6 @@ var objectCreateElicitationResponse = wire.Object{
 	UnionField: "Action",
 }
 
-// DecodeJSON decodes one CreateElicitationResponse object, keeping unknown members.
-func (v *CreateElicitationResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponse)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
@@ -15242,22 +13304,12 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionDecline = wire.Object{
 	Name: "unstable.CreateElicitationResponseActionDecline",
 	Type: (*CreateElicitationResponseActionDecline)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionDecline object, keeping unknown members.
-func (v *CreateElicitationResponseActionDecline) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionDecline)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionDecline) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionDecline)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15268,22 +13320,12 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionCancel = wire.Object{
 	Name: "unstable.CreateElicitationResponseActionCancel",
 	Type: (*CreateElicitationResponseActionCancel)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionCancel object, keeping unknown members.
-func (v *CreateElicitationResponseActionCancel) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionCancel)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionCancel) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionCancel)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15294,7 +13336,7 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
 
 var objectCreateElicitationResponseActionOther = wire.Object{
@@ -15303,21 +13345,11 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 			Field: "Action",
 			Flags: wire.Required,
 			Name:  "action",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 	},
 	Name: "unstable.CreateElicitationResponseActionOther",
 	Type: (*CreateElicitationResponseActionOther)(nil),
-}
-
-// DecodeJSON decodes one CreateElicitationResponseActionOther object, keeping unknown members.
-func (v *CreateElicitationResponseActionOther) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCreateElicitationResponseActionOther)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationResponseActionOther) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCreateElicitationResponseActionOther)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15328,7 +13360,7 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
 
 // DecodeJSON decodes one ElicitationContentValue, choosing the variant by JSON type, then by trying the candidates in order.
@@ -15476,16 +13508,6 @@ var objectElicitationAcceptAction = wire.Object{
 	Type: (*ElicitationAcceptAction)(nil),
 }
 
-// DecodeJSON decodes one ElicitationAcceptAction object, keeping unknown members.
-func (v *ElicitationAcceptAction) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectElicitationAcceptAction)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationAcceptAction) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectElicitationAcceptAction)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
@@ -15494,7 +13516,7 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
 
 var unionMessageMCPResponse = wire.Union{
@@ -15516,25 +13538,15 @@ var unionMessageMCPResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one MessageMCPResponse object, keeping unknown members.
-func (v *MessageMCPResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionMessageMCPResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionMessageMCPResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.MessageMCPResponse")
+	return wire.MarshalWith(&v, &unionMessageMCPResponse, "unstable.MessageMCPResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionMessageMCPResponse, wire.Lenient)
 }
 
 var objectMessageMCPResponseResult = wire.Object{
@@ -15543,30 +13555,20 @@ var objectMessageMCPResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required | wire.Nullable,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MessageMCPResponseResult",
 	Type: (*MessageMCPResponseResult)(nil),
-}
-
-// DecodeJSON decodes one MessageMCPResponseResult object, keeping unknown members.
-func (v *MessageMCPResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15577,7 +13579,7 @@ func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPResponseResult, wire.Lenient)
 }
 
 var objectMessageMCPResponseError = wire.Object{
@@ -15596,23 +13598,13 @@ var objectMessageMCPResponseError = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MessageMCPResponseError",
 	Type: (*MessageMCPResponseError)(nil),
-}
-
-// DecodeJSON decodes one MessageMCPResponseError object, keeping unknown members.
-func (v *MessageMCPResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPResponseError)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15623,7 +13615,7 @@ func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPResponseError, wire.Lenient)
 }
 
 var objectMCPError = wire.Object{
@@ -15632,33 +13624,23 @@ var objectMCPError = wire.Object{
 			Field: "Code",
 			Flags: wire.Required,
 			Name:  "code",
-			Value: wire.Int32,
+			Value: &wire.Int32,
 		},
 		{
 			Field: "Message",
 			Flags: wire.Required,
 			Name:  "message",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Data",
 			Flags: wire.Nullable,
 			Name:  "data",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.MCPError",
 	Type: (*MCPError)(nil),
-}
-
-// DecodeJSON decodes one MCPError object, keeping unknown members.
-func (v *MCPError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMCPError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MCPError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMCPError)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15669,7 +13651,7 @@ func (v MCPError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MCPError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMCPError, wire.Lenient)
 }
 
 var objectClientNotification = wire.Object{
@@ -15678,27 +13660,17 @@ var objectClientNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ClientNotification",
 	Type: (*ClientNotification)(nil),
-}
-
-// DecodeJSON decodes one ClientNotification object, keeping unknown members.
-func (v *ClientNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectClientNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ClientNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectClientNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15709,7 +13681,7 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
 
 var objectCancelSessionNotification = wire.Object{
@@ -15718,30 +13690,20 @@ var objectCancelSessionNotification = wire.Object{
 			Field: "SessionID",
 			Flags: wire.Required,
 			Name:  "sessionId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelSessionNotification",
 	Type: (*CancelSessionNotification)(nil),
-}
-
-// DecodeJSON decodes one CancelSessionNotification object, keeping unknown members.
-func (v *CancelSessionNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelSessionNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelSessionNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelSessionNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15752,7 +13714,7 @@ func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelSessionNotification, wire.Lenient)
 }
 
 var objectMessageMCPNotification = wire.Object{
@@ -15761,26 +13723,26 @@ var objectMessageMCPNotification = wire.Object{
 			Field: "ServerID",
 			Flags: wire.Required,
 			Name:  "serverId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "RequestID",
 			Flags: wire.Required,
 			Name:  "requestId",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
@@ -15789,23 +13751,13 @@ var objectMessageMCPNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.MessageMCPNotification",
 	Type: (*MessageMCPNotification)(nil),
-}
-
-// DecodeJSON decodes one MessageMCPNotification object, keeping unknown members.
-func (v *MessageMCPNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectMessageMCPNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *MessageMCPNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectMessageMCPNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15816,7 +13768,7 @@ func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectMessageMCPNotification, wire.Lenient)
 }
 
 var objectCancelRequestNotification = wire.Object{
@@ -15835,23 +13787,13 @@ var objectCancelRequestNotification = wire.Object{
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.CancelRequestNotification",
 	Type: (*CancelRequestNotification)(nil),
-}
-
-// DecodeJSON decodes one CancelRequestNotification object, keeping unknown members.
-func (v *CancelRequestNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectCancelRequestNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CancelRequestNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectCancelRequestNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15862,7 +13804,7 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
 
 var membersProxyRequest = wire.Members{Required: []string{"id", "method"}}
@@ -15927,36 +13869,26 @@ var objectProxySuccessorRequest = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProxySuccessorRequest",
 	Type: (*ProxySuccessorRequest)(nil),
-}
-
-// DecodeJSON decodes one ProxySuccessorRequest object, keeping unknown members.
-func (v *ProxySuccessorRequest) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxySuccessorRequest)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxySuccessorRequest) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxySuccessorRequest)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -15967,7 +13899,7 @@ func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxySuccessorRequest, wire.Lenient)
 }
 
 var unionProxyResponse = wire.Union{
@@ -15989,25 +13921,15 @@ var unionProxyResponse = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ProxyResponse object, keeping unknown members.
-func (v *ProxyResponse) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionProxyResponse)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponse) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionProxyResponse)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ProxyResponse) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyResponse")
+	return wire.MarshalWith(&v, &unionProxyResponse, "unstable.ProxyResponse")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionProxyResponse, wire.Lenient)
 }
 
 var objectProxyResponseResult = wire.Object{
@@ -16025,21 +13947,11 @@ var objectProxyResponseResult = wire.Object{
 			Field: "Result",
 			Flags: wire.Required,
 			Name:  "result",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 	},
 	Name: "unstable.ProxyResponseResult",
 	Type: (*ProxyResponseResult)(nil),
-}
-
-// DecodeJSON decodes one ProxyResponseResult object, keeping unknown members.
-func (v *ProxyResponseResult) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyResponseResult)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponseResult) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyResponseResult)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -16050,7 +13962,7 @@ func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyResponseResult, wire.Lenient)
 }
 
 var objectProxyResponseError = wire.Object{
@@ -16078,16 +13990,6 @@ var objectProxyResponseError = wire.Object{
 	Type: (*ProxyResponseError)(nil),
 }
 
-// DecodeJSON decodes one ProxyResponseError object, keeping unknown members.
-func (v *ProxyResponseError) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyResponseError)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyResponseError) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyResponseError)
-}
-
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
@@ -16096,7 +13998,7 @@ func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyResponseError) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyResponseError, wire.Lenient)
 }
 
 // DecodeJSON decodes one ProxyResponseErrorID, choosing the variant by JSON type, then by trying the candidates in order.
@@ -16190,30 +14092,20 @@ var objectProxyNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "params",
 			Value: &wire.Value{
-				Coded: (*ProxyNotificationParams)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionProxyNotificationParams,
 			},
 		},
 	},
 	Name: "unstable.ProxyNotification",
 	Type: (*ProxyNotification)(nil),
-}
-
-// DecodeJSON decodes one ProxyNotification object, keeping unknown members.
-func (v *ProxyNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxyNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxyNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -16224,7 +14116,7 @@ func (v ProxyNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxyNotification, wire.Lenient)
 }
 
 var unionProxyNotificationParams = wire.Union{
@@ -16239,25 +14131,15 @@ var unionProxyNotificationParams = wire.Union{
 	},
 }
 
-// DecodeJSON decodes one ProxyNotificationParams object, keeping unknown members.
-func (v *ProxyNotificationParams) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeUnion(d, v, &unionProxyNotificationParams)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxyNotificationParams) AppendJSON(b []byte) []byte {
-	return wire.AppendUnion(b, v, &unionProxyNotificationParams)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ProxyNotificationParams")
+	return wire.MarshalWith(&v, &unionProxyNotificationParams, "unstable.ProxyNotificationParams")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionProxyNotificationParams, wire.Lenient)
 }
 
 var objectProxySuccessorNotification = wire.Object{
@@ -16266,36 +14148,26 @@ var objectProxySuccessorNotification = wire.Object{
 			Field: "Method",
 			Flags: wire.Required,
 			Name:  "method",
-			Value: wire.String,
+			Value: &wire.String,
 		},
 		{
 			Field: "Params",
 			Flags: wire.Nullable,
 			Name:  "params",
-			Value: wire.RawJSON,
+			Value: &wire.RawJSON,
 		},
 		{
 			Field: "Meta",
 			Flags: wire.Nullable | wire.DefaultOnError,
 			Name:  "_meta",
 			Value: &wire.Value{
-				Elem:  wire.RawJSON,
+				Elem:  &wire.RawJSON,
 				Shape: wire.ShapeMap,
 			},
 		},
 	},
 	Name: "unstable.ProxySuccessorNotification",
 	Type: (*ProxySuccessorNotification)(nil),
-}
-
-// DecodeJSON decodes one ProxySuccessorNotification object, keeping unknown members.
-func (v *ProxySuccessorNotification) DecodeJSON(d *wire.Decoder) error {
-	return wire.DecodeTable(d, v, &objectProxySuccessorNotification)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ProxySuccessorNotification) AppendJSON(b []byte) []byte {
-	return wire.AppendTable(b, v, &objectProxySuccessorNotification)
 }
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
@@ -16306,7 +14178,442 @@ func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectProxySuccessorNotification, wire.Lenient)
+}
+
+// TableOf is the wire.Table of the generated type v points to (nil for another
+// type): what decodes (wire.DecodeWith), encodes and validates any type of the
+// package from outside it. Only a program that calls it links every table.
+func TableOf(v any) wire.Table {
+	switch v.(type) {
+	case *AgentRequest:
+		return &objectAgentRequest
+	case *RequestPermissionRequest:
+		return &objectRequestPermissionRequest
+	case *SessionID:
+		return &scalarSessionID
+	case *RequestPermissionSubject:
+		return &unionRequestPermissionSubject
+	case *RequestPermissionSubjectOther:
+		return &objectRequestPermissionSubjectOther
+	case *ToolCallID:
+		return &scalarToolCallID
+	case *ToolKind:
+		return &enumToolKind
+	case *ToolCallStatus:
+		return &enumToolCallStatus
+	case *Annotations:
+		return &objectAnnotations
+	case *Role:
+		return &enumRole
+	case *MediaType:
+		return &scalarMediaType
+	case *Icon:
+		return &objectIcon
+	case *IconTheme:
+		return &enumIconTheme
+	case *DiffFileType:
+		return &enumDiffFileType
+	case *AbsolutePath:
+		return &scalarAbsolutePath
+	case *DiffPatch:
+		return &objectDiffPatch
+	case *DiffPatchFormat:
+		return &enumDiffPatchFormat
+	case *TerminalID:
+		return &scalarTerminalID
+	case *ToolCallLocation:
+		return &objectToolCallLocation
+	case *ToolCallCapabilities:
+		return &objectToolCallCapabilities
+	case *ToolCallCancelCapabilities:
+		return &objectToolCallCancelCapabilities
+	case *ToolCallPermissionSubject:
+		return &objectToolCallPermissionSubject
+	case *CommandPermissionSubject:
+		return &objectCommandPermissionSubject
+	case *PermissionOption:
+		return &objectPermissionOption
+	case *PermissionOptionID:
+		return &scalarPermissionOptionID
+	case *PermissionOptionKind:
+		return &enumPermissionOptionKind
+	case *ElicitationSessionScope:
+		return &objectElicitationSessionScope
+	case *ElicitationRequestScope:
+		return &objectElicitationRequestScope
+	case *ElicitationSchema:
+		return &objectElicitationSchema
+	case *ElicitationSchemaType:
+		return &enumElicitationSchemaType
+	case *ElicitationPropertySchema:
+		return &unionElicitationPropertySchema
+	case *ElicitationPropertySchemaOther:
+		return &objectElicitationPropertySchemaOther
+	case *StringFormat:
+		return &enumStringFormat
+	case *EnumOption:
+		return &objectEnumOption
+	case *StringPropertySchema:
+		return &objectStringPropertySchema
+	case *NumberPropertySchema:
+		return &objectNumberPropertySchema
+	case *IntegerPropertySchema:
+		return &objectIntegerPropertySchema
+	case *BooleanPropertySchema:
+		return &objectBooleanPropertySchema
+	case *MultiSelectItems:
+		return &unionMultiSelectItems
+	case *MultiSelectItemsOther:
+		return &objectMultiSelectItemsOther
+	case *StringMultiSelectItems:
+		return &objectStringMultiSelectItems
+	case *TitledMultiSelectItems:
+		return &objectTitledMultiSelectItems
+	case *MultiSelectPropertySchema:
+		return &objectMultiSelectPropertySchema
+	case *ElicitationID:
+		return &scalarElicitationID
+	case *MessageMCPRequest:
+		return &objectMessageMCPRequest
+	case *MCPServerACPID:
+		return &scalarMCPServerACPID
+	case *MCPRequestID:
+		return &scalarMCPRequestID
+	case *AgentResponse:
+		return &unionAgentResponse
+	case *AgentResponseResult:
+		return &objectAgentResponseResult
+	case *AgentResponseError:
+		return &objectAgentResponseError
+	case *InitializeResponse:
+		return &objectInitializeResponse
+	case *ProtocolVersion:
+		return &scalarProtocolVersion
+	case *Implementation:
+		return &objectImplementation
+	case *AgentCapabilities:
+		return &objectAgentCapabilities
+	case *SessionCapabilities:
+		return &objectSessionCapabilities
+	case *PromptCapabilities:
+		return &objectPromptCapabilities
+	case *PromptImageCapabilities:
+		return &objectPromptImageCapabilities
+	case *PromptAudioCapabilities:
+		return &objectPromptAudioCapabilities
+	case *PromptEmbeddedContextCapabilities:
+		return &objectPromptEmbeddedContextCapabilities
+	case *MCPCapabilities:
+		return &objectMCPCapabilities
+	case *MCPStdioCapabilities:
+		return &objectMCPStdioCapabilities
+	case *MCPHTTPCapabilities:
+		return &objectMCPHTTPCapabilities
+	case *MCPACPCapabilities:
+		return &objectMCPACPCapabilities
+	case *SessionDeleteCapabilities:
+		return &objectSessionDeleteCapabilities
+	case *SessionAdditionalDirectoriesCapabilities:
+		return &objectSessionAdditionalDirectoriesCapabilities
+	case *SessionSystemPromptCapabilities:
+		return &objectSessionSystemPromptCapabilities
+	case *SessionSystemPromptModeCapabilities:
+		return &objectSessionSystemPromptModeCapabilities
+	case *SessionSystemPromptOverrideCapabilities:
+		return &objectSessionSystemPromptOverrideCapabilities
+	case *SessionForkCapabilities:
+		return &objectSessionForkCapabilities
+	case *SessionArchiveCapabilities:
+		return &objectSessionArchiveCapabilities
+	case *SessionStatusCapabilities:
+		return &objectSessionStatusCapabilities
+	case *SessionTitleCapabilities:
+		return &objectSessionTitleCapabilities
+	case *AgentAuthCapabilities:
+		return &objectAgentAuthCapabilities
+	case *AuthStatusCapabilities:
+		return &objectAuthStatusCapabilities
+	case *ProvidersCapabilities:
+		return &objectProvidersCapabilities
+	case *AuthMethod:
+		return &unionAuthMethod
+	case *AuthMethodOther:
+		return &objectAuthMethodOther
+	case *AuthMethodID:
+		return &scalarAuthMethodID
+	case *EnvVariable:
+		return &objectEnvVariable
+	case *AuthMethodTerminal:
+		return &objectAuthMethodTerminal
+	case *AuthMethodAgent:
+		return &objectAuthMethodAgent
+	case *LoginAuthResponse:
+		return &objectLoginAuthResponse
+	case *ListProvidersResponse:
+		return &objectListProvidersResponse
+	case *ProviderInfo:
+		return &objectProviderInfo
+	case *ProviderID:
+		return &scalarProviderID
+	case *LlmProtocol:
+		return &enumLlmProtocol
+	case *ProviderCurrentConfig:
+		return &objectProviderCurrentConfig
+	case *SetProviderResponse:
+		return &objectSetProviderResponse
+	case *DisableProviderResponse:
+		return &objectDisableProviderResponse
+	case *LogoutAuthResponse:
+		return &objectLogoutAuthResponse
+	case *AuthStatusResponse:
+		return &objectAuthStatusResponse
+	case *AuthState:
+		return &enumAuthState
+	case *AuthAccount:
+		return &objectAuthAccount
+	case *NewSessionResponse:
+		return &objectNewSessionResponse
+	case *SessionConfigID:
+		return &scalarSessionConfigID
+	case *SessionConfigOptionCategory:
+		return &enumSessionConfigOptionCategory
+	case *SessionConfigValueID:
+		return &scalarSessionConfigValueID
+	case *SessionConfigGroupID:
+		return &scalarSessionConfigGroupID
+	case *AvailableCommandInput:
+		return &unionAvailableCommandInput
+	case *AvailableCommandInputOther:
+		return &objectAvailableCommandInputOther
+	case *TextCommandInput:
+		return &objectTextCommandInput
+	case *ListSessionsResponse:
+		return &objectListSessionsResponse
+	case *SessionInfo:
+		return &objectSessionInfo
+	case *SessionListCursor:
+		return &scalarSessionListCursor
+	case *DeleteSessionResponse:
+		return &objectDeleteSessionResponse
+	case *ForkSessionResponse:
+		return &objectForkSessionResponse
+	case *ArchiveSessionResponse:
+		return &objectArchiveSessionResponse
+	case *UnarchiveSessionResponse:
+		return &objectUnarchiveSessionResponse
+	case *SessionStatusResponse:
+		return &objectSessionStatusResponse
+	case *SessionStatus:
+		return &enumSessionStatus
+	case *BackgroundWork:
+		return &unionBackgroundWork
+	case *BackgroundWorkOther:
+		return &objectBackgroundWorkOther
+	case *BackgroundTerminal:
+		return &objectBackgroundTerminal
+	case *BackgroundToolCall:
+		return &objectBackgroundToolCall
+	case *BackgroundSubagent:
+		return &objectBackgroundSubagent
+	case *Error:
+		return &objectError
+	case *UnsupportedProtocolVersionErrorData:
+		return &objectUnsupportedProtocolVersionErrorData
+	case *SessionNotFoundErrorData:
+		return &objectSessionNotFoundErrorData
+	case *Usage:
+		return &objectUsage
+	case *SetSessionTitleResponse:
+		return &objectSetSessionTitleResponse
+	case *ResumeSessionResponse:
+		return &objectResumeSessionResponse
+	case *CloseSessionResponse:
+		return &objectCloseSessionResponse
+	case *CancelToolCallResponse:
+		return &objectCancelToolCallResponse
+	case *CancelTerminalResponse:
+		return &objectCancelTerminalResponse
+	case *SetSessionConfigOptionResponse:
+		return &objectSetSessionConfigOptionResponse
+	case *MessageID:
+		return &scalarMessageID
+	case *AgentNotification:
+		return &objectAgentNotification
+	case *TerminalOutput:
+		return &objectTerminalOutput
+	case *TerminalExitStatus:
+		return &objectTerminalExitStatus
+	case *TerminalSize:
+		return &objectTerminalSize
+	case *TerminalCapabilities:
+		return &objectTerminalCapabilities
+	case *TerminalCancelCapabilities:
+		return &objectTerminalCancelCapabilities
+	case *PlanID:
+		return &scalarPlanID
+	case *PlanEntryPriority:
+		return &enumPlanEntryPriority
+	case *PlanEntryStatus:
+		return &enumPlanEntryStatus
+	case *Cost:
+		return &objectCost
+	case *NoticeSeverity:
+		return &enumNoticeSeverity
+	case *CompactionID:
+		return &scalarCompactionID
+	case *CompactionStatus:
+		return &enumCompactionStatus
+	case *SubagentSessionCapabilities:
+		return &objectSubagentSessionCapabilities
+	case *SessionCancelCapabilities:
+		return &objectSessionCancelCapabilities
+	case *CompleteElicitationNotification:
+		return &objectCompleteElicitationNotification
+	case *AuthStatusUpdateNotification:
+		return &objectAuthStatusUpdateNotification
+	case *ClientRequest:
+		return &objectClientRequest
+	case *InitializeRequest:
+		return &objectInitializeRequest
+	case *ClientCapabilities:
+		return &objectClientCapabilities
+	case *ClientAuthCapabilities:
+		return &objectClientAuthCapabilities
+	case *TerminalAuthCapabilities:
+		return &objectTerminalAuthCapabilities
+	case *ElicitationCapabilities:
+		return &objectElicitationCapabilities
+	case *ElicitationFormCapabilities:
+		return &objectElicitationFormCapabilities
+	case *ElicitationURLCapabilities:
+		return &objectElicitationURLCapabilities
+	case *LoginAuthRequest:
+		return &objectLoginAuthRequest
+	case *ListProvidersRequest:
+		return &objectListProvidersRequest
+	case *SetProviderRequest:
+		return &objectSetProviderRequest
+	case *DisableProviderRequest:
+		return &objectDisableProviderRequest
+	case *LogoutAuthRequest:
+		return &objectLogoutAuthRequest
+	case *AuthStatusRequest:
+		return &objectAuthStatusRequest
+	case *MCPServer:
+		return &unionMCPServer
+	case *MCPServerOther:
+		return &objectMCPServerOther
+	case *HTTPHeader:
+		return &objectHTTPHeader
+	case *MCPServerHTTP:
+		return &objectMCPServerHTTP
+	case *MCPServerACP:
+		return &objectMCPServerACP
+	case *MCPServerStdio:
+		return &objectMCPServerStdio
+	case *SystemPrompt:
+		return &objectSystemPrompt
+	case *SystemPromptMode:
+		return &enumSystemPromptMode
+	case *ListSessionsRequest:
+		return &objectListSessionsRequest
+	case *SessionArchiveFilter:
+		return &enumSessionArchiveFilter
+	case *DeleteSessionRequest:
+		return &objectDeleteSessionRequest
+	case *ForkSessionRequest:
+		return &objectForkSessionRequest
+	case *ArchiveSessionRequest:
+		return &objectArchiveSessionRequest
+	case *UnarchiveSessionRequest:
+		return &objectUnarchiveSessionRequest
+	case *SessionStatusRequest:
+		return &objectSessionStatusRequest
+	case *SetSessionTitleRequest:
+		return &objectSetSessionTitleRequest
+	case *ResumeSessionRequest:
+		return &objectResumeSessionRequest
+	case *ReplayFrom:
+		return &unionReplayFrom
+	case *ReplayFromOther:
+		return &objectReplayFromOther
+	case *ReplayFromStart:
+		return &objectReplayFromStart
+	case *CloseSessionRequest:
+		return &objectCloseSessionRequest
+	case *CancelToolCallRequest:
+		return &objectCancelToolCallRequest
+	case *CancelTerminalRequest:
+		return &objectCancelTerminalRequest
+	case *SetSessionConfigOptionRequest:
+		return &objectSetSessionConfigOptionRequest
+	case *SetSessionConfigOptionRequestTypeID:
+		return &objectSetSessionConfigOptionRequestTypeID
+	case *SetSessionConfigOptionRequestTypeBoolean:
+		return &objectSetSessionConfigOptionRequestTypeBoolean
+	case *SetSessionConfigOptionRequestTypeOther:
+		return &objectSetSessionConfigOptionRequestTypeOther
+	case *ClientResponse:
+		return &unionClientResponse
+	case *ClientResponseResult:
+		return &objectClientResponseResult
+	case *ClientResponseError:
+		return &objectClientResponseError
+	case *RequestPermissionResponse:
+		return &objectRequestPermissionResponse
+	case *RequestPermissionOutcome:
+		return &unionRequestPermissionOutcome
+	case *RequestPermissionOutcomeOther:
+		return &objectRequestPermissionOutcomeOther
+	case *CancelledPermissionOutcome:
+		return &objectCancelledPermissionOutcome
+	case *SelectedPermissionOutcome:
+		return &objectSelectedPermissionOutcome
+	case *CreateElicitationResponse:
+		return &objectCreateElicitationResponse
+	case *CreateElicitationResponseActionDecline:
+		return &objectCreateElicitationResponseActionDecline
+	case *CreateElicitationResponseActionCancel:
+		return &objectCreateElicitationResponseActionCancel
+	case *CreateElicitationResponseActionOther:
+		return &objectCreateElicitationResponseActionOther
+	case *ElicitationAcceptAction:
+		return &objectElicitationAcceptAction
+	case *MessageMCPResponse:
+		return &unionMessageMCPResponse
+	case *MessageMCPResponseResult:
+		return &objectMessageMCPResponseResult
+	case *MessageMCPResponseError:
+		return &objectMessageMCPResponseError
+	case *MCPError:
+		return &objectMCPError
+	case *ClientNotification:
+		return &objectClientNotification
+	case *CancelSessionNotification:
+		return &objectCancelSessionNotification
+	case *MessageMCPNotification:
+		return &objectMessageMCPNotification
+	case *CancelRequestNotification:
+		return &objectCancelRequestNotification
+	case *ProxySuccessorRequest:
+		return &objectProxySuccessorRequest
+	case *ProxyResponse:
+		return &unionProxyResponse
+	case *ProxyResponseResult:
+		return &objectProxyResponseResult
+	case *ProxyResponseError:
+		return &objectProxyResponseError
+	case *ProxyNotification:
+		return &objectProxyNotification
+	case *ProxyNotificationParams:
+		return &unionProxyNotificationParams
+	case *ProxySuccessorNotification:
+		return &objectProxySuccessorNotification
+	case wire.Coded:
+		return wire.Methods{}
+	}
+	return nil
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
@@ -16321,4 +14628,44 @@ func marshal(x interface {
 		return nil, err
 	}
 	return x.AppendJSON(nil), nil
+}
+
+func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
+	return objectToolCallLocation.DecodeValue(d, p)
+}
+
+func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
+	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeIcon(p *Icon, d *wire.Decoder) error {
+	return objectIcon.DecodeValue(d, p)
+}
+
+func appendIcon(p *Icon, b []byte) []byte {
+	return objectIcon.AppendValue(b, p)
+}
+
+func decodeBackgroundWork(p *BackgroundWork, d *wire.Decoder) error {
+	return unionBackgroundWork.DecodeValue(d, p)
+}
+
+func appendBackgroundWork(p *BackgroundWork, b []byte) []byte {
+	return unionBackgroundWork.AppendValue(b, p)
+}
+
+func decodeAbsolutePath(p *AbsolutePath, d *wire.Decoder) error {
+	return scalarAbsolutePath.DecodeValue(d, p)
+}
+
+func appendAbsolutePath(p *AbsolutePath, b []byte) []byte {
+	return scalarAbsolutePath.AppendValue(b, p)
+}
+
+func decodeMCPServer(p *MCPServer, d *wire.Decoder) error {
+	return unionMCPServer.DecodeValue(d, p)
+}
+
+func appendMCPServer(p *MCPServer, b []byte) []byte {
+	return unionMCPServer.AppendValue(b, p)
 }

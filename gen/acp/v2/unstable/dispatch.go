@@ -21,251 +21,29 @@ type ExtHandler = dispatch.ExtHandler
 // happens to an inbound notification that is dropped (OnDrop).
 type ConnOptions = dispatch.Options
 
-var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{
-	Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates},
-	Params: dispatch.Codec[*InitializeRequest]{
-		New:      dispatch.New[InitializeRequest],
-		Validate: (*InitializeRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*InitializeResponse]{
-		New:      dispatch.New[InitializeResponse],
-		Validate: (*InitializeResponse).ValidateWith,
-	},
-}
-var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{
-	Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent", Gates: &agentAuthLoginGates},
-	Params: dispatch.Codec[*LoginAuthRequest]{
-		New:      dispatch.New[LoginAuthRequest],
-		Validate: (*LoginAuthRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*LoginAuthResponse]{
-		New:      dispatch.New[LoginAuthResponse],
-		Validate: (*LoginAuthResponse).ValidateWith,
-	},
-}
-var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvidersResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent", Gates: &agentProvidersListGates},
-	Params: dispatch.Codec[*ListProvidersRequest]{
-		New:      dispatch.New[ListProvidersRequest],
-		Validate: (*ListProvidersRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ListProvidersResponse]{
-		New:      dispatch.New[ListProvidersResponse],
-		Validate: (*ListProvidersResponse).ValidateWith,
-	},
-}
-var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent", Gates: &agentProvidersSetGates},
-	Params: dispatch.Codec[*SetProviderRequest]{
-		New:      dispatch.New[SetProviderRequest],
-		Validate: (*SetProviderRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*SetProviderResponse]{
-		New:      dispatch.New[SetProviderResponse],
-		Validate: (*SetProviderResponse).ValidateWith,
-	},
-}
-var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{
-	Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent", Gates: &agentProvidersDisableGates},
-	Params: dispatch.Codec[*DisableProviderRequest]{
-		New:      dispatch.New[DisableProviderRequest],
-		Validate: (*DisableProviderRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*DisableProviderResponse]{
-		New:      dispatch.New[DisableProviderResponse],
-		Validate: (*DisableProviderResponse).ValidateWith,
-	},
-}
-var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{
-	Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent", Gates: &agentAuthLogoutGates},
-	Params: dispatch.Codec[*LogoutAuthRequest]{
-		New:      dispatch.New[LogoutAuthRequest],
-		Validate: (*LogoutAuthRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*LogoutAuthResponse]{
-		New:      dispatch.New[LogoutAuthResponse],
-		Validate: (*LogoutAuthResponse).ValidateWith,
-	},
-}
-var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{
-	Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent", Gates: &agentAuthStatusGates},
-	Params: dispatch.Codec[*AuthStatusRequest]{
-		New:      dispatch.New[AuthStatusRequest],
-		Validate: (*AuthStatusRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*AuthStatusResponse]{
-		New:      dispatch.New[AuthStatusResponse],
-		Validate: (*AuthStatusResponse).ValidateWith,
-	},
-}
-var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates},
-	Params: dispatch.Codec[*NewSessionRequest]{
-		New:      dispatch.New[NewSessionRequest],
-		Validate: (*NewSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*NewSessionResponse]{
-		New:      dispatch.New[NewSessionResponse],
-		Validate: (*NewSessionResponse).ValidateWith,
-	},
-}
-var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{
-	Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates},
-	Params: dispatch.Codec[*ListSessionsRequest]{
-		New:      dispatch.New[ListSessionsRequest],
-		Validate: (*ListSessionsRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ListSessionsResponse]{
-		New:      dispatch.New[ListSessionsResponse],
-		Validate: (*ListSessionsResponse).ValidateWith,
-	},
-}
-var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates},
-	Params: dispatch.Codec[*DeleteSessionRequest]{
-		New:      dispatch.New[DeleteSessionRequest],
-		Validate: (*DeleteSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*DeleteSessionResponse]{
-		New:      dispatch.New[DeleteSessionResponse],
-		Validate: (*DeleteSessionResponse).ValidateWith,
-	},
-}
-var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true, Gates: &agentSessionForkGates},
-	Params: dispatch.Codec[*ForkSessionRequest]{
-		New:      dispatch.New[ForkSessionRequest],
-		Validate: (*ForkSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ForkSessionResponse]{
-		New:      dispatch.New[ForkSessionResponse],
-		Validate: (*ForkSessionResponse).ValidateWith,
-	},
-}
-var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true, Gates: &agentSessionArchiveGates},
-	Params: dispatch.Codec[*ArchiveSessionRequest]{
-		New:      dispatch.New[ArchiveSessionRequest],
-		Validate: (*ArchiveSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ArchiveSessionResponse]{
-		New:      dispatch.New[ArchiveSessionResponse],
-		Validate: (*ArchiveSessionResponse).ValidateWith,
-	},
-}
-var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *UnarchiveSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true, Gates: &agentSessionUnarchiveGates},
-	Params: dispatch.Codec[*UnarchiveSessionRequest]{
-		New:      dispatch.New[UnarchiveSessionRequest],
-		Validate: (*UnarchiveSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*UnarchiveSessionResponse]{
-		New:      dispatch.New[UnarchiveSessionResponse],
-		Validate: (*UnarchiveSessionResponse).ValidateWith,
-	},
-}
-var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionStatusResponse]{
-	Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true, Gates: &agentSessionStatusGates},
-	Params: dispatch.Codec[*SessionStatusRequest]{
-		New:      dispatch.New[SessionStatusRequest],
-		Validate: (*SessionStatusRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*SessionStatusResponse]{
-		New:      dispatch.New[SessionStatusResponse],
-		Validate: (*SessionStatusResponse).ValidateWith,
-	},
-}
-var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSessionTitleResponse]{
-	Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true, Gates: &agentSessionSetTitleGates},
-	Params: dispatch.Codec[*SetSessionTitleRequest]{
-		New:      dispatch.New[SetSessionTitleRequest],
-		Validate: (*SetSessionTitleRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*SetSessionTitleResponse]{
-		New:      dispatch.New[SetSessionTitleResponse],
-		Validate: (*SetSessionTitleResponse).ValidateWith,
-	},
-}
-var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates},
-	Params: dispatch.Codec[*ResumeSessionRequest]{
-		New:      dispatch.New[ResumeSessionRequest],
-		Validate: (*ResumeSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*ResumeSessionResponse]{
-		New:      dispatch.New[ResumeSessionResponse],
-		Validate: (*ResumeSessionResponse).ValidateWith,
-	},
-}
-var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates},
-	Params: dispatch.Codec[*CloseSessionRequest]{
-		New:      dispatch.New[CloseSessionRequest],
-		Validate: (*CloseSessionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*CloseSessionResponse]{
-		New:      dispatch.New[CloseSessionResponse],
-		Validate: (*CloseSessionResponse).ValidateWith,
-	},
-}
-var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{
-	Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true},
-	Params: dispatch.Codec[*CancelToolCallRequest]{
-		New:      dispatch.New[CancelToolCallRequest],
-		Validate: (*CancelToolCallRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*CancelToolCallResponse]{
-		New:      dispatch.New[CancelToolCallResponse],
-		Validate: (*CancelToolCallResponse).ValidateWith,
-	},
-}
-var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{
-	Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true},
-	Params: dispatch.Codec[*CancelTerminalRequest]{
-		New:      dispatch.New[CancelTerminalRequest],
-		Validate: (*CancelTerminalRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*CancelTerminalResponse]{
-		New:      dispatch.New[CancelTerminalResponse],
-		Validate: (*CancelTerminalResponse).ValidateWith,
-	},
-}
-var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true},
-	Params: dispatch.Codec[*SetSessionConfigOptionRequest]{
-		New:      dispatch.New[SetSessionConfigOptionRequest],
-		Validate: (*SetSessionConfigOptionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*SetSessionConfigOptionResponse]{
-		New:      dispatch.New[SetSessionConfigOptionResponse],
-		Validate: (*SetSessionConfigOptionResponse).ValidateWith,
-	},
-}
-var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{
-	Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates},
-	Params: dispatch.Codec[*PromptRequest]{
-		New:      dispatch.New[PromptRequest],
-		Validate: (*PromptRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*PromptResponse]{
-		New:      dispatch.New[PromptResponse],
-		Validate: (*PromptResponse).ValidateWith,
-	},
-}
-var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{
-	Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Gates: &agentSessionCancelGates},
-	Params: dispatch.Codec[*CancelSessionNotification]{
-		New:      dispatch.New[CancelSessionNotification],
-		Validate: (*CancelSessionNotification).ValidateWith,
-	},
-}
-var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{
-	Method: dispatch.Method{Wire: MethodMCPMessage, Side: "agent", Notification: true},
-	Params: dispatch.Codec[*MessageMCPNotification]{
-		New:      dispatch.New[MessageMCPNotification],
-		Validate: (*MessageMCPNotification).ValidateWith,
-	},
-}
+var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates, Params: &objectInitializeRequest, Result: &objectInitializeResponse}}
+var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent", Gates: &agentAuthLoginGates, Params: &objectLoginAuthRequest, Result: &objectLoginAuthResponse}}
+var agentProvidersListDesc = dispatch.Request[*ListProvidersRequest, *ListProvidersResponse]{Method: dispatch.Method{Wire: MethodProvidersList, Side: "agent", Gates: &agentProvidersListGates, Params: &objectListProvidersRequest, Result: &objectListProvidersResponse}}
+var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderResponse]{Method: dispatch.Method{Wire: MethodProvidersSet, Side: "agent", Gates: &agentProvidersSetGates, Params: &objectSetProviderRequest, Result: &objectSetProviderResponse}}
+var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent", Gates: &agentProvidersDisableGates, Params: &objectDisableProviderRequest, Result: &objectDisableProviderResponse}}
+var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent", Gates: &agentAuthLogoutGates, Params: &objectLogoutAuthRequest, Result: &objectLogoutAuthResponse}}
+var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent", Gates: &agentAuthStatusGates, Params: &objectAuthStatusRequest, Result: &objectAuthStatusResponse}}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.Methods{}, Result: &objectNewSessionResponse}}
+var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates, Params: &objectListSessionsRequest, Result: &objectListSessionsResponse}}
+var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates, Params: &objectDeleteSessionRequest, Result: &objectDeleteSessionResponse}}
+var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]{Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true, Gates: &agentSessionForkGates, Params: &objectForkSessionRequest, Result: &objectForkSessionResponse}}
+var agentSessionArchiveDesc = dispatch.Request[*ArchiveSessionRequest, *ArchiveSessionResponse]{Method: dispatch.Method{Wire: MethodSessionArchive, Side: "agent", SessionScoped: true, Gates: &agentSessionArchiveGates, Params: &objectArchiveSessionRequest, Result: &objectArchiveSessionResponse}}
+var agentSessionUnarchiveDesc = dispatch.Request[*UnarchiveSessionRequest, *UnarchiveSessionResponse]{Method: dispatch.Method{Wire: MethodSessionUnarchive, Side: "agent", SessionScoped: true, Gates: &agentSessionUnarchiveGates, Params: &objectUnarchiveSessionRequest, Result: &objectUnarchiveSessionResponse}}
+var agentSessionStatusDesc = dispatch.Request[*SessionStatusRequest, *SessionStatusResponse]{Method: dispatch.Method{Wire: MethodSessionStatus, Side: "agent", SessionScoped: true, Gates: &agentSessionStatusGates, Params: &objectSessionStatusRequest, Result: &objectSessionStatusResponse}}
+var agentSessionSetTitleDesc = dispatch.Request[*SetSessionTitleRequest, *SetSessionTitleResponse]{Method: dispatch.Method{Wire: MethodSessionSetTitle, Side: "agent", SessionScoped: true, Gates: &agentSessionSetTitleGates, Params: &objectSetSessionTitleRequest, Result: &objectSetSessionTitleResponse}}
+var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates, Params: &objectResumeSessionRequest, Result: &objectResumeSessionResponse}}
+var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates, Params: &objectCloseSessionRequest, Result: &objectCloseSessionResponse}}
+var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true, Params: &objectCancelToolCallRequest, Result: &objectCancelToolCallResponse}}
+var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true, Params: &objectCancelTerminalRequest, Result: &objectCancelTerminalResponse}}
+var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Params: &objectSetSessionConfigOptionRequest, Result: &objectSetSessionConfigOptionResponse}}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.Methods{}, Result: wire.Methods{}}}
+var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Gates: &agentSessionCancelGates, Params: &objectCancelSessionNotification}}
+var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{Method: dispatch.Method{Wire: MethodMCPMessage, Side: "agent", Notification: true, Params: &objectMessageMCPNotification}}
 
 // AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
 type AgentMethodTable struct {
@@ -346,60 +124,12 @@ var AgentMethods = AgentMethodTable{
 	MCPMessage:             &agentMCPMessageDesc,
 }
 
-var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{
-	Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true},
-	Params: dispatch.Codec[*RequestPermissionRequest]{
-		New:      dispatch.New[RequestPermissionRequest],
-		Validate: (*RequestPermissionRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*RequestPermissionResponse]{
-		New:      dispatch.New[RequestPermissionResponse],
-		Validate: (*RequestPermissionResponse).ValidateWith,
-	},
-}
-var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{
-	Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates},
-	Params: dispatch.Codec[*CreateElicitationRequest]{
-		New:      dispatch.New[CreateElicitationRequest],
-		Validate: (*CreateElicitationRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*CreateElicitationResponse]{
-		New:      dispatch.New[CreateElicitationResponse],
-		Validate: (*CreateElicitationResponse).ValidateWith,
-	},
-}
-var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]{
-	Method: dispatch.Method{Wire: MethodMCPMessage, Side: "client"},
-	Params: dispatch.Codec[*MessageMCPRequest]{
-		New:      dispatch.New[MessageMCPRequest],
-		Validate: (*MessageMCPRequest).ValidateWith,
-	},
-	Result: dispatch.Codec[*MessageMCPResponse]{
-		New:      dispatch.New[MessageMCPResponse],
-		Validate: (*MessageMCPResponse).ValidateWith,
-	},
-}
-var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{
-	Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true},
-	Params: dispatch.Codec[*UpdateSessionNotification]{
-		New:      dispatch.New[UpdateSessionNotification],
-		Validate: (*UpdateSessionNotification).ValidateWith,
-	},
-}
-var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{
-	Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true},
-	Params: dispatch.Codec[*CompleteElicitationNotification]{
-		New:      dispatch.New[CompleteElicitationNotification],
-		Validate: (*CompleteElicitationNotification).ValidateWith,
-	},
-}
-var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotification]{
-	Method: dispatch.Method{Wire: MethodAuthStatusUpdate, Side: "client", Notification: true},
-	Params: dispatch.Codec[*AuthStatusUpdateNotification]{
-		New:      dispatch.New[AuthStatusUpdateNotification],
-		Validate: (*AuthStatusUpdateNotification).ValidateWith,
-	},
-}
+var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true, Params: &objectRequestPermissionRequest, Result: &objectRequestPermissionResponse}}
+var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates, Params: wire.Methods{}, Result: &objectCreateElicitationResponse}}
+var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]{Method: dispatch.Method{Wire: MethodMCPMessage, Side: "client", Params: &objectMessageMCPRequest, Result: &unionMessageMCPResponse}}
+var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Params: wire.Methods{}}}
+var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true, Params: &objectCompleteElicitationNotification}}
+var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotification]{Method: dispatch.Method{Wire: MethodAuthStatusUpdate, Side: "client", Notification: true, Params: &objectAuthStatusUpdateNotification}}
 
 // ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
 type ClientMethodTable struct {

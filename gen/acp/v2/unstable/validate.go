@@ -15,11 +15,6 @@ func (x *AgentRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentRequest to v, at v's position.
-func (x *AgentRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentRequest)
-}
-
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
 func (x *RequestID) Validate() error {
 	var v wire.Validator
@@ -48,20 +43,12 @@ func (x *RequestPermissionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionRequest to v, at v's position.
-func (x *RequestPermissionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionID to v, at v's position.
-func (x *SessionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of RequestPermissionSubject, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubject) Validate() error {
@@ -70,21 +57,11 @@ func (x *RequestPermissionSubject) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionSubject to v, at v's position.
-func (x *RequestPermissionSubject) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionRequestPermissionSubject)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionSubjectOther, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubjectOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectRequestPermissionSubjectOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionSubjectOther to v, at v's position.
-func (x *RequestPermissionSubjectOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionSubjectOther)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
@@ -109,7 +86,7 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("locations")
 		for i := range x.Locations {
 			v.PushIndex(i)
-			x.Locations[i].ValidateWith(v)
+			objectToolCallLocation.ValidateValue(v, &x.Locations[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -130,7 +107,7 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.ValidateWith(v)
+		objectToolCallCapabilities.ValidateValue(v, x.Capabilities)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -146,32 +123,23 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarToolCallID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallID to v, at v's position.
-func (x *ToolCallID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolKind.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolKind to v, at v's position.
-func (x *ToolKind) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumToolCallStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ToolCallStatus to v, at v's position.
-func (x *ToolCallStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
 func (x *ToolCallContent) Validate() error {
@@ -286,20 +254,12 @@ func (x *Annotations) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Annotations to v, at v's position.
-func (x *Annotations) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAnnotations)
-}
-
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumRole.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of Role to v, at v's position.
-func (x *Role) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
 func (x *TextContent) Validate() error {
@@ -312,7 +272,7 @@ func (x *TextContent) Validate() error {
 func (x *TextContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -328,12 +288,9 @@ func (x *TextContent) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MediaType, each with the JSON pointer of the offending value.
 func (x *MediaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMediaType.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MediaType to v, at v's position.
-func (x *MediaType) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ImageContent, each with the JSON pointer of the offending value.
 func (x *ImageContent) Validate() error {
@@ -351,7 +308,7 @@ func (x *ImageContent) ValidateWith(v *wire.Validator) {
 	}
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -375,7 +332,7 @@ func (x *AudioContent) Validate() error {
 func (x *AudioContent) ValidateWith(v *wire.Validator) {
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -395,20 +352,12 @@ func (x *Icon) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Icon to v, at v's position.
-func (x *Icon) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIcon)
-}
-
 // Validate reports every way x breaks the schema of IconTheme, each with the JSON pointer of the offending value.
 func (x *IconTheme) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumIconTheme.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IconTheme to v, at v's position.
-func (x *IconTheme) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ResourceLink, each with the JSON pointer of the offending value.
 func (x *ResourceLink) Validate() error {
@@ -426,14 +375,14 @@ func (x *ResourceLink) ValidateWith(v *wire.Validator) {
 		v.Push("icons")
 		for i := range x.Icons {
 			v.PushIndex(i)
-			x.Icons[i].ValidateWith(v)
+			objectIcon.ValidateValue(v, &x.Icons[i])
 			v.Pop()
 		}
 		v.Pop()
 	}
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -527,7 +476,7 @@ func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 	v.Pop()
 	if x.Annotations != nil {
 		v.Push("annotations")
-		x.Annotations.ValidateWith(v)
+		objectAnnotations.ValidateValue(v, x.Annotations)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -635,22 +584,16 @@ func (x *DiffChangeOperationOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of DiffFileType, each with the JSON pointer of the offending value.
 func (x *DiffFileType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumDiffFileType.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of DiffFileType to v, at v's position.
-func (x *DiffFileType) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AbsolutePath, each with the JSON pointer of the offending value.
 func (x *AbsolutePath) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAbsolutePath.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AbsolutePath to v, at v's position.
-func (x *AbsolutePath) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DiffPathChange, each with the JSON pointer of the offending value.
 func (x *DiffPathChange) Validate() error {
@@ -687,20 +630,12 @@ func (x *DiffPatch) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of DiffPatch to v, at v's position.
-func (x *DiffPatch) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDiffPatch)
-}
-
 // Validate reports every way x breaks the schema of DiffPatchFormat, each with the JSON pointer of the offending value.
 func (x *DiffPatchFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumDiffPatchFormat.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of DiffPatchFormat to v, at v's position.
-func (x *DiffPatchFormat) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
@@ -720,7 +655,7 @@ func (x *Diff) ValidateWith(v *wire.Validator) {
 	v.Pop()
 	if x.Patch != nil {
 		v.Push("patch")
-		x.Patch.ValidateWith(v)
+		objectDiffPatch.ValidateValue(v, x.Patch)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -736,12 +671,9 @@ func (x *Diff) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarTerminalID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of TerminalID to v, at v's position.
-func (x *TerminalID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
@@ -769,21 +701,11 @@ func (x *ToolCallLocation) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ToolCallLocation to v, at v's position.
-func (x *ToolCallLocation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallLocation)
-}
-
 // Validate reports every way x breaks the schema of ToolCallCapabilities, each with the JSON pointer of the offending value.
 func (x *ToolCallCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectToolCallCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallCapabilities to v, at v's position.
-func (x *ToolCallCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ToolCallCancelCapabilities, each with the JSON pointer of the offending value.
@@ -793,21 +715,11 @@ func (x *ToolCallCancelCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ToolCallCancelCapabilities to v, at v's position.
-func (x *ToolCallCancelCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallCancelCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ToolCallPermissionSubject, each with the JSON pointer of the offending value.
 func (x *ToolCallPermissionSubject) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectToolCallPermissionSubject)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ToolCallPermissionSubject to v, at v's position.
-func (x *ToolCallPermissionSubject) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectToolCallPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of CommandPermissionSubject, each with the JSON pointer of the offending value.
@@ -817,11 +729,6 @@ func (x *CommandPermissionSubject) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CommandPermissionSubject to v, at v's position.
-func (x *CommandPermissionSubject) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCommandPermissionSubject)
-}
-
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
 	var v wire.Validator
@@ -829,30 +736,19 @@ func (x *PermissionOption) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PermissionOption to v, at v's position.
-func (x *PermissionOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPermissionOption)
-}
-
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPermissionOptionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionID to v, at v's position.
-func (x *PermissionOptionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPermissionOptionKind.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PermissionOptionKind to v, at v's position.
-func (x *PermissionOptionKind) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
@@ -918,11 +814,11 @@ func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validato
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -936,21 +832,11 @@ func (x *ElicitationSessionScope) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSessionScope to v, at v's position.
-func (x *ElicitationSessionScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSessionScope)
-}
-
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationRequestScope)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationRequestScope to v, at v's position.
-func (x *ElicitationRequestScope) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationRequestScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
@@ -960,21 +846,11 @@ func (x *ElicitationSchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationSchema to v, at v's position.
-func (x *ElicitationSchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationSchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumElicitationSchemaType.ValidateValue(&v, x)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationSchemaType to v, at v's position.
-func (x *ElicitationSchemaType) ValidateWith(v *wire.Validator) {
-	enumElicitationSchemaType.Check(v, string(*x))
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
@@ -984,11 +860,6 @@ func (x *ElicitationPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchema to v, at v's position.
-func (x *ElicitationPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionElicitationPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
 	var v wire.Validator
@@ -996,31 +867,18 @@ func (x *ElicitationPropertySchemaOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationPropertySchemaOther to v, at v's position.
-func (x *ElicitationPropertySchemaOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationPropertySchemaOther)
-}
-
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumStringFormat.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of StringFormat to v, at v's position.
-func (x *StringFormat) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
 func (x *EnumOption) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectEnumOption)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of EnumOption to v, at v's position.
-func (x *EnumOption) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectEnumOption)
 }
 
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
@@ -1030,21 +888,11 @@ func (x *StringPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of StringPropertySchema to v, at v's position.
-func (x *StringPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
 func (x *NumberPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectNumberPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of NumberPropertySchema to v, at v's position.
-func (x *NumberPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNumberPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
@@ -1054,21 +902,11 @@ func (x *IntegerPropertySchema) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of IntegerPropertySchema to v, at v's position.
-func (x *IntegerPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectIntegerPropertySchema)
-}
-
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
 func (x *BooleanPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBooleanPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BooleanPropertySchema to v, at v's position.
-func (x *BooleanPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBooleanPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
@@ -1078,21 +916,11 @@ func (x *MultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MultiSelectItems to v, at v's position.
-func (x *MultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
 func (x *MultiSelectItemsOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMultiSelectItemsOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectItemsOther to v, at v's position.
-func (x *MultiSelectItemsOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectItemsOther)
 }
 
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
@@ -1102,11 +930,6 @@ func (x *StringMultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of StringMultiSelectItems to v, at v's position.
-func (x *StringMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectStringMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *TitledMultiSelectItems) Validate() error {
 	var v wire.Validator
@@ -1114,21 +937,11 @@ func (x *TitledMultiSelectItems) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TitledMultiSelectItems to v, at v's position.
-func (x *TitledMultiSelectItems) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTitledMultiSelectItems)
-}
-
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MultiSelectPropertySchema to v, at v's position.
-func (x *MultiSelectPropertySchema) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
@@ -1141,7 +954,7 @@ func (x *ElicitationFormMode) Validate() error {
 // ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
 func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
 	v.Push("requestedSchema")
-	x.RequestedSchema.ValidateWith(v)
+	objectElicitationSchema.ValidateValue(v, &x.RequestedSchema)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "requestedSchema")
@@ -1154,11 +967,11 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -1168,12 +981,9 @@ func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarElicitationID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ElicitationID to v, at v's position.
-func (x *ElicitationID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
@@ -1198,11 +1008,11 @@ func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Session != nil {
 		n++
-		x.Session.ValidateWith(v)
+		objectElicitationSessionScope.ValidateValue(v, x.Session)
 	}
 	if x.Request != nil {
 		n++
-		x.Request.ValidateWith(v)
+		objectElicitationRequestScope.ValidateValue(v, x.Request)
 	}
 	if n != 1 {
 		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
@@ -1216,30 +1026,19 @@ func (x *MessageMCPRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MessageMCPRequest to v, at v's position.
-func (x *MessageMCPRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPRequest)
-}
-
 // Validate reports every way x breaks the schema of MCPServerACPID, each with the JSON pointer of the offending value.
 func (x *MCPServerACPID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMCPServerACPID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MCPServerACPID to v, at v's position.
-func (x *MCPServerACPID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of MCPRequestID, each with the JSON pointer of the offending value.
 func (x *MCPRequestID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMCPRequestID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MCPRequestID to v, at v's position.
-func (x *MCPRequestID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.
 func (x *ExtRequest) Validate() error {
@@ -1262,11 +1061,6 @@ func (x *AgentResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponse to v, at v's position.
-func (x *AgentResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAgentResponse)
-}
-
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
 	var v wire.Validator
@@ -1274,21 +1068,11 @@ func (x *AgentResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentResponseResult to v, at v's position.
-func (x *AgentResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseResult)
-}
-
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
 func (x *AgentResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentResponseError to v, at v's position.
-func (x *AgentResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentResponseError)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseErrorID, each with the JSON pointer of the offending value.
@@ -1322,31 +1106,18 @@ func (x *InitializeResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of InitializeResponse to v, at v's position.
-func (x *InitializeResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeResponse)
-}
-
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProtocolVersion.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProtocolVersion to v, at v's position.
-func (x *ProtocolVersion) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectImplementation)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Implementation to v, at v's position.
-func (x *Implementation) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectImplementation)
 }
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
@@ -1356,21 +1127,11 @@ func (x *AgentCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AgentCapabilities to v, at v's position.
-func (x *AgentCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionCapabilities to v, at v's position.
-func (x *SessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
@@ -1380,21 +1141,11 @@ func (x *PromptCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PromptCapabilities to v, at v's position.
-func (x *PromptCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptCapabilities)
-}
-
 // Validate reports every way x breaks the schema of PromptImageCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptImageCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectPromptImageCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PromptImageCapabilities to v, at v's position.
-func (x *PromptImageCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptImageCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptAudioCapabilities, each with the JSON pointer of the offending value.
@@ -1404,21 +1155,11 @@ func (x *PromptAudioCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of PromptAudioCapabilities to v, at v's position.
-func (x *PromptAudioCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptAudioCapabilities)
-}
-
 // Validate reports every way x breaks the schema of PromptEmbeddedContextCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptEmbeddedContextCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectPromptEmbeddedContextCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PromptEmbeddedContextCapabilities to v, at v's position.
-func (x *PromptEmbeddedContextCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectPromptEmbeddedContextCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
@@ -1428,21 +1169,11 @@ func (x *MCPCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPCapabilities to v, at v's position.
-func (x *MCPCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPCapabilities)
-}
-
 // Validate reports every way x breaks the schema of MCPStdioCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPStdioCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPStdioCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPStdioCapabilities to v, at v's position.
-func (x *MCPStdioCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPStdioCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPHTTPCapabilities, each with the JSON pointer of the offending value.
@@ -1452,21 +1183,11 @@ func (x *MCPHTTPCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPHTTPCapabilities to v, at v's position.
-func (x *MCPHTTPCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPHTTPCapabilities)
-}
-
 // Validate reports every way x breaks the schema of MCPACPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPACPCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPACPCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPACPCapabilities to v, at v's position.
-func (x *MCPACPCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPACPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
@@ -1476,21 +1197,11 @@ func (x *SessionDeleteCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionDeleteCapabilities to v, at v's position.
-func (x *SessionDeleteCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionDeleteCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionAdditionalDirectoriesCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionAdditionalDirectoriesCapabilities to v, at v's position.
-func (x *SessionAdditionalDirectoriesCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionSystemPromptCapabilities, each with the JSON pointer of the offending value.
@@ -1500,21 +1211,11 @@ func (x *SessionSystemPromptCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptCapabilities to v, at v's position.
-func (x *SessionSystemPromptCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionSystemPromptModeCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionSystemPromptModeCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionSystemPromptModeCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptModeCapabilities to v, at v's position.
-func (x *SessionSystemPromptModeCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptModeCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionSystemPromptOverrideCapabilities, each with the JSON pointer of the offending value.
@@ -1524,21 +1225,11 @@ func (x *SessionSystemPromptOverrideCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionSystemPromptOverrideCapabilities to v, at v's position.
-func (x *SessionSystemPromptOverrideCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionSystemPromptOverrideCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionForkCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionForkCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionForkCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionForkCapabilities to v, at v's position.
-func (x *SessionForkCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionForkCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionArchiveCapabilities, each with the JSON pointer of the offending value.
@@ -1548,21 +1239,11 @@ func (x *SessionArchiveCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionArchiveCapabilities to v, at v's position.
-func (x *SessionArchiveCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionArchiveCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionStatusCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionStatusCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionStatusCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionStatusCapabilities to v, at v's position.
-func (x *SessionStatusCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionTitleCapabilities, each with the JSON pointer of the offending value.
@@ -1572,21 +1253,11 @@ func (x *SessionTitleCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionTitleCapabilities to v, at v's position.
-func (x *SessionTitleCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionTitleCapabilities)
-}
-
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentAuthCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentAuthCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentAuthCapabilities to v, at v's position.
-func (x *AgentAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthStatusCapabilities, each with the JSON pointer of the offending value.
@@ -1596,21 +1267,11 @@ func (x *AuthStatusCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthStatusCapabilities to v, at v's position.
-func (x *AuthStatusCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ProvidersCapabilities, each with the JSON pointer of the offending value.
 func (x *ProvidersCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectProvidersCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProvidersCapabilities to v, at v's position.
-func (x *ProvidersCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProvidersCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
@@ -1620,11 +1281,6 @@ func (x *AuthMethod) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethod to v, at v's position.
-func (x *AuthMethod) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAuthMethod)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodOther, each with the JSON pointer of the offending value.
 func (x *AuthMethodOther) Validate() error {
 	var v wire.Validator
@@ -1632,31 +1288,18 @@ func (x *AuthMethodOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethodOther to v, at v's position.
-func (x *AuthMethodOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodOther)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarAuthMethodID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthMethodID to v, at v's position.
-func (x *AuthMethodID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
 func (x *EnvVariable) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectEnvVariable)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of EnvVariable to v, at v's position.
-func (x *EnvVariable) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectEnvVariable)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
@@ -1666,21 +1309,11 @@ func (x *AuthMethodTerminal) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthMethodTerminal to v, at v's position.
-func (x *AuthMethodTerminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodTerminal)
-}
-
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
 func (x *AuthMethodAgent) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthMethodAgent)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthMethodAgent to v, at v's position.
-func (x *AuthMethodAgent) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthMethodAgent)
 }
 
 // Validate reports every way x breaks the schema of LoginAuthResponse, each with the JSON pointer of the offending value.
@@ -1690,21 +1323,11 @@ func (x *LoginAuthResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoginAuthResponse to v, at v's position.
-func (x *LoginAuthResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoginAuthResponse)
-}
-
 // Validate reports every way x breaks the schema of ListProvidersResponse, each with the JSON pointer of the offending value.
 func (x *ListProvidersResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListProvidersResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListProvidersResponse to v, at v's position.
-func (x *ListProvidersResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListProvidersResponse)
 }
 
 // Validate reports every way x breaks the schema of ProviderInfo, each with the JSON pointer of the offending value.
@@ -1714,41 +1337,25 @@ func (x *ProviderInfo) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProviderInfo to v, at v's position.
-func (x *ProviderInfo) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProviderInfo)
-}
-
 // Validate reports every way x breaks the schema of ProviderID, each with the JSON pointer of the offending value.
 func (x *ProviderID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarProviderID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of ProviderID to v, at v's position.
-func (x *ProviderID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of LlmProtocol, each with the JSON pointer of the offending value.
 func (x *LlmProtocol) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumLlmProtocol.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of LlmProtocol to v, at v's position.
-func (x *LlmProtocol) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ProviderCurrentConfig, each with the JSON pointer of the offending value.
 func (x *ProviderCurrentConfig) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectProviderCurrentConfig)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProviderCurrentConfig to v, at v's position.
-func (x *ProviderCurrentConfig) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProviderCurrentConfig)
 }
 
 // Validate reports every way x breaks the schema of SetProviderResponse, each with the JSON pointer of the offending value.
@@ -1758,21 +1365,11 @@ func (x *SetProviderResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetProviderResponse to v, at v's position.
-func (x *SetProviderResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetProviderResponse)
-}
-
 // Validate reports every way x breaks the schema of DisableProviderResponse, each with the JSON pointer of the offending value.
 func (x *DisableProviderResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDisableProviderResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DisableProviderResponse to v, at v's position.
-func (x *DisableProviderResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDisableProviderResponse)
 }
 
 // Validate reports every way x breaks the schema of LogoutAuthResponse, each with the JSON pointer of the offending value.
@@ -1782,11 +1379,6 @@ func (x *LogoutAuthResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LogoutAuthResponse to v, at v's position.
-func (x *LogoutAuthResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutAuthResponse)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusResponse, each with the JSON pointer of the offending value.
 func (x *AuthStatusResponse) Validate() error {
 	var v wire.Validator
@@ -1794,20 +1386,12 @@ func (x *AuthStatusResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthStatusResponse to v, at v's position.
-func (x *AuthStatusResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusResponse)
-}
-
 // Validate reports every way x breaks the schema of AuthState, each with the JSON pointer of the offending value.
 func (x *AuthState) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumAuthState.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of AuthState to v, at v's position.
-func (x *AuthState) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AuthAccount, each with the JSON pointer of the offending value.
 func (x *AuthAccount) Validate() error {
@@ -1816,21 +1400,11 @@ func (x *AuthAccount) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AuthAccount to v, at v's position.
-func (x *AuthAccount) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthAccount)
-}
-
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
 func (x *NewSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectNewSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of NewSessionResponse to v, at v's position.
-func (x *NewSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectNewSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
@@ -1894,32 +1468,23 @@ func (x *SessionConfigOptionTypeOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigID to v, at v's position.
-func (x *SessionConfigID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionConfigOptionCategory.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionCategory to v, at v's position.
-func (x *SessionConfigOptionCategory) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigValueID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigValueID to v, at v's position.
-func (x *SessionConfigValueID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOptions) Validate() error {
@@ -2009,12 +1574,9 @@ func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionConfigGroupID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionConfigGroupID to v, at v's position.
-func (x *SessionConfigGroupID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
@@ -2095,11 +1657,6 @@ func (x *AvailableCommandInput) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AvailableCommandInput to v, at v's position.
-func (x *AvailableCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionAvailableCommandInput)
-}
-
 // Validate reports every way x breaks the schema of AvailableCommandInputOther, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInputOther) Validate() error {
 	var v wire.Validator
@@ -2107,21 +1664,11 @@ func (x *AvailableCommandInputOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of AvailableCommandInputOther to v, at v's position.
-func (x *AvailableCommandInputOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAvailableCommandInputOther)
-}
-
 // Validate reports every way x breaks the schema of TextCommandInput, each with the JSON pointer of the offending value.
 func (x *TextCommandInput) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTextCommandInput)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TextCommandInput to v, at v's position.
-func (x *TextCommandInput) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTextCommandInput)
 }
 
 // Validate reports every way x breaks the schema of Command, each with the JSON pointer of the offending value.
@@ -2135,7 +1682,7 @@ func (x *Command) Validate() error {
 func (x *Command) ValidateWith(v *wire.Validator) {
 	if x.Input != nil {
 		v.Push("input")
-		x.Input.ValidateWith(v)
+		unionAvailableCommandInput.ValidateValue(v, x.Input)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -2155,11 +1702,6 @@ func (x *ListSessionsResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ListSessionsResponse to v, at v's position.
-func (x *ListSessionsResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
 func (x *SessionInfo) Validate() error {
 	var v wire.Validator
@@ -2167,31 +1709,18 @@ func (x *SessionInfo) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionInfo to v, at v's position.
-func (x *SessionInfo) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionInfo)
-}
-
 // Validate reports every way x breaks the schema of SessionListCursor, each with the JSON pointer of the offending value.
 func (x *SessionListCursor) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarSessionListCursor.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionListCursor to v, at v's position.
-func (x *SessionListCursor) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DeleteSessionResponse to v, at v's position.
-func (x *DeleteSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ForkSessionResponse, each with the JSON pointer of the offending value.
@@ -2201,21 +1730,11 @@ func (x *ForkSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ForkSessionResponse to v, at v's position.
-func (x *ForkSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectForkSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of ArchiveSessionResponse, each with the JSON pointer of the offending value.
 func (x *ArchiveSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectArchiveSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ArchiveSessionResponse to v, at v's position.
-func (x *ArchiveSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectArchiveSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of UnarchiveSessionResponse, each with the JSON pointer of the offending value.
@@ -2225,11 +1744,6 @@ func (x *UnarchiveSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of UnarchiveSessionResponse to v, at v's position.
-func (x *UnarchiveSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnarchiveSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionStatusResponse, each with the JSON pointer of the offending value.
 func (x *SessionStatusResponse) Validate() error {
 	var v wire.Validator
@@ -2237,20 +1751,12 @@ func (x *SessionStatusResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SessionStatusResponse to v, at v's position.
-func (x *SessionStatusResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusResponse)
-}
-
 // Validate reports every way x breaks the schema of SessionStatus, each with the JSON pointer of the offending value.
 func (x *SessionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionStatus to v, at v's position.
-func (x *SessionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
 func (x *StateUpdate) Validate() error {
@@ -2312,21 +1818,11 @@ func (x *BackgroundWork) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of BackgroundWork to v, at v's position.
-func (x *BackgroundWork) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionBackgroundWork)
-}
-
 // Validate reports every way x breaks the schema of BackgroundWorkOther, each with the JSON pointer of the offending value.
 func (x *BackgroundWorkOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBackgroundWorkOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BackgroundWorkOther to v, at v's position.
-func (x *BackgroundWorkOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBackgroundWorkOther)
 }
 
 // Validate reports every way x breaks the schema of BackgroundTerminal, each with the JSON pointer of the offending value.
@@ -2336,11 +1832,6 @@ func (x *BackgroundTerminal) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of BackgroundTerminal to v, at v's position.
-func (x *BackgroundTerminal) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBackgroundTerminal)
-}
-
 // Validate reports every way x breaks the schema of BackgroundToolCall, each with the JSON pointer of the offending value.
 func (x *BackgroundToolCall) Validate() error {
 	var v wire.Validator
@@ -2348,21 +1839,11 @@ func (x *BackgroundToolCall) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of BackgroundToolCall to v, at v's position.
-func (x *BackgroundToolCall) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBackgroundToolCall)
-}
-
 // Validate reports every way x breaks the schema of BackgroundSubagent, each with the JSON pointer of the offending value.
 func (x *BackgroundSubagent) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectBackgroundSubagent)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of BackgroundSubagent to v, at v's position.
-func (x *BackgroundSubagent) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectBackgroundSubagent)
 }
 
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
@@ -2378,7 +1859,7 @@ func (x *RunningStateUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].ValidateWith(v)
+			unionBackgroundWork.ValidateValue(v, &x.Background[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2398,11 +1879,6 @@ func (x *Error) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Error to v, at v's position.
-func (x *Error) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectError)
 }
 
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
@@ -2427,11 +1903,11 @@ func (x *ErrorData) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.UnsupportedProtocolVersion != nil {
 		n++
-		x.UnsupportedProtocolVersion.ValidateWith(v)
+		objectUnsupportedProtocolVersionErrorData.ValidateValue(v, x.UnsupportedProtocolVersion)
 	}
 	if x.SessionNotFound != nil {
 		n++
-		x.SessionNotFound.ValidateWith(v)
+		objectSessionNotFoundErrorData.ValidateValue(v, x.SessionNotFound)
 	}
 	if x.Other != nil {
 		n++
@@ -2451,21 +1927,11 @@ func (x *UnsupportedProtocolVersionErrorData) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of UnsupportedProtocolVersionErrorData to v, at v's position.
-func (x *UnsupportedProtocolVersionErrorData) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnsupportedProtocolVersionErrorData)
-}
-
 // Validate reports every way x breaks the schema of SessionNotFoundErrorData, each with the JSON pointer of the offending value.
 func (x *SessionNotFoundErrorData) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionNotFoundErrorData)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionNotFoundErrorData to v, at v's position.
-func (x *SessionNotFoundErrorData) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionNotFoundErrorData)
 }
 
 // Validate reports every way x breaks the schema of ErrorStopReason, each with the JSON pointer of the offending value.
@@ -2479,7 +1945,7 @@ func (x *ErrorStopReason) Validate() error {
 func (x *ErrorStopReason) ValidateWith(v *wire.Validator) {
 	if x.Error != nil {
 		v.Push("error")
-		x.Error.ValidateWith(v)
+		objectError.ValidateValue(v, x.Error)
 		v.Pop()
 	}
 	if len(x.Unknown) > 0 {
@@ -2494,11 +1960,6 @@ func (x *Usage) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Usage to v, at v's position.
-func (x *Usage) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUsage)
-}
-
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdate) Validate() error {
 	var v wire.Validator
@@ -2510,14 +1971,14 @@ func (x *IdleStateUpdate) Validate() error {
 func (x *IdleStateUpdate) ValidateWith(v *wire.Validator) {
 	if x.Usage != nil {
 		v.Push("usage")
-		x.Usage.ValidateWith(v)
+		objectUsage.ValidateValue(v, x.Usage)
 		v.Pop()
 	}
 	if x.Background != nil {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].ValidateWith(v)
+			unionBackgroundWork.ValidateValue(v, &x.Background[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2664,7 +2125,7 @@ func (x *RequiresActionStateUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].ValidateWith(v)
+			unionBackgroundWork.ValidateValue(v, &x.Background[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2692,7 +2153,7 @@ func (x *UnknownStateUpdate) ValidateWith(v *wire.Validator) {
 		v.Push("background")
 		for i := range x.Background {
 			v.PushIndex(i)
-			x.Background[i].ValidateWith(v)
+			unionBackgroundWork.ValidateValue(v, &x.Background[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -2714,21 +2175,11 @@ func (x *SetSessionTitleResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionTitleResponse to v, at v's position.
-func (x *SetSessionTitleResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionTitleResponse)
-}
-
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
 func (x *ResumeSessionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectResumeSessionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ResumeSessionResponse to v, at v's position.
-func (x *ResumeSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
@@ -2738,21 +2189,11 @@ func (x *CloseSessionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CloseSessionResponse to v, at v's position.
-func (x *CloseSessionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionResponse)
-}
-
 // Validate reports every way x breaks the schema of CancelToolCallResponse, each with the JSON pointer of the offending value.
 func (x *CancelToolCallResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelToolCallResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelToolCallResponse to v, at v's position.
-func (x *CancelToolCallResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelToolCallResponse)
 }
 
 // Validate reports every way x breaks the schema of CancelTerminalResponse, each with the JSON pointer of the offending value.
@@ -2762,21 +2203,11 @@ func (x *CancelTerminalResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelTerminalResponse to v, at v's position.
-func (x *CancelTerminalResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelTerminalResponse)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionResponse to v, at v's position.
-func (x *SetSessionConfigOptionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
@@ -2801,12 +2232,9 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarMessageID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of MessageID to v, at v's position.
-func (x *MessageID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
 func (x *ExtResponse) Validate() error {
@@ -2827,11 +2255,6 @@ func (x *AgentNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAgentNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentNotification to v, at v's position.
-func (x *AgentNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of UpdateSessionNotification, each with the JSON pointer of the offending value.
@@ -3120,21 +2543,11 @@ func (x *TerminalOutput) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalOutput to v, at v's position.
-func (x *TerminalOutput) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalOutput)
-}
-
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TerminalExitStatus to v, at v's position.
-func (x *TerminalExitStatus) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of TerminalSize, each with the JSON pointer of the offending value.
@@ -3144,11 +2557,6 @@ func (x *TerminalSize) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalSize to v, at v's position.
-func (x *TerminalSize) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalSize)
-}
-
 // Validate reports every way x breaks the schema of TerminalCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCapabilities) Validate() error {
 	var v wire.Validator
@@ -3156,21 +2564,11 @@ func (x *TerminalCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalCapabilities to v, at v's position.
-func (x *TerminalCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalCapabilities)
-}
-
 // Validate reports every way x breaks the schema of TerminalCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCancelCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectTerminalCancelCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TerminalCancelCapabilities to v, at v's position.
-func (x *TerminalCancelCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalUpdate, each with the JSON pointer of the offending value.
@@ -3184,22 +2582,22 @@ func (x *TerminalUpdate) Validate() error {
 func (x *TerminalUpdate) ValidateWith(v *wire.Validator) {
 	if x.Output != nil {
 		v.Push("output")
-		x.Output.ValidateWith(v)
+		objectTerminalOutput.ValidateValue(v, x.Output)
 		v.Pop()
 	}
 	if x.ExitStatus != nil {
 		v.Push("exitStatus")
-		x.ExitStatus.ValidateWith(v)
+		objectTerminalExitStatus.ValidateValue(v, x.ExitStatus)
 		v.Pop()
 	}
 	if x.Size != nil {
 		v.Push("size")
-		x.Size.ValidateWith(v)
+		objectTerminalSize.ValidateValue(v, x.Size)
 		v.Pop()
 	}
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.ValidateWith(v)
+		objectTerminalCapabilities.ValidateValue(v, x.Capabilities)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3283,12 +2681,9 @@ func (x *PlanUpdateContentOther) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanID, each with the JSON pointer of the offending value.
 func (x *PlanID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarPlanID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanID to v, at v's position.
-func (x *PlanID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanEntry, each with the JSON pointer of the offending value.
 func (x *PlanEntry) Validate() error {
@@ -3312,22 +2707,16 @@ func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryPriority.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanEntryPriority to v, at v's position.
-func (x *PlanEntryPriority) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumPlanEntryStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of PlanEntryStatus to v, at v's position.
-func (x *PlanEntryStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of PlanItems, each with the JSON pointer of the offending value.
 func (x *PlanItems) Validate() error {
@@ -3520,11 +2909,6 @@ func (x *Cost) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of Cost to v, at v's position.
-func (x *Cost) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCost)
-}
-
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
@@ -3536,7 +2920,7 @@ func (x *UsageUpdate) Validate() error {
 func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 	if x.Cost != nil {
 		v.Push("cost")
-		x.Cost.ValidateWith(v)
+		objectCost.ValidateValue(v, x.Cost)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -3552,12 +2936,9 @@ func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumNoticeSeverity.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of NoticeSeverity to v, at v's position.
-func (x *NoticeSeverity) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
@@ -3584,22 +2965,16 @@ func (x *Notice) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	scalarCompactionID.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionID to v, at v's position.
-func (x *CompactionID) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumCompactionStatus.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of CompactionStatus to v, at v's position.
-func (x *CompactionStatus) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
@@ -3658,21 +3033,11 @@ func (x *SubagentSessionCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SubagentSessionCapabilities to v, at v's position.
-func (x *SubagentSessionCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSubagentSessionCapabilities)
-}
-
 // Validate reports every way x breaks the schema of SessionCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCancelCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionCancelCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionCancelCapabilities to v, at v's position.
-func (x *SessionCancelCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SubagentUpdate, each with the JSON pointer of the offending value.
@@ -3686,7 +3051,7 @@ func (x *SubagentUpdate) Validate() error {
 func (x *SubagentUpdate) ValidateWith(v *wire.Validator) {
 	if x.Capabilities != nil {
 		v.Push("capabilities")
-		x.Capabilities.ValidateWith(v)
+		objectSubagentSessionCapabilities.ValidateValue(v, x.Capabilities)
 		v.Pop()
 	}
 	if x.State != nil {
@@ -3761,21 +3126,11 @@ func (x *CompleteElicitationNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CompleteElicitationNotification to v, at v's position.
-func (x *CompleteElicitationNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCompleteElicitationNotification)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusUpdateNotification, each with the JSON pointer of the offending value.
 func (x *AuthStatusUpdateNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthStatusUpdateNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthStatusUpdateNotification to v, at v's position.
-func (x *AuthStatusUpdateNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusUpdateNotification)
 }
 
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
@@ -3799,21 +3154,11 @@ func (x *ClientRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientRequest to v, at v's position.
-func (x *ClientRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientRequest)
-}
-
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectInitializeRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of InitializeRequest to v, at v's position.
-func (x *InitializeRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
@@ -3823,21 +3168,11 @@ func (x *ClientCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientCapabilities to v, at v's position.
-func (x *ClientCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ClientAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientAuthCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientAuthCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientAuthCapabilities to v, at v's position.
-func (x *ClientAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalAuthCapabilities, each with the JSON pointer of the offending value.
@@ -3847,21 +3182,11 @@ func (x *TerminalAuthCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of TerminalAuthCapabilities to v, at v's position.
-func (x *TerminalAuthCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectTerminalAuthCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationCapabilities to v, at v's position.
-func (x *ElicitationCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
@@ -3871,21 +3196,11 @@ func (x *ElicitationFormCapabilities) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationFormCapabilities to v, at v's position.
-func (x *ElicitationFormCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationFormCapabilities)
-}
-
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationURLCapabilities) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectElicitationURLCapabilities)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationURLCapabilities to v, at v's position.
-func (x *ElicitationURLCapabilities) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationURLCapabilities)
 }
 
 // Validate reports every way x breaks the schema of LoginAuthRequest, each with the JSON pointer of the offending value.
@@ -3895,21 +3210,11 @@ func (x *LoginAuthRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LoginAuthRequest to v, at v's position.
-func (x *LoginAuthRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLoginAuthRequest)
-}
-
 // Validate reports every way x breaks the schema of ListProvidersRequest, each with the JSON pointer of the offending value.
 func (x *ListProvidersRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectListProvidersRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ListProvidersRequest to v, at v's position.
-func (x *ListProvidersRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListProvidersRequest)
 }
 
 // Validate reports every way x breaks the schema of SetProviderRequest, each with the JSON pointer of the offending value.
@@ -3919,21 +3224,11 @@ func (x *SetProviderRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetProviderRequest to v, at v's position.
-func (x *SetProviderRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetProviderRequest)
-}
-
 // Validate reports every way x breaks the schema of DisableProviderRequest, each with the JSON pointer of the offending value.
 func (x *DisableProviderRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDisableProviderRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DisableProviderRequest to v, at v's position.
-func (x *DisableProviderRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDisableProviderRequest)
 }
 
 // Validate reports every way x breaks the schema of LogoutAuthRequest, each with the JSON pointer of the offending value.
@@ -3943,21 +3238,11 @@ func (x *LogoutAuthRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of LogoutAuthRequest to v, at v's position.
-func (x *LogoutAuthRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectLogoutAuthRequest)
-}
-
 // Validate reports every way x breaks the schema of AuthStatusRequest, each with the JSON pointer of the offending value.
 func (x *AuthStatusRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectAuthStatusRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AuthStatusRequest to v, at v's position.
-func (x *AuthStatusRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectAuthStatusRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
@@ -3973,14 +3258,14 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 		v.Push("mcpServers")
 		for i := range x.MCPServers {
 			v.PushIndex(i)
-			x.MCPServers[i].ValidateWith(v)
+			unionMCPServer.ValidateValue(v, &x.MCPServers[i])
 			v.Pop()
 		}
 		v.Pop()
 	}
 	if x.SystemPrompt != nil {
 		v.Push("systemPrompt")
-		x.SystemPrompt.ValidateWith(v)
+		objectSystemPrompt.ValidateValue(v, x.SystemPrompt)
 		v.Pop()
 	}
 	if x.Meta != nil {
@@ -4000,21 +3285,11 @@ func (x *MCPServer) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPServer to v, at v's position.
-func (x *MCPServer) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMCPServer)
-}
-
 // Validate reports every way x breaks the schema of MCPServerOther, each with the JSON pointer of the offending value.
 func (x *MCPServerOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPServerOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPServerOther to v, at v's position.
-func (x *MCPServerOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPServerOther)
 }
 
 // Validate reports every way x breaks the schema of HTTPHeader, each with the JSON pointer of the offending value.
@@ -4024,21 +3299,11 @@ func (x *HTTPHeader) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of HTTPHeader to v, at v's position.
-func (x *HTTPHeader) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectHTTPHeader)
-}
-
 // Validate reports every way x breaks the schema of MCPServerHTTP, each with the JSON pointer of the offending value.
 func (x *MCPServerHTTP) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPServerHTTP)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPServerHTTP to v, at v's position.
-func (x *MCPServerHTTP) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPServerHTTP)
 }
 
 // Validate reports every way x breaks the schema of MCPServerACP, each with the JSON pointer of the offending value.
@@ -4048,21 +3313,11 @@ func (x *MCPServerACP) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPServerACP to v, at v's position.
-func (x *MCPServerACP) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPServerACP)
-}
-
 // Validate reports every way x breaks the schema of MCPServerStdio, each with the JSON pointer of the offending value.
 func (x *MCPServerStdio) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMCPServerStdio)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MCPServerStdio to v, at v's position.
-func (x *MCPServerStdio) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPServerStdio)
 }
 
 // Validate reports every way x breaks the schema of SystemPrompt, each with the JSON pointer of the offending value.
@@ -4072,20 +3327,12 @@ func (x *SystemPrompt) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SystemPrompt to v, at v's position.
-func (x *SystemPrompt) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSystemPrompt)
-}
-
 // Validate reports every way x breaks the schema of SystemPromptMode, each with the JSON pointer of the offending value.
 func (x *SystemPromptMode) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSystemPromptMode.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SystemPromptMode to v, at v's position.
-func (x *SystemPromptMode) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
@@ -4094,31 +3341,18 @@ func (x *ListSessionsRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ListSessionsRequest to v, at v's position.
-func (x *ListSessionsRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectListSessionsRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionArchiveFilter, each with the JSON pointer of the offending value.
 func (x *SessionArchiveFilter) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	enumSessionArchiveFilter.ValidateValue(&v, x)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of SessionArchiveFilter to v, at v's position.
-func (x *SessionArchiveFilter) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
 func (x *DeleteSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectDeleteSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of DeleteSessionRequest to v, at v's position.
-func (x *DeleteSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectDeleteSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ForkSessionRequest, each with the JSON pointer of the offending value.
@@ -4128,21 +3362,11 @@ func (x *ForkSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ForkSessionRequest to v, at v's position.
-func (x *ForkSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectForkSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of ArchiveSessionRequest, each with the JSON pointer of the offending value.
 func (x *ArchiveSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectArchiveSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ArchiveSessionRequest to v, at v's position.
-func (x *ArchiveSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectArchiveSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of UnarchiveSessionRequest, each with the JSON pointer of the offending value.
@@ -4152,21 +3376,11 @@ func (x *UnarchiveSessionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of UnarchiveSessionRequest to v, at v's position.
-func (x *UnarchiveSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectUnarchiveSessionRequest)
-}
-
 // Validate reports every way x breaks the schema of SessionStatusRequest, each with the JSON pointer of the offending value.
 func (x *SessionStatusRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSessionStatusRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionStatusRequest to v, at v's position.
-func (x *SessionStatusRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSessionStatusRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionTitleRequest, each with the JSON pointer of the offending value.
@@ -4176,21 +3390,11 @@ func (x *SetSessionTitleRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionTitleRequest to v, at v's position.
-func (x *SetSessionTitleRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionTitleRequest)
-}
-
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
 func (x *ResumeSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectResumeSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ResumeSessionRequest to v, at v's position.
-func (x *ResumeSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectResumeSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ReplayFrom, each with the JSON pointer of the offending value.
@@ -4200,21 +3404,11 @@ func (x *ReplayFrom) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReplayFrom to v, at v's position.
-func (x *ReplayFrom) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionReplayFrom)
-}
-
 // Validate reports every way x breaks the schema of ReplayFromOther, each with the JSON pointer of the offending value.
 func (x *ReplayFromOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectReplayFromOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ReplayFromOther to v, at v's position.
-func (x *ReplayFromOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReplayFromOther)
 }
 
 // Validate reports every way x breaks the schema of ReplayFromStart, each with the JSON pointer of the offending value.
@@ -4224,21 +3418,11 @@ func (x *ReplayFromStart) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ReplayFromStart to v, at v's position.
-func (x *ReplayFromStart) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectReplayFromStart)
-}
-
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
 func (x *CloseSessionRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCloseSessionRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CloseSessionRequest to v, at v's position.
-func (x *CloseSessionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCloseSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of CancelToolCallRequest, each with the JSON pointer of the offending value.
@@ -4248,21 +3432,11 @@ func (x *CancelToolCallRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelToolCallRequest to v, at v's position.
-func (x *CancelToolCallRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelToolCallRequest)
-}
-
 // Validate reports every way x breaks the schema of CancelTerminalRequest, each with the JSON pointer of the offending value.
 func (x *CancelTerminalRequest) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelTerminalRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelTerminalRequest to v, at v's position.
-func (x *CancelTerminalRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
@@ -4272,26 +3446,11 @@ func (x *SetSessionConfigOptionRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequest to v, at v's position.
-func (x *SetSessionConfigOptionRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequest)
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestType to v, at v's position.
-func (x *SetSessionConfigOptionRequestType) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionSetSessionConfigOptionRequestType)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeID) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeID)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeID to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeID) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
@@ -4301,21 +3460,11 @@ func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeBoolean) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
-}
-
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeOther, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SetSessionConfigOptionRequestTypeOther to v, at v's position.
-func (x *SetSessionConfigOptionRequestTypeOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
@@ -4354,11 +3503,6 @@ func (x *ClientResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponse to v, at v's position.
-func (x *ClientResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionClientResponse)
-}
-
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
 	var v wire.Validator
@@ -4366,21 +3510,11 @@ func (x *ClientResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ClientResponseResult to v, at v's position.
-func (x *ClientResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseResult)
-}
-
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
 func (x *ClientResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientResponseError to v, at v's position.
-func (x *ClientResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientResponseError)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseErrorID, each with the JSON pointer of the offending value.
@@ -4414,21 +3548,11 @@ func (x *RequestPermissionResponse) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionResponse to v, at v's position.
-func (x *RequestPermissionResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionResponse)
-}
-
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionRequestPermissionOutcome)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcome to v, at v's position.
-func (x *RequestPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionRequestPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeOther, each with the JSON pointer of the offending value.
@@ -4438,21 +3562,11 @@ func (x *RequestPermissionOutcomeOther) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of RequestPermissionOutcomeOther to v, at v's position.
-func (x *RequestPermissionOutcomeOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectRequestPermissionOutcomeOther)
-}
-
 // Validate reports every way x breaks the schema of CancelledPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *CancelledPermissionOutcome) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelledPermissionOutcome)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelledPermissionOutcome to v, at v's position.
-func (x *CancelledPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelledPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
@@ -4462,26 +3576,11 @@ func (x *SelectedPermissionOutcome) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of SelectedPermissionOutcome to v, at v's position.
-func (x *SelectedPermissionOutcome) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectSelectedPermissionOutcome)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponse to v, at v's position.
-func (x *CreateElicitationResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponse)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseAction to v, at v's position.
-func (x *CreateElicitationResponseAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionCreateElicitationResponseAction)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
@@ -4491,11 +3590,6 @@ func (x *CreateElicitationResponseActionDecline) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionDecline to v, at v's position.
-func (x *CreateElicitationResponseActionDecline) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionDecline)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
 	var v wire.Validator
@@ -4503,21 +3597,11 @@ func (x *CreateElicitationResponseActionCancel) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionCancel to v, at v's position.
-func (x *CreateElicitationResponseActionCancel) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionCancel)
-}
-
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationResponseActionOther to v, at v's position.
-func (x *CreateElicitationResponseActionOther) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
@@ -4566,21 +3650,11 @@ func (x *ElicitationAcceptAction) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ElicitationAcceptAction to v, at v's position.
-func (x *ElicitationAcceptAction) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectElicitationAcceptAction)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPResponse, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionMessageMCPResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MessageMCPResponse to v, at v's position.
-func (x *MessageMCPResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionMessageMCPResponse)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPResponseResult, each with the JSON pointer of the offending value.
@@ -4590,21 +3664,11 @@ func (x *MessageMCPResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MessageMCPResponseResult to v, at v's position.
-func (x *MessageMCPResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPResponseResult)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPResponseError, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectMessageMCPResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of MessageMCPResponseError to v, at v's position.
-func (x *MessageMCPResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPResponseError)
 }
 
 // Validate reports every way x breaks the schema of MCPError, each with the JSON pointer of the offending value.
@@ -4614,21 +3678,11 @@ func (x *MCPError) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MCPError to v, at v's position.
-func (x *MCPError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMCPError)
-}
-
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectClientNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ClientNotification to v, at v's position.
-func (x *ClientNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelSessionNotification, each with the JSON pointer of the offending value.
@@ -4638,11 +3692,6 @@ func (x *CancelSessionNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of CancelSessionNotification to v, at v's position.
-func (x *CancelSessionNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelSessionNotification)
-}
-
 // Validate reports every way x breaks the schema of MessageMCPNotification, each with the JSON pointer of the offending value.
 func (x *MessageMCPNotification) Validate() error {
 	var v wire.Validator
@@ -4650,21 +3699,11 @@ func (x *MessageMCPNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of MessageMCPNotification to v, at v's position.
-func (x *MessageMCPNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectMessageMCPNotification)
-}
-
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CancelRequestNotification to v, at v's position.
-func (x *CancelRequestNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectCancelRequestNotification)
 }
 
 // Validate reports every way x breaks the schema of ProxyRequest, each with the JSON pointer of the offending value.
@@ -4687,13 +3726,13 @@ func (x *ProxyRequest) ValidateWith(v *wire.Validator) {
 		ok := len(x.Params) == 0
 		{
 			var t InitializeProxyRequest
-			if wire.Decode(x.Params, &t, wire.Strict) == nil && t.Validate() == nil {
+			if wire.DecodeWith(x.Params, &t, &objectInitializeRequest, wire.Strict) == nil && t.Validate() == nil {
 				ok = true
 			}
 		}
 		{
 			var t ProxySuccessorRequest
-			if wire.Decode(x.Params, &t, wire.Strict) == nil && t.Validate() == nil {
+			if wire.DecodeWith(x.Params, &t, &objectProxySuccessorRequest, wire.Strict) == nil && t.Validate() == nil {
 				ok = true
 			}
 		}
@@ -4714,21 +3753,11 @@ func (x *ProxySuccessorRequest) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxySuccessorRequest to v, at v's position.
-func (x *ProxySuccessorRequest) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxySuccessorRequest)
-}
-
 // Validate reports every way x breaks the schema of ProxyResponse, each with the JSON pointer of the offending value.
 func (x *ProxyResponse) Validate() error {
 	var v wire.Validator
 	wire.ValidateUnion(&v, x, &unionProxyResponse)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxyResponse to v, at v's position.
-func (x *ProxyResponse) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionProxyResponse)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseResult, each with the JSON pointer of the offending value.
@@ -4738,21 +3767,11 @@ func (x *ProxyResponseResult) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxyResponseResult to v, at v's position.
-func (x *ProxyResponseResult) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyResponseResult)
-}
-
 // Validate reports every way x breaks the schema of ProxyResponseError, each with the JSON pointer of the offending value.
 func (x *ProxyResponseError) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectProxyResponseError)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxyResponseError to v, at v's position.
-func (x *ProxyResponseError) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyResponseError)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseErrorID, each with the JSON pointer of the offending value.
@@ -4800,11 +3819,6 @@ func (x *ProxyNotification) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxyNotification to v, at v's position.
-func (x *ProxyNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxyNotification)
-}
-
 // Validate reports every way x breaks the schema of ProxyNotificationParams, each with the JSON pointer of the offending value.
 func (x *ProxyNotificationParams) Validate() error {
 	var v wire.Validator
@@ -4812,21 +3826,11 @@ func (x *ProxyNotificationParams) Validate() error {
 	return v.Err()
 }
 
-// ValidateWith adds every way x breaks the schema of ProxyNotificationParams to v, at v's position.
-func (x *ProxyNotificationParams) ValidateWith(v *wire.Validator) {
-	wire.ValidateUnion(v, x, &unionProxyNotificationParams)
-}
-
 // Validate reports every way x breaks the schema of ProxySuccessorNotification, each with the JSON pointer of the offending value.
 func (x *ProxySuccessorNotification) Validate() error {
 	var v wire.Validator
 	wire.ValidateTable(&v, x, &objectProxySuccessorNotification)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ProxySuccessorNotification to v, at v's position.
-func (x *ProxySuccessorNotification) ValidateWith(v *wire.Validator) {
-	wire.ValidateTable(v, x, &objectProxySuccessorNotification)
 }
 
 var stringRule0 = wire.StringRule{Format: &wire.FormatURI}

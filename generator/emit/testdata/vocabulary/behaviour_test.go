@@ -10,7 +10,6 @@ import (
 )
 
 type value interface {
-	wire.Decodable
 	Validate() error
 }
 
@@ -18,7 +17,7 @@ type value interface {
 // is returned as one violation at "decode".
 func violations(t *testing.T, v value, data string) []string {
 	t.Helper()
-	if err := wire.Decode([]byte(data), v, wire.Strict); err != nil {
+	if err := wire.DecodeWith([]byte(data), v, TableOf(v), wire.Strict); err != nil {
 		return []string{"decode: " + err.Error()}
 	}
 	return list(v.Validate())
@@ -118,20 +117,20 @@ func TestBehaviour(t *testing.T) {
 	})
 	t.Run("nullable variant", func(t *testing.T) {
 		var m MaybeText
-		if err := wire.Decode([]byte(`null`), &m, wire.Strict); err != nil || !m.Null || string(m.AppendJSON(nil)) != "null" {
+		if err := wire.DecodeWith([]byte(`null`), &m, TableOf(&m), wire.Strict); err != nil || !m.Null || string(m.AppendJSON(nil)) != "null" {
 			t.Errorf("null: %+v %v", m, err)
 		}
-		if err := wire.Decode([]byte(`"x"`), &m, wire.Strict); err != nil || m.Text == nil || *m.Text != "x" {
+		if err := wire.DecodeWith([]byte(`"x"`), &m, TableOf(&m), wire.Strict); err != nil || m.Text == nil || *m.Text != "x" {
 			t.Errorf("string: %+v %v", m, err)
 		}
 	})
 	t.Run("variant of any value", func(t *testing.T) {
 		var a Anything
-		if err := wire.Decode([]byte(`{"text":"abc"}`), &a, wire.Strict); err != nil || a.Block == nil {
+		if err := wire.DecodeWith([]byte(`{"text":"abc"}`), &a, TableOf(&a), wire.Strict); err != nil || a.Block == nil {
 			t.Errorf("a valid Block: %+v %v", a, err)
 		}
 		// Too long for a Block: anyOf accepts it through the other variant.
-		if err := wire.Decode([]byte(`{"text":"abcdefgh"}`), &a, wire.Strict); err != nil || a.Other == nil || a.Validate() != nil {
+		if err := wire.DecodeWith([]byte(`{"text":"abcdefgh"}`), &a, TableOf(&a), wire.Strict); err != nil || a.Other == nil || a.Validate() != nil {
 			t.Errorf("an invalid Block: %+v %v", a, err)
 		}
 		if err := wire.Decode([]byte(`[1,"two"]`), &a, wire.Strict); err != nil || string(a.Other) != `[1,"two"]` {
@@ -146,7 +145,7 @@ func TestBehaviour(t *testing.T) {
 		if o.Validate() != nil || c.Validate() != nil {
 			t.Error("renamed members do not validate")
 		}
-		if got := string(c.AppendJSON(nil)); got != `{"validate":"","unknown":0,"sessionId":"","session_id":0}` {
+		if got := string(TableOf(&c).AppendValue(nil, &c)); got != `{"validate":"","unknown":0,"sessionId":"","session_id":0}` {
 			t.Errorf("renamed members encode as %s", got)
 		}
 	})
