@@ -9,14 +9,25 @@ import (
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// GateTable is a generated package's capability gates, as data: the
-// capabilities (a Grants holds one bit for each, in this order) and the
-// gated methods. The generated Negotiated's Allows, AllowsMethod,
-// CheckParams and CheckResult call it; a connection checks a message
-// through its method's descriptor (Method.Gates) instead, with no lookup.
+// GateTable is a generated package's capabilities that gate something, as
+// data: a Grants holds one bit for each, in this order. Grant evaluates it
+// and Allows reads it. The gated methods' rows are apart (GatedMethods),
+// so that a program, which grants at every initialize, links the rows of
+// the methods it reaches (through their descriptors, Method.Gates) and,
+// through them, their message types, and not every gated method's.
 type GateTable struct {
 	Capabilities []Capability
-	Methods      []*MethodGates
+}
+
+// GatedMethods are a generated package's gated methods, for the generated
+// Negotiated's AllowsMethod, CheckParams and CheckResult and
+// MethodCapability, which look a method up by name; a connection checks a
+// message through its method's descriptor (Method.Gates) instead, with no
+// lookup.
+type GatedMethods struct {
+	// Table holds the capabilities the rows name.
+	Table   *GateTable
+	Methods []*MethodGates
 }
 
 // Capability is one capability that gates something. Grant reads it from
@@ -129,7 +140,7 @@ func (t *GateTable) capability(path string) int {
 }
 
 // method returns the gates of the method named m, nil when it has none.
-func (t *GateTable) method(m string) *MethodGates {
+func (t *GatedMethods) method(m string) *MethodGates {
 	for _, g := range t.Methods {
 		if g.Method == m {
 			return g
@@ -151,9 +162,9 @@ func (t *GateTable) Allows(g Grants, path string) bool {
 
 // MethodCapability returns the capability a peer must have advertised
 // before it may be sent method.
-func (t *GateTable) MethodCapability(method string) (string, bool) {
+func (t *GatedMethods) MethodCapability(method string) (string, bool) {
 	if m := t.method(method); m != nil {
-		for _, r := range m.Params.resolve(t) {
+		for _, r := range m.Params.resolve(t.Table) {
 			if !r.walked {
 				return r.Capability, true
 			}
@@ -164,20 +175,20 @@ func (t *GateTable) MethodCapability(method string) (string, bool) {
 
 // AllowsMethod reports whether method may be sent under g, and the
 // capability it needs when it may not.
-func (t *GateTable) AllowsMethod(g Grants, method string) (bool, string) {
-	return allowsMethod(t, g, t.method(method))
+func (t *GatedMethods) AllowsMethod(g Grants, method string) (bool, string) {
+	return allowsMethod(t.Table, g, t.method(method))
 }
 
 // CheckParams returns every gated method, member or variant that v, the
 // params of method (a pointer to its generated type), uses without the
 // capability that allows it under g; a v of another type uses nothing.
-func (t *GateTable) CheckParams(g Grants, method string, v any) []wire.GateViolation {
-	return check(t, g, t.method(method), false, v)
+func (t *GatedMethods) CheckParams(g Grants, method string, v any) []wire.GateViolation {
+	return check(t.Table, g, t.method(method), false, v)
 }
 
 // CheckResult is CheckParams for the result of method.
-func (t *GateTable) CheckResult(g Grants, method string, v any) []wire.GateViolation {
-	return check(t, g, t.method(method), true, v)
+func (t *GatedMethods) CheckResult(g Grants, method string, v any) []wire.GateViolation {
+	return check(t.Table, g, t.method(method), true, v)
 }
 
 // allowsMethod is AllowsMethod for m's gates (nil: none): the first method
