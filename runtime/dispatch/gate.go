@@ -3,7 +3,6 @@ package dispatch
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"sync"
 
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -239,11 +238,27 @@ func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.Ga
 	if len(w.hits) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(w.hits, func(a, b hit) int { return a.row - b.row })
-	out := make([]wire.GateViolation, len(w.hits))
-	for i, h := range w.hits {
+	return inRowOrder(w.hits, m.Method)
+}
+
+// inRowOrder returns the violations of hits, of method, by row and each
+// row's in the order found: a stable counting sort over the at most
+// maxRows rows, linear, and no sort function instantiated for hit in every
+// binary that checks gates.
+func inRowOrder(hits []hit, method string) []wire.GateViolation {
+	var next [maxRows + 1]int // next[r]: where row r's next violation goes
+	for _, h := range hits {
+		next[h.row+1]++
+	}
+	for r := 1; r < len(next); r++ {
+		next[r] += next[r-1]
+	}
+	out := make([]wire.GateViolation, len(hits))
+	for _, h := range hits {
+		i := next[h.row]
+		next[h.row]++
 		out[i] = h.v
-		out[i].Method = m.Method
+		out[i].Method = method
 	}
 	return out
 }
