@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -184,4 +185,58 @@ func TestMinimalAgentLinksNoRegexp(t *testing.T) {
 			t.Errorf("the minimal agent links regexp: %s", line)
 		}
 	}
+}
+
+// TestMinimalAgentLinksOnlyWhatItSends asks the linker whether the minimal
+// agent reaches a message type of a client method it never calls (every one
+// but session/update): the type's code, its type data or its table. Gate
+// rows name their message types, so a table of every method's rows that
+// initialize reaches would link them all, and net/url with elicitation's
+// url mode.
+func TestMinimalAgentLinksOnlyWhatItSends(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links the minimal agent")
+	}
+	deps, err := minimalDeps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsent, seen := unsentTypes(t), map[string]bool{}
+	for _, line := range strings.Split(deps, "\n") {
+		_, to, ok := strings.Cut(line, " -> ")
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(to, "net/url.") {
+			t.Errorf("the minimal agent links net/url: %s", line)
+		}
+		if m := unsent.FindStringSubmatch(to); m != nil && !seen[m[1]] {
+			seen[m[1]] = true
+			t.Errorf("the minimal agent links %s, which only a call it never makes uses: %s", m[1], line)
+		}
+	}
+}
+
+// unsentTypes matches the symbols of the message types of the client
+// methods the minimal agent does not call: a type's descriptor, its methods
+// and its table, not the records the linker shares between functions of
+// one shape (another function may name one of theirs).
+func unsentTypes(t *testing.T) *regexp.Regexp {
+	const pkg = "github.com/acpgen/acpgen/gen/acp."
+	var names []string
+	v := reflect.ValueOf(acp.ClientMethods)
+	for i := range v.NumField() {
+		if v.Type().Field(i).Name == "SessionUpdate" {
+			continue
+		}
+		// A descriptor's type names its messages: *dispatch.Request[*acp.P,*acp.R].
+		for _, m := range regexp.MustCompile(regexp.QuoteMeta(pkg)+`(\w+)`).FindAllStringSubmatch(v.Field(i).Type().String(), -1) {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) < 2 {
+		t.Fatalf("no message types in acp.ClientMethods' descriptors (%d)", len(names))
+	}
+	alt := strings.Join(names, "|")
+	return regexp.MustCompile(`^(?:type:\*?)?` + regexp.QuoteMeta(pkg) + `(?:\(\*)?(?:object)?(` + alt + `)(?:\)?\.\w+)?$`)
 }

@@ -184,8 +184,9 @@ var agentSessionNewGates = dispatch.MethodGates{
 	}},
 }
 
-// gates is this package's gate table: each capability's path, and each gated method's
-// rows with where a message uses the gated thing (see runtime/dispatch).
+// gates are the capabilities this package's gates need, which Grant evaluates at
+// initialize. The rows are apart, in gatedMethods and the method descriptors, so a
+// program links only the rows, and message types, of the methods it reaches.
 var gates = dispatch.GateTable{
 	Capabilities: []dispatch.Capability{
 		{Path: "agentCapabilities.loadSession", InResult: true},
@@ -211,6 +212,11 @@ var gates = dispatch.GateTable{
 		{Path: "agentCapabilities.mcpCapabilities.sse", InResult: true},
 		{Path: "agentCapabilities.sessionCapabilities.runtimeContext", InResult: true},
 	},
+}
+
+// gatedMethods are the gated methods' rows, by method name (see runtime/dispatch).
+var gatedMethods = dispatch.GatedMethods{
+	Table: &gates,
 	Methods: []*dispatch.MethodGates{
 		&agentSessionLoadGates,
 		&agentSessionListGates,
@@ -242,22 +248,22 @@ func (n *Negotiated) Allows(capability string) bool {
 
 // MethodCapability returns the capability a peer must have advertised before it may be sent method.
 func MethodCapability(method string) (string, bool) {
-	return gates.MethodCapability(method)
+	return gatedMethods.MethodCapability(method)
 }
 
 // AllowsMethod reports whether method may be sent, and the capability it needs when it may not.
 func (n *Negotiated) AllowsMethod(method string) (bool, string) {
-	return gates.AllowsMethod(n.grants(), method)
+	return gatedMethods.AllowsMethod(n.grants(), method)
 }
 
 // CheckParams returns every gated method, member or variant that the params of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckParams(method string, v any) []wire.GateViolation {
-	return gates.CheckParams(n.grants(), method, v)
+	return gatedMethods.CheckParams(n.grants(), method, v)
 }
 
 // CheckResult returns every gated method, member or variant that the result of method (a pointer to
 // its generated type) uses without the capability that allows it; nil when all are allowed.
 func (n *Negotiated) CheckResult(method string, v any) []wire.GateViolation {
-	return gates.CheckResult(n.grants(), method, v)
+	return gatedMethods.CheckResult(n.grants(), method, v)
 }

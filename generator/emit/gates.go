@@ -34,11 +34,13 @@ func (e *emitter) capabilities() []*ir.CapabilityPath {
 func methodGate(g *ir.Gate) bool { return len(g.Steps) == 0 && g.Variant == nil && g.EnumValue == nil }
 
 // gates emits the negotiated-capabilities API: Negotiated, and Allows,
-// MethodCapability, AllowsMethod, CheckParams and CheckResult over one
-// table of the resolved gates, which runtime/dispatch evaluates. The table
-// is data: each capability's path, and each gated method's rows with the
-// pattern of Go fields where a message uses the gated thing; the method
-// descriptors point to their method's rows (gatesVar).
+// MethodCapability, AllowsMethod, CheckParams and CheckResult over the
+// resolved gates, which runtime/dispatch evaluates. They are data: each
+// capability's path (gates, which Grant reads), and each gated method's
+// rows with the pattern of Go fields where a message uses the gated thing
+// (gatedMethods); the method descriptors point to their method's rows
+// (gatesVar). The rows stay out of gates because every program grants:
+// a row's message type would be linked into every binary.
 func (e *emitter) gates(f *jen.File) {
 	init, initResult := e.m.Initialize().Params, e.m.Initialize().Result
 	f.Comment("Negotiated holds what both sides advertised in initialize. Gates consult it: a")
@@ -75,10 +77,15 @@ func (e *emitter) gates(f *jen.File) {
 		f.Var().Id(gatesVar(m)).Op("=").Add(e.methodGates(m))
 		methods = append(methods, jen.Op("&").Id(gatesVar(m)))
 	}
-	f.Comment("gates is this package's gate table: each capability's path, and each gated method's")
-	f.Comment("rows with where a message uses the gated thing (see runtime/dispatch).")
+	f.Comment("gates are the capabilities this package's gates need, which Grant evaluates at")
+	f.Comment("initialize. The rows are apart, in gatedMethods and the method descriptors, so a")
+	f.Comment("program links only the rows, and message types, of the methods it reaches.")
 	f.Var().Id("gates").Op("=").Qual(DispatchPath, "GateTable").Values(lines([]jen.Code{
 		field("Capabilities", jen.Index().Qual(DispatchPath, "Capability").Values(lines(caps)...)),
+	})...)
+	f.Comment("gatedMethods are the gated methods' rows, by method name (see runtime/dispatch).")
+	f.Var().Id("gatedMethods").Op("=").Qual(DispatchPath, "GatedMethods").Values(lines([]jen.Code{
+		field("Table", jen.Op("&").Id("gates")),
 		field("Methods", jen.Index().Op("*").Qual(DispatchPath, "MethodGates").Values(lines(methods)...)),
 	})...)
 	n := func() *jen.Statement { return jen.Id("n").Op("*").Id("Negotiated") }
@@ -89,16 +96,16 @@ func (e *emitter) gates(f *jen.File) {
 		jen.Return(jen.Id("gates").Dot("Allows").Call(grants(), jen.Id("capability"))))
 	f.Comment("MethodCapability returns the capability a peer must have advertised before it may be sent method.")
 	f.Func().Id("MethodCapability").Params(jen.Id("method").String()).Params(jen.String(), jen.Bool()).Block(
-		jen.Return(jen.Id("gates").Dot("MethodCapability").Call(jen.Id("method"))))
+		jen.Return(jen.Id("gatedMethods").Dot("MethodCapability").Call(jen.Id("method"))))
 	f.Comment("AllowsMethod reports whether method may be sent, and the capability it needs when it may not.")
 	f.Func().Params(n()).Id("AllowsMethod").Params(jen.Id("method").String()).Params(jen.Bool(), jen.String()).Block(
-		jen.Return(jen.Id("gates").Dot("AllowsMethod").Call(grants(), jen.Id("method"))))
+		jen.Return(jen.Id("gatedMethods").Dot("AllowsMethod").Call(grants(), jen.Id("method"))))
 	for _, what := range []string{"params", "result"} {
 		name := "Check" + ir.GoName(what)
 		f.Comment(fmt.Sprintf("%s returns every gated method, member or variant that the %s of method (a pointer to", name, what))
 		f.Comment("its generated type) uses without the capability that allows it; nil when all are allowed.")
 		f.Func().Params(n()).Id(name).Params(jen.Id("method").String(), jen.Id("v").Any()).Index().Qual(WirePath, "GateViolation").Block(
-			jen.Return(jen.Id("gates").Dot(name).Call(grants(), jen.Id("method"), jen.Id("v"))))
+			jen.Return(jen.Id("gatedMethods").Dot(name).Call(grants(), jen.Id("method"), jen.Id("v"))))
 	}
 }
 

@@ -3,7 +3,7 @@
 // package lays out as static data (Method, Request, Notification), inbound
 // routing to the handler through the package's one routing function per
 // side (Routes, Route), outbound calls and notifications (End), and the
-// capability gates' evaluation (GateTable, Grant).
+// capability gates' evaluation (GateTable, GatedMethods, Grant).
 //
 // Its code is not generic over the message types: Go compiles a generic
 // function, or a method of a generic type, once per type argument in the

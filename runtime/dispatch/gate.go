@@ -3,20 +3,30 @@ package dispatch
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"sync"
 
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// GateTable is a generated package's capability gates, as data: the
-// capabilities (a Grants holds one bit for each, in this order) and the
-// gated methods. The generated Negotiated's Allows, AllowsMethod,
-// CheckParams and CheckResult call it; a connection checks a message
-// through its method's descriptor (Method.Gates) instead, with no lookup.
+// GateTable is a generated package's capabilities that gate something, as
+// data: a Grants holds one bit for each, in this order. Grant evaluates it
+// and Allows reads it. The gated methods' rows are apart (GatedMethods),
+// so that a program, which grants at every initialize, links the rows of
+// the methods it reaches (through their descriptors, Method.Gates) and,
+// through them, their message types, and not every gated method's.
 type GateTable struct {
 	Capabilities []Capability
-	Methods      []*MethodGates
+}
+
+// GatedMethods are a generated package's gated methods, for the generated
+// Negotiated's AllowsMethod, CheckParams and CheckResult and
+// MethodCapability, which look a method up by name; a connection checks a
+// message through its method's descriptor (Method.Gates) instead, with no
+// lookup.
+type GatedMethods struct {
+	// Table holds the capabilities the rows name.
+	Table   *GateTable
+	Methods []*MethodGates
 }
 
 // Capability is one capability that gates something. Grant reads it from
@@ -129,7 +139,7 @@ func (t *GateTable) capability(path string) int {
 }
 
 // method returns the gates of the method named m, nil when it has none.
-func (t *GateTable) method(m string) *MethodGates {
+func (t *GatedMethods) method(m string) *MethodGates {
 	for _, g := range t.Methods {
 		if g.Method == m {
 			return g
@@ -151,9 +161,9 @@ func (t *GateTable) Allows(g Grants, path string) bool {
 
 // MethodCapability returns the capability a peer must have advertised
 // before it may be sent method.
-func (t *GateTable) MethodCapability(method string) (string, bool) {
+func (t *GatedMethods) MethodCapability(method string) (string, bool) {
 	if m := t.method(method); m != nil {
-		for _, r := range m.Params.resolve(t) {
+		for _, r := range m.Params.resolve(t.Table) {
 			if !r.walked {
 				return r.Capability, true
 			}
@@ -164,20 +174,20 @@ func (t *GateTable) MethodCapability(method string) (string, bool) {
 
 // AllowsMethod reports whether method may be sent under g, and the
 // capability it needs when it may not.
-func (t *GateTable) AllowsMethod(g Grants, method string) (bool, string) {
-	return allowsMethod(t, g, t.method(method))
+func (t *GatedMethods) AllowsMethod(g Grants, method string) (bool, string) {
+	return allowsMethod(t.Table, g, t.method(method))
 }
 
 // CheckParams returns every gated method, member or variant that v, the
 // params of method (a pointer to its generated type), uses without the
 // capability that allows it under g; a v of another type uses nothing.
-func (t *GateTable) CheckParams(g Grants, method string, v any) []wire.GateViolation {
-	return check(t, g, t.method(method), false, v)
+func (t *GatedMethods) CheckParams(g Grants, method string, v any) []wire.GateViolation {
+	return check(t.Table, g, t.method(method), false, v)
 }
 
 // CheckResult is CheckParams for the result of method.
-func (t *GateTable) CheckResult(g Grants, method string, v any) []wire.GateViolation {
-	return check(t, g, t.method(method), true, v)
+func (t *GatedMethods) CheckResult(g Grants, method string, v any) []wire.GateViolation {
+	return check(t.Table, g, t.method(method), true, v)
 }
 
 // allowsMethod is AllowsMethod for m's gates (nil: none): the first method
@@ -228,11 +238,27 @@ func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.Ga
 	if len(w.hits) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(w.hits, func(a, b hit) int { return a.row - b.row })
-	out := make([]wire.GateViolation, len(w.hits))
-	for i, h := range w.hits {
+	return inRowOrder(w.hits, m.Method)
+}
+
+// inRowOrder returns the violations of hits, of method, by row and each
+// row's in the order found: a stable counting sort over the at most
+// maxRows rows, linear, and no sort function instantiated for hit in every
+// binary that checks gates.
+func inRowOrder(hits []hit, method string) []wire.GateViolation {
+	var next [maxRows + 1]int // next[r]: where row r's next violation goes
+	for _, h := range hits {
+		next[h.row+1]++
+	}
+	for r := 1; r < len(next); r++ {
+		next[r] += next[r-1]
+	}
+	out := make([]wire.GateViolation, len(hits))
+	for _, h := range hits {
+		i := next[h.row]
+		next[h.row]++
 		out[i] = h.v
-		out[i].Method = m.Method
+		out[i].Method = method
 	}
 	return out
 }

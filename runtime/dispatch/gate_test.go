@@ -16,10 +16,10 @@ func (a *adv) MarshalJSON() ([]byte, error) { return []byte(a.json), nil }
 // table gates the method "m" on "a", its params' x "v" (an enum value) on
 // "b", and requires the result's l once "c" is advertised; the params of
 // "tell" use "b" as m's do. The capabilities are in initialize's params.
-var table = dispatch.GateTable{
-	Capabilities: []dispatch.Capability{{Path: "a"}, {Path: "b"}, {Path: "c"}},
-	Methods:      []*dispatch.MethodGates{&mGates, &tellGates},
-}
+var (
+	table   = dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}, {Path: "b"}, {Path: "c"}}}
+	methods = dispatch.GatedMethods{Table: &table, Methods: []*dispatch.MethodGates{&mGates, &tellGates}}
+)
 
 var (
 	mGates = dispatch.MethodGates{
@@ -50,37 +50,37 @@ func TestGateTable(t *testing.T) {
 		got  []wire.GateViolation
 		want []wire.GateViolation
 	}{
-		{"nothing advertised", table.CheckParams(none, "m", uses), []wire.GateViolation{
+		{"nothing advertised", methods.CheckParams(none, "m", uses), []wire.GateViolation{
 			{Method: "m", Capability: "a"},
 			{Method: "m", Capability: "b", Pointer: "/x", Variant: "v"},
 		}},
-		{"another enum value is no use", table.CheckParams(grants(`{"a":true}`), "m", &msg{X: "w"}), nil},
-		{"everything advertised", table.CheckParams(all, "m", uses), nil},
-		{"a message of another type uses nothing", table.CheckParams(grants(`{"a":true}`), "m", &struct{ X string }{"v"}), nil},
-		{"a nil message uses nothing", table.CheckParams(grants(`{"a":true}`), "m", (*msg)(nil)), nil},
-		{"required once advertised", table.CheckResult(all, "m", &msg{}), []wire.GateViolation{
+		{"another enum value is no use", methods.CheckParams(grants(`{"a":true}`), "m", &msg{X: "w"}), nil},
+		{"everything advertised", methods.CheckParams(all, "m", uses), nil},
+		{"a message of another type uses nothing", methods.CheckParams(grants(`{"a":true}`), "m", &struct{ X string }{"v"}), nil},
+		{"a nil message uses nothing", methods.CheckParams(grants(`{"a":true}`), "m", (*msg)(nil)), nil},
+		{"required once advertised", methods.CheckResult(all, "m", &msg{}), []wire.GateViolation{
 			{Method: "m", Capability: "c", Pointer: "/l", Required: true},
 		}},
-		{"present when required", table.CheckResult(all, "m", &msg{L: []string{}}), nil},
-		{"not required when not advertised", table.CheckResult(none, "m", &msg{}), nil},
-		{"an ungated method", table.CheckParams(none, "other", uses), nil},
-		{"the zero Grants grants nothing", table.CheckParams(dispatch.Grants{}, "m", &msg{}), []wire.GateViolation{{Method: "m", Capability: "a"}}},
+		{"present when required", methods.CheckResult(all, "m", &msg{L: []string{}}), nil},
+		{"not required when not advertised", methods.CheckResult(none, "m", &msg{}), nil},
+		{"an ungated method", methods.CheckParams(none, "other", uses), nil},
+		{"the zero Grants grants nothing", methods.CheckParams(dispatch.Grants{}, "m", &msg{}), []wire.GateViolation{{Method: "m", Capability: "a"}}},
 	}
 	for _, c := range cases {
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s: got %+v, want %+v", c.name, c.got, c.want)
 		}
 	}
-	if ok, need := table.AllowsMethod(none, "m"); ok || need != "a" {
+	if ok, need := methods.AllowsMethod(none, "m"); ok || need != "a" {
 		t.Errorf("AllowsMethod(none, m) = %v, %q; want false, a", ok, need)
 	}
-	if ok, _ := table.AllowsMethod(none, "other"); !ok {
+	if ok, _ := methods.AllowsMethod(none, "other"); !ok {
 		t.Error("an ungated method is not allowed")
 	}
-	if c, ok := table.MethodCapability("m"); !ok || c != "a" {
+	if c, ok := methods.MethodCapability("m"); !ok || c != "a" {
 		t.Errorf("MethodCapability(m) = %q, %v", c, ok)
 	}
-	if _, ok := table.MethodCapability("tell"); ok {
+	if _, ok := methods.MethodCapability("tell"); ok {
 		t.Error("tell has a method capability")
 	}
 	if !table.Allows(all, "b") || table.Allows(all, "unknown") || table.Allows(dispatch.Grants{}, "b") {
@@ -90,7 +90,7 @@ func TestGateTable(t *testing.T) {
 
 func TestGateTableRejectsAnUnknownCapability(t *testing.T) {
 	bad := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Gates: []dispatch.Gate{{Capability: "z"}}}}
-	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&bad}}
+	tb := dispatch.GatedMethods{Table: &dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}}, Methods: []*dispatch.MethodGates{&bad}}
 	defer func() {
 		if recover() == nil {
 			t.Error("a gate naming no listed capability was accepted")
@@ -101,7 +101,7 @@ func TestGateTableRejectsAnUnknownCapability(t *testing.T) {
 
 func TestGateTableRejectsAnUnknownField(t *testing.T) {
 	bad := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: (*msg)(nil), Gates: []dispatch.Gate{{Capability: "a", Use: "Nope"}}}}
-	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&bad}}
+	tb := dispatch.GatedMethods{Table: &dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}}, Methods: []*dispatch.MethodGates{&bad}}
 	defer func() {
 		if recover() == nil {
 			t.Error("a pattern naming no field of the message was accepted")
@@ -218,9 +218,9 @@ func TestGatePatterns(t *testing.T) {
 			granted = `{"a":true}`
 		}
 		mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: (*tree)(nil), Gates: []dispatch.Gate{c.gate}}}
-		tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
+		tb := dispatch.GatedMethods{Table: &dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}}, Methods: []*dispatch.MethodGates{&mg}}
 		var got []string
-		for _, x := range tb.CheckParams(dispatch.Grant(&tb, &adv{granted}, (*adv)(nil)), "m", c.v) {
+		for _, x := range tb.CheckParams(dispatch.Grant(tb.Table, &adv{granted}, (*adv)(nil)), "m", c.v) {
 			got = append(got, x.Pointer)
 		}
 		if !reflect.DeepEqual(got, c.want) {
@@ -236,8 +236,8 @@ func TestGateCheckDoesNotAllocate(t *testing.T) {
 		{Capability: "a", Use: "Items.*.V.A"},
 		{Capability: "a", Use: "ByKey.*.Kind", Variant: "x", Enum: true},
 	}}}
-	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
-	g := dispatch.Grant(&tb, &adv{`{}`}, (*adv)(nil))
+	tb := dispatch.GatedMethods{Table: &dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}}, Methods: []*dispatch.MethodGates{&mg}}
+	g := dispatch.Grant(tb.Table, &adv{`{}`}, (*adv)(nil))
 	v := &tree{Items: []item{{}, {V: union{B: &payload{}}}, {}}}
 	if n := testing.AllocsPerRun(100, func() {
 		if vs := tb.CheckParams(g, "m", v); vs != nil {
@@ -256,7 +256,7 @@ func TestGateViolationsInRowOrder(t *testing.T) {
 		{Capability: "a"},
 		{Capability: "a", Use: "Items.*.V.B", Variant: "B"},
 	}}}
-	tb := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}, Methods: []*dispatch.MethodGates{&mg}}
+	tb := dispatch.GatedMethods{Table: &dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}}, Methods: []*dispatch.MethodGates{&mg}}
 	v := &tree{Items: []item{{V: union{B: &payload{}}}, {V: union{A: &payload{}}}, {V: union{B: &payload{}}}}}
 	var got []string
 	for _, x := range tb.CheckParams(dispatch.Grants{}, "m", v) {

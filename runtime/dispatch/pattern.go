@@ -1,7 +1,6 @@
 package dispatch
 
 import (
-	"cmp"
 	"fmt"
 	"math/bits"
 	"reflect"
@@ -199,11 +198,19 @@ func (w *walker) each(v reflect.Value, n *node) {
 		}
 		return
 	}
-	keys := v.MapKeys()
-	slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.String(), b.String()) })
-	for _, k := range keys {
+	// The keys (a JSON object's, of a string kind) are sorted as strings:
+	// the one string sort a binary shares (runtime/wire's map encoding has
+	// it), no sort instantiated for reflect.Value.
+	keys := make([]string, 0, v.Len())
+	for _, k := range v.MapKeys() {
+		keys = append(keys, k.String())
+	}
+	slices.Sort(keys)
+	k := reflect.New(v.Type().Key()).Elem()
+	for _, s := range keys {
+		k.SetString(s)
 		if e := v.MapIndex(k); e.Kind() != reflect.Pointer || !e.IsNil() {
-			w.into(tok{name: jsonpointer.Escape(k.String()), index: -1}, reflect.Indirect(e), n)
+			w.into(tok{name: jsonpointer.Escape(s), index: -1}, reflect.Indirect(e), n)
 		}
 	}
 }

@@ -170,7 +170,7 @@ func (v *PromptRequest) ForHistory() PromptRequest {
 // ==== gates.go ====
 //
 // added: agentSessionPromptGates
-// changed: gates
+// changed: gates, gatedMethods
 
 var agentSessionPromptGates = dispatch.MethodGates{
 	Method: MethodSessionPrompt,
@@ -179,13 +179,19 @@ var agentSessionPromptGates = dispatch.MethodGates{
 	}},
 }
 
-// gates is this package's gate table: each capability's path, and each gated method's
-// rows with where a message uses the gated thing (see runtime/dispatch).
+// gates are the capabilities this package's gates need, which Grant evaluates at
+// initialize. The rows are apart, in gatedMethods and the method descriptors, so a
+// program links only the rows, and message types, of the methods it reaches.
 var gates = dispatch.GateTable{
 	Capabilities: []dispatch.Capability{
 		// ... 4 unchanged elements
 		{Path: "agentCapabilities.sessionCapabilities.runtimeContext", InResult: true},
 	},
+}
+
+// gatedMethods are the gated methods' rows, by method name (see runtime/dispatch).
+var gatedMethods = dispatch.GatedMethods{
+	Table: &gates,
 	Methods: []*dispatch.MethodGates{
 		// ... 5 unchanged elements
 		&agentSessionPromptGates,

@@ -534,7 +534,7 @@ func (v *NewSessionRequest) SetSandboxAgentSessionMeta(x SandboxAgentSessionMeta
 // ==== gates.go ====
 //
 // added: agentSandboxagentSessionSetMetadataGates
-// changed: gates
+// changed: gates, gatedMethods
 
 var agentSandboxagentSessionSetMetadataGates = dispatch.MethodGates{
 	Method: MethodSandboxagentSessionSetMetadata,
@@ -543,14 +543,20 @@ var agentSandboxagentSessionSetMetadataGates = dispatch.MethodGates{
 	}},
 }
 
-// gates is this package's gate table: each capability's path, and each gated method's
-// rows with where a message uses the gated thing (see runtime/dispatch).
+// gates are the capabilities this package's gates need, which Grant evaluates at
+// initialize. The rows are apart, in gatedMethods and the method descriptors, so a
+// program links only the rows, and message types, of the methods it reaches.
 var gates = dispatch.GateTable{
 	Capabilities: []dispatch.Capability{
 		// ... 4 unchanged elements
 		{Path: "/agentCapabilities/_meta/sandboxagent.dev/extensions/sessionMetadata", InResult: true, NamespaceAt: 3, Namespace: dispatch.Decodes[SandboxAgentCapabilities]},
 		{Path: "agentCapabilities.sessionCapabilities.runtimeContext", InResult: true},
 	},
+}
+
+// gatedMethods are the gated methods' rows, by method name (see runtime/dispatch).
+var gatedMethods = dispatch.GatedMethods{
+	Table: &gates,
 	Methods: []*dispatch.MethodGates{
 		// ... 5 unchanged elements
 		&agentSandboxagentSessionSetMetadataGates,
