@@ -485,6 +485,9 @@ func appendMap(b []byte, p unsafe.Pointer, v *Value) []byte {
 func validateObject(vd *Validator, p unsafe.Pointer, o *Object) {
 	for i := range o.Members {
 		m := &o.Members[i]
+		if !m.check {
+			continue
+		}
 		f := at(p, m.offset)
 		if m.Flags&Pointer != 0 {
 			if f = *(*unsafe.Pointer)(f); f == nil {
@@ -588,6 +591,8 @@ func intAt(p unsafe.Pointer, s Shape) int64 {
 // needsCheck reports whether a value of shape v can break its schema.
 func needsCheck(v *Value) bool {
 	switch v.Shape {
+	case ShapeSlice:
+		return v.Items != nil || needsCheck(v.Elem)
 	case ShapeBool, ShapeUint64:
 		return false
 	case ShapeInt64, ShapeInt32, ShapeUint16, ShapeUint32:

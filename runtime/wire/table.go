@@ -126,6 +126,7 @@ type Member struct {
 	key    string  // `"name":`
 	offset uintptr // of the field in the struct
 	slot   int     // required slot, or Optional
+	check  bool    // its value can break the schema (needsCheck)
 }
 
 // Object describes one generated struct: its members in schema order and an
@@ -171,6 +172,7 @@ func (o *Object) resolve() {
 		}
 		m.Value.resolve(ft)
 		m.offset, m.key, m.slot = f.Offset, fmt.Sprintf("%q:", m.Name), Optional
+		m.check = needsCheck(m.Value)
 		if m.Flags&Required != 0 {
 			m.slot = len(o.required.Required)
 			o.required.Required = append(o.required.Required, m.Name)
