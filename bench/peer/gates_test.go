@@ -20,7 +20,7 @@ func BenchmarkGateCheck(b *testing.B) {
 	n := negotiated(b)
 	for _, m := range messages {
 		v := m.acpgen()
-		if err := wire.Decode(m.params, v.(wire.Decodable), wire.Strict); err != nil {
+		if err := wire.DecodeWith(m.params, v, acp.TableOf(v), wire.Strict); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(m.name, func(b *testing.B) {

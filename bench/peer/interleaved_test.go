@@ -9,6 +9,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/xeipuuv/gojsonschema"
 
+	"github.com/acpgen/acpgen/gen/acp"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkInterleaved(b *testing.B) {
 			}{
 				{"acpgen", func() error {
 					v := m.acpgen()
-					if err := wire.Decode(m.params, v.(wire.Decodable), wire.Lenient); err != nil {
+					if err := wire.DecodeWith(m.params, v, acp.TableOf(v), wire.Lenient); err != nil {
 						return err
 					}
 					return v.Validate()

@@ -107,7 +107,7 @@ func BenchmarkMessages(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				v := m.acpgen()
-				if err := wire.Decode(m.params, v.(wire.Decodable), wire.Lenient); err != nil {
+				if err := wire.DecodeWith(m.params, v, acp.TableOf(v), wire.Lenient); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -116,7 +116,7 @@ func BenchmarkMessages(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				v := m.acpgen()
-				if err := wire.Decode(m.params, v.(wire.Decodable), wire.Lenient); err != nil {
+				if err := wire.DecodeWith(m.params, v, acp.TableOf(v), wire.Lenient); err != nil {
 					b.Fatal(err)
 				}
 				if err := v.Validate(); err != nil {
@@ -132,7 +132,7 @@ func BenchmarkMessages(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				v := m.acpgen()
-				if err := wire.Decode(m.params, v.(wire.Decodable), wire.Lenient); err != nil {
+				if err := wire.DecodeWith(m.params, v, acp.TableOf(v), wire.Lenient); err != nil {
 					b.Fatal(err)
 				}
 				if err := v.Validate(); err != nil {
@@ -207,17 +207,18 @@ func BenchmarkMessages(b *testing.B) {
 }
 
 // encoders decodes the params once into acpgen's and the peer's types and
-// returns their encoders: acpgen's AppendJSON into the caller's buffer, the
+// returns their encoders: acpgen's table (TableOf) appending into the caller's buffer, the
 // peer's encoding/json Marshal (what its connection sends with).
 func (m message) encoders(tb testing.TB) (acpgen func([]byte) []byte, peer func() ([]byte, error)) {
 	a, p := m.acpgen(), m.peer()
-	if err := wire.Decode(m.params, a.(wire.Decodable), wire.Lenient); err != nil {
+	if err := wire.DecodeWith(m.params, a, acp.TableOf(a), wire.Lenient); err != nil {
 		tb.Fatal(err)
 	}
 	if err := stdjson.Unmarshal(m.params, p); err != nil {
 		tb.Fatal(err)
 	}
-	return a.(wire.Appender).AppendJSON, func() ([]byte, error) { return stdjson.Marshal(p) }
+	t := acp.TableOf(a)
+	return func(b []byte) []byte { return t.AppendValue(b, a) }, func() ([]byte, error) { return stdjson.Marshal(p) }
 }
 
 // compiledDef compiles one def of the stable schema as gen/acp is generated

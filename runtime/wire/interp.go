@@ -22,7 +22,9 @@ import (
 // DecodeTable decodes one object described by o into *v, keeping unknown
 // members, as a generated DecodeJSON does.
 func DecodeTable(d *Decoder, v any, o *Object) error {
-	return decodeObject(d, o.pointer(v), o)
+	p := o.pointer(v)
+	zeroStruct(o, p)
+	return decodeObject(d, p, o)
 }
 
 // AppendTable appends the object *v described by o.
@@ -78,25 +80,90 @@ func decodeObject(d *Decoder, p unsafe.Pointer, o *Object) error {
 	if o.Union != nil {
 		return decodeEmbedding(d, p, o)
 	}
-	zeroStruct(o, p)
 	sink := (*Fields)(at(p, o.unknown))
+	next := 0
 	return DecodeObject(d, sink, func(d *Decoder, key []byte) (int, error) {
-		return memberOf(d, p, o, key)
+		return memberNext(d, p, o, key, &next)
 	}, &o.required, nil)
 }
 
+// memberOf decodes the member named key of the struct at p, cleared first:
+// the member may have been decoded before (a later duplicate wins whole).
 func memberOf(d *Decoder, p unsafe.Pointer, o *Object, key []byte) (int, error) {
-	i, ok := o.byName[string(key)]
-	if !ok {
-		return NotMember, nil
+	next := len(o.Members)
+	return memberNext(d, p, o, key, &next)
+}
+
+// memberNext decodes the member named key of the struct at p, whose
+// members were zero when its decoding began; *next is one past the
+// highest member decoded so far. Objects mostly list their members in the
+// schema's order, so the member at *next is compared first, and a member
+// past it was not decoded yet, still zero; one before it is cleared first,
+// as the later of duplicates wins whole.
+func memberNext(d *Decoder, p unsafe.Pointer, o *Object, key []byte, next *int) (int, error) {
+	i := *next
+	if i >= len(o.Members) || o.Members[i].Name != string(key) {
+		if i = o.index(key); i < 0 {
+			return NotMember, nil
+		}
 	}
 	m := &o.Members[i]
-	return m.slot, decodeMember(d, at(p, m.offset), m)
+	f := at(p, m.offset)
+	if i < *next {
+		zeroMember(f, m)
+	} else {
+		*next = i + 1
+	}
+	return m.slot, decodeMember(d, f, m)
+}
+
+// linearMembers is up to how many members an object's keys are compared one
+// by one rather than hashed: a comparison mostly stops at the length.
+const linearMembers = 8
+
+// index is the index of o's member named key, -1 for none.
+func (o *Object) index(key []byte) int {
+	if len(o.Members) <= linearMembers {
+		for i := range o.Members {
+			if o.Members[i].Name == string(key) {
+				return i
+			}
+		}
+		return -1
+	}
+	if i, ok := o.byName[string(key)]; ok {
+		return i
+	}
+	return -1
 }
 
 // zeroStruct sets the struct at p to its zero value, as *v = T{} does.
-func zeroStruct(o *Object, p unsafe.Pointer) {
-	reflect.NewAt(reflect.TypeOf(o.Type).Elem(), p).Elem().SetZero()
+func zeroStruct(o *Object, p unsafe.Pointer) { zeroAt(o.typ, p) }
+
+// zeroAt sets the value of type t at p to its zero value. A value decoded
+// into is mostly fresh, already zero: reading it is cheaper than the typed
+// clear, which pays a write barrier per pointer word while the GC runs.
+func zeroAt(t reflect.Type, p unsafe.Pointer) {
+	if !isZeroMem(p, t.Size()) {
+		reflect.NewAt(t, p).Elem().SetZero()
+	}
+}
+
+// isZeroMem reports whether the n bytes at p are all zero.
+func isZeroMem(p unsafe.Pointer, n uintptr) bool {
+	const word = unsafe.Sizeof(uintptr(0))
+	i := uintptr(0)
+	for ; i+word <= n; i += word {
+		if *(*uintptr)(unsafe.Add(p, i)) != 0 {
+			return false
+		}
+	}
+	for ; i < n; i++ {
+		if *(*byte)(unsafe.Add(p, i)) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeMember decodes member m into its field at f.
@@ -235,7 +302,6 @@ func decodeSlice(d *Decoder, p unsafe.Pointer, v *Value) error {
 	if err := d.BeginArray(); err != nil {
 		return err
 	}
-	s := reflect.NewAt(v.typ, p).Elem()
 	h := (*sliceHeader)(p)
 	*h = sliceHeader{data: unsafe.Pointer(&emptyArray)}
 	for i := 0; ; i++ {
@@ -245,16 +311,22 @@ func decodeSlice(d *Decoder, p unsafe.Pointer, v *Value) error {
 		}
 		m := d.Mark()
 		if h.len == h.cap {
-			s.Grow(1)
+			v.sliceAt(p).Grow(1)
 		}
 		n := h.len
 		h.len++
-		s.Index(n).SetZero() // growing leaves memory past the old length as it was
-		if err := decodeValue(d, item(p, n, v.size), v.Elem); err != nil {
+		x := item(p, n, v.size)
+		if v.flat {
+			// Growing leaves the new item's memory as it was when it holds
+			// no pointers (it zeroes it otherwise): clearing it needs no
+			// write barrier.
+			clear(unsafe.Slice((*byte)(x), v.size))
+		}
+		if err := decodeValue(d, x, v.Elem); err != nil {
 			if !v.SkipInvalid || !d.Lenient() || IsSyntax(err) {
 				return AtIndex(err, i)
 			}
-			s.Index(n).SetZero()
+			v.sliceAt(p).Index(n).SetZero()
 			h.len--
 			d.Rewind(m)
 			if err := d.Skip(); err != nil {
@@ -262,6 +334,15 @@ func decodeSlice(d *Decoder, p unsafe.Pointer, v *Value) error {
 			}
 		}
 	}
+}
+
+// sliceAt is the slice of shape v at p as a settable reflect.Value, made
+// from v's pointer type word: reflect.NewAt would look the pointer type up
+// on every call.
+func (v *Value) sliceAt(p unsafe.Pointer) reflect.Value {
+	var x any
+	*(*eface)(unsafe.Pointer(&x)) = eface{typ: v.ptrType, data: p}
+	return reflect.ValueOf(x).Elem()
 }
 
 // decodeMap is DecodeMap for a map of shape v at p.
@@ -404,6 +485,9 @@ func appendMap(b []byte, p unsafe.Pointer, v *Value) []byte {
 func validateObject(vd *Validator, p unsafe.Pointer, o *Object) {
 	for i := range o.Members {
 		m := &o.Members[i]
+		if !m.check {
+			continue
+		}
 		f := at(p, m.offset)
 		if m.Flags&Pointer != 0 {
 			if f = *(*unsafe.Pointer)(f); f == nil {
@@ -507,6 +591,8 @@ func intAt(p unsafe.Pointer, s Shape) int64 {
 // needsCheck reports whether a value of shape v can break its schema.
 func needsCheck(v *Value) bool {
 	switch v.Shape {
+	case ShapeSlice:
+		return v.Items != nil || needsCheck(v.Elem)
 	case ShapeBool, ShapeUint64:
 		return false
 	case ShapeInt64, ShapeInt32, ShapeUint16, ShapeUint32:

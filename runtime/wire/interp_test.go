@@ -335,3 +335,30 @@ func TestTableBounds(t *testing.T) {
 		}
 	}
 }
+
+// pair holds a cold struct by value and a slice of items without pointers:
+// the members the interpreter decodes in place rather than into fresh memory.
+type pair struct {
+	At      spot
+	Ns      []int64
+	Unknown Fields
+}
+
+var objectPair = Object{Name: "t.pair", Type: (*pair)(nil), Members: []Member{
+	{Name: "at", Field: "At", Value: &Value{Shape: ShapeObject, Object: &objectSpot}},
+	{Name: "ns", Field: "Ns", Value: &Value{Shape: ShapeSlice, Elem: &Int64}},
+}}
+
+// A member given twice is the later one whole, and decoding into a used
+// value leaves nothing of it: the interpreter clears only what it cannot
+// know to be zero.
+func TestTableDecodesIntoClearedMemory(t *testing.T) {
+	v := pair{At: spot{X: 9, Unknown: Fields{{Name: "old", Value: Raw(`1`)}}}, Ns: []int64{7, 7, 7}, Unknown: Fields{{Name: "old", Value: Raw(`1`)}}}
+	in := `{"ns":[1,2],"at":{"x":1,"y":2,"extra":true},"ns":[3],"at":{"y":4,"x":3}}`
+	if err := DecodeTable(NewDecoder([]byte(in), Strict), &v, &objectPair); err != nil {
+		t.Fatal(err)
+	}
+	if v.At.X != 3 || v.At.Y != 4 || v.At.Unknown != nil || len(v.Ns) != 1 || v.Ns[0] != 3 || v.Unknown != nil {
+		t.Errorf("decoded %+v, want only the later members", v)
+	}
+}

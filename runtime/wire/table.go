@@ -63,6 +63,10 @@ type Value struct {
 
 	typ  reflect.Type // the Go type, set by Object.layout
 	size uintptr      // ShapeSlice: the size of an item
+	// ShapeSlice: the type word of a *[]Elem interface value, so a slice
+	// is grown through reflection without reflect.NewAt's type lookup.
+	ptrType unsafe.Pointer
+	flat    bool // ShapeSlice: items hold no pointers
 }
 
 // sliceHeader is the layout of a slice value.
@@ -122,6 +126,7 @@ type Member struct {
 	key    string  // `"name":`
 	offset uintptr // of the field in the struct
 	slot   int     // required slot, or Optional
+	check  bool    // its value can break the schema (needsCheck)
 }
 
 // Object describes one generated struct: its members in schema order and an
@@ -139,6 +144,7 @@ type Object struct {
 	UnionField string
 
 	once     sync.Once
+	typ      reflect.Type   // the struct
 	unionAt  uintptr        // offset of UnionField
 	unknown  uintptr        // offset of the Unknown field
 	required Members        // required members by slot
@@ -153,6 +159,7 @@ func (o *Object) layout() *Object {
 
 func (o *Object) resolve() {
 	t := reflect.TypeOf(o.Type).Elem()
+	o.typ = t
 	unknown := field(t, "Unknown", reflect.TypeFor[Fields]())
 	o.unknown = unknown.Offset
 	o.byName = make(map[string]int, len(o.Members))
@@ -165,6 +172,7 @@ func (o *Object) resolve() {
 		}
 		m.Value.resolve(ft)
 		m.offset, m.key, m.slot = f.Offset, fmt.Sprintf("%q:", m.Name), Optional
+		m.check = needsCheck(m.Value)
 		if m.Flags&Required != 0 {
 			m.slot = len(o.required.Required)
 			o.required.Required = append(o.required.Required, m.Name)
@@ -191,7 +199,9 @@ func field(t reflect.Type, name string, want reflect.Type) reflect.StructField {
 func (v *Value) resolve(t reflect.Type) {
 	switch v.Shape {
 	case ShapeSlice:
-		v.typ, v.size = t, t.Elem().Size()
+		v.typ, v.size, v.flat = t, t.Elem().Size(), !hasPointers(t.Elem())
+		x := reflect.New(t).Interface()
+		v.ptrType = (*eface)(unsafe.Pointer(&x)).typ
 		v.Elem.resolve(t.Elem())
 	case ShapeMap:
 		v.typ = t
@@ -209,6 +219,25 @@ func (v *Value) resolve(t reflect.Type) {
 			panic(fmt.Sprintf("wire: table of %s describes a %s", t, reflect.TypeOf(v.Coded).Elem()))
 		}
 	}
+}
+
+// hasPointers reports whether a value of type t holds pointers.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.String, reflect.Interface,
+		reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return true
+	}
+	return false
 }
 
 // eface is the layout of an empty interface value: its type and its data

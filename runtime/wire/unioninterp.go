@@ -13,12 +13,14 @@ import (
 // unknown members in the selected payload. When the tagged variant fails,
 // the object is retried as the fallback variant, as anyOf allows.
 func DecodeUnion(d *Decoder, v any, u *Union) error {
-	return u.decodeAt(d, u.pointer(v))
+	p := u.pointer(v)
+	zeroUnion(u, p)
+	return u.decodeAt(d, p)
 }
 
-// decodeAt decodes the union at p, after its layout is read.
+// decodeAt decodes the union at p, zero, after its layout is read.
 func (u *Union) decodeAt(d *Decoder, p unsafe.Pointer) error {
-	fallback := u.variantOf(VariantFallback)
+	fallback := u.fallback
 	m := d.Mark()
 	err := u.decode(d, p, -1)
 	if err == nil || fallback < 0 || IsSyntax(err) || payloadOf(p, &u.Variants[fallback]) != nil {
@@ -34,23 +36,36 @@ func (u *Union) decodeAt(d *Decoder, p unsafe.Pointer) error {
 // decode decodes the union at p once: variant as selected ahead, or the
 // variant of index as when as is not -1.
 func (u *Union) decode(d *Decoder, p unsafe.Pointer, as int) error {
-	zeroUnion(u, p)
-	if as >= 0 {
-		u.setVariant(p, as)
-	} else if err := u.selectVariant(d, p); err != nil {
+	if as >= 0 { // a retry: the first try left its payload
+		zeroUnion(u, p)
+	}
+	i, err := u.choose(d, p, as)
+	if err != nil {
 		return err
 	}
-	return DecodeObject(d, u.sink(p), func(d *Decoder, key []byte) (int, error) {
-		return u.member(d, p, key)
+	next := 0
+	return DecodeObject(d, u.sink(p, i), func(d *Decoder, key []byte) (int, error) {
+		return u.member(d, p, i, key, &next)
 	}, nil, func(w int) []string {
-		return u.required(p, w)
+		return u.required(i, w)
 	})
 }
 
-// sink is where the union at p keeps members its variant does not declare:
-// the selected payload's Unknown, or the Unknown variant's Fields.
-func (u *Union) sink(p unsafe.Pointer) *Fields {
-	if i := u.active(p); i >= 0 {
+// choose sets the variant of the union at p, selected ahead or, when as is
+// not -1, variant as; it returns its index, -1 for an unknown variant.
+func (u *Union) choose(d *Decoder, p unsafe.Pointer, as int) (int, error) {
+	if as >= 0 {
+		u.setVariant(p, as)
+		return as, nil
+	}
+	return u.selectVariant(d, p)
+}
+
+// sink is where the union at p keeps members its variant (index i, -1
+// for none) does not declare: the selected payload's Unknown, or the
+// Unknown variant's Fields.
+func (u *Union) sink(p unsafe.Pointer, i int) *Fields {
+	if i >= 0 {
 		vr := &u.Variants[i]
 		return (*Fields)(at(payloadOf(p, vr), vr.Payload.unknown))
 	}
@@ -60,10 +75,9 @@ func (u *Union) sink(p unsafe.Pointer) *Fields {
 	return nil
 }
 
-// member decodes the member named key of the variant selected in the
-// union at p, as DecodeMember does for an Object.
-func (u *Union) member(d *Decoder, p unsafe.Pointer, key []byte) (int, error) {
-	i := u.active(p)
+// member decodes the member named key of variant i (-1 for none or an
+// unknown one) of the union at p, as DecodeMember does for an Object.
+func (u *Union) member(d *Decoder, p unsafe.Pointer, i int, key []byte, next *int) (int, error) {
 	if i < 0 {
 		if u.unknownOf(p) != nil && string(key) == u.Discriminator {
 			return Optional, d.Skip()
@@ -74,13 +88,13 @@ func (u *Union) member(d *Decoder, p unsafe.Pointer, key []byte) (int, error) {
 	if (vr.Role == VariantTagged || vr.Role == VariantAbsent) && string(key) == u.Discriminator {
 		return Optional, d.Skip()
 	}
-	return memberOf(d, payloadOf(p, vr), vr.Payload, key)
+	return memberNext(d, payloadOf(p, vr), vr.Payload, key, next)
 }
 
-// required names the required members of level w of the variant selected
-// in the union at p.
-func (u *Union) required(p unsafe.Pointer, w int) []string {
-	if i := u.active(p); i >= 0 {
+// required names the required members of level w of variant i (-1 for
+// none).
+func (u *Union) required(i, w int) []string {
+	if i >= 0 {
 		return Level(w, u.Variants[i].Payload.required.Required)
 	}
 	return nil
@@ -91,7 +105,7 @@ func (u *Union) required(p unsafe.Pointer, w int) []string {
 // then the struct's members and the variant's in one object.
 func decodeEmbedding(d *Decoder, p unsafe.Pointer, o *Object) error {
 	u, up := o.Union, at(p, o.unionAt)
-	fallback := u.variantOf(VariantFallback)
+	fallback := u.fallback
 	m := d.Mark()
 	err := decodeEmbeddingAs(d, p, o, -1)
 	if err == nil || fallback < 0 || IsSyntax(err) || payloadOf(up, &u.Variants[fallback]) != nil {
@@ -105,31 +119,30 @@ func decodeEmbedding(d *Decoder, p unsafe.Pointer, o *Object) error {
 }
 
 func decodeEmbeddingAs(d *Decoder, p unsafe.Pointer, o *Object, as int) error {
-	zeroStruct(o, p)
+	if as >= 0 { // a retry: the first try left its members
+		zeroStruct(o, p)
+	}
 	u, up := o.Union, at(p, o.unionAt)
-	if as >= 0 {
-		u.setVariant(up, as)
-	} else if err := u.selectVariant(d, up); err != nil {
+	i, err := u.choose(d, up, as)
+	if err != nil {
 		return err
 	}
+	own, inner := 0, 0
 	return DecodeObject(d, (*Fields)(at(p, o.unknown)), func(d *Decoder, key []byte) (int, error) {
-		if i, ok := o.byName[string(key)]; ok {
-			m := &o.Members[i]
-			return m.slot, decodeMember(d, at(p, m.offset), m)
+		if slot, err := memberNext(d, p, o, key, &own); slot != NotMember {
+			return slot, err
 		}
-		return Inner(u.member(d, up, key))
+		return Inner(u.member(d, up, i, key, &inner))
 	}, nil, func(w int) []string {
 		if w == 0 {
 			return o.required.Required
 		}
-		return u.required(up, w-1)
+		return u.required(i, w-1)
 	})
 }
 
 // zeroUnion sets the union at p to its zero value.
-func zeroUnion(u *Union, p unsafe.Pointer) {
-	reflect.NewAt(reflect.TypeOf(u.Type).Elem(), p).Elem().SetZero()
-}
+func zeroUnion(u *Union, p unsafe.Pointer) { zeroAt(u.typ, p) }
 
 // setVariant sets variant i of the union at p to a new payload.
 func (u *Union) setVariant(p unsafe.Pointer, i int) {
@@ -137,7 +150,9 @@ func (u *Union) setVariant(p unsafe.Pointer, i int) {
 	*(*unsafe.Pointer)(at(p, v.offset)) = reflect.New(v.typ).UnsafePointer()
 }
 
-func (u *Union) selectVariant(d *Decoder, p unsafe.Pointer) error {
+// selectVariant sets the variant the object ahead selects and returns its
+// index, -1 for an unknown variant.
+func (u *Union) selectVariant(d *Decoder, p unsafe.Pointer) (int, error) {
 	if u.Discriminator == "" {
 		return u.selectByShape(d, p)
 	}
@@ -154,41 +169,44 @@ func (u *Union) variantOf(r VariantRole) int {
 	return -1
 }
 
-func (u *Union) selectByTag(d *Decoder, p unsafe.Pointer) error {
+func (u *Union) selectByTag(d *Decoder, p unsafe.Pointer) (int, error) {
 	kind, tag, found, err := d.ScanKey(u.Discriminator)
 	if err != nil {
-		return err
+		return -1, err
 	}
-	fallback := u.variantOf(VariantFallback)
-	if !found || kind == KindNull {
-		if i := either(u.variantOf(VariantAbsent), fallback); i >= 0 {
-			u.setVariant(p, i)
-			return nil
+	i := -1
+	switch {
+	case !found || kind == KindNull:
+		if i = either(u.absent, u.fallback); i < 0 {
+			return -1, d.Errorf("missing discriminator %q", u.Discriminator)
 		}
-		return d.Errorf("missing discriminator %q", u.Discriminator)
-	}
-	if kind != KindString {
-		if fallback >= 0 {
-			u.setVariant(p, fallback)
-			return nil
+	case kind != KindString:
+		if i = u.fallback; i < 0 {
+			return -1, AtKey(d.TypeError("string", kind), u.Discriminator)
 		}
-		return AtKey(d.TypeError("string", kind), u.Discriminator)
+	default:
+		i = u.byTag(tag)
 	}
-	for i := range u.Variants {
-		if v := &u.Variants[i]; v.Role == VariantTagged && v.Tag == string(tag) {
-			u.setVariant(p, i)
-			return nil
-		}
-	}
-	if i := either(u.variantOf(VariantCatchAll), fallback); i >= 0 {
+	if i >= 0 {
 		u.setVariant(p, i)
-		return nil
+		return i, nil
 	}
 	if d.Lenient() && u.KeepsUnknown {
 		*(**UnknownVariant)(at(p, u.unknown)) = &UnknownVariant{Tag: string(tag)}
-		return nil
+		return -1, nil
 	}
-	return AtKey(d.Errorf("unknown %s %q of %s", u.Discriminator, tag, u.Name), u.Discriminator)
+	return -1, AtKey(d.Errorf("unknown %s %q of %s", u.Discriminator, tag, u.Name), u.Discriminator)
+}
+
+// byTag is the variant tag selects: the tagged one, else the catch-all or
+// the fallback; -1 for none.
+func (u *Union) byTag(tag []byte) int {
+	for i := range u.Variants {
+		if v := &u.Variants[i]; v.Role == VariantTagged && v.Tag == string(tag) {
+			return i
+		}
+	}
+	return either(u.catchAll, u.fallback)
 }
 
 // either is variant index i, or j when i is -1 (none).
@@ -199,22 +217,22 @@ func either(i, j int) int {
 	return j
 }
 
-func (u *Union) selectByShape(d *Decoder, p unsafe.Pointer) error {
-	for _, i := range u.order() {
+func (u *Union) selectByShape(d *Decoder, p unsafe.Pointer) (int, error) {
+	for _, i := range u.shapes {
 		all := true
 		for _, k := range u.Variants[i].Keys {
 			_, _, found, err := d.ScanKey(k)
 			if err != nil {
-				return err
+				return -1, err
 			}
 			all = all && found
 		}
 		if all {
 			u.setVariant(p, i)
-			return nil
+			return i, nil
 		}
 	}
-	return d.Errorf("%s", u.noMatch)
+	return -1, d.Errorf("%s", u.noMatch)
 }
 
 // AppendUnion appends the object union *v described by u: the selected

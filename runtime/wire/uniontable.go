@@ -65,10 +65,14 @@ type Union struct {
 	KeepsUnknown bool
 
 	once    sync.Once
-	unknown uintptr // offset of the Unknown field
-	names   string  // the variants' names, comma separated
-	noMatch string  // the error of an object no shape variant matches
-	set     int     // len(Variants), plus one with KeepsUnknown
+	typ     reflect.Type // the union struct
+	unknown uintptr      // offset of the Unknown field
+	names   string       // the variants' names, comma separated
+	noMatch string       // the error of an object no shape variant matches
+	set     int          // len(Variants), plus one with KeepsUnknown
+	// The first variant of each of these roles, -1 for none.
+	fallback, absent, catchAll int
+	shapes                     []int // order(), kept
 }
 
 func (u *Union) layout() *Union {
@@ -78,6 +82,10 @@ func (u *Union) layout() *Union {
 
 func (u *Union) resolve() {
 	t := reflect.TypeOf(u.Type).Elem()
+	u.typ = t
+	u.fallback, u.absent = u.variantOf(VariantFallback), u.variantOf(VariantAbsent)
+	u.catchAll = u.variantOf(VariantCatchAll)
+	u.shapes = u.order()
 	if u.KeepsUnknown {
 		u.unknown = field(t, "Unknown", reflect.TypeFor[*UnknownVariant]()).Offset
 	}

@@ -150,9 +150,13 @@ func Check(acceptUnknown bool, validate func(*Validator)) error {
 }
 
 // borrow returns a pooled Validator at v's position, with v's settings.
+// It resets only what the walk reads: clearing the whole Validator (its
+// fixed stack is most of it) costs a write barrier per word while the GC
+// runs, which a Validate call would pay twice.
 func (v *Validator) borrow() *Validator {
 	w := validators.Get().(*Validator)
-	*w = Validator{AcceptUnknown: v.AcceptUnknown}
+	w.AcceptUnknown, w.depth = v.AcceptUnknown, 0
+	w.errs, w.unencodable, w.more = w.errs[:0], w.unencodable[:0], w.more[:0]
 	for i := range v.depth {
 		if i < len(v.stack) {
 			w.push(v.stack[i])
@@ -164,10 +168,14 @@ func (v *Validator) borrow() *Validator {
 }
 
 // giveBack adds what w, from borrow, found to v and returns w to the pool.
+// w keeps its slices' memory for the next walk; one that found violations
+// drops them, so the pool holds no error text.
 func (v *Validator) giveBack(w *Validator) {
-	v.errs = append(v.errs, w.errs...)
-	v.unencodable = append(v.unencodable, w.unencodable...)
-	*w = Validator{}
+	if len(w.errs) > 0 || len(w.unencodable) > 0 {
+		v.errs = append(v.errs, w.errs...)
+		v.unencodable = append(v.unencodable, w.unencodable...)
+		w.errs, w.unencodable = nil, nil
+	}
 	validators.Put(w)
 }
 
