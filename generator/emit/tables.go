@@ -253,22 +253,23 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 	tableUnmarshal(f, t.Name, table)
 }
 
+// tableValidate emits t's Validate: call reports every violation into the
+// wire.Validator v, through t's table.
+func tableValidate(f *jen.File, t *ir.Type, call jen.Code) {
+	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
+	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
+		jen.Var().Id("v").Qual(WirePath, "Validator"),
+		call,
+		jen.Return(jen.Id("v").Dot("Err").Call()),
+	)
+	f.Line()
+}
+
 // tableUnmarshal emits the UnmarshalJSON of a type reached through table.
 func tableUnmarshal(f *jen.File, name string, table *jen.Statement) {
 	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
 	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
 		jen.Return(wq("DecodeWith").Call(jen.Id("data"), jen.Id("v"), table.Clone(), wq("Lenient"))))
-	f.Line()
-}
-
-// coldValidate emits t's Validate over its table.
-func coldValidate(f *jen.File, t *ir.Type) {
-	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
-		jen.Var().Id("v").Qual(WirePath, "Validator"),
-		wq("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))),
-		jen.Return(jen.Id("v").Dot("Err").Call()),
-	)
 	f.Line()
 }
 
@@ -429,17 +430,6 @@ func (e *emitter) stringEnumCodec(f *jen.File, t *ir.Type) {
 	tableUnmarshal(f, t.Name, jen.Op("&").Id(enumTable(t)))
 }
 
-// stringEnumValidate emits t's Validate over its table.
-func stringEnumValidate(f *jen.File, t *ir.Type) {
-	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
-		jen.Var().Id("v").Qual(WirePath, "Validator"),
-		jen.Id(enumTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")),
-		jen.Return(jen.Id("v").Dot("Err").Call()),
-	)
-	f.Line()
-}
-
 // scalarAlias reports a named scalar (type SessionID string) whose checks
 // the interpreter makes as its generated code would. Its table is a
 // wire.Scalar; generated code reads, writes and checks its values as the
@@ -471,15 +461,4 @@ func (e *emitter) scalarCodec(f *jen.File, t *ir.Type) {
 	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Return(jen.Id(scalarTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
 	tableUnmarshal(f, t.Name, jen.Op("&").Id(scalarTable(t)))
-}
-
-// scalarValidate emits named scalar t's Validate over its table.
-func scalarValidate(f *jen.File, t *ir.Type) {
-	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
-		jen.Var().Id("v").Qual(WirePath, "Validator"),
-		jen.Id(scalarTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")),
-		jen.Return(jen.Id("v").Dot("Err").Call()),
-	)
-	f.Line()
 }

@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/acpgen/acpgen/generator/ir"
@@ -135,15 +134,4 @@ func selectOrder(u *ir.Union) []jen.Code {
 		return nil
 	}
 	return out
-}
-
-// coldUnionValidate emits t's Validate over its table.
-func coldUnionValidate(f *jen.File, t *ir.Type) {
-	f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
-	f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(
-		jen.Var().Id("v").Qual(WirePath, "Validator"),
-		wq("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))),
-		jen.Return(jen.Id("v").Dot("Err").Call()),
-	)
-	f.Line()
 }

@@ -18,19 +18,19 @@ func (e *emitter) validators(f *jen.File) {
 			continue // a Go alias shares its target's methods
 		}
 		if e.cold(t) {
-			coldValidate(f, t)
+			tableValidate(f, t, wq("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))))
 			continue
 		}
 		if e.coldUnion(t) {
-			coldUnionValidate(f, t)
+			tableValidate(f, t, wq("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))))
 			continue
 		}
 		if stringEnum(t) {
-			stringEnumValidate(f, t)
+			tableValidate(f, t, jen.Id(enumTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")))
 			continue
 		}
 		if scalarAlias(t) {
-			scalarValidate(f, t)
+			tableValidate(f, t, jen.Id(scalarTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")))
 			continue
 		}
 		var body []jen.Code
