@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -114,7 +115,8 @@ func LoadChannel(file string, overlays []string, channel string) (*Loaded, error
 func Generate(cfg Config) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	var resolved []ir.ChannelGates
-	var lifecycle []string // ACP lifecycle facts a channel lacks
+	var lifecycle []string                // ACP lifecycle facts a channel lacks
+	streamed := map[int]map[string]bool{} // protocol -> streamed tags of its channels with a session/update
 	var lock *source.Lock
 	if l, err := source.ReadLock(filepath.Join(cfg.SchemaDir, source.LockFile)); err == nil {
 		lock = l
@@ -162,6 +164,14 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		for _, gap := range m.LifecycleGaps(protocol) {
 			lifecycle = append(lifecycle, ch.Name+": "+gap)
 		}
+		if tags, ok := m.Streamed(); ok {
+			if streamed[protocol] == nil {
+				streamed[protocol] = map[string]bool{}
+			}
+			for _, tag := range tags {
+				streamed[protocol][tag] = true
+			}
+		}
 		cg := channelGates(ch.Name, protocol, ld)
 		o.Gates = cg.Gates
 		resolved = append(resolved, cg)
@@ -183,6 +193,14 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	// A lifecycle fact a channel lacks, like a row that applies to no
 	// channel, is stale: against the pinned schema that is an error; against
 	// other bases it is only reported.
+	for _, protocol := range slices.Sorted(maps.Keys(streamed)) {
+		have := streamed[protocol]
+		for _, tag := range ir.StreamedUpdates[protocol] {
+			if !have[tag] {
+				lifecycle = append(lifecycle, fmt.Sprintf("v%d: no channel's session/update has the streamed variant %q (ir.StreamedUpdates)", protocol, tag))
+			}
+		}
+	}
 	if len(lifecycle) > 0 {
 		if cfg.StrictGates {
 			return nil, fmt.Errorf("ACP lifecycle facts (generator/ir/protocol.go) that match nothing:\n  %s", strings.Join(lifecycle, "\n  "))

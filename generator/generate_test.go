@@ -11,6 +11,7 @@ import (
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/output"
+	"github.com/acpgen/acpgen/internal/pinned"
 )
 
 // The golden base schema has no session/delete, so the table's row for it
@@ -143,5 +144,25 @@ func TestDroppedChannelKeepsItsFolder(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f))); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// A pinned schema whose session/update no longer has a streamed variant (as
+// if upstream renamed agent_thought_chunk) leaves an ir.StreamedUpdates
+// entry matching nothing: an error with StrictGates naming the protocol and
+// the tag.
+func TestStreamedUpdateRenamed(t *testing.T) {
+	dir := t.TempDir()
+	renamed := bytes.ReplaceAll(pinned.File(t, "schema.json"), []byte(`"agent_thought_chunk"`), []byte(`"agent_reasoning_chunk"`))
+	if err := os.WriteFile(filepath.Join(dir, "schema.json"), renamed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := generator.Config{Root: t.TempDir(), SchemaDir: dir, StrictGates: true, Channels: []generator.Channel{{
+		Name: "stable", SchemaFile: "schema.json", OutDir: "gen", Package: "acp", ImportPath: generator.Module + "/gen",
+	}}}
+	const stale = `v1: no channel's session/update has the streamed variant "agent_thought_chunk" (ir.StreamedUpdates)`
+	files, err := generator.Generate(cfg)
+	if err == nil || !strings.Contains(err.Error(), "\n  "+stale) || files != nil {
+		t.Fatalf("got %d files, error %v; want the stale entry %q", len(files), err, stale)
 	}
 }

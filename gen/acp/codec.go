@@ -4079,8 +4079,8 @@ var objectNewSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4217,181 +4217,80 @@ func (v *SessionMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
 
-var membersSessionConfigOption = wire.Members{Required: []string{"id", "name"}}
-
-// DecodeJSON decodes one SessionConfigOption object, keeping unknown members.
-func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigOption{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
+var unionSessionConfigOptionType = wire.Union{
+	Discriminator: "type",
+	KeepsUnknown:  true,
+	Name:          "SessionConfigOptionType",
+	Type:          (*SessionConfigOptionType)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Select",
+			Payload: &objectSessionConfigSelect,
+			Role:    wire.VariantTagged,
+			Tag:     "select",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectSessionConfigBoolean,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+	},
+}
+var objectSessionConfigOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Category",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "category",
+			Value: &wire.Value{
+				Enum:  &enumSessionConfigOptionCategory,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "acp.SessionConfigOption",
+	Type:       (*SessionConfigOption)(nil),
+	Union:      &unionSessionConfigOptionType,
+	UnionField: "Type",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ID), d), "id")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "category":
-		if d.TryNull() {
-			v.Category = nil
-			return wire.Optional, nil
-		}
-		v.Category = new(SessionConfigOptionCategory)
-		m := d.Mark()
-		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
-			v.Category = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Type.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *SessionConfigOption) required(w int) []string {
-	if w == 0 {
-		return membersSessionConfigOption.Required
-	}
-	return v.Type.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
-	return v.Type.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = wire.AppendString(b, string(v.ID))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Category != nil {
-		b = wire.Key(b, &comma, "\"category\":")
-		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Type.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "select":
-		v.Select = new(SessionConfigSelect)
-		return nil
-	case "boolean":
-		v.Boolean = new(SessionConfigBoolean)
-		return nil
-	}
-	// Lenient decoding keeps a variant this version does not know.
-	if d.Lenient() {
-		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
-		return nil
-	}
-	return wire.AtKey(d.Errorf("unknown type %q of SessionConfigOptionType", tag), "type")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Select != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Select.decodeField(d, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Boolean.decodeField(d, key)
-	case v.Unknown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.NotMember, nil
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *SessionConfigOptionType) required(w int) []string {
-	switch {
-	case v.Select != nil:
-		return wire.Level(w, membersSessionConfigSelect.Required)
-	case v.Boolean != nil:
-		return wire.Level(w, membersSessionConfigBoolean.Required)
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Select != nil:
-		b = wire.Key(b, &comma, "\"type\":\"select\"")
-		return v.Select.appendFields(b, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
-	case v.Unknown != nil:
-		return v.Unknown.AppendFields(b, "type", comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigOption")
+	return wire.MarshalTable(&v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigOption, wire.Lenient)
 }
 
 var scalarSessionConfigID = wire.Scalar{
@@ -4449,7 +4348,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []SessionConfigSelectOption
-			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectOption).DecodeJSON)
+			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectOption)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -4461,7 +4360,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			var x []SessionConfigSelectGroup
-			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectGroup).DecodeJSON)
+			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectGroup)
 			if err != nil {
 				return err
 			}
@@ -4476,10 +4375,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = wire.AppendSlice(b, v.Ungrouped, (*SessionConfigSelectOption).AppendJSON)
+		b = wire.AppendSlice(b, v.Ungrouped, appendSessionConfigSelectOption)
 		return b
 	case v.Grouped != nil:
-		b = wire.AppendSlice(b, v.Grouped, (*SessionConfigSelectGroup).AppendJSON)
+		b = wire.AppendSlice(b, v.Grouped, appendSessionConfigSelectGroup)
 		return b
 	}
 	return append(b, "null"...)
@@ -4496,133 +4395,101 @@ func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", "name"}}
-
-// DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
-func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelectOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
+var objectSessionConfigSelectOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionConfigSelectOption",
+	Type: (*SessionConfigSelectOption)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, string(v.Value))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigSelectOption")
+	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelectOption, wire.Lenient)
 }
 
-var membersSessionConfigSelectGroup = wire.Members{Required: []string{"group", "name", "options"}}
-
-// DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
-func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelectGroup{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
+var objectSessionConfigSelectGroup = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Group",
+			Flags: wire.Required,
+			Name:  "group",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "options",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionConfigSelectOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionConfigSelectGroup",
+	Type: (*SessionConfigSelectGroup)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "group":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Group), d), "group")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "options":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
-			v.Options = nil
-			return 2, wire.AtKey(d.Recover(m, err), "options")
-		}
-		return 2, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"group\":")
-	b = wire.AppendString(b, string(v.Group))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"options\":")
-	b = wire.AppendSlice(b, v.Options, (*SessionConfigSelectOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigSelectGroup")
+	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelectGroup, wire.Lenient)
 }
 
 var scalarSessionConfigGroupID = wire.Scalar{
@@ -4640,92 +4507,61 @@ func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
-var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
-
-// DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
-func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelect{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
+var objectSessionConfigSelect = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentValue",
+			Flags: wire.Required,
+			Name:  "currentValue",
+			Value: &wire.String,
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required,
+			Name:  "options",
+			Value: &wire.Value{
+				Coded: (*SessionConfigSelectOptions)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.SessionConfigSelect",
+	Type: (*SessionConfigSelect)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentValue":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
-	case "options":
-		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = wire.AppendString(b, string(v.CurrentValue))
-	b = wire.Key(b, &comma, "\"options\":")
-	b = v.Options.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigSelect")
+	return wire.MarshalTable(&v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelect, wire.Lenient)
 }
 
-var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"}}
-
-// DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
-func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigBoolean{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
+var objectSessionConfigBoolean = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentValue",
+			Flags: wire.Required,
+			Name:  "currentValue",
+			Value: &wire.Bool,
+		},
+	},
+	Name: "acp.SessionConfigBoolean",
+	Type: (*SessionConfigBoolean)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigBoolean) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentValue":
-		return 0, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = wire.AppendBool(b, v.CurrentValue)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigBoolean")
+	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigBoolean, wire.Lenient)
 }
 
 var objectLoadSessionResponse = wire.Object{
@@ -4745,8 +4581,8 @@ var objectLoadSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4932,8 +4768,8 @@ var objectResumeSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -5026,8 +4862,8 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -5397,42 +5233,42 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.AvailableCommandsUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, key)
 	case v.CurrentModeUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.CurrentModeUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.CurrentModeUpdate, &objectCurrentModeUpdate, key)
 	case v.ConfigOptionUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ConfigOptionUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.ConfigOptionUpdate, &objectConfigOptionUpdate, key)
 	case v.SessionInfoUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.SessionInfoUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.SessionInfoUpdate, &objectSessionInfoUpdate, key)
 	case v.UsageUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.UsageUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.UsageUpdate, &objectUsageUpdate, key)
 	case v.Notice != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Notice.decodeField(d, key)
+		return wire.DecodeMember(d, v.Notice, &objectNotice, key)
 	case v.CompactionUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.CompactionUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.CompactionUpdate, &objectCompactionUpdate, key)
 	case v.CompactionSummaryChunk != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.CompactionSummaryChunk.decodeField(d, key)
+		return wire.DecodeMember(d, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, key)
 	case v.Unknown != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
@@ -5458,21 +5294,21 @@ func (v *SessionUpdate) required(w int) []string {
 	case v.Plan != nil:
 		return wire.Level(w, membersPlan.Required)
 	case v.AvailableCommandsUpdate != nil:
-		return wire.Level(w, membersAvailableCommandsUpdate.Required)
+		return wire.Level(w, objectAvailableCommandsUpdate.RequiredNames())
 	case v.CurrentModeUpdate != nil:
-		return wire.Level(w, membersCurrentModeUpdate.Required)
+		return wire.Level(w, objectCurrentModeUpdate.RequiredNames())
 	case v.ConfigOptionUpdate != nil:
-		return wire.Level(w, membersConfigOptionUpdate.Required)
+		return wire.Level(w, objectConfigOptionUpdate.RequiredNames())
 	case v.SessionInfoUpdate != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectSessionInfoUpdate.RequiredNames())
 	case v.UsageUpdate != nil:
-		return wire.Level(w, membersUsageUpdate.Required)
+		return wire.Level(w, objectUsageUpdate.RequiredNames())
 	case v.Notice != nil:
-		return wire.Level(w, membersNotice.Required)
+		return wire.Level(w, objectNotice.RequiredNames())
 	case v.CompactionUpdate != nil:
-		return wire.Level(w, membersCompactionUpdate.Required)
+		return wire.Level(w, objectCompactionUpdate.RequiredNames())
 	case v.CompactionSummaryChunk != nil:
-		return wire.Level(w, membersCompactionSummaryChunk.Required)
+		return wire.Level(w, objectCompactionSummaryChunk.RequiredNames())
 	}
 	return nil
 }
@@ -5500,28 +5336,28 @@ func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 		return v.Plan.appendFields(b, comma)
 	case v.AvailableCommandsUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"available_commands_update\"")
-		return v.AvailableCommandsUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, comma)
 	case v.CurrentModeUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"current_mode_update\"")
-		return v.CurrentModeUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.CurrentModeUpdate, &objectCurrentModeUpdate, comma)
 	case v.ConfigOptionUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"config_option_update\"")
-		return v.ConfigOptionUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ConfigOptionUpdate, &objectConfigOptionUpdate, comma)
 	case v.SessionInfoUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_info_update\"")
-		return v.SessionInfoUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.SessionInfoUpdate, &objectSessionInfoUpdate, comma)
 	case v.UsageUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"usage_update\"")
-		return v.UsageUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.UsageUpdate, &objectUsageUpdate, comma)
 	case v.Notice != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"notice\"")
-		return v.Notice.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Notice, &objectNotice, comma)
 	case v.CompactionUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_update\"")
-		return v.CompactionUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.CompactionUpdate, &objectCompactionUpdate, comma)
 	case v.CompactionSummaryChunk != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_summary_chunk\"")
-		return v.CompactionSummaryChunk.appendFields(b, comma)
+		return wire.AppendMembers(b, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "sessionUpdate", comma)
 	}
@@ -5956,72 +5792,52 @@ func (v *Plan) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAvailableCommand = wire.Members{Required: []string{"name", "description"}}
-
-// DecodeJSON decodes one AvailableCommand object, keeping unknown members.
-func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommand{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommand, nil)
+var objectAvailableCommand = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Required,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Input",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "input",
+			Value: &wire.Value{
+				Shape: wire.ShapeUnion,
+				Union: &unionAvailableCommandInput,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AvailableCommand",
+	Type: (*AvailableCommand)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommand) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		return 1, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
-	case "input":
-		if d.TryNull() {
-			v.Input = nil
-			return wire.Optional, nil
-		}
-		v.Input = new(AvailableCommandInput)
-		m := d.Mark()
-		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
-			v.Input = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"description\":")
-	b = wire.AppendString(b, v.Description)
-	if v.Input != nil {
-		b = wire.Key(b, &comma, "\"input\":")
-		b = unionAvailableCommandInput.AppendValue(b, v.Input)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommand")
+	return wire.MarshalTable(&v, &objectAvailableCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommand, wire.Lenient)
 }
 
 var unionAvailableCommandInput = wire.Union{
@@ -6080,232 +5896,156 @@ func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
 
-var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
-
-// DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
-func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandsUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
+var objectAvailableCommandsUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "AvailableCommands",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectAvailableCommand,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AvailableCommandsUpdate",
+	Type: (*AvailableCommandsUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandsUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return 0, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return 0, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"availableCommands\":")
-	b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommandsUpdate")
+	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommandsUpdate, wire.Lenient)
 }
 
-var membersCurrentModeUpdate = wire.Members{Required: []string{"currentModeId"}}
-
-// DecodeJSON decodes one CurrentModeUpdate object, keeping unknown members.
-func (v *CurrentModeUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = CurrentModeUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCurrentModeUpdate, nil)
+var objectCurrentModeUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentModeID",
+			Flags: wire.Required,
+			Name:  "currentModeId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CurrentModeUpdate",
+	Type: (*CurrentModeUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CurrentModeUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentModeId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentModeID), d), "currentModeId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentModeId\":")
-	b = wire.AppendString(b, string(v.CurrentModeID))
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CurrentModeUpdate")
+	return wire.MarshalTable(&v, &objectCurrentModeUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCurrentModeUpdate, wire.Lenient)
 }
 
-var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}}
-
-// DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
-func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = ConfigOptionUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
+var objectConfigOptionUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ConfigOptionUpdate",
+	Type: (*ConfigOptionUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ConfigOptionUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return 0, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configOptions\":")
-	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ConfigOptionUpdate")
+	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectConfigOptionUpdate, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
-func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionInfoUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectSessionInfoUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: &wire.String,
+		},
+		{
+			Field: "UpdatedAt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "updatedAt",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionInfoUpdate",
+	Type: (*SessionInfoUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfoUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "updatedAt":
-		if d.TryNull() {
-			v.UpdatedAt = nil
-			return wire.Optional, nil
-		}
-		v.UpdatedAt = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
-			v.UpdatedAt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.UpdatedAt != nil {
-		b = wire.Key(b, &comma, "\"updatedAt\":")
-		b = wire.AppendString(b, *v.UpdatedAt)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionInfoUpdate")
+	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfoUpdate, wire.Lenient)
 }
 
 var objectCost = wire.Object{
@@ -6347,72 +6087,52 @@ func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
-var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
-
-// DecodeJSON decodes one UsageUpdate object, keeping unknown members.
-func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = UsageUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
+var objectUsageUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Used",
+			Flags: wire.Required,
+			Name:  "used",
+			Value: &wire.Uint64,
+		},
+		{
+			Field: "Size",
+			Flags: wire.Required,
+			Name:  "size",
+			Value: &wire.Uint64,
+		},
+		{
+			Field: "Cost",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cost",
+			Value: &wire.Value{
+				Object: &objectCost,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.UsageUpdate",
+	Type: (*UsageUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UsageUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "used":
-		return 0, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
-	case "size":
-		return 1, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
-	case "cost":
-		if d.TryNull() {
-			v.Cost = nil
-			return wire.Optional, nil
-		}
-		v.Cost = new(Cost)
-		m := d.Mark()
-		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
-			v.Cost = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"used\":")
-	b = wire.AppendUint(b, uint64(v.Used))
-	b = wire.Key(b, &comma, "\"size\":")
-	b = wire.AppendUint(b, uint64(v.Size))
-	if v.Cost != nil {
-		b = wire.Key(b, &comma, "\"cost\":")
-		b = objectCost.AppendValue(b, v.Cost)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.UsageUpdate")
+	return wire.MarshalTable(&v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUsageUpdate, wire.Lenient)
 }
 
 var enumNoticeSeverity = wire.Enum{
@@ -6431,72 +6151,55 @@ func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
-var membersNotice = wire.Members{Required: []string{"severity", "title"}}
-
-// DecodeJSON decodes one Notice object, keeping unknown members.
-func (v *Notice) DecodeJSON(d *wire.Decoder) error {
-	*v = Notice{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
+var objectNotice = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Severity",
+			Flags: wire.Required,
+			Name:  "severity",
+			Value: &wire.Value{
+				Enum:  &enumNoticeSeverity,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: &wire.Value{
+				Rule:  &stringRule1,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Notice",
+	Type: (*Notice)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Notice) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "severity":
-		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"severity\":")
-	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Notice")
+	return wire.MarshalTable(&v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Notice) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNotice, wire.Lenient)
 }
 
 var scalarCompactionID = wire.Scalar{
@@ -6530,139 +6233,107 @@ func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
-var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
-
-// DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
-func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = CompactionUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
+var objectCompactionUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CompactionID",
+			Flags: wire.Required,
+			Name:  "compactionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Status",
+			Flags: wire.Required,
+			Name:  "status",
+			Value: &wire.Value{
+				Enum:  &enumCompactionStatus,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Summary",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "summary",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "error",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CompactionUpdate",
+	Type: (*CompactionUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "compactionId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
-	case "status":
-		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
-	case "summary":
-		if d.TryNull() {
-			v.Summary = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
-			v.Summary = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "summary")
-		}
-		return wire.Optional, nil
-	case "error":
-		if d.TryNull() {
-			v.Error = nil
-			return wire.Optional, nil
-		}
-		v.Error = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Error, d); err != nil {
-			v.Error = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = wire.AppendString(b, string(v.CompactionID))
-	b = wire.Key(b, &comma, "\"status\":")
-	b = enumCompactionStatus.AppendValue(b, &v.Status)
-	if v.Summary != nil {
-		b = wire.Key(b, &comma, "\"summary\":")
-		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
-	}
-	if v.Error != nil {
-		b = wire.Key(b, &comma, "\"error\":")
-		b = wire.AppendString(b, *v.Error)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CompactionUpdate")
+	return wire.MarshalTable(&v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionUpdate, wire.Lenient)
 }
 
-var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionId", "content"}}
-
-// DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
-func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
-	*v = CompactionSummaryChunk{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
+var objectCompactionSummaryChunk = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CompactionID",
+			Flags: wire.Required,
+			Name:  "compactionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Coded: (*ContentBlock)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CompactionSummaryChunk",
+	Type: (*CompactionSummaryChunk)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "compactionId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
-	case "content":
-		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = wire.AppendString(b, string(v.CompactionID))
-	b = wire.Key(b, &comma, "\"content\":")
-	b = v.Content.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CompactionSummaryChunk")
+	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionSummaryChunk, wire.Lenient)
 }
 
 var objectCompleteElicitationNotification = wire.Object{
@@ -9177,14 +8848,24 @@ func TableOf(v any) wire.Table {
 		return &scalarSessionModeID
 	case *SessionMode:
 		return &objectSessionMode
+	case *SessionConfigOption:
+		return &objectSessionConfigOption
 	case *SessionConfigID:
 		return &scalarSessionConfigID
 	case *SessionConfigOptionCategory:
 		return &enumSessionConfigOptionCategory
 	case *SessionConfigValueID:
 		return &scalarSessionConfigValueID
+	case *SessionConfigSelectOption:
+		return &objectSessionConfigSelectOption
+	case *SessionConfigSelectGroup:
+		return &objectSessionConfigSelectGroup
 	case *SessionConfigGroupID:
 		return &scalarSessionConfigGroupID
+	case *SessionConfigSelect:
+		return &objectSessionConfigSelect
+	case *SessionConfigBoolean:
+		return &objectSessionConfigBoolean
 	case *LoadSessionResponse:
 		return &objectLoadSessionResponse
 	case *ListSessionsResponse:
@@ -9213,18 +8894,36 @@ func TableOf(v any) wire.Table {
 		return &enumPlanEntryPriority
 	case *PlanEntryStatus:
 		return &enumPlanEntryStatus
+	case *AvailableCommand:
+		return &objectAvailableCommand
 	case *AvailableCommandInput:
 		return &unionAvailableCommandInput
 	case *UnstructuredCommandInput:
 		return &objectUnstructuredCommandInput
+	case *AvailableCommandsUpdate:
+		return &objectAvailableCommandsUpdate
+	case *CurrentModeUpdate:
+		return &objectCurrentModeUpdate
+	case *ConfigOptionUpdate:
+		return &objectConfigOptionUpdate
+	case *SessionInfoUpdate:
+		return &objectSessionInfoUpdate
 	case *Cost:
 		return &objectCost
+	case *UsageUpdate:
+		return &objectUsageUpdate
 	case *NoticeSeverity:
 		return &enumNoticeSeverity
+	case *Notice:
+		return &objectNotice
 	case *CompactionID:
 		return &scalarCompactionID
 	case *CompactionStatus:
 		return &enumCompactionStatus
+	case *CompactionUpdate:
+		return &objectCompactionUpdate
+	case *CompactionSummaryChunk:
+		return &objectCompactionSummaryChunk
 	case *CompleteElicitationNotification:
 		return &objectCompleteElicitationNotification
 	case *ClientRequest:
@@ -9359,6 +9058,22 @@ func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
 
 func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
 	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeSessionConfigSelectOption(p *SessionConfigSelectOption, d *wire.Decoder) error {
+	return objectSessionConfigSelectOption.DecodeValue(d, p)
+}
+
+func decodeSessionConfigSelectGroup(p *SessionConfigSelectGroup, d *wire.Decoder) error {
+	return objectSessionConfigSelectGroup.DecodeValue(d, p)
+}
+
+func appendSessionConfigSelectOption(p *SessionConfigSelectOption, b []byte) []byte {
+	return objectSessionConfigSelectOption.AppendValue(b, p)
+}
+
+func appendSessionConfigSelectGroup(p *SessionConfigSelectGroup, b []byte) []byte {
+	return objectSessionConfigSelectGroup.AppendValue(b, p)
 }
 
 func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {

@@ -4842,8 +4842,8 @@ var objectNewSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4980,181 +4980,80 @@ func (v *SessionMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
 
-var membersSessionConfigOption = wire.Members{Required: []string{"id", "name"}}
-
-// DecodeJSON decodes one SessionConfigOption object, keeping unknown members.
-func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigOption{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
+var unionSessionConfigOptionType = wire.Union{
+	Discriminator: "type",
+	KeepsUnknown:  true,
+	Name:          "SessionConfigOptionType",
+	Type:          (*SessionConfigOptionType)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Select",
+			Payload: &objectSessionConfigSelect,
+			Role:    wire.VariantTagged,
+			Tag:     "select",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectSessionConfigBoolean,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+	},
+}
+var objectSessionConfigOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ID",
+			Flags: wire.Required,
+			Name:  "id",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Category",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "category",
+			Value: &wire.Value{
+				Enum:  &enumSessionConfigOptionCategory,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "unstable.SessionConfigOption",
+	Type:       (*SessionConfigOption)(nil),
+	Union:      &unionSessionConfigOptionType,
+	UnionField: "Type",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "id":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ID), d), "id")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "category":
-		if d.TryNull() {
-			v.Category = nil
-			return wire.Optional, nil
-		}
-		v.Category = new(SessionConfigOptionCategory)
-		m := d.Mark()
-		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
-			v.Category = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Type.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *SessionConfigOption) required(w int) []string {
-	if w == 0 {
-		return membersSessionConfigOption.Required
-	}
-	return v.Type.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
-	return v.Type.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"id\":")
-	b = wire.AppendString(b, string(v.ID))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Category != nil {
-		b = wire.Key(b, &comma, "\"category\":")
-		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Type.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "select":
-		v.Select = new(SessionConfigSelect)
-		return nil
-	case "boolean":
-		v.Boolean = new(SessionConfigBoolean)
-		return nil
-	}
-	// Lenient decoding keeps a variant this version does not know.
-	if d.Lenient() {
-		v.Unknown = &wire.UnknownVariant{Tag: string(tag)}
-		return nil
-	}
-	return wire.AtKey(d.Errorf("unknown type %q of SessionConfigOptionType", tag), "type")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Select != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Select.decodeField(d, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Boolean.decodeField(d, key)
-	case v.Unknown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.NotMember, nil
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *SessionConfigOptionType) required(w int) []string {
-	switch {
-	case v.Select != nil:
-		return wire.Level(w, membersSessionConfigSelect.Required)
-	case v.Boolean != nil:
-		return wire.Level(w, membersSessionConfigBoolean.Required)
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Select != nil:
-		b = wire.Key(b, &comma, "\"type\":\"select\"")
-		return v.Select.appendFields(b, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
-	case v.Unknown != nil:
-		return v.Unknown.AppendFields(b, "type", comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionConfigOption")
+	return wire.MarshalTable(&v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigOption, wire.Lenient)
 }
 
 var scalarSessionConfigID = wire.Scalar{
@@ -5212,7 +5111,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []SessionConfigSelectOption
-			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectOption).DecodeJSON)
+			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectOption)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -5224,7 +5123,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			var x []SessionConfigSelectGroup
-			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectGroup).DecodeJSON)
+			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectGroup)
 			if err != nil {
 				return err
 			}
@@ -5239,10 +5138,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = wire.AppendSlice(b, v.Ungrouped, (*SessionConfigSelectOption).AppendJSON)
+		b = wire.AppendSlice(b, v.Ungrouped, appendSessionConfigSelectOption)
 		return b
 	case v.Grouped != nil:
-		b = wire.AppendSlice(b, v.Grouped, (*SessionConfigSelectGroup).AppendJSON)
+		b = wire.AppendSlice(b, v.Grouped, appendSessionConfigSelectGroup)
 		return b
 	}
 	return append(b, "null"...)
@@ -5259,133 +5158,101 @@ func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", "name"}}
-
-// DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
-func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelectOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
+var objectSessionConfigSelectOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionConfigSelectOption",
+	Type: (*SessionConfigSelectOption)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, string(v.Value))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionConfigSelectOption")
+	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelectOption, wire.Lenient)
 }
 
-var membersSessionConfigSelectGroup = wire.Members{Required: []string{"group", "name", "options"}}
-
-// DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
-func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelectGroup{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
+var objectSessionConfigSelectGroup = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Group",
+			Flags: wire.Required,
+			Name:  "group",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "options",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionConfigSelectOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionConfigSelectGroup",
+	Type: (*SessionConfigSelectGroup)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "group":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Group), d), "group")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "options":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
-			v.Options = nil
-			return 2, wire.AtKey(d.Recover(m, err), "options")
-		}
-		return 2, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"group\":")
-	b = wire.AppendString(b, string(v.Group))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"options\":")
-	b = wire.AppendSlice(b, v.Options, (*SessionConfigSelectOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionConfigSelectGroup")
+	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelectGroup, wire.Lenient)
 }
 
 var scalarSessionConfigGroupID = wire.Scalar{
@@ -5403,92 +5270,61 @@ func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
-var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
-
-// DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
-func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelect{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
+var objectSessionConfigSelect = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentValue",
+			Flags: wire.Required,
+			Name:  "currentValue",
+			Value: &wire.String,
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required,
+			Name:  "options",
+			Value: &wire.Value{
+				Coded: (*SessionConfigSelectOptions)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "unstable.SessionConfigSelect",
+	Type: (*SessionConfigSelect)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentValue":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
-	case "options":
-		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = wire.AppendString(b, string(v.CurrentValue))
-	b = wire.Key(b, &comma, "\"options\":")
-	b = v.Options.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionConfigSelect")
+	return wire.MarshalTable(&v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelect, wire.Lenient)
 }
 
-var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"}}
-
-// DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
-func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigBoolean{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
+var objectSessionConfigBoolean = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentValue",
+			Flags: wire.Required,
+			Name:  "currentValue",
+			Value: &wire.Bool,
+		},
+	},
+	Name: "unstable.SessionConfigBoolean",
+	Type: (*SessionConfigBoolean)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigBoolean) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentValue":
-		return 0, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = wire.AppendBool(b, v.CurrentValue)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionConfigBoolean")
+	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigBoolean, wire.Lenient)
 }
 
 var objectLoadSessionResponse = wire.Object{
@@ -5508,8 +5344,8 @@ var objectLoadSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -5707,8 +5543,8 @@ var objectForkSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -5895,8 +5731,8 @@ var objectResumeSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -5989,8 +5825,8 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -6459,62 +6295,62 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.PlanRemoved.decodeField(d, key)
+		return wire.DecodeMember(d, v.PlanRemoved, &objectPlanRemoved, key)
 	case v.AvailableCommandsUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.AvailableCommandsUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, key)
 	case v.CurrentModeUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.CurrentModeUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.CurrentModeUpdate, &objectCurrentModeUpdate, key)
 	case v.ConfigOptionUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ConfigOptionUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.ConfigOptionUpdate, &objectConfigOptionUpdate, key)
 	case v.SessionInfoUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.SessionInfoUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.SessionInfoUpdate, &objectSessionInfoUpdate, key)
 	case v.UsageUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.UsageUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.UsageUpdate, &objectUsageUpdate, key)
 	case v.Notice != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Notice.decodeField(d, key)
+		return wire.DecodeMember(d, v.Notice, &objectNotice, key)
 	case v.CompactionUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.CompactionUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.CompactionUpdate, &objectCompactionUpdate, key)
 	case v.CompactionSummaryChunk != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.CompactionSummaryChunk.decodeField(d, key)
+		return wire.DecodeMember(d, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, key)
 	case v.SubagentUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.SubagentUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.SubagentUpdate, &objectSubagentUpdate, key)
 	case v.SessionMessage != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.SessionMessage.decodeField(d, key)
+		return wire.DecodeMember(d, v.SessionMessage, &objectSessionMessage, key)
 	case v.SessionMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.SessionMessageChunk.decodeField(d, key)
+		return wire.DecodeMember(d, v.SessionMessageChunk, &objectSessionMessageChunk, key)
 	case v.Unknown != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
@@ -6542,29 +6378,29 @@ func (v *SessionUpdate) required(w int) []string {
 	case v.PlanUpdate != nil:
 		return wire.Level(w, membersPlanUpdate.Required)
 	case v.PlanRemoved != nil:
-		return wire.Level(w, membersPlanRemoved.Required)
+		return wire.Level(w, objectPlanRemoved.RequiredNames())
 	case v.AvailableCommandsUpdate != nil:
-		return wire.Level(w, membersAvailableCommandsUpdate.Required)
+		return wire.Level(w, objectAvailableCommandsUpdate.RequiredNames())
 	case v.CurrentModeUpdate != nil:
-		return wire.Level(w, membersCurrentModeUpdate.Required)
+		return wire.Level(w, objectCurrentModeUpdate.RequiredNames())
 	case v.ConfigOptionUpdate != nil:
-		return wire.Level(w, membersConfigOptionUpdate.Required)
+		return wire.Level(w, objectConfigOptionUpdate.RequiredNames())
 	case v.SessionInfoUpdate != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectSessionInfoUpdate.RequiredNames())
 	case v.UsageUpdate != nil:
-		return wire.Level(w, membersUsageUpdate.Required)
+		return wire.Level(w, objectUsageUpdate.RequiredNames())
 	case v.Notice != nil:
-		return wire.Level(w, membersNotice.Required)
+		return wire.Level(w, objectNotice.RequiredNames())
 	case v.CompactionUpdate != nil:
-		return wire.Level(w, membersCompactionUpdate.Required)
+		return wire.Level(w, objectCompactionUpdate.RequiredNames())
 	case v.CompactionSummaryChunk != nil:
-		return wire.Level(w, membersCompactionSummaryChunk.Required)
+		return wire.Level(w, objectCompactionSummaryChunk.RequiredNames())
 	case v.SubagentUpdate != nil:
-		return wire.Level(w, membersSubagentUpdate.Required)
+		return wire.Level(w, objectSubagentUpdate.RequiredNames())
 	case v.SessionMessage != nil:
-		return wire.Level(w, membersSessionMessage.Required)
+		return wire.Level(w, objectSessionMessage.RequiredNames())
 	case v.SessionMessageChunk != nil:
-		return wire.Level(w, membersSessionMessageChunk.Required)
+		return wire.Level(w, objectSessionMessageChunk.RequiredNames())
 	}
 	return nil
 }
@@ -6595,40 +6431,40 @@ func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 		return v.PlanUpdate.appendFields(b, comma)
 	case v.PlanRemoved != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"plan_removed\"")
-		return v.PlanRemoved.appendFields(b, comma)
+		return wire.AppendMembers(b, v.PlanRemoved, &objectPlanRemoved, comma)
 	case v.AvailableCommandsUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"available_commands_update\"")
-		return v.AvailableCommandsUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, comma)
 	case v.CurrentModeUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"current_mode_update\"")
-		return v.CurrentModeUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.CurrentModeUpdate, &objectCurrentModeUpdate, comma)
 	case v.ConfigOptionUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"config_option_update\"")
-		return v.ConfigOptionUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ConfigOptionUpdate, &objectConfigOptionUpdate, comma)
 	case v.SessionInfoUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_info_update\"")
-		return v.SessionInfoUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.SessionInfoUpdate, &objectSessionInfoUpdate, comma)
 	case v.UsageUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"usage_update\"")
-		return v.UsageUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.UsageUpdate, &objectUsageUpdate, comma)
 	case v.Notice != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"notice\"")
-		return v.Notice.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Notice, &objectNotice, comma)
 	case v.CompactionUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_update\"")
-		return v.CompactionUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.CompactionUpdate, &objectCompactionUpdate, comma)
 	case v.CompactionSummaryChunk != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_summary_chunk\"")
-		return v.CompactionSummaryChunk.appendFields(b, comma)
+		return wire.AppendMembers(b, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, comma)
 	case v.SubagentUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"subagent_update\"")
-		return v.SubagentUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.SubagentUpdate, &objectSubagentUpdate, comma)
 	case v.SessionMessage != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_message\"")
-		return v.SessionMessage.appendFields(b, comma)
+		return wire.AppendMembers(b, v.SessionMessage, &objectSessionMessage, comma)
 	case v.SessionMessageChunk != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_message_chunk\"")
-		return v.SessionMessageChunk.appendFields(b, comma)
+		return wire.AppendMembers(b, v.SessionMessageChunk, &objectSessionMessageChunk, comma)
 	case v.Unknown != nil:
 		return v.Unknown.AppendFields(b, "sessionUpdate", comma)
 	}
@@ -7428,120 +7264,85 @@ func (v *PlanUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersPlanRemoved = wire.Members{Required: []string{"planId"}}
-
-// DecodeJSON decodes one PlanRemoved object, keeping unknown members.
-func (v *PlanRemoved) DecodeJSON(d *wire.Decoder) error {
-	*v = PlanRemoved{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersPlanRemoved, nil)
+var objectPlanRemoved = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "PlanID",
+			Flags: wire.Required,
+			Name:  "planId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.PlanRemoved",
+	Type: (*PlanRemoved)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *PlanRemoved) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *PlanRemoved) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "planId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *PlanRemoved) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"planId\":")
-	b = wire.AppendString(b, string(v.PlanID))
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v PlanRemoved) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.PlanRemoved")
+	return wire.MarshalTable(&v, &objectPlanRemoved)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *PlanRemoved) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectPlanRemoved, wire.Lenient)
 }
 
-var membersAvailableCommand = wire.Members{Required: []string{"name", "description"}}
-
-// DecodeJSON decodes one AvailableCommand object, keeping unknown members.
-func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommand{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommand, nil)
+var objectAvailableCommand = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Required,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Input",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "input",
+			Value: &wire.Value{
+				Shape: wire.ShapeUnion,
+				Union: &unionAvailableCommandInput,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AvailableCommand",
+	Type: (*AvailableCommand)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommand) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		return 1, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
-	case "input":
-		if d.TryNull() {
-			v.Input = nil
-			return wire.Optional, nil
-		}
-		v.Input = new(AvailableCommandInput)
-		m := d.Mark()
-		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
-			v.Input = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"description\":")
-	b = wire.AppendString(b, v.Description)
-	if v.Input != nil {
-		b = wire.Key(b, &comma, "\"input\":")
-		b = unionAvailableCommandInput.AppendValue(b, v.Input)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AvailableCommand")
+	return wire.MarshalTable(&v, &objectAvailableCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommand, wire.Lenient)
 }
 
 var unionAvailableCommandInput = wire.Union{
@@ -7600,232 +7401,156 @@ func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
 
-var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
-
-// DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
-func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandsUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
+var objectAvailableCommandsUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "AvailableCommands",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectAvailableCommand,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.AvailableCommandsUpdate",
+	Type: (*AvailableCommandsUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandsUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "availableCommands":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON); err != nil {
-			v.AvailableCommands = nil
-			return 0, wire.AtKey(d.Recover(m, err), "availableCommands")
-		}
-		return 0, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"availableCommands\":")
-	b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.AvailableCommandsUpdate")
+	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommandsUpdate, wire.Lenient)
 }
 
-var membersCurrentModeUpdate = wire.Members{Required: []string{"currentModeId"}}
-
-// DecodeJSON decodes one CurrentModeUpdate object, keeping unknown members.
-func (v *CurrentModeUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = CurrentModeUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCurrentModeUpdate, nil)
+var objectCurrentModeUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentModeID",
+			Flags: wire.Required,
+			Name:  "currentModeId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CurrentModeUpdate",
+	Type: (*CurrentModeUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CurrentModeUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CurrentModeUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentModeId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentModeID), d), "currentModeId")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CurrentModeUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentModeId\":")
-	b = wire.AppendString(b, string(v.CurrentModeID))
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CurrentModeUpdate")
+	return wire.MarshalTable(&v, &objectCurrentModeUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCurrentModeUpdate, wire.Lenient)
 }
 
-var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}}
-
-// DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
-func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = ConfigOptionUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
+var objectConfigOptionUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.ConfigOptionUpdate",
+	Type: (*ConfigOptionUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ConfigOptionUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON); err != nil {
-			v.ConfigOptions = nil
-			return 0, wire.AtKey(d.Recover(m, err), "configOptions")
-		}
-		return 0, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configOptions\":")
-	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ConfigOptionUpdate")
+	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectConfigOptionUpdate, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
-func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionInfoUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectSessionInfoUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: &wire.String,
+		},
+		{
+			Field: "UpdatedAt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "updatedAt",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionInfoUpdate",
+	Type: (*SessionInfoUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfoUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "updatedAt":
-		if d.TryNull() {
-			v.UpdatedAt = nil
-			return wire.Optional, nil
-		}
-		v.UpdatedAt = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
-			v.UpdatedAt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.UpdatedAt != nil {
-		b = wire.Key(b, &comma, "\"updatedAt\":")
-		b = wire.AppendString(b, *v.UpdatedAt)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionInfoUpdate")
+	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfoUpdate, wire.Lenient)
 }
 
 var objectCost = wire.Object{
@@ -7867,72 +7592,52 @@ func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
-var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
-
-// DecodeJSON decodes one UsageUpdate object, keeping unknown members.
-func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = UsageUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
+var objectUsageUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Used",
+			Flags: wire.Required,
+			Name:  "used",
+			Value: &wire.Uint64,
+		},
+		{
+			Field: "Size",
+			Flags: wire.Required,
+			Name:  "size",
+			Value: &wire.Uint64,
+		},
+		{
+			Field: "Cost",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cost",
+			Value: &wire.Value{
+				Object: &objectCost,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.UsageUpdate",
+	Type: (*UsageUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UsageUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "used":
-		return 0, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
-	case "size":
-		return 1, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
-	case "cost":
-		if d.TryNull() {
-			v.Cost = nil
-			return wire.Optional, nil
-		}
-		v.Cost = new(Cost)
-		m := d.Mark()
-		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
-			v.Cost = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"used\":")
-	b = wire.AppendUint(b, uint64(v.Used))
-	b = wire.Key(b, &comma, "\"size\":")
-	b = wire.AppendUint(b, uint64(v.Size))
-	if v.Cost != nil {
-		b = wire.Key(b, &comma, "\"cost\":")
-		b = objectCost.AppendValue(b, v.Cost)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.UsageUpdate")
+	return wire.MarshalTable(&v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUsageUpdate, wire.Lenient)
 }
 
 var enumNoticeSeverity = wire.Enum{
@@ -7951,72 +7656,55 @@ func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
-var membersNotice = wire.Members{Required: []string{"severity", "title"}}
-
-// DecodeJSON decodes one Notice object, keeping unknown members.
-func (v *Notice) DecodeJSON(d *wire.Decoder) error {
-	*v = Notice{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
+var objectNotice = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Severity",
+			Flags: wire.Required,
+			Name:  "severity",
+			Value: &wire.Value{
+				Enum:  &enumNoticeSeverity,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: &wire.Value{
+				Rule:  &stringRule1,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.Notice",
+	Type: (*Notice)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Notice) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "severity":
-		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"severity\":")
-	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.Notice")
+	return wire.MarshalTable(&v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Notice) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNotice, wire.Lenient)
 }
 
 var scalarCompactionID = wire.Scalar{
@@ -8050,139 +7738,107 @@ func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
-var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
-
-// DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
-func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = CompactionUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
+var objectCompactionUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CompactionID",
+			Flags: wire.Required,
+			Name:  "compactionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Status",
+			Flags: wire.Required,
+			Name:  "status",
+			Value: &wire.Value{
+				Enum:  &enumCompactionStatus,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Summary",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "summary",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "error",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CompactionUpdate",
+	Type: (*CompactionUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "compactionId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
-	case "status":
-		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
-	case "summary":
-		if d.TryNull() {
-			v.Summary = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
-			v.Summary = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "summary")
-		}
-		return wire.Optional, nil
-	case "error":
-		if d.TryNull() {
-			v.Error = nil
-			return wire.Optional, nil
-		}
-		v.Error = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Error, d); err != nil {
-			v.Error = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = wire.AppendString(b, string(v.CompactionID))
-	b = wire.Key(b, &comma, "\"status\":")
-	b = enumCompactionStatus.AppendValue(b, &v.Status)
-	if v.Summary != nil {
-		b = wire.Key(b, &comma, "\"summary\":")
-		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
-	}
-	if v.Error != nil {
-		b = wire.Key(b, &comma, "\"error\":")
-		b = wire.AppendString(b, *v.Error)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CompactionUpdate")
+	return wire.MarshalTable(&v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionUpdate, wire.Lenient)
 }
 
-var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionId", "content"}}
-
-// DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
-func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
-	*v = CompactionSummaryChunk{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
+var objectCompactionSummaryChunk = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CompactionID",
+			Flags: wire.Required,
+			Name:  "compactionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Coded: (*ContentBlock)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.CompactionSummaryChunk",
+	Type: (*CompactionSummaryChunk)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "compactionId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
-	case "content":
-		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = wire.AppendString(b, string(v.CompactionID))
-	b = wire.Key(b, &comma, "\"content\":")
-	b = v.Content.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CompactionSummaryChunk")
+	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionSummaryChunk, wire.Lenient)
 }
 
 var objectSubagentSessionCapabilities = wire.Object{
@@ -8851,316 +8507,194 @@ func (v *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnknownStateUpdate, wire.Lenient)
 }
 
-var membersSubagentUpdate = wire.Members{Required: []string{"sessionId"}}
-
-// DecodeJSON decodes one SubagentUpdate object, keeping unknown members.
-func (v *SubagentUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = SubagentUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSubagentUpdate, nil)
+var objectSubagentUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionID",
+			Flags: wire.Required,
+			Name:  "sessionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Capabilities",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "capabilities",
+			Value: &wire.Value{
+				Object: &objectSubagentSessionCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "State",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "state",
+			Value: &wire.Value{
+				Coded: (*StateUpdate)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer,
+			Name:  "cwd",
+			Value: &wire.String,
+		},
+		{
+			Field: "AdditionalDirectories",
+			Flags: wire.Nullable,
+			Name:  "additionalDirectories",
+			Value: &wire.Value{
+				Elem:  &wire.String,
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SubagentUpdate",
+	Type: (*SubagentUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SubagentUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SubagentUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "capabilities":
-		if d.TryNull() {
-			v.Capabilities = nil
-			return wire.Optional, nil
-		}
-		v.Capabilities = new(SubagentSessionCapabilities)
-		m := d.Mark()
-		if err := objectSubagentSessionCapabilities.DecodeValue(d, v.Capabilities); err != nil {
-			v.Capabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
-		}
-		return wire.Optional, nil
-	case "state":
-		if d.TryNull() {
-			v.State = nil
-			return wire.Optional, nil
-		}
-		v.State = new(StateUpdate)
-		m := d.Mark()
-		if err := v.State.DecodeJSON(d); err != nil {
-			v.State = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "state")
-		}
-		return wire.Optional, nil
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(string)
-		return wire.Optional, wire.AtKey(wire.DecodeString(v.Cwd, d), "cwd")
-	case "additionalDirectories":
-		if d.TryNull() {
-			v.AdditionalDirectories = nil
-			return wire.Optional, nil
-		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SubagentUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionId\":")
-	b = wire.AppendString(b, string(v.SessionID))
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Capabilities != nil {
-		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = objectSubagentSessionCapabilities.AppendValue(b, v.Capabilities)
-	}
-	if v.State != nil {
-		b = wire.Key(b, &comma, "\"state\":")
-		b = v.State.AppendJSON(b)
-	}
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = wire.AppendString(b, *v.Cwd)
-	}
-	if v.AdditionalDirectories != nil {
-		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SubagentUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SubagentUpdate")
+	return wire.MarshalTable(&v, &objectSubagentUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SubagentUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSubagentUpdate, wire.Lenient)
 }
 
-var membersSessionMessage = wire.Members{Required: []string{"messageId"}}
-
-// DecodeJSON decodes one SessionMessage object, keeping unknown members.
-func (v *SessionMessage) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionMessage{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessage, nil)
+var objectSessionMessage = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MessageID",
+			Flags: wire.Required,
+			Name:  "messageId",
+			Value: &wire.String,
+		},
+		{
+			Field: "SenderSessionID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "senderSessionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "RecipientSessionID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "recipientSessionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "SenderMessageID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "senderMessageId",
+			Value: &wire.String,
+		},
+		{
+			Field: "RecipientMessageID",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "recipientMessageId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionMessage",
+	Type: (*SessionMessage)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionMessage) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "messageId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
-	case "senderSessionId":
-		if d.TryNull() {
-			v.SenderSessionID = nil
-			return wire.Optional, nil
-		}
-		v.SenderSessionID = new(SessionID)
-		m := d.Mark()
-		if err := wire.DecodeString((*string)(v.SenderSessionID), d); err != nil {
-			v.SenderSessionID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderSessionId")
-		}
-		return wire.Optional, nil
-	case "recipientSessionId":
-		if d.TryNull() {
-			v.RecipientSessionID = nil
-			return wire.Optional, nil
-		}
-		v.RecipientSessionID = new(SessionID)
-		m := d.Mark()
-		if err := wire.DecodeString((*string)(v.RecipientSessionID), d); err != nil {
-			v.RecipientSessionID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientSessionId")
-		}
-		return wire.Optional, nil
-	case "senderMessageId":
-		if d.TryNull() {
-			v.SenderMessageID = nil
-			return wire.Optional, nil
-		}
-		v.SenderMessageID = new(MessageID)
-		m := d.Mark()
-		if err := wire.DecodeString((*string)(v.SenderMessageID), d); err != nil {
-			v.SenderMessageID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "senderMessageId")
-		}
-		return wire.Optional, nil
-	case "recipientMessageId":
-		if d.TryNull() {
-			v.RecipientMessageID = nil
-			return wire.Optional, nil
-		}
-		v.RecipientMessageID = new(MessageID)
-		m := d.Mark()
-		if err := wire.DecodeString((*string)(v.RecipientMessageID), d); err != nil {
-			v.RecipientMessageID = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "recipientMessageId")
-		}
-		return wire.Optional, nil
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
-			v.Content = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"messageId\":")
-	b = wire.AppendString(b, string(v.MessageID))
-	if v.SenderSessionID != nil {
-		b = wire.Key(b, &comma, "\"senderSessionId\":")
-		b = wire.AppendString(b, string(*v.SenderSessionID))
-	}
-	if v.RecipientSessionID != nil {
-		b = wire.Key(b, &comma, "\"recipientSessionId\":")
-		b = wire.AppendString(b, string(*v.RecipientSessionID))
-	}
-	if v.SenderMessageID != nil {
-		b = wire.Key(b, &comma, "\"senderMessageId\":")
-		b = wire.AppendString(b, string(*v.SenderMessageID))
-	}
-	if v.RecipientMessageID != nil {
-		b = wire.Key(b, &comma, "\"recipientMessageId\":")
-		b = wire.AppendString(b, string(*v.RecipientMessageID))
-	}
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMessage) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionMessage")
+	return wire.MarshalTable(&v, &objectSessionMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionMessage) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionMessage, wire.Lenient)
 }
 
-var membersSessionMessageChunk = wire.Members{Required: []string{"messageId", "content"}}
-
-// DecodeJSON decodes one SessionMessageChunk object, keeping unknown members.
-func (v *SessionMessageChunk) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionMessageChunk{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionMessageChunk, nil)
+var objectSessionMessageChunk = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MessageID",
+			Flags: wire.Required,
+			Name:  "messageId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Coded: (*ContentBlock)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.SessionMessageChunk",
+	Type: (*SessionMessageChunk)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionMessageChunk) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionMessageChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "messageId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
-	case "content":
-		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionMessageChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"messageId\":")
-	b = wire.AppendString(b, string(v.MessageID))
-	b = wire.Key(b, &comma, "\"content\":")
-	b = v.Content.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionMessageChunk) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.SessionMessageChunk")
+	return wire.MarshalTable(&v, &objectSessionMessageChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionMessageChunk) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionMessageChunk, wire.Lenient)
 }
 
 var objectCompleteElicitationNotification = wire.Object{
@@ -12885,14 +12419,24 @@ func TableOf(v any) wire.Table {
 		return &scalarSessionModeID
 	case *SessionMode:
 		return &objectSessionMode
+	case *SessionConfigOption:
+		return &objectSessionConfigOption
 	case *SessionConfigID:
 		return &scalarSessionConfigID
 	case *SessionConfigOptionCategory:
 		return &enumSessionConfigOptionCategory
 	case *SessionConfigValueID:
 		return &scalarSessionConfigValueID
+	case *SessionConfigSelectOption:
+		return &objectSessionConfigSelectOption
+	case *SessionConfigSelectGroup:
+		return &objectSessionConfigSelectGroup
 	case *SessionConfigGroupID:
 		return &scalarSessionConfigGroupID
+	case *SessionConfigSelect:
+		return &objectSessionConfigSelect
+	case *SessionConfigBoolean:
+		return &objectSessionConfigBoolean
 	case *LoadSessionResponse:
 		return &objectLoadSessionResponse
 	case *ListSessionsResponse:
@@ -12937,18 +12481,38 @@ func TableOf(v any) wire.Table {
 		return &enumPlanEntryStatus
 	case *PlanID:
 		return &scalarPlanID
+	case *PlanRemoved:
+		return &objectPlanRemoved
+	case *AvailableCommand:
+		return &objectAvailableCommand
 	case *AvailableCommandInput:
 		return &unionAvailableCommandInput
 	case *UnstructuredCommandInput:
 		return &objectUnstructuredCommandInput
+	case *AvailableCommandsUpdate:
+		return &objectAvailableCommandsUpdate
+	case *CurrentModeUpdate:
+		return &objectCurrentModeUpdate
+	case *ConfigOptionUpdate:
+		return &objectConfigOptionUpdate
+	case *SessionInfoUpdate:
+		return &objectSessionInfoUpdate
 	case *Cost:
 		return &objectCost
+	case *UsageUpdate:
+		return &objectUsageUpdate
 	case *NoticeSeverity:
 		return &enumNoticeSeverity
+	case *Notice:
+		return &objectNotice
 	case *CompactionID:
 		return &scalarCompactionID
 	case *CompactionStatus:
 		return &enumCompactionStatus
+	case *CompactionUpdate:
+		return &objectCompactionUpdate
+	case *CompactionSummaryChunk:
+		return &objectCompactionSummaryChunk
 	case *SubagentSessionCapabilities:
 		return &objectSubagentSessionCapabilities
 	case *SessionCancelCapabilities:
@@ -12977,6 +12541,12 @@ func TableOf(v any) wire.Table {
 		return &objectRequiresActionStateUpdate
 	case *UnknownStateUpdate:
 		return &objectUnknownStateUpdate
+	case *SubagentUpdate:
+		return &objectSubagentUpdate
+	case *SessionMessage:
+		return &objectSessionMessage
+	case *SessionMessageChunk:
+		return &objectSessionMessageChunk
 	case *CompleteElicitationNotification:
 		return &objectCompleteElicitationNotification
 	case *AuthStatusUpdateNotification:
@@ -13165,6 +12735,22 @@ func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
 
 func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
 	return objectToolCallLocation.AppendValue(b, p)
+}
+
+func decodeSessionConfigSelectOption(p *SessionConfigSelectOption, d *wire.Decoder) error {
+	return objectSessionConfigSelectOption.DecodeValue(d, p)
+}
+
+func decodeSessionConfigSelectGroup(p *SessionConfigSelectGroup, d *wire.Decoder) error {
+	return objectSessionConfigSelectGroup.DecodeValue(d, p)
+}
+
+func appendSessionConfigSelectOption(p *SessionConfigSelectOption, b []byte) []byte {
+	return objectSessionConfigSelectOption.AppendValue(b, p)
+}
+
+func appendSessionConfigSelectGroup(p *SessionConfigSelectGroup, b []byte) []byte {
+	return objectSessionConfigSelectGroup.AppendValue(b, p)
 }
 
 func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {

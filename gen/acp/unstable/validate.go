@@ -753,7 +753,7 @@ func (x *ElicitationURLMode) Validate() error {
 // ValidateWith adds every way x breaks the schema of ElicitationURLMode to v, at v's position.
 func (x *ElicitationURLMode) ValidateWith(v *wire.Validator) {
 	v.Push("url")
-	stringRule1.Check(v, x.URL)
+	stringRule2.Check(v, x.URL)
 	v.Pop()
 	if len(x.Unknown) > 0 {
 		v.Declared(x.Unknown, "elicitationId", "url")
@@ -1137,46 +1137,8 @@ func (x *SessionMode) Validate() error {
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigOption) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigOption)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOption to v, at v's position.
-func (x *SessionConfigOption) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "id", "name", "description", "category", "_meta")
-	}
-	x.Type.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionType to v, at v's position.
-func (x *SessionConfigOptionType) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Select != nil {
-		n++
-		x.Select.ValidateWith(v)
-	}
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.Unknown != nil {
-		n++
-		known := false
-		switch x.Unknown.Tag {
-		case "select", "boolean":
-			known = true
-		}
-		v.UnknownVariant("type", x.Unknown.Tag, known)
-	}
-	if n != 1 {
-		v.Variants("SessionConfigOptionType", "Select, Boolean", x.Select != nil, x.Boolean != nil, x.Unknown != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
@@ -1214,7 +1176,7 @@ func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 		n++
 		for i := range x.Ungrouped {
 			v.PushIndex(i)
-			x.Ungrouped[i].ValidateWith(v)
+			objectSessionConfigSelectOption.ValidateValue(v, &x.Ungrouped[i])
 			v.Pop()
 		}
 	}
@@ -1222,7 +1184,7 @@ func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 		n++
 		for i := range x.Grouped {
 			v.PushIndex(i)
-			x.Grouped[i].ValidateWith(v)
+			objectSessionConfigSelectGroup.ValidateValue(v, &x.Grouped[i])
 			v.Pop()
 		}
 	}
@@ -1234,46 +1196,15 @@ func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigSelectOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOption) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigSelectOption)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigSelectOption to v, at v's position.
-func (x *SessionConfigSelectOption) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "value", "name", "description", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigSelectGroup, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectGroup) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigSelectGroup)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigSelectGroup to v, at v's position.
-func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
-	v.Push("options")
-	for i := range x.Options {
-		v.PushIndex(i)
-		x.Options[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "group", "name", "options", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
@@ -1286,32 +1217,15 @@ func (x *SessionConfigGroupID) Validate() error {
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigSelect)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigSelect to v, at v's position.
-func (x *SessionConfigSelect) ValidateWith(v *wire.Validator) {
-	v.Push("options")
-	x.Options.ValidateWith(v)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "currentValue", "options")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigBoolean, each with the JSON pointer of the offending value.
 func (x *SessionConfigBoolean) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigBoolean)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigBoolean to v, at v's position.
-func (x *SessionConfigBoolean) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "currentValue")
-	}
 }
 
 // Validate reports every way x breaks the schema of LoadSessionResponse, each with the JSON pointer of the offending value.
@@ -1553,51 +1467,51 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.PlanRemoved != nil {
 		n++
-		x.PlanRemoved.ValidateWith(v)
+		objectPlanRemoved.ValidateValue(v, x.PlanRemoved)
 	}
 	if x.AvailableCommandsUpdate != nil {
 		n++
-		x.AvailableCommandsUpdate.ValidateWith(v)
+		objectAvailableCommandsUpdate.ValidateValue(v, x.AvailableCommandsUpdate)
 	}
 	if x.CurrentModeUpdate != nil {
 		n++
-		x.CurrentModeUpdate.ValidateWith(v)
+		objectCurrentModeUpdate.ValidateValue(v, x.CurrentModeUpdate)
 	}
 	if x.ConfigOptionUpdate != nil {
 		n++
-		x.ConfigOptionUpdate.ValidateWith(v)
+		objectConfigOptionUpdate.ValidateValue(v, x.ConfigOptionUpdate)
 	}
 	if x.SessionInfoUpdate != nil {
 		n++
-		x.SessionInfoUpdate.ValidateWith(v)
+		objectSessionInfoUpdate.ValidateValue(v, x.SessionInfoUpdate)
 	}
 	if x.UsageUpdate != nil {
 		n++
-		x.UsageUpdate.ValidateWith(v)
+		objectUsageUpdate.ValidateValue(v, x.UsageUpdate)
 	}
 	if x.Notice != nil {
 		n++
-		x.Notice.ValidateWith(v)
+		objectNotice.ValidateValue(v, x.Notice)
 	}
 	if x.CompactionUpdate != nil {
 		n++
-		x.CompactionUpdate.ValidateWith(v)
+		objectCompactionUpdate.ValidateValue(v, x.CompactionUpdate)
 	}
 	if x.CompactionSummaryChunk != nil {
 		n++
-		x.CompactionSummaryChunk.ValidateWith(v)
+		objectCompactionSummaryChunk.ValidateValue(v, x.CompactionSummaryChunk)
 	}
 	if x.SubagentUpdate != nil {
 		n++
-		x.SubagentUpdate.ValidateWith(v)
+		objectSubagentUpdate.ValidateValue(v, x.SubagentUpdate)
 	}
 	if x.SessionMessage != nil {
 		n++
-		x.SessionMessage.ValidateWith(v)
+		objectSessionMessage.ValidateValue(v, x.SessionMessage)
 	}
 	if x.SessionMessageChunk != nil {
 		n++
-		x.SessionMessageChunk.ValidateWith(v)
+		objectSessionMessageChunk.ValidateValue(v, x.SessionMessageChunk)
 	}
 	if x.Unknown != nil {
 		n++
@@ -1900,44 +1814,15 @@ func (x *PlanUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of PlanRemoved, each with the JSON pointer of the offending value.
 func (x *PlanRemoved) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectPlanRemoved)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of PlanRemoved to v, at v's position.
-func (x *PlanRemoved) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "planId", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of AvailableCommand, each with the JSON pointer of the offending value.
 func (x *AvailableCommand) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAvailableCommand)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AvailableCommand to v, at v's position.
-func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
-	if x.Input != nil {
-		v.Push("input")
-		unionAvailableCommandInput.ValidateValue(v, x.Input)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "description", "input", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
@@ -1957,91 +1842,29 @@ func (x *UnstructuredCommandInput) Validate() error {
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
 func (x *AvailableCommandsUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAvailableCommandsUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AvailableCommandsUpdate to v, at v's position.
-func (x *AvailableCommandsUpdate) ValidateWith(v *wire.Validator) {
-	v.Push("availableCommands")
-	for i := range x.AvailableCommands {
-		v.PushIndex(i)
-		x.AvailableCommands[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "availableCommands", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of CurrentModeUpdate, each with the JSON pointer of the offending value.
 func (x *CurrentModeUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCurrentModeUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CurrentModeUpdate to v, at v's position.
-func (x *CurrentModeUpdate) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "currentModeId", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of ConfigOptionUpdate, each with the JSON pointer of the offending value.
 func (x *ConfigOptionUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectConfigOptionUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ConfigOptionUpdate to v, at v's position.
-func (x *ConfigOptionUpdate) ValidateWith(v *wire.Validator) {
-	v.Push("configOptions")
-	for i := range x.ConfigOptions {
-		v.PushIndex(i)
-		x.ConfigOptions[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "configOptions", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionInfoUpdate, each with the JSON pointer of the offending value.
 func (x *SessionInfoUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionInfoUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionInfoUpdate to v, at v's position.
-func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "updatedAt", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
@@ -2054,25 +1877,8 @@ func (x *Cost) Validate() error {
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectUsageUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UsageUpdate to v, at v's position.
-func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
-	if x.Cost != nil {
-		v.Push("cost")
-		objectCost.ValidateValue(v, x.Cost)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "used", "size", "cost", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
@@ -2085,23 +1891,8 @@ func (x *NoticeSeverity) Validate() error {
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectNotice)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Notice to v, at v's position.
-func (x *Notice) ValidateWith(v *wire.Validator) {
-	v.Push("title")
-	stringRule2.Check(v, x.Title)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "severity", "title", "description", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
@@ -2121,51 +1912,15 @@ func (x *CompactionStatus) Validate() error {
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCompactionUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CompactionUpdate to v, at v's position.
-func (x *CompactionUpdate) ValidateWith(v *wire.Validator) {
-	if x.Summary != nil {
-		v.Push("summary")
-		for i := range x.Summary {
-			v.PushIndex(i)
-			x.Summary[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "compactionId", "status", "summary", "error", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of CompactionSummaryChunk, each with the JSON pointer of the offending value.
 func (x *CompactionSummaryChunk) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCompactionSummaryChunk)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CompactionSummaryChunk to v, at v's position.
-func (x *CompactionSummaryChunk) ValidateWith(v *wire.Validator) {
-	v.Push("content")
-	x.Content.ValidateWith(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "compactionId", "content", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SubagentSessionCapabilities, each with the JSON pointer of the offending value.
@@ -2377,80 +2132,22 @@ func (x *UnknownStateUpdate) Validate() error {
 // Validate reports every way x breaks the schema of SubagentUpdate, each with the JSON pointer of the offending value.
 func (x *SubagentUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSubagentUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SubagentUpdate to v, at v's position.
-func (x *SubagentUpdate) ValidateWith(v *wire.Validator) {
-	if x.Capabilities != nil {
-		v.Push("capabilities")
-		objectSubagentSessionCapabilities.ValidateValue(v, x.Capabilities)
-		v.Pop()
-	}
-	if x.State != nil {
-		v.Push("state")
-		x.State.ValidateWith(v)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionId", "title", "description", "capabilities", "state", "cwd", "additionalDirectories", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionMessage, each with the JSON pointer of the offending value.
 func (x *SessionMessage) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionMessage)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionMessage to v, at v's position.
-func (x *SessionMessage) ValidateWith(v *wire.Validator) {
-	if x.Content != nil {
-		v.Push("content")
-		for i := range x.Content {
-			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "messageId", "senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId", "content", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionMessageChunk, each with the JSON pointer of the offending value.
 func (x *SessionMessageChunk) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionMessageChunk)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionMessageChunk to v, at v's position.
-func (x *SessionMessageChunk) ValidateWith(v *wire.Validator) {
-	v.Push("content")
-	x.Content.ValidateWith(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "messageId", "content", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of CompleteElicitationNotification, each with the JSON pointer of the offending value.
@@ -3390,5 +3087,5 @@ var stringRule0 = wire.StringRule{
 	Pattern:     &pattern0,
 	PatternWhat: "an absolute path",
 }
-var stringRule1 = wire.StringRule{Format: &wire.FormatURI}
-var stringRule2 = wire.StringRule{MinLength: 1}
+var stringRule1 = wire.StringRule{MinLength: 1}
+var stringRule2 = wire.StringRule{Format: &wire.FormatURI}

@@ -4852,8 +4852,8 @@ var objectNewSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4865,8 +4865,8 @@ var objectNewSessionResponse = wire.Object{
 			Name:  "availableCommands",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AvailableCommand)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAvailableCommand,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -4897,219 +4897,108 @@ func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
 
-var membersSessionConfigOption = wire.Members{Required: []string{"configId", "name"}}
-
-// DecodeJSON decodes one SessionConfigOption object, keeping unknown members.
-func (v *SessionConfigOption) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigOption{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOption, v.required)
+var unionSessionConfigOptionType = wire.Union{
+	Discriminator: "type",
+	Name:          "SessionConfigOptionType",
+	Type:          (*SessionConfigOptionType)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Select",
+			Payload: &objectSessionConfigSelect,
+			Role:    wire.VariantTagged,
+			Tag:     "select",
+		},
+		{
+			Name:    "Boolean",
+			Payload: &objectSessionConfigBoolean,
+			Role:    wire.VariantTagged,
+			Tag:     "boolean",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectSessionConfigOptionTypeOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
+}
+var objectSessionConfigOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigID",
+			Flags: wire.Required,
+			Name:  "configId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Category",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "category",
+			Value: &wire.Value{
+				Enum:  &enumSessionConfigOptionCategory,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "acp.SessionConfigOption",
+	Type:       (*SessionConfigOption)(nil),
+	Union:      &unionSessionConfigOptionType,
+	UnionField: "Type",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ConfigID), d), "configId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "category":
-		if d.TryNull() {
-			v.Category = nil
-			return wire.Optional, nil
-		}
-		v.Category = new(SessionConfigOptionCategory)
-		m := d.Mark()
-		if err := enumSessionConfigOptionCategory.DecodeValue(d, v.Category); err != nil {
-			v.Category = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "category")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Type.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *SessionConfigOption) required(w int) []string {
-	if w == 0 {
-		return membersSessionConfigOption.Required
-	}
-	return v.Type.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SessionConfigOption) selectVariant(d *wire.Decoder) error {
-	return v.Type.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configId\":")
-	b = wire.AppendString(b, string(v.ConfigID))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Category != nil {
-		b = wire.Key(b, &comma, "\"category\":")
-		b = enumSessionConfigOptionCategory.AppendValue(b, v.Category)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Type.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *SessionConfigOptionType) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "select":
-		v.Select = new(SessionConfigSelect)
-		return nil
-	case "boolean":
-		v.Boolean = new(SessionConfigBoolean)
-		return nil
-	default:
-		v.Other = new(SessionConfigOptionTypeOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *SessionConfigOptionType) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Select != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Select.decodeField(d, key)
-	case v.Boolean != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Boolean.decodeField(d, key)
-	case v.Other != nil:
-		return v.Other.decodeField(d, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *SessionConfigOptionType) required(w int) []string {
-	switch {
-	case v.Select != nil:
-		return wire.Level(w, membersSessionConfigSelect.Required)
-	case v.Boolean != nil:
-		return wire.Level(w, membersSessionConfigBoolean.Required)
-	case v.Other != nil:
-		return wire.Level(w, membersSessionConfigOptionTypeOther.Required)
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *SessionConfigOptionType) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Select != nil:
-		b = wire.Key(b, &comma, "\"type\":\"select\"")
-		return v.Select.appendFields(b, comma)
-	case v.Boolean != nil:
-		b = wire.Key(b, &comma, "\"type\":\"boolean\"")
-		return v.Boolean.appendFields(b, comma)
-	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigOption")
+	return wire.MarshalTable(&v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigOption, wire.Lenient)
 }
 
-var membersSessionConfigOptionTypeOther = wire.Members{Required: []string{"type"}}
-
-// DecodeJSON decodes one SessionConfigOptionTypeOther object, keeping unknown members.
-func (v *SessionConfigOptionTypeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigOptionTypeOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigOptionTypeOther, nil)
+var objectSessionConfigOptionTypeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: &wire.String,
+		},
+	},
+	Name: "acp.SessionConfigOptionTypeOther",
+	Type: (*SessionConfigOptionTypeOther)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigOptionTypeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigOptionTypeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigOptionTypeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigOptionTypeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigOptionTypeOther")
+	return wire.MarshalTable(&v, &objectSessionConfigOptionTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigOptionTypeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigOptionTypeOther, wire.Lenient)
 }
 
 var scalarSessionConfigID = wire.Scalar{
@@ -5167,7 +5056,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []SessionConfigSelectOption
-			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectOption).DecodeJSON)
+			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectOption)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -5179,7 +5068,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			var x []SessionConfigSelectGroup
-			err := wire.DecodeSlice(d, &x, false, (*SessionConfigSelectGroup).DecodeJSON)
+			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectGroup)
 			if err != nil {
 				return err
 			}
@@ -5194,10 +5083,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = wire.AppendSlice(b, v.Ungrouped, (*SessionConfigSelectOption).AppendJSON)
+		b = wire.AppendSlice(b, v.Ungrouped, appendSessionConfigSelectOption)
 		return b
 	case v.Grouped != nil:
-		b = wire.AppendSlice(b, v.Grouped, (*SessionConfigSelectGroup).AppendJSON)
+		b = wire.AppendSlice(b, v.Grouped, appendSessionConfigSelectGroup)
 		return b
 	}
 	return append(b, "null"...)
@@ -5214,133 +5103,106 @@ func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionConfigSelectOption = wire.Members{Required: []string{"value", "name"}}
-
-// DecodeJSON decodes one SessionConfigSelectOption object, keeping unknown members.
-func (v *SessionConfigSelectOption) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelectOption{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectOption, nil)
+var objectSessionConfigSelectOption = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Value",
+			Flags: wire.Required,
+			Name:  "value",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionConfigSelectOption",
+	Type: (*SessionConfigSelectOption)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelectOption) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelectOption) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "value":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.Value), d), "value")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelectOption) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"value\":")
-	b = wire.AppendString(b, string(v.Value))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigSelectOption")
+	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelectOption, wire.Lenient)
 }
 
-var membersSessionConfigSelectGroup = wire.Members{Required: []string{"groupId", "name", "options"}}
-
-// DecodeJSON decodes one SessionConfigSelectGroup object, keeping unknown members.
-func (v *SessionConfigSelectGroup) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelectGroup{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelectGroup, nil)
+var objectSessionConfigSelectGroup = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "GroupID",
+			Flags: wire.Required,
+			Name:  "groupId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required | wire.DefaultOnError,
+			Name:  "options",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionConfigSelectOption,
+					Shape:  wire.ShapeObject,
+				},
+				Items: &wire.IntRule{
+					HasMin:  true,
+					Min:     1,
+					MinWhat: "must have at least 1 item",
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionConfigSelectGroup",
+	Type: (*SessionConfigSelectGroup)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelectGroup) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelectGroup) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "groupId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.GroupID), d), "groupId")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "options":
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Options, true, (*SessionConfigSelectOption).DecodeJSON); err != nil {
-			v.Options = nil
-			return 2, wire.AtKey(d.Recover(m, err), "options")
-		}
-		return 2, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelectGroup) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"groupId\":")
-	b = wire.AppendString(b, string(v.GroupID))
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"options\":")
-	b = wire.AppendSlice(b, v.Options, (*SessionConfigSelectOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigSelectGroup")
+	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelectGroup, wire.Lenient)
 }
 
 var scalarSessionConfigGroupID = wire.Scalar{
@@ -5358,239 +5220,127 @@ func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
 
-var membersSessionConfigSelect = wire.Members{Required: []string{"currentValue", "options"}}
-
-// DecodeJSON decodes one SessionConfigSelect object, keeping unknown members.
-func (v *SessionConfigSelect) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigSelect{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigSelect, nil)
+var objectSessionConfigSelect = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentValue",
+			Flags: wire.Required,
+			Name:  "currentValue",
+			Value: &wire.String,
+		},
+		{
+			Field: "Options",
+			Flags: wire.Required,
+			Name:  "options",
+			Value: &wire.Value{
+				Coded: (*SessionConfigSelectOptions)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+	},
+	Name: "acp.SessionConfigSelect",
+	Type: (*SessionConfigSelect)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigSelect) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigSelect) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentValue":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CurrentValue), d), "currentValue")
-	case "options":
-		return 1, wire.AtKey(v.Options.DecodeJSON(d), "options")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigSelect) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = wire.AppendString(b, string(v.CurrentValue))
-	b = wire.Key(b, &comma, "\"options\":")
-	b = v.Options.AppendJSON(b)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigSelect")
+	return wire.MarshalTable(&v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigSelect, wire.Lenient)
 }
 
-var membersSessionConfigBoolean = wire.Members{Required: []string{"currentValue"}}
-
-// DecodeJSON decodes one SessionConfigBoolean object, keeping unknown members.
-func (v *SessionConfigBoolean) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionConfigBoolean{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionConfigBoolean, nil)
+var objectSessionConfigBoolean = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CurrentValue",
+			Flags: wire.Required,
+			Name:  "currentValue",
+			Value: &wire.Bool,
+		},
+	},
+	Name: "acp.SessionConfigBoolean",
+	Type: (*SessionConfigBoolean)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionConfigBoolean) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionConfigBoolean) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "currentValue":
-		return 0, wire.AtKey(wire.DecodeBool(&v.CurrentValue, d), "currentValue")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionConfigBoolean) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"currentValue\":")
-	b = wire.AppendBool(b, v.CurrentValue)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionConfigBoolean")
+	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionConfigBoolean, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *AvailableCommand) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("type")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"type\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "type")
-	}
-	switch string(tag) {
-	case "command":
-		v.Command = new(Command)
-		return nil
-	default:
-		v.Other = new(AvailableCommandOther)
-		return nil
-	}
+var unionAvailableCommand = wire.Union{
+	Discriminator: "type",
+	Name:          "AvailableCommand",
+	Type:          (*AvailableCommand)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Command",
+			Payload: &objectCommand,
+			Role:    wire.VariantTagged,
+			Tag:     "command",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectAvailableCommandOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
-// decodeField decodes a member of the selected variant.
-func (v *AvailableCommand) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Command != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Command.decodeField(d, key)
-	case v.Other != nil:
-		return v.Other.decodeField(d, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *AvailableCommand) required(w int) []string {
-	switch {
-	case v.Command != nil:
-		return wire.Level(w, membersCommand.Required)
-	case v.Other != nil:
-		return wire.Level(w, membersAvailableCommandOther.Required)
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *AvailableCommand) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Command != nil:
-		b = wire.Key(b, &comma, "\"type\":\"command\"")
-		return v.Command.appendFields(b, comma)
-	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *AvailableCommand) unknownSink() *wire.Fields {
-	switch {
-	case v.Command != nil:
-		return &v.Command.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
-}
-
-// DecodeJSON decodes one AvailableCommand object, keeping unknown members.
-func (v *AvailableCommand) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommand{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommand) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommand")
+	return wire.MarshalWith(&v, &unionAvailableCommand, "acp.AvailableCommand")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionAvailableCommand, wire.Lenient)
 }
 
-var membersAvailableCommandOther = wire.Members{Required: []string{"type", "name", "description"}}
-
-// DecodeJSON decodes one AvailableCommandOther object, keeping unknown members.
-func (v *AvailableCommandOther) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandOther, nil)
+var objectAvailableCommandOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Type",
+			Flags: wire.Required,
+			Name:  "type",
+			Value: &wire.String,
+		},
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Required,
+			Name:  "description",
+			Value: &wire.String,
+		},
+	},
+	Name: "acp.AvailableCommandOther",
+	Type: (*AvailableCommandOther)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommandOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "type":
-		return 0, wire.AtKey(wire.DecodeString(&v.Type, d), "type")
-	case "name":
-		return 1, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		return 2, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommandOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"type\":")
-	b = wire.AppendString(b, v.Type)
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"description\":")
-	b = wire.AppendString(b, v.Description)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommandOther")
+	return wire.MarshalTable(&v, &objectAvailableCommandOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommandOther, wire.Lenient)
 }
 
 var unionAvailableCommandInput = wire.Union{
@@ -5680,72 +5430,52 @@ func (v *TextCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTextCommandInput, wire.Lenient)
 }
 
-var membersCommand = wire.Members{Required: []string{"name", "description"}}
-
-// DecodeJSON decodes one Command object, keeping unknown members.
-func (v *Command) DecodeJSON(d *wire.Decoder) error {
-	*v = Command{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCommand, nil)
+var objectCommand = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Name",
+			Flags: wire.Required,
+			Name:  "name",
+			Value: &wire.String,
+		},
+		{
+			Field: "Description",
+			Flags: wire.Required,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Input",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "input",
+			Value: &wire.Value{
+				Shape: wire.ShapeUnion,
+				Union: &unionAvailableCommandInput,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Command",
+	Type: (*Command)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Command) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Command) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "name":
-		return 0, wire.AtKey(wire.DecodeString(&v.Name, d), "name")
-	case "description":
-		return 1, wire.AtKey(wire.DecodeString(&v.Description, d), "description")
-	case "input":
-		if d.TryNull() {
-			v.Input = nil
-			return wire.Optional, nil
-		}
-		v.Input = new(AvailableCommandInput)
-		m := d.Mark()
-		if err := unionAvailableCommandInput.DecodeValue(d, v.Input); err != nil {
-			v.Input = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "input")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Command) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"name\":")
-	b = wire.AppendString(b, v.Name)
-	b = wire.Key(b, &comma, "\"description\":")
-	b = wire.AppendString(b, v.Description)
-	if v.Input != nil {
-		b = wire.Key(b, &comma, "\"input\":")
-		b = unionAvailableCommandInput.AppendValue(b, v.Input)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Command) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Command")
+	return wire.MarshalTable(&v, &objectCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Command) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCommand, wire.Lenient)
 }
 
 var objectListSessionsResponse = wire.Object{
@@ -5907,8 +5637,8 @@ var objectResumeSessionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -5920,8 +5650,8 @@ var objectResumeSessionResponse = wire.Object{
 			Name:  "availableCommands",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*AvailableCommand)(nil),
-					Shape: wire.ShapeCoded,
+					Shape: wire.ShapeUnion,
+					Union: &unionAvailableCommand,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -6041,8 +5771,8 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 			Name:  "configOptions",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Coded: (*SessionConfigOption)(nil),
-					Shape: wire.ShapeCoded,
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
 				},
 				Shape:       wire.ShapeSlice,
 				SkipInvalid: true,
@@ -6551,7 +6281,7 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.UserMessage.decodeField(d, key)
+		return wire.DecodeMember(d, v.UserMessage, &objectUserMessage, key)
 	case v.AgentMessageChunk != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
@@ -6561,7 +6291,7 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.AgentMessage.decodeField(d, key)
+		return wire.DecodeMember(d, v.AgentMessage, &objectAgentMessage, key)
 	case v.AgentThoughtChunk != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
@@ -6571,7 +6301,7 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.AgentThought.decodeField(d, key)
+		return wire.DecodeMember(d, v.AgentThought, &objectAgentThought, key)
 	case v.StateUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
@@ -6591,7 +6321,7 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.TerminalUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.TerminalUpdate, &objectTerminalUpdate, key)
 	case v.TerminalOutputChunk != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
@@ -6606,39 +6336,39 @@ func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.AvailableCommandsUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, key)
 	case v.ConfigOptionUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.ConfigOptionUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.ConfigOptionUpdate, &objectConfigOptionUpdate, key)
 	case v.SessionInfoUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.SessionInfoUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.SessionInfoUpdate, &objectSessionInfoUpdate, key)
 	case v.UsageUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.UsageUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.UsageUpdate, &objectUsageUpdate, key)
 	case v.Notice != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Notice.decodeField(d, key)
+		return wire.DecodeMember(d, v.Notice, &objectNotice, key)
 	case v.CompactionUpdate != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.CompactionUpdate.decodeField(d, key)
+		return wire.DecodeMember(d, v.CompactionUpdate, &objectCompactionUpdate, key)
 	case v.CompactionSummaryChunk != nil:
 		if string(key) == "sessionUpdate" {
 			return wire.Optional, d.Skip()
 		}
-		return v.CompactionSummaryChunk.decodeField(d, key)
+		return wire.DecodeMember(d, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectSessionUpdateOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -6649,15 +6379,15 @@ func (v *SessionUpdate) required(w int) []string {
 	case v.UserMessageChunk != nil:
 		return wire.Level(w, membersContentChunk.Required)
 	case v.UserMessage != nil:
-		return wire.Level(w, membersUserMessage.Required)
+		return wire.Level(w, objectUserMessage.RequiredNames())
 	case v.AgentMessageChunk != nil:
 		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentMessage != nil:
-		return wire.Level(w, membersAgentMessage.Required)
+		return wire.Level(w, objectAgentMessage.RequiredNames())
 	case v.AgentThoughtChunk != nil:
 		return wire.Level(w, membersContentChunk.Required)
 	case v.AgentThought != nil:
-		return wire.Level(w, membersAgentThought.Required)
+		return wire.Level(w, objectAgentThought.RequiredNames())
 	case v.StateUpdate != nil:
 		return v.StateUpdate.required(w)
 	case v.ToolCallContentChunk != nil:
@@ -6665,27 +6395,27 @@ func (v *SessionUpdate) required(w int) []string {
 	case v.ToolCallUpdate != nil:
 		return wire.Level(w, membersToolCallUpdate.Required)
 	case v.TerminalUpdate != nil:
-		return wire.Level(w, membersTerminalUpdate.Required)
+		return wire.Level(w, objectTerminalUpdate.RequiredNames())
 	case v.TerminalOutputChunk != nil:
 		return wire.Level(w, membersTerminalOutputChunk.Required)
 	case v.PlanUpdate != nil:
 		return wire.Level(w, membersPlanUpdate.Required)
 	case v.AvailableCommandsUpdate != nil:
-		return wire.Level(w, membersAvailableCommandsUpdate.Required)
+		return wire.Level(w, objectAvailableCommandsUpdate.RequiredNames())
 	case v.ConfigOptionUpdate != nil:
-		return wire.Level(w, membersConfigOptionUpdate.Required)
+		return wire.Level(w, objectConfigOptionUpdate.RequiredNames())
 	case v.SessionInfoUpdate != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectSessionInfoUpdate.RequiredNames())
 	case v.UsageUpdate != nil:
-		return wire.Level(w, membersUsageUpdate.Required)
+		return wire.Level(w, objectUsageUpdate.RequiredNames())
 	case v.Notice != nil:
-		return wire.Level(w, membersNotice.Required)
+		return wire.Level(w, objectNotice.RequiredNames())
 	case v.CompactionUpdate != nil:
-		return wire.Level(w, membersCompactionUpdate.Required)
+		return wire.Level(w, objectCompactionUpdate.RequiredNames())
 	case v.CompactionSummaryChunk != nil:
-		return wire.Level(w, membersCompactionSummaryChunk.Required)
+		return wire.Level(w, objectCompactionSummaryChunk.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersSessionUpdateOther.Required)
+		return wire.Level(w, objectSessionUpdateOther.RequiredNames())
 	}
 	return nil
 }
@@ -6698,19 +6428,19 @@ func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 		return v.UserMessageChunk.appendFields(b, comma)
 	case v.UserMessage != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"user_message\"")
-		return v.UserMessage.appendFields(b, comma)
+		return wire.AppendMembers(b, v.UserMessage, &objectUserMessage, comma)
 	case v.AgentMessageChunk != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_message_chunk\"")
 		return v.AgentMessageChunk.appendFields(b, comma)
 	case v.AgentMessage != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_message\"")
-		return v.AgentMessage.appendFields(b, comma)
+		return wire.AppendMembers(b, v.AgentMessage, &objectAgentMessage, comma)
 	case v.AgentThoughtChunk != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_thought_chunk\"")
 		return v.AgentThoughtChunk.appendFields(b, comma)
 	case v.AgentThought != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"agent_thought\"")
-		return v.AgentThought.appendFields(b, comma)
+		return wire.AppendMembers(b, v.AgentThought, &objectAgentThought, comma)
 	case v.StateUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"state_update\"")
 		return v.StateUpdate.appendFields(b, comma)
@@ -6722,7 +6452,7 @@ func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 		return v.ToolCallUpdate.appendFields(b, comma)
 	case v.TerminalUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"terminal_update\"")
-		return v.TerminalUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.TerminalUpdate, &objectTerminalUpdate, comma)
 	case v.TerminalOutputChunk != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"terminal_output_chunk\"")
 		return v.TerminalOutputChunk.appendFields(b, comma)
@@ -6731,27 +6461,27 @@ func (v *SessionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 		return v.PlanUpdate.appendFields(b, comma)
 	case v.AvailableCommandsUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"available_commands_update\"")
-		return v.AvailableCommandsUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, comma)
 	case v.ConfigOptionUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"config_option_update\"")
-		return v.ConfigOptionUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.ConfigOptionUpdate, &objectConfigOptionUpdate, comma)
 	case v.SessionInfoUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"session_info_update\"")
-		return v.SessionInfoUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.SessionInfoUpdate, &objectSessionInfoUpdate, comma)
 	case v.UsageUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"usage_update\"")
-		return v.UsageUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.UsageUpdate, &objectUsageUpdate, comma)
 	case v.Notice != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"notice\"")
-		return v.Notice.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Notice, &objectNotice, comma)
 	case v.CompactionUpdate != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_update\"")
-		return v.CompactionUpdate.appendFields(b, comma)
+		return wire.AppendMembers(b, v.CompactionUpdate, &objectCompactionUpdate, comma)
 	case v.CompactionSummaryChunk != nil:
 		b = wire.Key(b, &comma, "\"sessionUpdate\":\"compaction_summary_chunk\"")
-		return v.CompactionSummaryChunk.appendFields(b, comma)
+		return wire.AppendMembers(b, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectSessionUpdateOther, comma)
 	}
 	return b, comma
 }
@@ -6830,46 +6560,28 @@ func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersSessionUpdateOther = wire.Members{Required: []string{"sessionUpdate"}}
-
-// DecodeJSON decodes one SessionUpdateOther object, keeping unknown members.
-func (v *SessionUpdateOther) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionUpdateOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersSessionUpdateOther, nil)
+var objectSessionUpdateOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "SessionUpdate",
+			Flags: wire.Required,
+			Name:  "sessionUpdate",
+			Value: &wire.String,
+		},
+	},
+	Name: "acp.SessionUpdateOther",
+	Type: (*SessionUpdateOther)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionUpdateOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "sessionUpdate":
-		return 0, wire.AtKey(wire.DecodeString(&v.SessionUpdate, d), "sessionUpdate")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"sessionUpdate\":")
-	b = wire.AppendString(b, v.SessionUpdate)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionUpdateOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionUpdateOther")
+	return wire.MarshalTable(&v, &objectSessionUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionUpdateOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionUpdateOther, wire.Lenient)
 }
 
 var membersContentChunk = wire.Members{Required: []string{"messageId", "content"}}
@@ -6924,193 +6636,142 @@ func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersUserMessage = wire.Members{Required: []string{"messageId"}}
-
-// DecodeJSON decodes one UserMessage object, keeping unknown members.
-func (v *UserMessage) DecodeJSON(d *wire.Decoder) error {
-	*v = UserMessage{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUserMessage, nil)
+var objectUserMessage = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MessageID",
+			Flags: wire.Required,
+			Name:  "messageId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.UserMessage",
+	Type: (*UserMessage)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UserMessage) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UserMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "messageId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
-			v.Content = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UserMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"messageId\":")
-	b = wire.AppendString(b, string(v.MessageID))
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UserMessage) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.UserMessage")
+	return wire.MarshalTable(&v, &objectUserMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UserMessage) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUserMessage, wire.Lenient)
 }
 
-var membersAgentMessage = wire.Members{Required: []string{"messageId"}}
-
-// DecodeJSON decodes one AgentMessage object, keeping unknown members.
-func (v *AgentMessage) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentMessage{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentMessage, nil)
+var objectAgentMessage = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MessageID",
+			Flags: wire.Required,
+			Name:  "messageId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AgentMessage",
+	Type: (*AgentMessage)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentMessage) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentMessage) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "messageId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
-			v.Content = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentMessage) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"messageId\":")
-	b = wire.AppendString(b, string(v.MessageID))
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentMessage) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentMessage")
+	return wire.MarshalTable(&v, &objectAgentMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentMessage) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentMessage, wire.Lenient)
 }
 
-var membersAgentThought = wire.Members{Required: []string{"messageId"}}
-
-// DecodeJSON decodes one AgentThought object, keeping unknown members.
-func (v *AgentThought) DecodeJSON(d *wire.Decoder) error {
-	*v = AgentThought{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAgentThought, nil)
+var objectAgentThought = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "MessageID",
+			Flags: wire.Required,
+			Name:  "messageId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "content",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AgentThought",
+	Type: (*AgentThought)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AgentThought) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AgentThought) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "messageId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.MessageID), d), "messageId")
-	case "content":
-		if d.TryNull() {
-			v.Content = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ContentBlock).DecodeJSON); err != nil {
-			v.Content = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AgentThought) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"messageId\":")
-	b = wire.AppendString(b, string(v.MessageID))
-	if v.Content != nil {
-		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ContentBlock).AppendJSON)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AgentThought) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AgentThought")
+	return wire.MarshalTable(&v, &objectAgentThought)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AgentThought) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAgentThought, wire.Lenient)
 }
 
 var unionBackgroundWork = wire.Union{
@@ -7239,113 +6900,70 @@ func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBackgroundToolCall, wire.Lenient)
 }
 
-// DecodeJSON decodes one RunningStateUpdate object, keeping unknown members.
-func (v *RunningStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = RunningStateUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectRunningStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Background",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "background",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Shape: wire.ShapeUnion,
+					Union: &unionBackgroundWork,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.RunningStateUpdate",
+	Type: (*RunningStateUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RunningStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RunningStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "background":
-		if d.TryNull() {
-			v.Background = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
-			v.Background = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RunningStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Background != nil {
-		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RunningStateUpdate")
+	return wire.MarshalTable(&v, &objectRunningStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRunningStateUpdate, wire.Lenient)
 }
 
-// DecodeJSON decodes one ErrorStopReason object, keeping unknown members.
-func (v *ErrorStopReason) DecodeJSON(d *wire.Decoder) error {
-	*v = ErrorStopReason{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectErrorStopReason = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Error",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "error",
+			Value: &wire.Value{
+				Object: &objectError,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name: "acp.ErrorStopReason",
+	Type: (*ErrorStopReason)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ErrorStopReason) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ErrorStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "error":
-		if d.TryNull() {
-			v.Error = nil
-			return wire.Optional, nil
-		}
-		v.Error = new(Error)
-		m := d.Mark()
-		if err := objectError.DecodeValue(d, v.Error); err != nil {
-			v.Error = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
-		}
-		return wire.Optional, nil
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ErrorStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Error != nil {
-		b = wire.Key(b, &comma, "\"error\":")
-		b = objectError.AppendValue(b, v.Error)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ErrorStopReason")
+	return wire.MarshalTable(&v, &objectErrorStopReason)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectErrorStopReason, wire.Lenient)
 }
 
 // DecodeJSON decodes one IdleStateUpdate object, keeping unknown members.
@@ -7456,39 +7074,39 @@ func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (in
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.EndTurn.decodeField(d, key)
+		return wire.DecodeMember(d, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, key)
 	case v.MaxTokens != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.MaxTokens.decodeField(d, key)
+		return wire.DecodeMember(d, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, key)
 	case v.MaxTurnRequests != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.MaxTurnRequests.decodeField(d, key)
+		return wire.DecodeMember(d, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, key)
 	case v.Refusal != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Refusal.decodeField(d, key)
+		return wire.DecodeMember(d, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, key)
 	case v.Cancelled != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Cancelled.decodeField(d, key)
+		return wire.DecodeMember(d, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, key)
 	case v.Error != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Error.decodeField(d, key)
+		return wire.DecodeMember(d, v.Error, &objectErrorStopReason, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectIdleStateUpdateStopReasonOther, key)
 	case v.None != nil:
 		if string(key) == "stopReason" {
 			return wire.Optional, d.Skip()
 		}
-		return v.None.decodeField(d, key)
+		return wire.DecodeMember(d, v.None, &objectIdleStateUpdateStopReasonNone, key)
 	}
 	return wire.NotMember, nil
 }
@@ -7497,21 +7115,21 @@ func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (in
 func (v *IdleStateUpdateStopReason) required(w int) []string {
 	switch {
 	case v.EndTurn != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonEndTurn.RequiredNames())
 	case v.MaxTokens != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonMaxTokens.RequiredNames())
 	case v.MaxTurnRequests != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonMaxTurnRequests.RequiredNames())
 	case v.Refusal != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonRefusal.RequiredNames())
 	case v.Cancelled != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonCancelled.RequiredNames())
 	case v.Error != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectErrorStopReason.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersIdleStateUpdateStopReasonOther.Required)
+		return wire.Level(w, objectIdleStateUpdateStopReasonOther.RequiredNames())
 	case v.None != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectIdleStateUpdateStopReasonNone.RequiredNames())
 	}
 	return nil
 }
@@ -7521,26 +7139,26 @@ func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, 
 	switch {
 	case v.EndTurn != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"end_turn\"")
-		return v.EndTurn.appendFields(b, comma)
+		return wire.AppendMembers(b, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, comma)
 	case v.MaxTokens != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"max_tokens\"")
-		return v.MaxTokens.appendFields(b, comma)
+		return wire.AppendMembers(b, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, comma)
 	case v.MaxTurnRequests != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"max_turn_requests\"")
-		return v.MaxTurnRequests.appendFields(b, comma)
+		return wire.AppendMembers(b, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, comma)
 	case v.Refusal != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"refusal\"")
-		return v.Refusal.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, comma)
 	case v.Cancelled != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"cancelled\"")
-		return v.Cancelled.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, comma)
 	case v.Error != nil:
 		b = wire.Key(b, &comma, "\"stopReason\":\"error\"")
-		return v.Error.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Error, &objectErrorStopReason, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectIdleStateUpdateStopReasonOther, comma)
 	case v.None != nil:
-		return v.None.appendFields(b, comma)
+		return wire.AppendMembers(b, v.None, &objectIdleStateUpdateStopReasonNone, comma)
 	}
 	return b, comma
 }
@@ -7556,307 +7174,163 @@ func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonEndTurn object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonEndTurn) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonEndTurn{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
+	Name: "acp.IdleStateUpdateStopReasonEndTurn",
+	Type: (*IdleStateUpdateStopReasonEndTurn)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonEndTurn) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonEndTurn) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonEndTurn) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IdleStateUpdateStopReasonEndTurn")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonEndTurn, wire.Lenient)
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonMaxTokens object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonMaxTokens) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonMaxTokens{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
+	Name: "acp.IdleStateUpdateStopReasonMaxTokens",
+	Type: (*IdleStateUpdateStopReasonMaxTokens)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonMaxTokens) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonMaxTokens) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonMaxTokens) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IdleStateUpdateStopReasonMaxTokens")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTokens, wire.Lenient)
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonMaxTurnRequests object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonMaxTurnRequests{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
+	Name: "acp.IdleStateUpdateStopReasonMaxTurnRequests",
+	Type: (*IdleStateUpdateStopReasonMaxTurnRequests)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonMaxTurnRequests) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IdleStateUpdateStopReasonMaxTurnRequests")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTurnRequests, wire.Lenient)
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonRefusal object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonRefusal) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonRefusal{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectIdleStateUpdateStopReasonRefusal = wire.Object{
+	Name: "acp.IdleStateUpdateStopReasonRefusal",
+	Type: (*IdleStateUpdateStopReasonRefusal)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonRefusal) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonRefusal) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonRefusal) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IdleStateUpdateStopReasonRefusal")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonRefusal, wire.Lenient)
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonCancelled object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonCancelled) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonCancelled{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectIdleStateUpdateStopReasonCancelled = wire.Object{
+	Name: "acp.IdleStateUpdateStopReasonCancelled",
+	Type: (*IdleStateUpdateStopReasonCancelled)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonCancelled) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonCancelled) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonCancelled) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IdleStateUpdateStopReasonCancelled")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonCancelled, wire.Lenient)
 }
 
-var membersIdleStateUpdateStopReasonOther = wire.Members{Required: []string{"stopReason"}}
-
-// DecodeJSON decodes one IdleStateUpdateStopReasonOther object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonOther) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersIdleStateUpdateStopReasonOther, nil)
+var objectIdleStateUpdateStopReasonOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "StopReason",
+			Flags: wire.Required,
+			Name:  "stopReason",
+			Value: &wire.String,
+		},
+	},
+	Name: "acp.IdleStateUpdateStopReasonOther",
+	Type: (*IdleStateUpdateStopReasonOther)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "stopReason":
-		return 0, wire.AtKey(wire.DecodeString(&v.StopReason, d), "stopReason")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"stopReason\":")
-	b = wire.AppendString(b, v.StopReason)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IdleStateUpdateStopReasonOther")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonOther, wire.Lenient)
 }
 
-// DecodeJSON decodes one IdleStateUpdateStopReasonNone object, keeping unknown members.
-func (v *IdleStateUpdateStopReasonNone) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdateStopReasonNone{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectIdleStateUpdateStopReasonNone = wire.Object{
+	Name: "acp.IdleStateUpdateStopReasonNone",
+	Type: (*IdleStateUpdateStopReasonNone)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdateStopReasonNone) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdateStopReasonNone) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdateStopReasonNone) appendFields(b []byte, comma bool) ([]byte, bool) {
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.IdleStateUpdateStopReasonNone")
+	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonNone, wire.Lenient)
 }
 
-// DecodeJSON decodes one RequiresActionStateUpdate object, keeping unknown members.
-func (v *RequiresActionStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = RequiresActionStateUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectRequiresActionStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Background",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "background",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Shape: wire.ShapeUnion,
+					Union: &unionBackgroundWork,
+				},
+				Shape: wire.ShapeSlice,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.RequiresActionStateUpdate",
+	Type: (*RequiresActionStateUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *RequiresActionStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *RequiresActionStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "background":
-		if d.TryNull() {
-			v.Background = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
-			v.Background = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *RequiresActionStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Background != nil {
-		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.RequiresActionStateUpdate")
+	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectRequiresActionStateUpdate, wire.Lenient)
 }
 
 // selectVariant picks the variant from the object ahead, before its members are read.
@@ -7894,7 +7368,7 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
 		}
-		return v.Running.decodeField(d, key)
+		return wire.DecodeMember(d, v.Running, &objectRunningStateUpdate, key)
 	case v.Idle != nil:
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
@@ -7904,9 +7378,9 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		if string(key) == "state" {
 			return wire.Optional, d.Skip()
 		}
-		return v.RequiresAction.decodeField(d, key)
+		return wire.DecodeMember(d, v.RequiresAction, &objectRequiresActionStateUpdate, key)
 	case v.Other != nil:
-		return v.Other.decodeField(d, key)
+		return wire.DecodeMember(d, v.Other, &objectStateUpdateOther, key)
 	}
 	return wire.NotMember, nil
 }
@@ -7915,13 +7389,13 @@ func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 func (v *StateUpdate) required(w int) []string {
 	switch {
 	case v.Running != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectRunningStateUpdate.RequiredNames())
 	case v.Idle != nil:
 		return v.Idle.required(w)
 	case v.RequiresAction != nil:
-		return wire.Level(w, nil)
+		return wire.Level(w, objectRequiresActionStateUpdate.RequiredNames())
 	case v.Other != nil:
-		return wire.Level(w, membersStateUpdateOther.Required)
+		return wire.Level(w, objectStateUpdateOther.RequiredNames())
 	}
 	return nil
 }
@@ -7931,15 +7405,15 @@ func (v *StateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	switch {
 	case v.Running != nil:
 		b = wire.Key(b, &comma, "\"state\":\"running\"")
-		return v.Running.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Running, &objectRunningStateUpdate, comma)
 	case v.Idle != nil:
 		b = wire.Key(b, &comma, "\"state\":\"idle\"")
 		return v.Idle.appendFields(b, comma)
 	case v.RequiresAction != nil:
 		b = wire.Key(b, &comma, "\"state\":\"requires_action\"")
-		return v.RequiresAction.appendFields(b, comma)
+		return wire.AppendMembers(b, v.RequiresAction, &objectRequiresActionStateUpdate, comma)
 	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
+		return wire.AppendMembers(b, v.Other, &objectStateUpdateOther, comma)
 	}
 	return b, comma
 }
@@ -7986,46 +7460,28 @@ func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersStateUpdateOther = wire.Members{Required: []string{"state"}}
-
-// DecodeJSON decodes one StateUpdateOther object, keeping unknown members.
-func (v *StateUpdateOther) DecodeJSON(d *wire.Decoder) error {
-	*v = StateUpdateOther{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersStateUpdateOther, nil)
+var objectStateUpdateOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "State",
+			Flags: wire.Required,
+			Name:  "state",
+			Value: &wire.String,
+		},
+	},
+	Name: "acp.StateUpdateOther",
+	Type: (*StateUpdateOther)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StateUpdateOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *StateUpdateOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "state":
-		return 0, wire.AtKey(wire.DecodeString(&v.State, d), "state")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *StateUpdateOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"state\":")
-	b = wire.AppendString(b, v.State)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.StateUpdateOther")
+	return wire.MarshalTable(&v, &objectStateUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectStateUpdateOther, wire.Lenient)
 }
 
 var membersToolCallContentChunk = wire.Members{Required: []string{"toolCallId", "content"}}
@@ -8268,148 +7724,85 @@ func (v *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalCancelCapabilities, wire.Lenient)
 }
 
-var membersTerminalUpdate = wire.Members{Required: []string{"terminalId"}}
-
-// DecodeJSON decodes one TerminalUpdate object, keeping unknown members.
-func (v *TerminalUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = TerminalUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersTerminalUpdate, nil)
+var objectTerminalUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "TerminalID",
+			Flags: wire.Required,
+			Name:  "terminalId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Command",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "command",
+			Value: &wire.String,
+		},
+		{
+			Field: "Cwd",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cwd",
+			Value: &wire.String,
+		},
+		{
+			Field: "Output",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "output",
+			Value: &wire.Value{
+				Object: &objectTerminalOutput,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "ExitStatus",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "exitStatus",
+			Value: &wire.Value{
+				Object: &objectTerminalExitStatus,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Size",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "size",
+			Value: &wire.Value{
+				Object: &objectTerminalSize,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Capabilities",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "capabilities",
+			Value: &wire.Value{
+				Object: &objectTerminalCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.TerminalUpdate",
+	Type: (*TerminalUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *TerminalUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *TerminalUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "terminalId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.TerminalID), d), "terminalId")
-	case "command":
-		if d.TryNull() {
-			v.Command = nil
-			return wire.Optional, nil
-		}
-		v.Command = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Command, d); err != nil {
-			v.Command = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "command")
-		}
-		return wire.Optional, nil
-	case "cwd":
-		if d.TryNull() {
-			v.Cwd = nil
-			return wire.Optional, nil
-		}
-		v.Cwd = new(AbsolutePath)
-		m := d.Mark()
-		if err := wire.DecodeString((*string)(v.Cwd), d); err != nil {
-			v.Cwd = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cwd")
-		}
-		return wire.Optional, nil
-	case "output":
-		if d.TryNull() {
-			v.Output = nil
-			return wire.Optional, nil
-		}
-		v.Output = new(TerminalOutput)
-		m := d.Mark()
-		if err := objectTerminalOutput.DecodeValue(d, v.Output); err != nil {
-			v.Output = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "output")
-		}
-		return wire.Optional, nil
-	case "exitStatus":
-		if d.TryNull() {
-			v.ExitStatus = nil
-			return wire.Optional, nil
-		}
-		v.ExitStatus = new(TerminalExitStatus)
-		m := d.Mark()
-		if err := objectTerminalExitStatus.DecodeValue(d, v.ExitStatus); err != nil {
-			v.ExitStatus = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "exitStatus")
-		}
-		return wire.Optional, nil
-	case "size":
-		if d.TryNull() {
-			v.Size = nil
-			return wire.Optional, nil
-		}
-		v.Size = new(TerminalSize)
-		m := d.Mark()
-		if err := objectTerminalSize.DecodeValue(d, v.Size); err != nil {
-			v.Size = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "size")
-		}
-		return wire.Optional, nil
-	case "capabilities":
-		if d.TryNull() {
-			v.Capabilities = nil
-			return wire.Optional, nil
-		}
-		v.Capabilities = new(TerminalCapabilities)
-		m := d.Mark()
-		if err := objectTerminalCapabilities.DecodeValue(d, v.Capabilities); err != nil {
-			v.Capabilities = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "capabilities")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *TerminalUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"terminalId\":")
-	b = wire.AppendString(b, string(v.TerminalID))
-	if v.Command != nil {
-		b = wire.Key(b, &comma, "\"command\":")
-		b = wire.AppendString(b, *v.Command)
-	}
-	if v.Cwd != nil {
-		b = wire.Key(b, &comma, "\"cwd\":")
-		b = wire.AppendString(b, string(*v.Cwd))
-	}
-	if v.Output != nil {
-		b = wire.Key(b, &comma, "\"output\":")
-		b = objectTerminalOutput.AppendValue(b, v.Output)
-	}
-	if v.ExitStatus != nil {
-		b = wire.Key(b, &comma, "\"exitStatus\":")
-		b = objectTerminalExitStatus.AppendValue(b, v.ExitStatus)
-	}
-	if v.Size != nil {
-		b = wire.Key(b, &comma, "\"size\":")
-		b = objectTerminalSize.AppendValue(b, v.Size)
-	}
-	if v.Capabilities != nil {
-		b = wire.Key(b, &comma, "\"capabilities\":")
-		b = objectTerminalCapabilities.AppendValue(b, v.Capabilities)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v TerminalUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.TerminalUpdate")
+	return wire.MarshalTable(&v, &objectTerminalUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *TerminalUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectTerminalUpdate, wire.Lenient)
 }
 
 var membersTerminalOutputChunk = wire.Members{Required: []string{"terminalId", "data"}}
@@ -8810,174 +8203,126 @@ func (v *PlanUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
 
-var membersAvailableCommandsUpdate = wire.Members{Required: []string{"availableCommands"}}
-
-// DecodeJSON decodes one AvailableCommandsUpdate object, keeping unknown members.
-func (v *AvailableCommandsUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = AvailableCommandsUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersAvailableCommandsUpdate, nil)
+var objectAvailableCommandsUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "AvailableCommands",
+			Flags: wire.Required,
+			Name:  "availableCommands",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Shape: wire.ShapeUnion,
+					Union: &unionAvailableCommand,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.AvailableCommandsUpdate",
+	Type: (*AvailableCommandsUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *AvailableCommandsUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *AvailableCommandsUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "availableCommands":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.AvailableCommands, true, (*AvailableCommand).DecodeJSON), "availableCommands")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *AvailableCommandsUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"availableCommands\":")
-	b = wire.AppendSlice(b, v.AvailableCommands, (*AvailableCommand).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.AvailableCommandsUpdate")
+	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectAvailableCommandsUpdate, wire.Lenient)
 }
 
-var membersConfigOptionUpdate = wire.Members{Required: []string{"configOptions"}}
-
-// DecodeJSON decodes one ConfigOptionUpdate object, keeping unknown members.
-func (v *ConfigOptionUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = ConfigOptionUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersConfigOptionUpdate, nil)
+var objectConfigOptionUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ConfigOptions",
+			Flags: wire.Required,
+			Name:  "configOptions",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Object: &objectSessionConfigOption,
+					Shape:  wire.ShapeObject,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.ConfigOptionUpdate",
+	Type: (*ConfigOptionUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ConfigOptionUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ConfigOptionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "configOptions":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.ConfigOptions, true, (*SessionConfigOption).DecodeJSON), "configOptions")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ConfigOptionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"configOptions\":")
-	b = wire.AppendSlice(b, v.ConfigOptions, (*SessionConfigOption).AppendJSON)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.ConfigOptionUpdate")
+	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectConfigOptionUpdate, wire.Lenient)
 }
 
-// DecodeJSON decodes one SessionInfoUpdate object, keeping unknown members.
-func (v *SessionInfoUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = SessionInfoUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, nil)
+var objectSessionInfoUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Title",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "title",
+			Value: &wire.String,
+		},
+		{
+			Field: "UpdatedAt",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "updatedAt",
+			Value: &wire.Value{
+				Rule:  &stringRule2,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.SessionInfoUpdate",
+	Type: (*SessionInfoUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *SessionInfoUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *SessionInfoUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "title":
-		if d.TryNull() {
-			v.Title = nil
-			return wire.Optional, nil
-		}
-		v.Title = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Title, d); err != nil {
-			v.Title = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "title")
-		}
-		return wire.Optional, nil
-	case "updatedAt":
-		if d.TryNull() {
-			v.UpdatedAt = nil
-			return wire.Optional, nil
-		}
-		v.UpdatedAt = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.UpdatedAt, d); err != nil {
-			v.UpdatedAt = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "updatedAt")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *SessionInfoUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Title != nil {
-		b = wire.Key(b, &comma, "\"title\":")
-		b = wire.AppendString(b, *v.Title)
-	}
-	if v.UpdatedAt != nil {
-		b = wire.Key(b, &comma, "\"updatedAt\":")
-		b = wire.AppendString(b, *v.UpdatedAt)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.SessionInfoUpdate")
+	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectSessionInfoUpdate, wire.Lenient)
 }
 
 var objectCost = wire.Object{
@@ -9019,72 +8364,52 @@ func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
 
-var membersUsageUpdate = wire.Members{Required: []string{"used", "size"}}
-
-// DecodeJSON decodes one UsageUpdate object, keeping unknown members.
-func (v *UsageUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = UsageUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersUsageUpdate, nil)
+var objectUsageUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Used",
+			Flags: wire.Required,
+			Name:  "used",
+			Value: &wire.Uint64,
+		},
+		{
+			Field: "Size",
+			Flags: wire.Required,
+			Name:  "size",
+			Value: &wire.Uint64,
+		},
+		{
+			Field: "Cost",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "cost",
+			Value: &wire.Value{
+				Object: &objectCost,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.UsageUpdate",
+	Type: (*UsageUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *UsageUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *UsageUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "used":
-		return 0, wire.AtKey(wire.DecodeUint64(&v.Used, d), "used")
-	case "size":
-		return 1, wire.AtKey(wire.DecodeUint64(&v.Size, d), "size")
-	case "cost":
-		if d.TryNull() {
-			v.Cost = nil
-			return wire.Optional, nil
-		}
-		v.Cost = new(Cost)
-		m := d.Mark()
-		if err := objectCost.DecodeValue(d, v.Cost); err != nil {
-			v.Cost = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "cost")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *UsageUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"used\":")
-	b = wire.AppendUint(b, uint64(v.Used))
-	b = wire.Key(b, &comma, "\"size\":")
-	b = wire.AppendUint(b, uint64(v.Size))
-	if v.Cost != nil {
-		b = wire.Key(b, &comma, "\"cost\":")
-		b = objectCost.AppendValue(b, v.Cost)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.UsageUpdate")
+	return wire.MarshalTable(&v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectUsageUpdate, wire.Lenient)
 }
 
 var enumNoticeSeverity = wire.Enum{
@@ -9103,72 +8428,55 @@ func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
 
-var membersNotice = wire.Members{Required: []string{"severity", "title"}}
-
-// DecodeJSON decodes one Notice object, keeping unknown members.
-func (v *Notice) DecodeJSON(d *wire.Decoder) error {
-	*v = Notice{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersNotice, nil)
+var objectNotice = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Severity",
+			Flags: wire.Required,
+			Name:  "severity",
+			Value: &wire.Value{
+				Enum:  &enumNoticeSeverity,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Title",
+			Flags: wire.Required,
+			Name:  "title",
+			Value: &wire.Value{
+				Rule:  &stringRule3,
+				Shape: wire.ShapeString,
+			},
+		},
+		{
+			Field: "Description",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "description",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.Notice",
+	Type: (*Notice)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *Notice) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *Notice) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "severity":
-		return 0, wire.AtKey(enumNoticeSeverity.DecodeValue(d, &v.Severity), "severity")
-	case "title":
-		return 1, wire.AtKey(wire.DecodeString(&v.Title, d), "title")
-	case "description":
-		if d.TryNull() {
-			v.Description = nil
-			return wire.Optional, nil
-		}
-		v.Description = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Description, d); err != nil {
-			v.Description = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "description")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *Notice) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"severity\":")
-	b = enumNoticeSeverity.AppendValue(b, &v.Severity)
-	b = wire.Key(b, &comma, "\"title\":")
-	b = wire.AppendString(b, v.Title)
-	if v.Description != nil {
-		b = wire.Key(b, &comma, "\"description\":")
-		b = wire.AppendString(b, *v.Description)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.Notice")
+	return wire.MarshalTable(&v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *Notice) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectNotice, wire.Lenient)
 }
 
 var scalarCompactionID = wire.Scalar{
@@ -9202,139 +8510,107 @@ func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
 
-var membersCompactionUpdate = wire.Members{Required: []string{"compactionId", "status"}}
-
-// DecodeJSON decodes one CompactionUpdate object, keeping unknown members.
-func (v *CompactionUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = CompactionUpdate{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionUpdate, nil)
+var objectCompactionUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CompactionID",
+			Flags: wire.Required,
+			Name:  "compactionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Status",
+			Flags: wire.Required,
+			Name:  "status",
+			Value: &wire.Value{
+				Enum:  &enumCompactionStatus,
+				Shape: wire.ShapeEnum,
+			},
+		},
+		{
+			Field: "Summary",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "summary",
+			Value: &wire.Value{
+				Elem: &wire.Value{
+					Coded: (*ContentBlock)(nil),
+					Shape: wire.ShapeCoded,
+				},
+				Shape:       wire.ShapeSlice,
+				SkipInvalid: true,
+			},
+		},
+		{
+			Field: "Error",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "error",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CompactionUpdate",
+	Type: (*CompactionUpdate)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompactionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "compactionId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
-	case "status":
-		return 1, wire.AtKey(enumCompactionStatus.DecodeValue(d, &v.Status), "status")
-	case "summary":
-		if d.TryNull() {
-			v.Summary = nil
-			return wire.Optional, nil
-		}
-		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Summary, true, (*ContentBlock).DecodeJSON); err != nil {
-			v.Summary = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "summary")
-		}
-		return wire.Optional, nil
-	case "error":
-		if d.TryNull() {
-			v.Error = nil
-			return wire.Optional, nil
-		}
-		v.Error = new(string)
-		m := d.Mark()
-		if err := wire.DecodeString(v.Error, d); err != nil {
-			v.Error = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "error")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompactionUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = wire.AppendString(b, string(v.CompactionID))
-	b = wire.Key(b, &comma, "\"status\":")
-	b = enumCompactionStatus.AppendValue(b, &v.Status)
-	if v.Summary != nil {
-		b = wire.Key(b, &comma, "\"summary\":")
-		b = wire.AppendSlice(b, v.Summary, (*ContentBlock).AppendJSON)
-	}
-	if v.Error != nil {
-		b = wire.Key(b, &comma, "\"error\":")
-		b = wire.AppendString(b, *v.Error)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CompactionUpdate")
+	return wire.MarshalTable(&v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionUpdate, wire.Lenient)
 }
 
-var membersCompactionSummaryChunk = wire.Members{Required: []string{"compactionId", "content"}}
-
-// DecodeJSON decodes one CompactionSummaryChunk object, keeping unknown members.
-func (v *CompactionSummaryChunk) DecodeJSON(d *wire.Decoder) error {
-	*v = CompactionSummaryChunk{}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCompactionSummaryChunk, nil)
+var objectCompactionSummaryChunk = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "CompactionID",
+			Flags: wire.Required,
+			Name:  "compactionId",
+			Value: &wire.String,
+		},
+		{
+			Field: "Content",
+			Flags: wire.Required,
+			Name:  "content",
+			Value: &wire.Value{
+				Coded: (*ContentBlock)(nil),
+				Shape: wire.ShapeCoded,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "acp.CompactionSummaryChunk",
+	Type: (*CompactionSummaryChunk)(nil),
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CompactionSummaryChunk) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CompactionSummaryChunk) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "compactionId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.CompactionID), d), "compactionId")
-	case "content":
-		return 1, wire.AtKey(v.Content.DecodeJSON(d), "content")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.NotMember, nil
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CompactionSummaryChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"compactionId\":")
-	b = wire.AppendString(b, string(v.CompactionID))
-	b = wire.Key(b, &comma, "\"content\":")
-	b = v.Content.AppendJSON(b)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "acp.CompactionSummaryChunk")
+	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCompactionSummaryChunk, wire.Lenient)
 }
 
 var objectCompleteElicitationNotification = wire.Object{
@@ -11393,20 +10669,38 @@ func TableOf(v any) wire.Table {
 		return &objectLogoutAuthResponse
 	case *NewSessionResponse:
 		return &objectNewSessionResponse
+	case *SessionConfigOption:
+		return &objectSessionConfigOption
+	case *SessionConfigOptionTypeOther:
+		return &objectSessionConfigOptionTypeOther
 	case *SessionConfigID:
 		return &scalarSessionConfigID
 	case *SessionConfigOptionCategory:
 		return &enumSessionConfigOptionCategory
 	case *SessionConfigValueID:
 		return &scalarSessionConfigValueID
+	case *SessionConfigSelectOption:
+		return &objectSessionConfigSelectOption
+	case *SessionConfigSelectGroup:
+		return &objectSessionConfigSelectGroup
 	case *SessionConfigGroupID:
 		return &scalarSessionConfigGroupID
+	case *SessionConfigSelect:
+		return &objectSessionConfigSelect
+	case *SessionConfigBoolean:
+		return &objectSessionConfigBoolean
+	case *AvailableCommand:
+		return &unionAvailableCommand
+	case *AvailableCommandOther:
+		return &objectAvailableCommandOther
 	case *AvailableCommandInput:
 		return &unionAvailableCommandInput
 	case *AvailableCommandInputOther:
 		return &objectAvailableCommandInputOther
 	case *TextCommandInput:
 		return &objectTextCommandInput
+	case *Command:
+		return &objectCommand
 	case *ListSessionsResponse:
 		return &objectListSessionsResponse
 	case *SessionInfo:
@@ -11435,6 +10729,14 @@ func TableOf(v any) wire.Table {
 		return &objectSessionNotFoundErrorData
 	case *AgentNotification:
 		return &objectAgentNotification
+	case *SessionUpdateOther:
+		return &objectSessionUpdateOther
+	case *UserMessage:
+		return &objectUserMessage
+	case *AgentMessage:
+		return &objectAgentMessage
+	case *AgentThought:
+		return &objectAgentThought
 	case *BackgroundWork:
 		return &unionBackgroundWork
 	case *BackgroundWorkOther:
@@ -11443,6 +10745,28 @@ func TableOf(v any) wire.Table {
 		return &objectBackgroundTerminal
 	case *BackgroundToolCall:
 		return &objectBackgroundToolCall
+	case *RunningStateUpdate:
+		return &objectRunningStateUpdate
+	case *ErrorStopReason:
+		return &objectErrorStopReason
+	case *IdleStateUpdateStopReasonEndTurn:
+		return &objectIdleStateUpdateStopReasonEndTurn
+	case *IdleStateUpdateStopReasonMaxTokens:
+		return &objectIdleStateUpdateStopReasonMaxTokens
+	case *IdleStateUpdateStopReasonMaxTurnRequests:
+		return &objectIdleStateUpdateStopReasonMaxTurnRequests
+	case *IdleStateUpdateStopReasonRefusal:
+		return &objectIdleStateUpdateStopReasonRefusal
+	case *IdleStateUpdateStopReasonCancelled:
+		return &objectIdleStateUpdateStopReasonCancelled
+	case *IdleStateUpdateStopReasonOther:
+		return &objectIdleStateUpdateStopReasonOther
+	case *IdleStateUpdateStopReasonNone:
+		return &objectIdleStateUpdateStopReasonNone
+	case *RequiresActionStateUpdate:
+		return &objectRequiresActionStateUpdate
+	case *StateUpdateOther:
+		return &objectStateUpdateOther
 	case *TerminalOutput:
 		return &objectTerminalOutput
 	case *TerminalExitStatus:
@@ -11453,20 +10777,36 @@ func TableOf(v any) wire.Table {
 		return &objectTerminalCapabilities
 	case *TerminalCancelCapabilities:
 		return &objectTerminalCancelCapabilities
+	case *TerminalUpdate:
+		return &objectTerminalUpdate
 	case *PlanID:
 		return &scalarPlanID
 	case *PlanEntryPriority:
 		return &enumPlanEntryPriority
 	case *PlanEntryStatus:
 		return &enumPlanEntryStatus
+	case *AvailableCommandsUpdate:
+		return &objectAvailableCommandsUpdate
+	case *ConfigOptionUpdate:
+		return &objectConfigOptionUpdate
+	case *SessionInfoUpdate:
+		return &objectSessionInfoUpdate
 	case *Cost:
 		return &objectCost
+	case *UsageUpdate:
+		return &objectUsageUpdate
 	case *NoticeSeverity:
 		return &enumNoticeSeverity
+	case *Notice:
+		return &objectNotice
 	case *CompactionID:
 		return &scalarCompactionID
 	case *CompactionStatus:
 		return &enumCompactionStatus
+	case *CompactionUpdate:
+		return &objectCompactionUpdate
+	case *CompactionSummaryChunk:
+		return &objectCompactionSummaryChunk
 	case *CompleteElicitationNotification:
 		return &objectCompleteElicitationNotification
 	case *ClientRequest:
@@ -11591,6 +10931,22 @@ func decodeIcon(p *Icon, d *wire.Decoder) error {
 
 func appendIcon(p *Icon, b []byte) []byte {
 	return objectIcon.AppendValue(b, p)
+}
+
+func decodeSessionConfigSelectOption(p *SessionConfigSelectOption, d *wire.Decoder) error {
+	return objectSessionConfigSelectOption.DecodeValue(d, p)
+}
+
+func decodeSessionConfigSelectGroup(p *SessionConfigSelectGroup, d *wire.Decoder) error {
+	return objectSessionConfigSelectGroup.DecodeValue(d, p)
+}
+
+func appendSessionConfigSelectOption(p *SessionConfigSelectOption, b []byte) []byte {
+	return objectSessionConfigSelectOption.AppendValue(b, p)
+}
+
+func appendSessionConfigSelectGroup(p *SessionConfigSelectGroup, b []byte) []byte {
+	return objectSessionConfigSelectGroup.AppendValue(b, p)
 }
 
 func decodeBackgroundWork(p *BackgroundWork, d *wire.Decoder) error {

@@ -1249,59 +1249,15 @@ func (x *NewSessionResponse) Validate() error {
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigOption) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigOption)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOption to v, at v's position.
-func (x *SessionConfigOption) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "configId", "name", "description", "category", "_meta")
-	}
-	x.Type.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionType to v, at v's position.
-func (x *SessionConfigOptionType) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Select != nil {
-		n++
-		x.Select.ValidateWith(v)
-	}
-	if x.Boolean != nil {
-		n++
-		x.Boolean.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "select", "boolean":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("SessionConfigOptionType", "Select, Boolean, Other", x.Select != nil, x.Boolean != nil, x.Other != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOptionTypeOther, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionTypeOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigOptionTypeOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigOptionTypeOther to v, at v's position.
-func (x *SessionConfigOptionTypeOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
@@ -1342,7 +1298,7 @@ func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 		}
 		for i := range x.Ungrouped {
 			v.PushIndex(i)
-			x.Ungrouped[i].ValidateWith(v)
+			objectSessionConfigSelectOption.ValidateValue(v, &x.Ungrouped[i])
 			v.Pop()
 		}
 	}
@@ -1353,7 +1309,7 @@ func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 		}
 		for i := range x.Grouped {
 			v.PushIndex(i)
-			x.Grouped[i].ValidateWith(v)
+			objectSessionConfigSelectGroup.ValidateValue(v, &x.Grouped[i])
 			v.Pop()
 		}
 	}
@@ -1365,49 +1321,15 @@ func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionConfigSelectOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOption) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigSelectOption)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigSelectOption to v, at v's position.
-func (x *SessionConfigSelectOption) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "value", "name", "description", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigSelectGroup, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectGroup) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigSelectGroup)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigSelectGroup to v, at v's position.
-func (x *SessionConfigSelectGroup) ValidateWith(v *wire.Validator) {
-	v.Push("options")
-	if len(x.Options) < 1 {
-		v.Add("must have at least 1 item")
-	}
-	for i := range x.Options {
-		v.PushIndex(i)
-		x.Options[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "groupId", "name", "options", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
@@ -1420,73 +1342,29 @@ func (x *SessionConfigGroupID) Validate() error {
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigSelect)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigSelect to v, at v's position.
-func (x *SessionConfigSelect) ValidateWith(v *wire.Validator) {
-	v.Push("options")
-	x.Options.ValidateWith(v)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "currentValue", "options")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionConfigBoolean, each with the JSON pointer of the offending value.
 func (x *SessionConfigBoolean) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionConfigBoolean)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionConfigBoolean to v, at v's position.
-func (x *SessionConfigBoolean) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "currentValue")
-	}
 }
 
 // Validate reports every way x breaks the schema of AvailableCommand, each with the JSON pointer of the offending value.
 func (x *AvailableCommand) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionAvailableCommand)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AvailableCommand to v, at v's position.
-func (x *AvailableCommand) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Command != nil {
-		n++
-		x.Command.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Type {
-		case "command":
-			v.AddAt("type", "is a known type; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("AvailableCommand", "Command, Other", x.Command != nil, x.Other != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandOther, each with the JSON pointer of the offending value.
 func (x *AvailableCommandOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAvailableCommandOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AvailableCommandOther to v, at v's position.
-func (x *AvailableCommandOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "type", "name", "description")
-	}
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
@@ -1513,25 +1391,8 @@ func (x *TextCommandInput) Validate() error {
 // Validate reports every way x breaks the schema of Command, each with the JSON pointer of the offending value.
 func (x *Command) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCommand)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Command to v, at v's position.
-func (x *Command) ValidateWith(v *wire.Validator) {
-	if x.Input != nil {
-		v.Push("input")
-		unionAvailableCommandInput.ValidateValue(v, x.Input)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "name", "description", "input", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of ListSessionsResponse, each with the JSON pointer of the offending value.
@@ -1742,7 +1603,7 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.UserMessage != nil {
 		n++
-		x.UserMessage.ValidateWith(v)
+		objectUserMessage.ValidateValue(v, x.UserMessage)
 	}
 	if x.AgentMessageChunk != nil {
 		n++
@@ -1750,7 +1611,7 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.AgentMessage != nil {
 		n++
-		x.AgentMessage.ValidateWith(v)
+		objectAgentMessage.ValidateValue(v, x.AgentMessage)
 	}
 	if x.AgentThoughtChunk != nil {
 		n++
@@ -1758,7 +1619,7 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.AgentThought != nil {
 		n++
-		x.AgentThought.ValidateWith(v)
+		objectAgentThought.ValidateValue(v, x.AgentThought)
 	}
 	if x.StateUpdate != nil {
 		n++
@@ -1774,7 +1635,7 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.TerminalUpdate != nil {
 		n++
-		x.TerminalUpdate.ValidateWith(v)
+		objectTerminalUpdate.ValidateValue(v, x.TerminalUpdate)
 	}
 	if x.TerminalOutputChunk != nil {
 		n++
@@ -1786,35 +1647,35 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.AvailableCommandsUpdate != nil {
 		n++
-		x.AvailableCommandsUpdate.ValidateWith(v)
+		objectAvailableCommandsUpdate.ValidateValue(v, x.AvailableCommandsUpdate)
 	}
 	if x.ConfigOptionUpdate != nil {
 		n++
-		x.ConfigOptionUpdate.ValidateWith(v)
+		objectConfigOptionUpdate.ValidateValue(v, x.ConfigOptionUpdate)
 	}
 	if x.SessionInfoUpdate != nil {
 		n++
-		x.SessionInfoUpdate.ValidateWith(v)
+		objectSessionInfoUpdate.ValidateValue(v, x.SessionInfoUpdate)
 	}
 	if x.UsageUpdate != nil {
 		n++
-		x.UsageUpdate.ValidateWith(v)
+		objectUsageUpdate.ValidateValue(v, x.UsageUpdate)
 	}
 	if x.Notice != nil {
 		n++
-		x.Notice.ValidateWith(v)
+		objectNotice.ValidateValue(v, x.Notice)
 	}
 	if x.CompactionUpdate != nil {
 		n++
-		x.CompactionUpdate.ValidateWith(v)
+		objectCompactionUpdate.ValidateValue(v, x.CompactionUpdate)
 	}
 	if x.CompactionSummaryChunk != nil {
 		n++
-		x.CompactionSummaryChunk.ValidateWith(v)
+		objectCompactionSummaryChunk.ValidateValue(v, x.CompactionSummaryChunk)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.ValidateWith(v)
+		objectSessionUpdateOther.ValidateValue(v, x.Other)
 		switch x.Other.SessionUpdate {
 		case "user_message_chunk", "user_message", "agent_message_chunk", "agent_message", "agent_thought_chunk", "agent_thought", "state_update", "tool_call_content_chunk", "tool_call_update", "terminal_update", "terminal_output_chunk", "plan_update", "available_commands_update", "config_option_update", "session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk":
 			v.AddAt("sessionUpdate", "is a known sessionUpdate; the catch-all variant Other is for unknown ones")
@@ -1828,15 +1689,8 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of SessionUpdateOther, each with the JSON pointer of the offending value.
 func (x *SessionUpdateOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionUpdateOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionUpdateOther to v, at v's position.
-func (x *SessionUpdateOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "sessionUpdate")
-	}
 }
 
 // Validate reports every way x breaks the schema of ContentChunk, each with the JSON pointer of the offending value.
@@ -1864,85 +1718,22 @@ func (x *ContentChunk) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of UserMessage, each with the JSON pointer of the offending value.
 func (x *UserMessage) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectUserMessage)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UserMessage to v, at v's position.
-func (x *UserMessage) ValidateWith(v *wire.Validator) {
-	if x.Content != nil {
-		v.Push("content")
-		for i := range x.Content {
-			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "messageId", "content", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of AgentMessage, each with the JSON pointer of the offending value.
 func (x *AgentMessage) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentMessage)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentMessage to v, at v's position.
-func (x *AgentMessage) ValidateWith(v *wire.Validator) {
-	if x.Content != nil {
-		v.Push("content")
-		for i := range x.Content {
-			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "messageId", "content", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of AgentThought, each with the JSON pointer of the offending value.
 func (x *AgentThought) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAgentThought)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AgentThought to v, at v's position.
-func (x *AgentThought) ValidateWith(v *wire.Validator) {
-	if x.Content != nil {
-		v.Push("content")
-		for i := range x.Content {
-			v.PushIndex(i)
-			x.Content[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "messageId", "content", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of BackgroundWork, each with the JSON pointer of the offending value.
@@ -1976,48 +1767,15 @@ func (x *BackgroundToolCall) Validate() error {
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
 func (x *RunningStateUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectRunningStateUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RunningStateUpdate to v, at v's position.
-func (x *RunningStateUpdate) ValidateWith(v *wire.Validator) {
-	if x.Background != nil {
-		v.Push("background")
-		for i := range x.Background {
-			v.PushIndex(i)
-			unionBackgroundWork.ValidateValue(v, &x.Background[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "background", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of ErrorStopReason, each with the JSON pointer of the offending value.
 func (x *ErrorStopReason) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectErrorStopReason)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ErrorStopReason to v, at v's position.
-func (x *ErrorStopReason) ValidateWith(v *wire.Validator) {
-	if x.Error != nil {
-		v.Push("error")
-		objectError.ValidateValue(v, x.Error)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "error")
-	}
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
@@ -2054,31 +1812,31 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.EndTurn != nil {
 		n++
-		x.EndTurn.ValidateWith(v)
+		objectIdleStateUpdateStopReasonEndTurn.ValidateValue(v, x.EndTurn)
 	}
 	if x.MaxTokens != nil {
 		n++
-		x.MaxTokens.ValidateWith(v)
+		objectIdleStateUpdateStopReasonMaxTokens.ValidateValue(v, x.MaxTokens)
 	}
 	if x.MaxTurnRequests != nil {
 		n++
-		x.MaxTurnRequests.ValidateWith(v)
+		objectIdleStateUpdateStopReasonMaxTurnRequests.ValidateValue(v, x.MaxTurnRequests)
 	}
 	if x.Refusal != nil {
 		n++
-		x.Refusal.ValidateWith(v)
+		objectIdleStateUpdateStopReasonRefusal.ValidateValue(v, x.Refusal)
 	}
 	if x.Cancelled != nil {
 		n++
-		x.Cancelled.ValidateWith(v)
+		objectIdleStateUpdateStopReasonCancelled.ValidateValue(v, x.Cancelled)
 	}
 	if x.Error != nil {
 		n++
-		x.Error.ValidateWith(v)
+		objectErrorStopReason.ValidateValue(v, x.Error)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.ValidateWith(v)
+		objectIdleStateUpdateStopReasonOther.ValidateValue(v, x.Other)
 		switch x.Other.StopReason {
 		case "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error":
 			v.AddAt("stopReason", "is a known stopReason; the catch-all variant Other is for unknown ones")
@@ -2086,7 +1844,7 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 	}
 	if x.None != nil {
 		n++
-		x.None.ValidateWith(v)
+		objectIdleStateUpdateStopReasonNone.ValidateValue(v, x.None)
 	}
 	if n != 1 {
 		v.Variants("IdleStateUpdateStopReason", "EndTurn, MaxTokens, MaxTurnRequests, Refusal, Cancelled, Error, Other, None", x.EndTurn != nil, x.MaxTokens != nil, x.MaxTurnRequests != nil, x.Refusal != nil, x.Cancelled != nil, x.Error != nil, x.Other != nil, x.None != nil)
@@ -2096,103 +1854,57 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonEndTurn, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonEndTurn) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonEndTurn)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonEndTurn to v, at v's position.
-func (x *IdleStateUpdateStopReasonEndTurn) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTokens) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTokens)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens to v, at v's position.
-func (x *IdleStateUpdateStopReasonMaxTokens) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests to v, at v's position.
-func (x *IdleStateUpdateStopReasonMaxTurnRequests) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonRefusal, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonRefusal) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonRefusal)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonRefusal to v, at v's position.
-func (x *IdleStateUpdateStopReasonRefusal) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonCancelled, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonCancelled) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonCancelled)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonCancelled to v, at v's position.
-func (x *IdleStateUpdateStopReasonCancelled) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonOther, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonOther to v, at v's position.
-func (x *IdleStateUpdateStopReasonOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "stopReason")
-	}
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonNone, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonNone) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonNone)
 	return v.Err()
 }
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReasonNone to v, at v's position.
-func (x *IdleStateUpdateStopReasonNone) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of RequiresActionStateUpdate, each with the JSON pointer of the offending value.
 func (x *RequiresActionStateUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectRequiresActionStateUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of RequiresActionStateUpdate to v, at v's position.
-func (x *RequiresActionStateUpdate) ValidateWith(v *wire.Validator) {
-	if x.Background != nil {
-		v.Push("background")
-		for i := range x.Background {
-			v.PushIndex(i)
-			unionBackgroundWork.ValidateValue(v, &x.Background[i])
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "background", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
@@ -2207,7 +1919,7 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 	n := 0
 	if x.Running != nil {
 		n++
-		x.Running.ValidateWith(v)
+		objectRunningStateUpdate.ValidateValue(v, x.Running)
 	}
 	if x.Idle != nil {
 		n++
@@ -2215,11 +1927,11 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 	}
 	if x.RequiresAction != nil {
 		n++
-		x.RequiresAction.ValidateWith(v)
+		objectRequiresActionStateUpdate.ValidateValue(v, x.RequiresAction)
 	}
 	if x.Other != nil {
 		n++
-		x.Other.ValidateWith(v)
+		objectStateUpdateOther.ValidateValue(v, x.Other)
 		switch x.Other.State {
 		case "running", "idle", "requires_action":
 			v.AddAt("state", "is a known state; the catch-all variant Other is for unknown ones")
@@ -2233,15 +1945,8 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of StateUpdateOther, each with the JSON pointer of the offending value.
 func (x *StateUpdateOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectStateUpdateOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StateUpdateOther to v, at v's position.
-func (x *StateUpdateOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "state")
-	}
 }
 
 // Validate reports every way x breaks the schema of ToolCallContentChunk, each with the JSON pointer of the offending value.
@@ -2304,40 +2009,8 @@ func (x *TerminalCancelCapabilities) Validate() error {
 // Validate reports every way x breaks the schema of TerminalUpdate, each with the JSON pointer of the offending value.
 func (x *TerminalUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectTerminalUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of TerminalUpdate to v, at v's position.
-func (x *TerminalUpdate) ValidateWith(v *wire.Validator) {
-	if x.Output != nil {
-		v.Push("output")
-		objectTerminalOutput.ValidateValue(v, x.Output)
-		v.Pop()
-	}
-	if x.ExitStatus != nil {
-		v.Push("exitStatus")
-		objectTerminalExitStatus.ValidateValue(v, x.ExitStatus)
-		v.Pop()
-	}
-	if x.Size != nil {
-		v.Push("size")
-		objectTerminalSize.ValidateValue(v, x.Size)
-		v.Pop()
-	}
-	if x.Capabilities != nil {
-		v.Push("capabilities")
-		objectTerminalCapabilities.ValidateValue(v, x.Capabilities)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "terminalId", "command", "cwd", "output", "exitStatus", "size", "capabilities", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of TerminalOutputChunk, each with the JSON pointer of the offending value.
@@ -2491,77 +2164,22 @@ func (x *PlanUpdate) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
 func (x *AvailableCommandsUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectAvailableCommandsUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of AvailableCommandsUpdate to v, at v's position.
-func (x *AvailableCommandsUpdate) ValidateWith(v *wire.Validator) {
-	v.Push("availableCommands")
-	for i := range x.AvailableCommands {
-		v.PushIndex(i)
-		x.AvailableCommands[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "availableCommands", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of ConfigOptionUpdate, each with the JSON pointer of the offending value.
 func (x *ConfigOptionUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectConfigOptionUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ConfigOptionUpdate to v, at v's position.
-func (x *ConfigOptionUpdate) ValidateWith(v *wire.Validator) {
-	v.Push("configOptions")
-	for i := range x.ConfigOptions {
-		v.PushIndex(i)
-		x.ConfigOptions[i].ValidateWith(v)
-		v.Pop()
-	}
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "configOptions", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of SessionInfoUpdate, each with the JSON pointer of the offending value.
 func (x *SessionInfoUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectSessionInfoUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of SessionInfoUpdate to v, at v's position.
-func (x *SessionInfoUpdate) ValidateWith(v *wire.Validator) {
-	if x.UpdatedAt != nil {
-		v.Push("updatedAt")
-		stringRule2.Check(v, *x.UpdatedAt)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "title", "updatedAt", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
@@ -2574,25 +2192,8 @@ func (x *Cost) Validate() error {
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectUsageUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of UsageUpdate to v, at v's position.
-func (x *UsageUpdate) ValidateWith(v *wire.Validator) {
-	if x.Cost != nil {
-		v.Push("cost")
-		objectCost.ValidateValue(v, x.Cost)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "used", "size", "cost", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
@@ -2605,23 +2206,8 @@ func (x *NoticeSeverity) Validate() error {
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectNotice)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of Notice to v, at v's position.
-func (x *Notice) ValidateWith(v *wire.Validator) {
-	v.Push("title")
-	stringRule3.Check(v, x.Title)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "severity", "title", "description", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
@@ -2641,51 +2227,15 @@ func (x *CompactionStatus) Validate() error {
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCompactionUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CompactionUpdate to v, at v's position.
-func (x *CompactionUpdate) ValidateWith(v *wire.Validator) {
-	if x.Summary != nil {
-		v.Push("summary")
-		for i := range x.Summary {
-			v.PushIndex(i)
-			x.Summary[i].ValidateWith(v)
-			v.Pop()
-		}
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "compactionId", "status", "summary", "error", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of CompactionSummaryChunk, each with the JSON pointer of the offending value.
 func (x *CompactionSummaryChunk) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCompactionSummaryChunk)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CompactionSummaryChunk to v, at v's position.
-func (x *CompactionSummaryChunk) ValidateWith(v *wire.Validator) {
-	v.Push("content")
-	x.Content.ValidateWith(v)
-	v.Pop()
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "compactionId", "content", "_meta")
-	}
 }
 
 // Validate reports every way x breaks the schema of CompleteElicitationNotification, each with the JSON pointer of the offending value.
