@@ -17,34 +17,57 @@ import (
 // everything it does is something the interpreter does (see tabular).
 func (e *emitter) cold(t *ir.Type) bool {
 	if e.colds == nil {
-		e.colds = e.coldSet()
+		e.coldSets()
 	}
 	return e.colds[t]
 }
 
-// coldSet decides cold once for every type of the model.
-func (e *emitter) coldSet() map[*ir.Type]bool {
+// coldSets decides cold structs and cold unions once for every type of the
+// model. It starts from every candidate and drops what breaks a rule until
+// none does (the greatest fixpoint): a union is cold only when every
+// payload is a cold struct, and a struct embedding a union only when that
+// union's payloads are cold and every union holding the struct as a
+// variant is cold too, since a generated union calls the member-level
+// methods of an embedding payload, which a table-described struct lacks.
+func (e *emitter) coldSets() {
 	cyclic := onCycle(e.m.Types)
 	held := heldAsVariant(e.m.Types)
-	e.colds = map[*ir.Type]bool{}
-	var embedding []*ir.Type
+	e.colds, e.coldUnions = map[*ir.Type]bool{}, map[*ir.Type]bool{}
 	for _, t := range e.m.Types {
-		if t.Kind == ir.Struct && !t.Hot && t.Rules == nil && len(aliasedFields(t)) == 0 &&
-			!cyclic[t] && e.tabularFields(t) {
-			if t.Union == nil {
-				e.colds[t] = true
-			} else if !held[t] {
-				embedding = append(embedding, t)
+		switch {
+		case t.Kind == ir.Struct && !t.Hot && t.Rules == nil && len(aliasedFields(t)) == 0 &&
+			!cyclic[t] && e.tabularFields(t):
+			e.colds[t] = true
+		case t.Kind == ir.ObjectUnion && !t.Hot && len(held[t]) == 0:
+			e.coldUnions[t] = true
+		}
+	}
+	for dropped := true; dropped; {
+		dropped = false
+		for t := range e.colds {
+			if t.Union != nil && !(e.coldVariants(t.Union) && e.coldHolders(held[t])) {
+				delete(e.colds, t)
+				dropped = true
+			}
+		}
+		for t := range e.coldUnions {
+			if !e.coldVariants(t.Union) {
+				delete(e.coldUnions, t)
+				dropped = true
 			}
 		}
 	}
-	// A struct embedding a union is cold when its variants' payloads are.
-	for _, t := range embedding {
-		if e.coldVariants(t.Union) {
-			e.colds[t] = true
+}
+
+// coldHolders reports whether every holder (a union, or a struct embedding
+// one) is described by a table.
+func (e *emitter) coldHolders(holders []*ir.Type) bool {
+	for _, h := range holders {
+		if !e.colds[h] && !e.coldUnions[h] {
+			return false
 		}
 	}
-	return e.colds
+	return true
 }
 
 // onCycle are the types that reach themselves: their tables would refer to

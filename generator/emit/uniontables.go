@@ -13,35 +13,26 @@ import (
 
 // coldUnion reports whether object union t is described by a table: it is
 // not hot, no other union holds it as a variant (which would call its
-// member-level methods), and every payload is a cold struct.
+// member-level methods), and every payload is a cold struct (coldSets).
 func (e *emitter) coldUnion(t *ir.Type) bool {
 	if e.coldUnions == nil {
-		e.coldUnions = e.coldUnionSet()
+		e.coldSets()
 	}
 	return e.coldUnions[t]
 }
 
-func (e *emitter) coldUnionSet() map[*ir.Type]bool {
-	held := heldAsVariant(e.m.Types)
-	out := map[*ir.Type]bool{}
-	for _, t := range e.m.Types {
-		if t.Kind == ir.ObjectUnion && !t.Hot && !held[t] && e.coldVariants(t.Union) {
-			out[t] = true
-		}
-	}
-	return out
-}
-
-// heldAsVariant are the types some union holds as a variant's payload: the
-// union's generated code calls their member-level methods.
-func heldAsVariant(types []*ir.Type) map[*ir.Type]bool {
-	held := map[*ir.Type]bool{}
+// heldAsVariant maps each type some union holds as a variant's payload to
+// the types holding it: unions, and structs embedding a union.
+func heldAsVariant(types []*ir.Type) map[*ir.Type][]*ir.Type {
+	held := map[*ir.Type][]*ir.Type{}
 	for _, t := range types {
-		if t.Union != nil {
-			for _, v := range t.Union.Variants {
-				if v.Payload != nil && v.Payload.Kind == ir.Named {
-					held[v.Payload.Type.Underlying()] = true
-				}
+		if t.Union == nil {
+			continue
+		}
+		for _, v := range t.Union.Variants {
+			if v.Payload != nil && v.Payload.Kind == ir.Named {
+				p := v.Payload.Type.Underlying()
+				held[p] = append(held[p], t)
 			}
 		}
 	}

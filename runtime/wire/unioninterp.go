@@ -47,7 +47,7 @@ func (u *Union) decode(d *Decoder, p unsafe.Pointer, as int) error {
 	return DecodeObject(d, u.sink(p, i), func(d *Decoder, key []byte) (int, error) {
 		return u.member(d, p, i, key, &next)
 	}, nil, func(w int) []string {
-		return u.required(i, w)
+		return u.required(p, i, w)
 	})
 }
 
@@ -55,8 +55,7 @@ func (u *Union) decode(d *Decoder, p unsafe.Pointer, as int) error {
 // not -1, variant as; it returns its index, -1 for an unknown variant.
 func (u *Union) choose(d *Decoder, p unsafe.Pointer, as int) (int, error) {
 	if as >= 0 {
-		u.setVariant(p, as)
-		return as, nil
+		return as, u.setVariant(d, p, as)
 	}
 	return u.selectVariant(d, p)
 }
@@ -76,7 +75,8 @@ func (u *Union) sink(p unsafe.Pointer, i int) *Fields {
 }
 
 // member decodes the member named key of variant i (-1 for none or an
-// unknown one) of the union at p, as DecodeMember does for an Object.
+// unknown one) of the union at p, as DecodeMember does for an Object; a
+// payload embedding a union reads that union's members a level down.
 func (u *Union) member(d *Decoder, p unsafe.Pointer, i int, key []byte, next *int) (int, error) {
 	if i < 0 {
 		if u.unknownOf(p) != nil && string(key) == u.Discriminator {
@@ -88,16 +88,49 @@ func (u *Union) member(d *Decoder, p unsafe.Pointer, i int, key []byte, next *in
 	if (vr.Role == VariantTagged || vr.Role == VariantAbsent) && string(key) == u.Discriminator {
 		return Optional, d.Skip()
 	}
-	return memberNext(d, payloadOf(p, vr), vr.Payload, key, next)
+	q := payloadOf(p, vr)
+	slot, err := memberNext(d, q, vr.Payload, key, next)
+	if slot != NotMember || vr.Payload.Union == nil {
+		return slot, err
+	}
+	return embeddedMember(d, q, vr.Payload, key)
 }
 
+// embeddedMember decodes the member named key of the union embedded in the
+// struct at p described by o, its required slot a level down. Levels below
+// the first are rare: their members are found by name, with no order hint.
+func embeddedMember(d *Decoder, p unsafe.Pointer, o *Object, key []byte) (int, error) {
+	u, up := o.Union, at(p, o.unionAt)
+	next := maxMembers
+	return Inner(u.member(d, up, u.active(up), key, &next))
+}
+
+// maxMembers is past every member index: memberNext finds the member by
+// name and clears it before decoding, as for a duplicate.
+const maxMembers = int(^uint(0) >> 1)
+
 // required names the required members of level w of variant i (-1 for
-// none).
-func (u *Union) required(i, w int) []string {
-	if i >= 0 {
-		return Level(w, u.Variants[i].Payload.required.Required)
+// none) of the union at p.
+func (u *Union) required(p unsafe.Pointer, i, w int) []string {
+	if i < 0 {
+		return nil
 	}
-	return nil
+	vr := &u.Variants[i]
+	return vr.Payload.requiredAt(payloadOf(p, vr), w)
+}
+
+// requiredAt names the required members of level w of the struct at p
+// described by o: its own at level 0, then its embedded union's selected
+// variant's.
+func (o *Object) requiredAt(p unsafe.Pointer, w int) []string {
+	if w == 0 {
+		return o.required.Required
+	}
+	if o.Union == nil {
+		return nil
+	}
+	up := at(p, o.unionAt)
+	return o.Union.required(up, o.Union.active(up), w-1)
 }
 
 // decodeEmbedding decodes the struct at p described by o, which embeds a
@@ -134,20 +167,25 @@ func decodeEmbeddingAs(d *Decoder, p unsafe.Pointer, o *Object, as int) error {
 		}
 		return Inner(u.member(d, up, i, key, &inner))
 	}, nil, func(w int) []string {
-		if w == 0 {
-			return o.required.Required
-		}
-		return u.required(i, w-1)
+		return o.requiredAt(p, w)
 	})
 }
 
 // zeroUnion sets the union at p to its zero value.
 func zeroUnion(u *Union, p unsafe.Pointer) { zeroAt(u.typ, p) }
 
-// setVariant sets variant i of the union at p to a new payload.
-func (u *Union) setVariant(p unsafe.Pointer, i int) {
+// setVariant sets variant i of the union at p to a new payload and, when
+// the payload embeds a union, selects that union's variant from the object
+// ahead too: all levels' members are members of the one object.
+func (u *Union) setVariant(d *Decoder, p unsafe.Pointer, i int) error {
 	v := &u.Variants[i]
-	*(*unsafe.Pointer)(at(p, v.offset)) = reflect.New(v.typ).UnsafePointer()
+	q := reflect.New(v.typ).UnsafePointer()
+	*(*unsafe.Pointer)(at(p, v.offset)) = q
+	if o := v.Payload; o.Union != nil {
+		_, err := o.Union.selectVariant(d, at(q, o.unionAt))
+		return err
+	}
+	return nil
 }
 
 // selectVariant sets the variant the object ahead selects and returns its
@@ -188,8 +226,7 @@ func (u *Union) selectByTag(d *Decoder, p unsafe.Pointer) (int, error) {
 		i = u.byTag(tag)
 	}
 	if i >= 0 {
-		u.setVariant(p, i)
-		return i, nil
+		return i, u.setVariant(d, p, i)
 	}
 	if d.Lenient() && u.KeepsUnknown {
 		*(**UnknownVariant)(at(p, u.unknown)) = &UnknownVariant{Tag: string(tag)}
@@ -228,8 +265,7 @@ func (u *Union) selectByShape(d *Decoder, p unsafe.Pointer) (int, error) {
 			all = all && found
 		}
 		if all {
-			u.setVariant(p, i)
-			return i, nil
+			return i, u.setVariant(d, p, i)
 		}
 	}
 	return -1, d.Errorf("%s", u.noMatch)

@@ -1924,258 +1924,107 @@ func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
 
-var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
-
-// DecodeJSON decodes one CreateElicitationRequest object, keeping unknown members.
-func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationRequest{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
+var unionCreateElicitationRequestMode = wire.Union{
+	Discriminator: "mode",
+	Name:          "CreateElicitationRequestMode",
+	Type:          (*CreateElicitationRequestMode)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Form",
+			Payload: &objectElicitationFormMode,
+			Role:    wire.VariantTagged,
+			Tag:     "form",
+		},
+		{
+			Name:    "URL",
+			Payload: &objectElicitationURLMode,
+			Role:    wire.VariantTagged,
+			Tag:     "url",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectCreateElicitationRequestModeOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
+}
+var objectCreateElicitationRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "unstable.CreateElicitationRequest",
+	Type:       (*CreateElicitationRequest)(nil),
+	Union:      &unionCreateElicitationRequestMode,
+	UnionField: "Mode",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "message":
-		return 0, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Mode.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *CreateElicitationRequest) required(w int) []string {
-	if w == 0 {
-		return membersCreateElicitationRequest.Required
-	}
-	return v.Mode.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationRequest) selectVariant(d *wire.Decoder) error {
-	return v.Mode.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Mode.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationRequestMode) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("mode")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"mode\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "mode")
-	}
-	switch string(tag) {
-	case "form":
-		v.Form = new(ElicitationFormMode)
-		return v.Form.selectVariant(d)
-	case "url":
-		v.URL = new(ElicitationURLMode)
-		return v.URL.selectVariant(d)
-	default:
-		v.Other = new(CreateElicitationRequestModeOther)
-		return v.Other.selectVariant(d)
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Form != nil:
-		if string(key) == "mode" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Form.decodeField(d, key)
-	case v.URL != nil:
-		if string(key) == "mode" {
-			return wire.Optional, d.Skip()
-		}
-		return v.URL.decodeField(d, key)
-	case v.Other != nil:
-		return v.Other.decodeField(d, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *CreateElicitationRequestMode) required(w int) []string {
-	switch {
-	case v.Form != nil:
-		return v.Form.required(w)
-	case v.URL != nil:
-		return v.URL.required(w)
-	case v.Other != nil:
-		return v.Other.required(w)
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *CreateElicitationRequestMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Form != nil:
-		b = wire.Key(b, &comma, "\"mode\":\"form\"")
-		return v.Form.appendFields(b, comma)
-	case v.URL != nil:
-		b = wire.Key(b, &comma, "\"mode\":\"url\"")
-		return v.URL.appendFields(b, comma)
-	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationRequest")
+	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationRequest, wire.Lenient)
 }
 
-var membersCreateElicitationRequestModeOther = wire.Members{Required: []string{"mode"}}
-
-// DecodeJSON decodes one CreateElicitationRequestModeOther object, keeping unknown members.
-func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationRequestModeOther{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
+var unionCreateElicitationRequestModeOtherVariant = wire.Union{
+	Name: "CreateElicitationRequestModeOtherVariant",
+	Type: (*CreateElicitationRequestModeOtherVariant)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"sessionId"},
+			Name:    "Session",
+			Payload: &objectElicitationSessionScope,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"requestId"},
+			Name:    "Request",
+			Payload: &objectElicitationRequestScope,
+			Role:    wire.VariantShape,
+		},
+	},
+}
+var objectCreateElicitationRequestModeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Mode",
+			Flags: wire.Required,
+			Name:  "mode",
+			Value: &wire.String,
+		},
+	},
+	Name:       "unstable.CreateElicitationRequestModeOther",
+	Type:       (*CreateElicitationRequestModeOther)(nil),
+	Union:      &unionCreateElicitationRequestModeOtherVariant,
+	UnionField: "Variant",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationRequestModeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mode":
-		return 0, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
-	}
-	return wire.Inner(v.Variant.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *CreateElicitationRequestModeOther) required(w int) []string {
-	if w == 0 {
-		return membersCreateElicitationRequestModeOther.Required
-	}
-	return v.Variant.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationRequestModeOther) selectVariant(d *wire.Decoder) error {
-	return v.Variant.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationRequestModeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"mode\":")
-	b = wire.AppendString(b, v.Mode)
-	b, comma = v.Variant.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("sessionId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Session = new(ElicitationSessionScope)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("requestId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Request = new(ElicitationRequestScope)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of CreateElicitationRequestModeOtherVariant: expected a member \"sessionId\" or \"requestId\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Session != nil:
-		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
-	case v.Request != nil:
-		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
-	switch {
-	case v.Session != nil:
-		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
-	case v.Request != nil:
-		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Session != nil:
-		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
-	case v.Request != nil:
-		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationRequestModeOther")
+	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationRequestModeOther, wire.Lenient)
 }
 
 var objectElicitationSessionScope = wire.Object{
@@ -2914,121 +2763,51 @@ func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
-var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
-
-// DecodeJSON decodes one ElicitationFormMode object, keeping unknown members.
-func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationFormMode{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
+var unionElicitationFormModeVariant = wire.Union{
+	Name: "ElicitationFormModeVariant",
+	Type: (*ElicitationFormModeVariant)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"sessionId"},
+			Name:    "Session",
+			Payload: &objectElicitationSessionScope,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"requestId"},
+			Name:    "Request",
+			Payload: &objectElicitationRequestScope,
+			Role:    wire.VariantShape,
+		},
+	},
+}
+var objectElicitationFormMode = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestedSchema",
+			Flags: wire.Required,
+			Name:  "requestedSchema",
+			Value: &wire.Value{
+				Object: &objectElicitationSchema,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name:       "unstable.ElicitationFormMode",
+	Type:       (*ElicitationFormMode)(nil),
+	Union:      &unionElicitationFormModeVariant,
+	UnionField: "Variant",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestedSchema":
-		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
-	}
-	return wire.Inner(v.Variant.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *ElicitationFormMode) required(w int) []string {
-	if w == 0 {
-		return membersElicitationFormMode.Required
-	}
-	return v.Variant.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
-	return v.Variant.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
-	b, comma = v.Variant.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("sessionId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Session = new(ElicitationSessionScope)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("requestId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Request = new(ElicitationRequestScope)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of ElicitationFormModeVariant: expected a member \"sessionId\" or \"requestId\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Session != nil:
-		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
-	case v.Request != nil:
-		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ElicitationFormModeVariant) required(w int) []string {
-	switch {
-	case v.Session != nil:
-		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
-	case v.Request != nil:
-		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Session != nil:
-		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
-	case v.Request != nil:
-		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationFormMode")
+	return wire.MarshalTable(&v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormMode, wire.Lenient)
 }
 
 var scalarElicitationID = wire.Scalar{
@@ -3046,125 +2825,57 @@ func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
 
-var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
-
-// DecodeJSON decodes one ElicitationURLMode object, keeping unknown members.
-func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationURLMode{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
+var unionElicitationURLModeVariant = wire.Union{
+	Name: "ElicitationURLModeVariant",
+	Type: (*ElicitationURLModeVariant)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"sessionId"},
+			Name:    "Session",
+			Payload: &objectElicitationSessionScope,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"requestId"},
+			Name:    "Request",
+			Payload: &objectElicitationRequestScope,
+			Role:    wire.VariantShape,
+		},
+	},
+}
+var objectElicitationURLMode = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ElicitationID",
+			Flags: wire.Required,
+			Name:  "elicitationId",
+			Value: &wire.String,
+		},
+		{
+			Field: "URL",
+			Flags: wire.Required,
+			Name:  "url",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+	},
+	Name:       "unstable.ElicitationURLMode",
+	Type:       (*ElicitationURLMode)(nil),
+	Union:      &unionElicitationURLModeVariant,
+	UnionField: "Variant",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "elicitationId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ElicitationID), d), "elicitationId")
-	case "url":
-		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
-	}
-	return wire.Inner(v.Variant.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *ElicitationURLMode) required(w int) []string {
-	if w == 0 {
-		return membersElicitationURLMode.Required
-	}
-	return v.Variant.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
-	return v.Variant.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = wire.AppendString(b, string(v.ElicitationID))
-	b = wire.Key(b, &comma, "\"url\":")
-	b = wire.AppendString(b, v.URL)
-	b, comma = v.Variant.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("sessionId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Session = new(ElicitationSessionScope)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("requestId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Request = new(ElicitationRequestScope)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of ElicitationURLModeVariant: expected a member \"sessionId\" or \"requestId\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Session != nil:
-		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
-	case v.Request != nil:
-		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ElicitationURLModeVariant) required(w int) []string {
-	switch {
-	case v.Session != nil:
-		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
-	case v.Request != nil:
-		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Session != nil:
-		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
-	case v.Request != nil:
-		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationURLMode")
+	return wire.MarshalTable(&v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLMode, wire.Lenient)
 }
 
 var objectMessageMCPRequest = wire.Object{
@@ -5435,7 +5146,7 @@ var objectSessionInfo = wire.Object{
 			Flags: wire.Required,
 			Name:  "cwd",
 			Value: &wire.Value{
-				Rule:  &stringRule0,
+				Rule:  &stringRule1,
 				Shape: wire.ShapeString,
 			},
 		},
@@ -5444,7 +5155,7 @@ var objectSessionInfo = wire.Object{
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Rule:  &stringRule0,
+					Rule:  &stringRule1,
 					Shape: wire.ShapeString,
 				},
 				Shape: wire.ShapeSlice,
@@ -7672,7 +7383,7 @@ var objectNotice = wire.Object{
 			Flags: wire.Required,
 			Name:  "title",
 			Value: &wire.Value{
-				Rule:  &stringRule1,
+				Rule:  &stringRule2,
 				Shape: wire.ShapeString,
 			},
 		},
@@ -7904,146 +7615,52 @@ func (v *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCancelCapabilities, wire.Lenient)
 }
 
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *StateUpdate) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("state")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"state\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "state")
-	}
-	switch string(tag) {
-	case "running":
-		v.Running = new(RunningStateUpdate)
-		return nil
-	case "idle":
-		v.Idle = new(IdleStateUpdate)
-		return v.Idle.selectVariant(d)
-	case "requires_action":
-		v.RequiresAction = new(RequiresActionStateUpdate)
-		return nil
-	case "unknown":
-		v.UnknownUnknownStateUpdate = new(UnknownStateUpdate)
-		return nil
-	default:
-		v.Other = new(StateUpdateOther)
-		return nil
-	}
+var unionStateUpdate = wire.Union{
+	Discriminator: "state",
+	Name:          "StateUpdate",
+	Type:          (*StateUpdate)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Running",
+			Payload: &objectRunningStateUpdate,
+			Role:    wire.VariantTagged,
+			Tag:     "running",
+		},
+		{
+			Name:    "Idle",
+			Payload: &objectIdleStateUpdate,
+			Role:    wire.VariantTagged,
+			Tag:     "idle",
+		},
+		{
+			Name:    "RequiresAction",
+			Payload: &objectRequiresActionStateUpdate,
+			Role:    wire.VariantTagged,
+			Tag:     "requires_action",
+		},
+		{
+			Name:    "UnknownUnknownStateUpdate",
+			Payload: &objectUnknownStateUpdate,
+			Role:    wire.VariantTagged,
+			Tag:     "unknown",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectStateUpdateOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
 }
 
-// decodeField decodes a member of the selected variant.
-func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Running != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Running, &objectRunningStateUpdate, key)
-	case v.Idle != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Idle.decodeField(d, key)
-	case v.RequiresAction != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.RequiresAction, &objectRequiresActionStateUpdate, key)
-	case v.UnknownUnknownStateUpdate != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.UnknownUnknownStateUpdate, &objectUnknownStateUpdate, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectStateUpdateOther, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *StateUpdate) required(w int) []string {
-	switch {
-	case v.Running != nil:
-		return wire.Level(w, objectRunningStateUpdate.RequiredNames())
-	case v.Idle != nil:
-		return v.Idle.required(w)
-	case v.RequiresAction != nil:
-		return wire.Level(w, objectRequiresActionStateUpdate.RequiredNames())
-	case v.UnknownUnknownStateUpdate != nil:
-		return wire.Level(w, objectUnknownStateUpdate.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectStateUpdateOther.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *StateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Running != nil:
-		b = wire.Key(b, &comma, "\"state\":\"running\"")
-		return wire.AppendMembers(b, v.Running, &objectRunningStateUpdate, comma)
-	case v.Idle != nil:
-		b = wire.Key(b, &comma, "\"state\":\"idle\"")
-		return v.Idle.appendFields(b, comma)
-	case v.RequiresAction != nil:
-		b = wire.Key(b, &comma, "\"state\":\"requires_action\"")
-		return wire.AppendMembers(b, v.RequiresAction, &objectRequiresActionStateUpdate, comma)
-	case v.UnknownUnknownStateUpdate != nil:
-		b = wire.Key(b, &comma, "\"state\":\"unknown\"")
-		return wire.AppendMembers(b, v.UnknownUnknownStateUpdate, &objectUnknownStateUpdate, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectStateUpdateOther, comma)
-	}
-	return b, comma
-}
-
-// unknownSink is where members no variant declares are kept.
-func (v *StateUpdate) unknownSink() *wire.Fields {
-	switch {
-	case v.Running != nil:
-		return &v.Running.Unknown
-	case v.Idle != nil:
-		return &v.Idle.Unknown
-	case v.RequiresAction != nil:
-		return &v.RequiresAction.Unknown
-	case v.UnknownUnknownStateUpdate != nil:
-		return &v.UnknownUnknownStateUpdate.Unknown
-	case v.Other != nil:
-		return &v.Other.Unknown
-	}
-	return nil
-}
-
-// DecodeJSON decodes one StateUpdate object, keeping unknown members.
-func (v *StateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = StateUpdate{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, v.unknownSink(), v.decodeField, nil, v.required)
-}
-
-// AppendJSON appends the JSON encoding of v to b.
-func (v *StateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
-// naming the union and its variants, when a union in v has no variant or several set.
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when none or several are set.
 func (v StateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.StateUpdate")
+	return wire.MarshalWith(&v, &unionStateUpdate, "unstable.StateUpdate")
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *StateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &unionStateUpdate, wire.Lenient)
 }
 
 var objectStateUpdateOther = wire.Object{
@@ -8124,213 +7741,95 @@ func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectErrorStopReason, wire.Lenient)
 }
 
-// DecodeJSON decodes one IdleStateUpdate object, keeping unknown members.
-func (v *IdleStateUpdate) DecodeJSON(d *wire.Decoder) error {
-	*v = IdleStateUpdate{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, nil, v.required)
+var unionIdleStateUpdateStopReason = wire.Union{
+	Discriminator: "stopReason",
+	Name:          "IdleStateUpdateStopReason",
+	Type:          (*IdleStateUpdateStopReason)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "EndTurn",
+			Payload: &objectIdleStateUpdateStopReasonEndTurn,
+			Role:    wire.VariantTagged,
+			Tag:     "end_turn",
+		},
+		{
+			Name:    "MaxTokens",
+			Payload: &objectIdleStateUpdateStopReasonMaxTokens,
+			Role:    wire.VariantTagged,
+			Tag:     "max_tokens",
+		},
+		{
+			Name:    "MaxTurnRequests",
+			Payload: &objectIdleStateUpdateStopReasonMaxTurnRequests,
+			Role:    wire.VariantTagged,
+			Tag:     "max_turn_requests",
+		},
+		{
+			Name:    "Refusal",
+			Payload: &objectIdleStateUpdateStopReasonRefusal,
+			Role:    wire.VariantTagged,
+			Tag:     "refusal",
+		},
+		{
+			Name:    "Cancelled",
+			Payload: &objectIdleStateUpdateStopReasonCancelled,
+			Role:    wire.VariantTagged,
+			Tag:     "cancelled",
+		},
+		{
+			Name:    "Error",
+			Payload: &objectErrorStopReason,
+			Role:    wire.VariantTagged,
+			Tag:     "error",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectIdleStateUpdateStopReasonOther,
+			Role:    wire.VariantCatchAll,
+		},
+		{
+			Name:    "None",
+			Payload: &objectIdleStateUpdateStopReasonNone,
+			Role:    wire.VariantAbsent,
+		},
+	},
+}
+var objectIdleStateUpdate = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Usage",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "usage",
+			Value: &wire.Value{
+				Object: &objectUsage,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "unstable.IdleStateUpdate",
+	Type:       (*IdleStateUpdate)(nil),
+	Union:      &unionIdleStateUpdateStopReason,
+	UnionField: "StopReason",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *IdleStateUpdate) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "usage":
-		if d.TryNull() {
-			v.Usage = nil
-			return wire.Optional, nil
-		}
-		v.Usage = new(Usage)
-		m := d.Mark()
-		if err := objectUsage.DecodeValue(d, v.Usage); err != nil {
-			v.Usage = nil
-			return wire.Optional, wire.AtKey(d.Recover(m, err), "usage")
-		}
-		return wire.Optional, nil
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.StopReason.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *IdleStateUpdate) required(w int) []string {
-	if w == 0 {
-		return nil
-	}
-	return v.StopReason.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
-	return v.StopReason.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
-	if v.Usage != nil {
-		b = wire.Key(b, &comma, "\"usage\":")
-		b = objectUsage.AppendValue(b, v.Usage)
-	}
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.StopReason.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *IdleStateUpdateStopReason) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("stopReason")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		v.None = new(IdleStateUpdateStopReasonNone)
-		return nil
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "stopReason")
-	}
-	switch string(tag) {
-	case "end_turn":
-		v.EndTurn = new(IdleStateUpdateStopReasonEndTurn)
-		return nil
-	case "max_tokens":
-		v.MaxTokens = new(IdleStateUpdateStopReasonMaxTokens)
-		return nil
-	case "max_turn_requests":
-		v.MaxTurnRequests = new(IdleStateUpdateStopReasonMaxTurnRequests)
-		return nil
-	case "refusal":
-		v.Refusal = new(IdleStateUpdateStopReasonRefusal)
-		return nil
-	case "cancelled":
-		v.Cancelled = new(IdleStateUpdateStopReasonCancelled)
-		return nil
-	case "error":
-		v.Error = new(ErrorStopReason)
-		return nil
-	default:
-		v.Other = new(IdleStateUpdateStopReasonOther)
-		return nil
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.EndTurn != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, key)
-	case v.MaxTokens != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, key)
-	case v.MaxTurnRequests != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, key)
-	case v.Refusal != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, key)
-	case v.Cancelled != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, key)
-	case v.Error != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.Error, &objectErrorStopReason, key)
-	case v.Other != nil:
-		return wire.DecodeMember(d, v.Other, &objectIdleStateUpdateStopReasonOther, key)
-	case v.None != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
-		return wire.DecodeMember(d, v.None, &objectIdleStateUpdateStopReasonNone, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *IdleStateUpdateStopReason) required(w int) []string {
-	switch {
-	case v.EndTurn != nil:
-		return wire.Level(w, objectIdleStateUpdateStopReasonEndTurn.RequiredNames())
-	case v.MaxTokens != nil:
-		return wire.Level(w, objectIdleStateUpdateStopReasonMaxTokens.RequiredNames())
-	case v.MaxTurnRequests != nil:
-		return wire.Level(w, objectIdleStateUpdateStopReasonMaxTurnRequests.RequiredNames())
-	case v.Refusal != nil:
-		return wire.Level(w, objectIdleStateUpdateStopReasonRefusal.RequiredNames())
-	case v.Cancelled != nil:
-		return wire.Level(w, objectIdleStateUpdateStopReasonCancelled.RequiredNames())
-	case v.Error != nil:
-		return wire.Level(w, objectErrorStopReason.RequiredNames())
-	case v.Other != nil:
-		return wire.Level(w, objectIdleStateUpdateStopReasonOther.RequiredNames())
-	case v.None != nil:
-		return wire.Level(w, objectIdleStateUpdateStopReasonNone.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.EndTurn != nil:
-		b = wire.Key(b, &comma, "\"stopReason\":\"end_turn\"")
-		return wire.AppendMembers(b, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, comma)
-	case v.MaxTokens != nil:
-		b = wire.Key(b, &comma, "\"stopReason\":\"max_tokens\"")
-		return wire.AppendMembers(b, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, comma)
-	case v.MaxTurnRequests != nil:
-		b = wire.Key(b, &comma, "\"stopReason\":\"max_turn_requests\"")
-		return wire.AppendMembers(b, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, comma)
-	case v.Refusal != nil:
-		b = wire.Key(b, &comma, "\"stopReason\":\"refusal\"")
-		return wire.AppendMembers(b, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, comma)
-	case v.Cancelled != nil:
-		b = wire.Key(b, &comma, "\"stopReason\":\"cancelled\"")
-		return wire.AppendMembers(b, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, comma)
-	case v.Error != nil:
-		b = wire.Key(b, &comma, "\"stopReason\":\"error\"")
-		return wire.AppendMembers(b, v.Error, &objectErrorStopReason, comma)
-	case v.Other != nil:
-		return wire.AppendMembers(b, v.Other, &objectIdleStateUpdateStopReasonOther, comma)
-	case v.None != nil:
-		return wire.AppendMembers(b, v.None, &objectIdleStateUpdateStopReasonNone, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.IdleStateUpdate")
+	return wire.MarshalTable(&v, &objectIdleStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectIdleStateUpdate, wire.Lenient)
 }
 
 var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
@@ -8541,8 +8040,8 @@ var objectSubagentUpdate = wire.Object{
 			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
 			Name:  "state",
 			Value: &wire.Value{
-				Coded: (*StateUpdate)(nil),
-				Shape: wire.ShapeCoded,
+				Shape: wire.ShapeUnion,
+				Union: &unionStateUpdate,
 			},
 		},
 		{
@@ -10153,7 +9652,7 @@ var objectLoadSessionRequest = wire.Object{
 			Flags: wire.Required,
 			Name:  "cwd",
 			Value: &wire.Value{
-				Rule:  &stringRule0,
+				Rule:  &stringRule1,
 				Shape: wire.ShapeString,
 			},
 		},
@@ -10162,7 +9661,7 @@ var objectLoadSessionRequest = wire.Object{
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Rule:  &stringRule0,
+					Rule:  &stringRule1,
 					Shape: wire.ShapeString,
 				},
 				Shape: wire.ShapeSlice,
@@ -10215,7 +9714,7 @@ var objectListSessionsRequest = wire.Object{
 			Flags: wire.Nullable | wire.Pointer,
 			Name:  "cwd",
 			Value: &wire.Value{
-				Rule:  &stringRule0,
+				Rule:  &stringRule1,
 				Shape: wire.ShapeString,
 			},
 		},
@@ -10248,7 +9747,7 @@ var objectListSessionsRequest = wire.Object{
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Rule:  &stringRule0,
+					Rule:  &stringRule1,
 					Shape: wire.ShapeString,
 				},
 				Shape: wire.ShapeSlice,
@@ -10332,7 +9831,7 @@ var objectForkSessionRequest = wire.Object{
 			Flags: wire.Required,
 			Name:  "cwd",
 			Value: &wire.Value{
-				Rule:  &stringRule0,
+				Rule:  &stringRule1,
 				Shape: wire.ShapeString,
 			},
 		},
@@ -10341,7 +9840,7 @@ var objectForkSessionRequest = wire.Object{
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Rule:  &stringRule0,
+					Rule:  &stringRule1,
 					Shape: wire.ShapeString,
 				},
 				Shape: wire.ShapeSlice,
@@ -10544,7 +10043,7 @@ var objectResumeSessionRequest = wire.Object{
 			Flags: wire.Required,
 			Name:  "cwd",
 			Value: &wire.Value{
-				Rule:  &stringRule0,
+				Rule:  &stringRule1,
 				Shape: wire.ShapeString,
 			},
 		},
@@ -10553,7 +10052,7 @@ var objectResumeSessionRequest = wire.Object{
 			Name:  "additionalDirectories",
 			Value: &wire.Value{
 				Elem: &wire.Value{
-					Rule:  &stringRule0,
+					Rule:  &stringRule1,
 					Shape: wire.ShapeString,
 				},
 				Shape: wire.ShapeSlice,
@@ -12285,6 +11784,10 @@ func TableOf(v any) wire.Table {
 		return &objectWaitForTerminalExitRequest
 	case *KillTerminalRequest:
 		return &objectKillTerminalRequest
+	case *CreateElicitationRequest:
+		return &objectCreateElicitationRequest
+	case *CreateElicitationRequestModeOther:
+		return &objectCreateElicitationRequestModeOther
 	case *ElicitationSessionScope:
 		return &objectElicitationSessionScope
 	case *ElicitationRequestScope:
@@ -12319,8 +11822,12 @@ func TableOf(v any) wire.Table {
 		return &objectTitledMultiSelectItems
 	case *MultiSelectPropertySchema:
 		return &objectMultiSelectPropertySchema
+	case *ElicitationFormMode:
+		return &objectElicitationFormMode
 	case *ElicitationID:
 		return &scalarElicitationID
+	case *ElicitationURLMode:
+		return &objectElicitationURLMode
 	case *MessageMCPRequest:
 		return &objectMessageMCPRequest
 	case *MCPServerACPID:
@@ -12517,12 +12024,16 @@ func TableOf(v any) wire.Table {
 		return &objectSubagentSessionCapabilities
 	case *SessionCancelCapabilities:
 		return &objectSessionCancelCapabilities
+	case *StateUpdate:
+		return &unionStateUpdate
 	case *StateUpdateOther:
 		return &objectStateUpdateOther
 	case *RunningStateUpdate:
 		return &objectRunningStateUpdate
 	case *ErrorStopReason:
 		return &objectErrorStopReason
+	case *IdleStateUpdate:
+		return &objectIdleStateUpdate
 	case *IdleStateUpdateStopReasonEndTurn:
 		return &objectIdleStateUpdateStopReasonEndTurn
 	case *IdleStateUpdateStopReasonMaxTokens:

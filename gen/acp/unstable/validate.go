@@ -511,76 +511,15 @@ func (x *KillTerminalRequest) Validate() error {
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationRequest to v, at v's position.
-func (x *CreateElicitationRequest) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "message", "_meta")
-	}
-	x.Mode.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationRequestMode to v, at v's position.
-func (x *CreateElicitationRequestMode) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Form != nil {
-		n++
-		x.Form.ValidateWith(v)
-	}
-	if x.URL != nil {
-		n++
-		x.URL.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Mode {
-		case "form", "url":
-			v.AddAt("mode", "is a known mode; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("CreateElicitationRequestMode", "Form, URL, Other", x.Form != nil, x.URL != nil, x.Other != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequestModeOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequestModeOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationRequestModeOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationRequestModeOther to v, at v's position.
-func (x *CreateElicitationRequestModeOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "mode")
-	}
-	x.Variant.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationRequestModeOtherVariant to v, at v's position.
-func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Session != nil {
-		n++
-		objectElicitationSessionScope.ValidateValue(v, x.Session)
-	}
-	if x.Request != nil {
-		n++
-		objectElicitationRequestScope.ValidateValue(v, x.Request)
-	}
-	if n != 1 {
-		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of ElicitationSessionScope, each with the JSON pointer of the offending value.
@@ -705,35 +644,8 @@ func (x *MultiSelectPropertySchema) Validate() error {
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
 func (x *ElicitationFormMode) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectElicitationFormMode)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
-func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
-	v.Push("requestedSchema")
-	objectElicitationSchema.ValidateValue(v, &x.RequestedSchema)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requestedSchema")
-	}
-	x.Variant.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationFormModeVariant to v, at v's position.
-func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Session != nil {
-		n++
-		objectElicitationSessionScope.ValidateValue(v, x.Session)
-	}
-	if x.Request != nil {
-		n++
-		objectElicitationRequestScope.ValidateValue(v, x.Request)
-	}
-	if n != 1 {
-		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
@@ -746,35 +658,8 @@ func (x *ElicitationID) Validate() error {
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectElicitationURLMode)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationURLMode to v, at v's position.
-func (x *ElicitationURLMode) ValidateWith(v *wire.Validator) {
-	v.Push("url")
-	stringRule2.Check(v, x.URL)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "elicitationId", "url")
-	}
-	x.Variant.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationURLModeVariant to v, at v's position.
-func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Session != nil {
-		n++
-		objectElicitationSessionScope.ValidateValue(v, x.Session)
-	}
-	if x.Request != nil {
-		n++
-		objectElicitationRequestScope.ValidateValue(v, x.Request)
-	}
-	if n != 1 {
-		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of MessageMCPRequest, each with the JSON pointer of the offending value.
@@ -1940,40 +1825,8 @@ func (x *SessionCancelCapabilities) Validate() error {
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
 func (x *StateUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateUnion(&v, x, &unionStateUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of StateUpdate to v, at v's position.
-func (x *StateUpdate) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Running != nil {
-		n++
-		objectRunningStateUpdate.ValidateValue(v, x.Running)
-	}
-	if x.Idle != nil {
-		n++
-		x.Idle.ValidateWith(v)
-	}
-	if x.RequiresAction != nil {
-		n++
-		objectRequiresActionStateUpdate.ValidateValue(v, x.RequiresAction)
-	}
-	if x.UnknownUnknownStateUpdate != nil {
-		n++
-		objectUnknownStateUpdate.ValidateValue(v, x.UnknownUnknownStateUpdate)
-	}
-	if x.Other != nil {
-		n++
-		objectStateUpdateOther.ValidateValue(v, x.Other)
-		switch x.Other.State {
-		case "running", "idle", "requires_action", "unknown":
-			v.AddAt("state", "is a known state; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("StateUpdate", "Running, Idle, RequiresAction, UnknownUnknownStateUpdate, Other", x.Running != nil, x.Idle != nil, x.RequiresAction != nil, x.UnknownUnknownStateUpdate != nil, x.Other != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of StateUpdateOther, each with the JSON pointer of the offending value.
@@ -2000,70 +1853,8 @@ func (x *ErrorStopReason) Validate() error {
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdate) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectIdleStateUpdate)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdate to v, at v's position.
-func (x *IdleStateUpdate) ValidateWith(v *wire.Validator) {
-	if x.Usage != nil {
-		v.Push("usage")
-		objectUsage.ValidateValue(v, x.Usage)
-		v.Pop()
-	}
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "usage", "_meta")
-	}
-	x.StopReason.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of IdleStateUpdateStopReason to v, at v's position.
-func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.EndTurn != nil {
-		n++
-		objectIdleStateUpdateStopReasonEndTurn.ValidateValue(v, x.EndTurn)
-	}
-	if x.MaxTokens != nil {
-		n++
-		objectIdleStateUpdateStopReasonMaxTokens.ValidateValue(v, x.MaxTokens)
-	}
-	if x.MaxTurnRequests != nil {
-		n++
-		objectIdleStateUpdateStopReasonMaxTurnRequests.ValidateValue(v, x.MaxTurnRequests)
-	}
-	if x.Refusal != nil {
-		n++
-		objectIdleStateUpdateStopReasonRefusal.ValidateValue(v, x.Refusal)
-	}
-	if x.Cancelled != nil {
-		n++
-		objectIdleStateUpdateStopReasonCancelled.ValidateValue(v, x.Cancelled)
-	}
-	if x.Error != nil {
-		n++
-		objectErrorStopReason.ValidateValue(v, x.Error)
-	}
-	if x.Other != nil {
-		n++
-		objectIdleStateUpdateStopReasonOther.ValidateValue(v, x.Other)
-		switch x.Other.StopReason {
-		case "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error":
-			v.AddAt("stopReason", "is a known stopReason; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if x.None != nil {
-		n++
-		objectIdleStateUpdateStopReasonNone.ValidateValue(v, x.None)
-	}
-	if n != 1 {
-		v.Variants("IdleStateUpdateStopReason", "EndTurn, MaxTokens, MaxTurnRequests, Refusal, Cancelled, Error, Other, None", x.EndTurn != nil, x.MaxTokens != nil, x.MaxTurnRequests != nil, x.Refusal != nil, x.Cancelled != nil, x.Error != nil, x.Other != nil, x.None != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonEndTurn, each with the JSON pointer of the offending value.
@@ -2335,13 +2126,13 @@ func (x *NewSessionRequest) Validate() error {
 // ValidateWith adds every way x breaks the schema of NewSessionRequest to v, at v's position.
 func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 	v.Push("cwd")
-	stringRule0.Check(v, x.Cwd)
+	stringRule1.Check(v, x.Cwd)
 	v.Pop()
 	if x.AdditionalDirectories != nil {
 		v.Push("additionalDirectories")
 		for i := range x.AdditionalDirectories {
 			v.PushIndex(i)
-			stringRule0.Check(v, x.AdditionalDirectories[i])
+			stringRule1.Check(v, x.AdditionalDirectories[i])
 			v.Pop()
 		}
 		v.Pop()
@@ -3082,10 +2873,10 @@ var pattern0 = wire.Pattern{
 	Source: "^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)",
 	Start:  1,
 }
-var stringRule0 = wire.StringRule{
+var stringRule0 = wire.StringRule{Format: &wire.FormatURI}
+var stringRule1 = wire.StringRule{
 	MinLength:   1,
 	Pattern:     &pattern0,
 	PatternWhat: "an absolute path",
 }
-var stringRule1 = wire.StringRule{MinLength: 1}
-var stringRule2 = wire.StringRule{Format: &wire.FormatURI}
+var stringRule2 = wire.StringRule{MinLength: 1}

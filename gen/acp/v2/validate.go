@@ -753,76 +753,15 @@ func (x *PermissionOptionKind) Validate() error {
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationRequest)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationRequest to v, at v's position.
-func (x *CreateElicitationRequest) ValidateWith(v *wire.Validator) {
-	if x.Meta != nil {
-		v.Push("_meta")
-		v.RawValues(x.Meta)
-		v.Pop()
-	}
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "message", "_meta")
-	}
-	x.Mode.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationRequestMode to v, at v's position.
-func (x *CreateElicitationRequestMode) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Form != nil {
-		n++
-		x.Form.ValidateWith(v)
-	}
-	if x.URL != nil {
-		n++
-		x.URL.ValidateWith(v)
-	}
-	if x.Other != nil {
-		n++
-		x.Other.ValidateWith(v)
-		switch x.Other.Mode {
-		case "form", "url":
-			v.AddAt("mode", "is a known mode; the catch-all variant Other is for unknown ones")
-		}
-	}
-	if n != 1 {
-		v.Variants("CreateElicitationRequestMode", "Form, URL, Other", x.Form != nil, x.URL != nil, x.Other != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequestModeOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequestModeOther) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectCreateElicitationRequestModeOther)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationRequestModeOther to v, at v's position.
-func (x *CreateElicitationRequestModeOther) ValidateWith(v *wire.Validator) {
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "mode")
-	}
-	x.Variant.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of CreateElicitationRequestModeOtherVariant to v, at v's position.
-func (x *CreateElicitationRequestModeOtherVariant) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Session != nil {
-		n++
-		objectElicitationSessionScope.ValidateValue(v, x.Session)
-	}
-	if x.Request != nil {
-		n++
-		objectElicitationRequestScope.ValidateValue(v, x.Request)
-	}
-	if n != 1 {
-		v.Variants("CreateElicitationRequestModeOtherVariant", "Session, Request", x.Session != nil, x.Request != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of ElicitationSessionScope, each with the JSON pointer of the offending value.
@@ -947,35 +886,8 @@ func (x *MultiSelectPropertySchema) Validate() error {
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
 func (x *ElicitationFormMode) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectElicitationFormMode)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationFormMode to v, at v's position.
-func (x *ElicitationFormMode) ValidateWith(v *wire.Validator) {
-	v.Push("requestedSchema")
-	objectElicitationSchema.ValidateValue(v, &x.RequestedSchema)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "requestedSchema")
-	}
-	x.Variant.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationFormModeVariant to v, at v's position.
-func (x *ElicitationFormModeVariant) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Session != nil {
-		n++
-		objectElicitationSessionScope.ValidateValue(v, x.Session)
-	}
-	if x.Request != nil {
-		n++
-		objectElicitationRequestScope.ValidateValue(v, x.Request)
-	}
-	if n != 1 {
-		v.Variants("ElicitationFormModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
@@ -988,35 +900,8 @@ func (x *ElicitationID) Validate() error {
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
 	var v wire.Validator
-	x.ValidateWith(&v)
+	wire.ValidateTable(&v, x, &objectElicitationURLMode)
 	return v.Err()
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationURLMode to v, at v's position.
-func (x *ElicitationURLMode) ValidateWith(v *wire.Validator) {
-	v.Push("url")
-	stringRule0.Check(v, x.URL)
-	v.Pop()
-	if len(x.Unknown) > 0 {
-		v.Declared(x.Unknown, "elicitationId", "url")
-	}
-	x.Variant.ValidateWith(v)
-}
-
-// ValidateWith adds every way x breaks the schema of ElicitationURLModeVariant to v, at v's position.
-func (x *ElicitationURLModeVariant) ValidateWith(v *wire.Validator) {
-	n := 0
-	if x.Session != nil {
-		n++
-		objectElicitationSessionScope.ValidateValue(v, x.Session)
-	}
-	if x.Request != nil {
-		n++
-		objectElicitationRequestScope.ValidateValue(v, x.Request)
-	}
-	if n != 1 {
-		v.Variants("ElicitationURLModeVariant", "Session, Request", x.Session != nil, x.Request != nil)
-	}
 }
 
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.

@@ -2549,258 +2549,107 @@ func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
 
-var membersCreateElicitationRequest = wire.Members{Required: []string{"message"}}
-
-// DecodeJSON decodes one CreateElicitationRequest object, keeping unknown members.
-func (v *CreateElicitationRequest) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationRequest{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequest, v.required)
+var unionCreateElicitationRequestMode = wire.Union{
+	Discriminator: "mode",
+	Name:          "CreateElicitationRequestMode",
+	Type:          (*CreateElicitationRequestMode)(nil),
+	Variants: []wire.Variant{
+		{
+			Name:    "Form",
+			Payload: &objectElicitationFormMode,
+			Role:    wire.VariantTagged,
+			Tag:     "form",
+		},
+		{
+			Name:    "URL",
+			Payload: &objectElicitationURLMode,
+			Role:    wire.VariantTagged,
+			Tag:     "url",
+		},
+		{
+			Name:    "Other",
+			Payload: &objectCreateElicitationRequestModeOther,
+			Role:    wire.VariantCatchAll,
+		},
+	},
+}
+var objectCreateElicitationRequest = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Message",
+			Flags: wire.Required,
+			Name:  "message",
+			Value: &wire.String,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name:       "unstable.CreateElicitationRequest",
+	Type:       (*CreateElicitationRequest)(nil),
+	Union:      &unionCreateElicitationRequestMode,
+	UnionField: "Mode",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationRequest) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "message":
-		return 0, wire.AtKey(wire.DecodeString(&v.Message, d), "message")
-	case "_meta":
-		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
-	}
-	return wire.Inner(v.Mode.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *CreateElicitationRequest) required(w int) []string {
-	if w == 0 {
-		return membersCreateElicitationRequest.Required
-	}
-	return v.Mode.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationRequest) selectVariant(d *wire.Decoder) error {
-	return v.Mode.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"message\":")
-	b = wire.AppendString(b, v.Message)
-	if v.Meta != nil {
-		b = wire.Key(b, &comma, "\"_meta\":")
-		b = wire.AppendRawMap(b, v.Meta)
-	}
-	b, comma = v.Mode.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationRequestMode) selectVariant(d *wire.Decoder) error {
-	kind, tag, found, err := d.ScanKey("mode")
-	if err != nil {
-		return err
-	}
-	if !found || kind == wire.KindNull {
-		return d.Errorf("missing discriminator \"mode\"")
-	}
-	if kind != wire.KindString {
-		return wire.AtKey(d.TypeError("string", kind), "mode")
-	}
-	switch string(tag) {
-	case "form":
-		v.Form = new(ElicitationFormMode)
-		return v.Form.selectVariant(d)
-	case "url":
-		v.URL = new(ElicitationURLMode)
-		return v.URL.selectVariant(d)
-	default:
-		v.Other = new(CreateElicitationRequestModeOther)
-		return v.Other.selectVariant(d)
-	}
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Form != nil:
-		if string(key) == "mode" {
-			return wire.Optional, d.Skip()
-		}
-		return v.Form.decodeField(d, key)
-	case v.URL != nil:
-		if string(key) == "mode" {
-			return wire.Optional, d.Skip()
-		}
-		return v.URL.decodeField(d, key)
-	case v.Other != nil:
-		return v.Other.decodeField(d, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *CreateElicitationRequestMode) required(w int) []string {
-	switch {
-	case v.Form != nil:
-		return v.Form.required(w)
-	case v.URL != nil:
-		return v.URL.required(w)
-	case v.Other != nil:
-		return v.Other.required(w)
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *CreateElicitationRequestMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Form != nil:
-		b = wire.Key(b, &comma, "\"mode\":\"form\"")
-		return v.Form.appendFields(b, comma)
-	case v.URL != nil:
-		b = wire.Key(b, &comma, "\"mode\":\"url\"")
-		return v.URL.appendFields(b, comma)
-	case v.Other != nil:
-		return v.Other.appendFields(b, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationRequest")
+	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationRequest, wire.Lenient)
 }
 
-var membersCreateElicitationRequestModeOther = wire.Members{Required: []string{"mode"}}
-
-// DecodeJSON decodes one CreateElicitationRequestModeOther object, keeping unknown members.
-func (v *CreateElicitationRequestModeOther) DecodeJSON(d *wire.Decoder) error {
-	*v = CreateElicitationRequestModeOther{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersCreateElicitationRequestModeOther, v.required)
+var unionCreateElicitationRequestModeOtherVariant = wire.Union{
+	Name: "CreateElicitationRequestModeOtherVariant",
+	Type: (*CreateElicitationRequestModeOtherVariant)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"sessionId"},
+			Name:    "Session",
+			Payload: &objectElicitationSessionScope,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"requestId"},
+			Name:    "Request",
+			Payload: &objectElicitationRequestScope,
+			Role:    wire.VariantShape,
+		},
+	},
+}
+var objectCreateElicitationRequestModeOther = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Mode",
+			Flags: wire.Required,
+			Name:  "mode",
+			Value: &wire.String,
+		},
+	},
+	Name:       "unstable.CreateElicitationRequestModeOther",
+	Type:       (*CreateElicitationRequestModeOther)(nil),
+	Union:      &unionCreateElicitationRequestModeOtherVariant,
+	UnionField: "Variant",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *CreateElicitationRequestModeOther) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *CreateElicitationRequestModeOther) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "mode":
-		return 0, wire.AtKey(wire.DecodeString(&v.Mode, d), "mode")
-	}
-	return wire.Inner(v.Variant.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *CreateElicitationRequestModeOther) required(w int) []string {
-	if w == 0 {
-		return membersCreateElicitationRequestModeOther.Required
-	}
-	return v.Variant.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationRequestModeOther) selectVariant(d *wire.Decoder) error {
-	return v.Variant.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *CreateElicitationRequestModeOther) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"mode\":")
-	b = wire.AppendString(b, v.Mode)
-	b, comma = v.Variant.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *CreateElicitationRequestModeOtherVariant) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("sessionId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Session = new(ElicitationSessionScope)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("requestId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Request = new(ElicitationRequestScope)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of CreateElicitationRequestModeOtherVariant: expected a member \"sessionId\" or \"requestId\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *CreateElicitationRequestModeOtherVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Session != nil:
-		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
-	case v.Request != nil:
-		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *CreateElicitationRequestModeOtherVariant) required(w int) []string {
-	switch {
-	case v.Session != nil:
-		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
-	case v.Request != nil:
-		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *CreateElicitationRequestModeOtherVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Session != nil:
-		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
-	case v.Request != nil:
-		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.CreateElicitationRequestModeOther")
+	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectCreateElicitationRequestModeOther, wire.Lenient)
 }
 
 var objectElicitationSessionScope = wire.Object{
@@ -3563,121 +3412,51 @@ func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
 
-var membersElicitationFormMode = wire.Members{Required: []string{"requestedSchema"}}
-
-// DecodeJSON decodes one ElicitationFormMode object, keeping unknown members.
-func (v *ElicitationFormMode) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationFormMode{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationFormMode, v.required)
+var unionElicitationFormModeVariant = wire.Union{
+	Name: "ElicitationFormModeVariant",
+	Type: (*ElicitationFormModeVariant)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"sessionId"},
+			Name:    "Session",
+			Payload: &objectElicitationSessionScope,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"requestId"},
+			Name:    "Request",
+			Payload: &objectElicitationRequestScope,
+			Role:    wire.VariantShape,
+		},
+	},
+}
+var objectElicitationFormMode = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RequestedSchema",
+			Flags: wire.Required,
+			Name:  "requestedSchema",
+			Value: &wire.Value{
+				Object: &objectElicitationSchema,
+				Shape:  wire.ShapeObject,
+			},
+		},
+	},
+	Name:       "unstable.ElicitationFormMode",
+	Type:       (*ElicitationFormMode)(nil),
+	Union:      &unionElicitationFormModeVariant,
+	UnionField: "Variant",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationFormMode) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationFormMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "requestedSchema":
-		return 0, wire.AtKey(objectElicitationSchema.DecodeValue(d, &v.RequestedSchema), "requestedSchema")
-	}
-	return wire.Inner(v.Variant.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *ElicitationFormMode) required(w int) []string {
-	if w == 0 {
-		return membersElicitationFormMode.Required
-	}
-	return v.Variant.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationFormMode) selectVariant(d *wire.Decoder) error {
-	return v.Variant.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationFormMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"requestedSchema\":")
-	b = objectElicitationSchema.AppendValue(b, &v.RequestedSchema)
-	b, comma = v.Variant.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationFormModeVariant) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("sessionId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Session = new(ElicitationSessionScope)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("requestId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Request = new(ElicitationRequestScope)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of ElicitationFormModeVariant: expected a member \"sessionId\" or \"requestId\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ElicitationFormModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Session != nil:
-		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
-	case v.Request != nil:
-		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ElicitationFormModeVariant) required(w int) []string {
-	switch {
-	case v.Session != nil:
-		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
-	case v.Request != nil:
-		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ElicitationFormModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Session != nil:
-		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
-	case v.Request != nil:
-		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationFormMode")
+	return wire.MarshalTable(&v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationFormMode, wire.Lenient)
 }
 
 var scalarElicitationID = wire.Scalar{
@@ -3695,125 +3474,57 @@ func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
 
-var membersElicitationURLMode = wire.Members{Required: []string{"elicitationId", "url"}}
-
-// DecodeJSON decodes one ElicitationURLMode object, keeping unknown members.
-func (v *ElicitationURLMode) DecodeJSON(d *wire.Decoder) error {
-	*v = ElicitationURLMode{}
-	if err := v.selectVariant(d); err != nil {
-		return err
-	}
-	return wire.DecodeObject(d, &v.Unknown, v.decodeField, &membersElicitationURLMode, v.required)
+var unionElicitationURLModeVariant = wire.Union{
+	Name: "ElicitationURLModeVariant",
+	Type: (*ElicitationURLModeVariant)(nil),
+	Variants: []wire.Variant{
+		{
+			Keys:    []string{"sessionId"},
+			Name:    "Session",
+			Payload: &objectElicitationSessionScope,
+			Role:    wire.VariantShape,
+		},
+		{
+			Keys:    []string{"requestId"},
+			Name:    "Request",
+			Payload: &objectElicitationRequestScope,
+			Role:    wire.VariantShape,
+		},
+	},
+}
+var objectElicitationURLMode = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "ElicitationID",
+			Flags: wire.Required,
+			Name:  "elicitationId",
+			Value: &wire.String,
+		},
+		{
+			Field: "URL",
+			Flags: wire.Required,
+			Name:  "url",
+			Value: &wire.Value{
+				Rule:  &stringRule0,
+				Shape: wire.ShapeString,
+			},
+		},
+	},
+	Name:       "unstable.ElicitationURLMode",
+	Type:       (*ElicitationURLMode)(nil),
+	Union:      &unionElicitationURLModeVariant,
+	UnionField: "Variant",
 }
 
-// AppendJSON appends the JSON encoding of v to b.
-func (v *ElicitationURLMode) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b, _ = v.appendFields(b, false)
-	return append(b, '}')
-}
-
-// decodeField decodes the member named key; it returns a required member's slot, wire.Optional or wire.NotMember.
-func (v *ElicitationURLMode) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch string(key) {
-	case "elicitationId":
-		return 0, wire.AtKey(wire.DecodeString((*string)(&v.ElicitationID), d), "elicitationId")
-	case "url":
-		return 1, wire.AtKey(wire.DecodeString(&v.URL, d), "url")
-	}
-	return wire.Inner(v.Variant.decodeField(d, key))
-}
-
-// required names the required members of level w: v's own, then the selected variant's.
-func (v *ElicitationURLMode) required(w int) []string {
-	if w == 0 {
-		return membersElicitationURLMode.Required
-	}
-	return v.Variant.required(w - 1)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationURLMode) selectVariant(d *wire.Decoder) error {
-	return v.Variant.selectVariant(d)
-}
-
-// appendFields appends v's members, comma-separated; comma says whether one was written before.
-func (v *ElicitationURLMode) appendFields(b []byte, comma bool) ([]byte, bool) {
-	b = wire.Key(b, &comma, "\"elicitationId\":")
-	b = wire.AppendString(b, string(v.ElicitationID))
-	b = wire.Key(b, &comma, "\"url\":")
-	b = wire.AppendString(b, v.URL)
-	b, comma = v.Variant.appendFields(b, comma)
-	return v.Unknown.AppendMembers(b, comma)
-}
-
-// selectVariant picks the variant from the object ahead, before its members are read.
-func (v *ElicitationURLModeVariant) selectVariant(d *wire.Decoder) error {
-	{
-		_, _, found0, err := d.ScanKey("sessionId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Session = new(ElicitationSessionScope)
-			return nil
-		}
-	}
-	{
-		_, _, found0, err := d.ScanKey("requestId")
-		if err != nil {
-			return err
-		}
-		if found0 {
-			v.Request = new(ElicitationRequestScope)
-			return nil
-		}
-	}
-	return d.Errorf("matches no variant of ElicitationURLModeVariant: expected a member \"sessionId\" or \"requestId\"")
-}
-
-// decodeField decodes a member of the selected variant.
-func (v *ElicitationURLModeVariant) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Session != nil:
-		return wire.DecodeMember(d, v.Session, &objectElicitationSessionScope, key)
-	case v.Request != nil:
-		return wire.DecodeMember(d, v.Request, &objectElicitationRequestScope, key)
-	}
-	return wire.NotMember, nil
-}
-
-// required names the selected variant's required members of level w.
-func (v *ElicitationURLModeVariant) required(w int) []string {
-	switch {
-	case v.Session != nil:
-		return wire.Level(w, objectElicitationSessionScope.RequiredNames())
-	case v.Request != nil:
-		return wire.Level(w, objectElicitationRequestScope.RequiredNames())
-	}
-	return nil
-}
-
-// appendFields appends the selected variant's members, its tag first.
-func (v *ElicitationURLModeVariant) appendFields(b []byte, comma bool) ([]byte, bool) {
-	switch {
-	case v.Session != nil:
-		return wire.AppendMembers(b, v.Session, &objectElicitationSessionScope, comma)
-	case v.Request != nil:
-		return wire.AppendMembers(b, v.Request, &objectElicitationRequestScope, comma)
-	}
-	return b, comma
-}
-
-// MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return marshal(&v, "unstable.ElicitationURLMode")
+	return wire.MarshalTable(&v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
 func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
-	return wire.Decode(data, v, wire.Lenient)
+	return wire.DecodeWith(data, v, &objectElicitationURLMode, wire.Lenient)
 }
 
 var objectMessageMCPRequest = wire.Object{
@@ -13359,6 +13070,10 @@ func TableOf(v any) wire.Table {
 		return &scalarPermissionOptionID
 	case *PermissionOptionKind:
 		return &enumPermissionOptionKind
+	case *CreateElicitationRequest:
+		return &objectCreateElicitationRequest
+	case *CreateElicitationRequestModeOther:
+		return &objectCreateElicitationRequestModeOther
 	case *ElicitationSessionScope:
 		return &objectElicitationSessionScope
 	case *ElicitationRequestScope:
@@ -13393,8 +13108,12 @@ func TableOf(v any) wire.Table {
 		return &objectTitledMultiSelectItems
 	case *MultiSelectPropertySchema:
 		return &objectMultiSelectPropertySchema
+	case *ElicitationFormMode:
+		return &objectElicitationFormMode
 	case *ElicitationID:
 		return &scalarElicitationID
+	case *ElicitationURLMode:
+		return &objectElicitationURLMode
 	case *MessageMCPRequest:
 		return &objectMessageMCPRequest
 	case *MCPServerACPID:

@@ -125,7 +125,7 @@ var AgentMethods = AgentMethodTable{
 }
 
 var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true, Params: &objectRequestPermissionRequest, Result: &objectRequestPermissionResponse}}
-var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates, Params: wire.Methods{}, Result: &objectCreateElicitationResponse}}
+var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates, Params: &objectCreateElicitationRequest, Result: &objectCreateElicitationResponse}}
 var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]{Method: dispatch.Method{Wire: MethodMCPMessage, Side: "client", Params: &objectMessageMCPRequest, Result: &unionMessageMCPResponse}}
 var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Params: wire.Methods{}}}
 var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true, Params: &objectCompleteElicitationNotification}}
