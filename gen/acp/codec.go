@@ -35,6 +35,8 @@ var objectAgentRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentRequest)
 }
@@ -93,6 +95,8 @@ func (v *RequestID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.RequestID")
 }
@@ -138,6 +142,8 @@ var objectWriteTextFileRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectWriteTextFileRequest)
 }
@@ -153,6 +159,8 @@ var scalarSessionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
 	return scalarSessionID.AppendValue(nil, &v), nil
 }
@@ -204,6 +212,8 @@ var objectReadTextFileRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReadTextFileRequest)
 }
@@ -258,6 +268,8 @@ var objectRequestPermissionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
 }
@@ -430,6 +442,8 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ToolCallUpdate")
 }
@@ -445,6 +459,8 @@ var scalarToolCallID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
 	return scalarToolCallID.AppendValue(nil, &v), nil
 }
@@ -461,6 +477,8 @@ var enumToolKind = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
 	return enumToolKind.AppendValue(nil, &v), nil
 }
@@ -477,6 +495,8 @@ var enumToolCallStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
 	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
@@ -515,6 +535,8 @@ var unionToolCallContent = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionToolCallContent, "acp.ToolCallContent")
 }
@@ -676,6 +698,8 @@ func (v *ContentBlock) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentBlock) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ContentBlock")
 }
@@ -728,6 +752,8 @@ var objectAnnotations = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAnnotations)
 }
@@ -744,6 +770,8 @@ var enumRole = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
 	return enumRole.AppendValue(nil, &v), nil
 }
@@ -808,6 +836,8 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.TextContent")
 }
@@ -892,6 +922,8 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ImageContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ImageContent")
 }
@@ -960,6 +992,8 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AudioContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.AudioContent")
 }
@@ -1092,6 +1126,8 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResourceLink) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ResourceLink")
 }
@@ -1188,6 +1224,8 @@ func (v *EmbeddedResourceResource) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.EmbeddedResourceResource")
 }
@@ -1256,6 +1294,8 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.TextResourceContents")
 }
@@ -1324,6 +1364,8 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.BlobResourceContents")
 }
@@ -1388,6 +1430,8 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.EmbeddedResource")
 }
@@ -1424,6 +1468,8 @@ var objectContent = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Content) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectContent)
 }
@@ -1469,6 +1515,8 @@ var objectDiff = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Diff) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDiff)
 }
@@ -1484,6 +1532,8 @@ var scalarTerminalID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
 	return scalarTerminalID.AppendValue(nil, &v), nil
 }
@@ -1517,6 +1567,8 @@ var objectTerminal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Terminal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminal)
 }
@@ -1556,6 +1608,8 @@ var objectToolCallLocation = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
@@ -1604,6 +1658,8 @@ var objectPermissionOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPermissionOption)
 }
@@ -1619,6 +1675,8 @@ var scalarPermissionOptionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
 	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
@@ -1635,6 +1693,8 @@ var enumPermissionOptionKind = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
 	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
@@ -1707,6 +1767,8 @@ var objectCreateTerminalRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
 }
@@ -1759,6 +1821,8 @@ func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.EnvVariable")
 }
@@ -1798,6 +1862,8 @@ var objectTerminalOutputRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalOutputRequest)
 }
@@ -1837,6 +1903,8 @@ var objectReleaseTerminalRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReleaseTerminalRequest)
 }
@@ -1876,6 +1944,8 @@ var objectWaitForTerminalExitRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectWaitForTerminalExitRequest)
 }
@@ -1915,6 +1985,8 @@ var objectKillTerminalRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectKillTerminalRequest)
 }
@@ -1974,6 +2046,8 @@ var objectCreateElicitationRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
 }
@@ -2018,6 +2092,8 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
 }
@@ -2048,6 +2124,8 @@ var objectElicitationSessionScope = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
@@ -2075,6 +2153,8 @@ var objectElicitationRequestScope = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
@@ -2143,6 +2223,8 @@ var objectElicitationSchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
@@ -2159,6 +2241,8 @@ var enumElicitationSchemaType = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
 	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
@@ -2213,6 +2297,8 @@ var unionElicitationPropertySchema = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "acp.ElicitationPropertySchema")
 }
@@ -2237,6 +2323,8 @@ var objectElicitationPropertySchemaOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
@@ -2253,6 +2341,8 @@ var enumStringFormat = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
 	return enumStringFormat.AppendValue(nil, &v), nil
 }
@@ -2298,6 +2388,8 @@ var objectEnumOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectEnumOption)
 }
@@ -2391,6 +2483,8 @@ var objectStringPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
@@ -2448,6 +2542,8 @@ var objectNumberPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
@@ -2505,6 +2601,8 @@ var objectIntegerPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
@@ -2550,6 +2648,8 @@ var objectBooleanPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
@@ -2585,6 +2685,8 @@ var unionMultiSelectItems = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionMultiSelectItems, "acp.MultiSelectItems")
 }
@@ -2609,6 +2711,8 @@ var objectMultiSelectItemsOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
@@ -2645,6 +2749,8 @@ var objectStringMultiSelectItems = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
 }
@@ -2684,6 +2790,8 @@ var objectTitledMultiSelectItems = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
 }
@@ -2754,6 +2862,8 @@ var objectMultiSelectPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
@@ -2801,6 +2911,8 @@ var objectElicitationFormMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationFormMode)
 }
@@ -2816,6 +2928,8 @@ var scalarElicitationID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
 	return scalarElicitationID.AppendValue(nil, &v), nil
 }
@@ -2869,6 +2983,8 @@ var objectElicitationURLMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationURLMode)
 }
@@ -2896,6 +3012,8 @@ func (v *ExtRequest) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtRequest) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -2926,6 +3044,8 @@ var unionAgentResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAgentResponse, "acp.AgentResponse")
 }
@@ -2959,6 +3079,8 @@ var objectAgentResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentResponseResult)
 }
@@ -2995,6 +3117,8 @@ var objectAgentResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
@@ -3059,6 +3183,8 @@ var objectInitializeResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
@@ -3074,6 +3200,8 @@ var scalarProtocolVersion = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
 	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
@@ -3143,6 +3271,8 @@ var objectAgentCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
@@ -3188,6 +3318,8 @@ var objectPromptCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
@@ -3227,6 +3359,8 @@ var objectMCPCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
@@ -3308,6 +3442,8 @@ var objectSessionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
@@ -3335,6 +3471,8 @@ var objectSessionListCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionListCapabilities)
 }
@@ -3362,6 +3500,8 @@ var objectSessionDeleteCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
@@ -3389,6 +3529,8 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
@@ -3416,6 +3558,8 @@ var objectSessionResumeCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionResumeCapabilities)
 }
@@ -3443,6 +3587,8 @@ var objectSessionCloseCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionCloseCapabilities)
 }
@@ -3479,6 +3625,8 @@ var objectAgentAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
@@ -3506,6 +3654,8 @@ var objectLogoutCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutCapabilities)
 }
@@ -3536,6 +3686,8 @@ var unionAuthMethod = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAuthMethod, "acp.AuthMethod")
 }
@@ -3551,6 +3703,8 @@ var scalarAuthMethodID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
 	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
@@ -3614,6 +3768,8 @@ var objectAuthMethodTerminal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
@@ -3659,6 +3815,8 @@ var objectAuthMethodAgent = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
@@ -3704,6 +3862,8 @@ var objectImplementation = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectImplementation)
 }
@@ -3731,6 +3891,8 @@ var objectAuthenticateResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthenticateResponse)
 }
@@ -3758,6 +3920,8 @@ var objectLogoutResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutResponse)
 }
@@ -3813,6 +3977,8 @@ var objectNewSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
@@ -3859,6 +4025,8 @@ var objectSessionModeState = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionModeState)
 }
@@ -3874,6 +4042,8 @@ var scalarSessionModeID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
 	return scalarSessionModeID.AppendValue(nil, &v), nil
 }
@@ -3919,6 +4089,8 @@ var objectSessionMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionMode)
 }
@@ -3995,6 +4167,8 @@ var objectSessionConfigOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigOption)
 }
@@ -4010,6 +4184,8 @@ var scalarSessionConfigID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
@@ -4026,6 +4202,8 @@ var enumSessionConfigOptionCategory = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
 	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
@@ -4041,6 +4219,8 @@ var scalarSessionConfigValueID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
@@ -4097,6 +4277,8 @@ func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.SessionConfigSelectOptions")
 }
@@ -4142,6 +4324,8 @@ var objectSessionConfigSelectOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
 }
@@ -4194,6 +4378,8 @@ var objectSessionConfigSelectGroup = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
 }
@@ -4209,6 +4395,8 @@ var scalarSessionConfigGroupID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
@@ -4242,6 +4430,8 @@ var objectSessionConfigSelect = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelect)
 }
@@ -4266,6 +4456,8 @@ var objectSessionConfigBoolean = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
 }
@@ -4315,6 +4507,8 @@ var objectLoadSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLoadSessionResponse)
 }
@@ -4361,6 +4555,8 @@ var objectListSessionsResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
@@ -4426,6 +4622,8 @@ var objectSessionInfo = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionInfo)
 }
@@ -4453,6 +4651,8 @@ var objectDeleteSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
@@ -4502,6 +4702,8 @@ var objectResumeSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
@@ -4529,6 +4731,8 @@ var objectCloseSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
@@ -4556,6 +4760,8 @@ var objectSetSessionModeResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionModeResponse)
 }
@@ -4596,6 +4802,8 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
@@ -4644,6 +4852,8 @@ func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptResponse) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PromptResponse")
 }
@@ -4660,6 +4870,8 @@ var enumStopReason = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v StopReason) MarshalJSON() ([]byte, error) {
 	return enumStopReason.AppendValue(nil, &v), nil
 }
@@ -4687,6 +4899,8 @@ func (v *ExtResponse) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtResponse) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -4726,6 +4940,8 @@ var objectError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectError)
 }
@@ -4752,6 +4968,8 @@ func (v *ErrorCode) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ErrorCode) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -4782,6 +5000,8 @@ var objectAgentNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentNotification)
 }
@@ -4834,6 +5054,8 @@ func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionNotification) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.SessionNotification")
 }
@@ -5130,6 +5352,8 @@ func (v *SessionUpdate) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.SessionUpdate")
 }
@@ -5145,6 +5369,8 @@ var scalarMessageID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
 	return scalarMessageID.AppendValue(nil, &v), nil
 }
@@ -5209,6 +5435,8 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentChunk) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ContentChunk")
 }
@@ -5353,6 +5581,8 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCall) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ToolCall")
 }
@@ -5409,6 +5639,8 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanEntry) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PlanEntry")
 }
@@ -5425,6 +5657,8 @@ var enumPlanEntryPriority = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
 	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
@@ -5441,6 +5675,8 @@ var enumPlanEntryStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
 	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
@@ -5494,6 +5730,8 @@ func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Plan) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.Plan")
 }
@@ -5542,6 +5780,8 @@ var objectAvailableCommand = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommand)
 }
@@ -5565,6 +5805,8 @@ var unionAvailableCommandInput = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAvailableCommandInput, "acp.AvailableCommandInput")
 }
@@ -5598,6 +5840,8 @@ var objectUnstructuredCommandInput = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
 }
@@ -5638,6 +5882,8 @@ var objectAvailableCommandsUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
 }
@@ -5671,6 +5917,8 @@ var objectCurrentModeUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCurrentModeUpdate)
 }
@@ -5711,6 +5959,8 @@ var objectConfigOptionUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
 }
@@ -5750,6 +6000,8 @@ var objectSessionInfoUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
 }
@@ -5789,6 +6041,8 @@ var objectCost = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCost)
 }
@@ -5837,6 +6091,8 @@ var objectUsageUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUsageUpdate)
 }
@@ -5853,6 +6109,8 @@ var enumNoticeSeverity = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
 	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
@@ -5904,6 +6162,8 @@ var objectNotice = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNotice)
 }
@@ -5919,6 +6179,8 @@ var scalarCompactionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
 	return scalarCompactionID.AppendValue(nil, &v), nil
 }
@@ -5935,6 +6197,8 @@ var enumCompactionStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
 	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
@@ -5996,6 +6260,8 @@ var objectCompactionUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionUpdate)
 }
@@ -6038,6 +6304,8 @@ var objectCompactionSummaryChunk = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
 }
@@ -6071,6 +6339,8 @@ var objectCompleteElicitationNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
@@ -6098,6 +6368,8 @@ func (v *ExtNotification) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtNotification) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -6137,6 +6409,8 @@ var objectClientRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientRequest)
 }
@@ -6188,6 +6462,8 @@ var objectInitializeRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
@@ -6257,6 +6533,8 @@ var objectClientCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
@@ -6296,6 +6574,8 @@ var objectFileSystemCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectFileSystemCapabilities)
 }
@@ -6350,6 +6630,8 @@ var objectClientSessionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientSessionCapabilities)
 }
@@ -6366,6 +6648,8 @@ var objectCompactionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionCapabilities)
 }
@@ -6402,6 +6686,8 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigOptionsCapabilities)
 }
@@ -6429,6 +6715,8 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBooleanConfigOptionCapabilities)
 }
@@ -6445,6 +6733,8 @@ var objectNoticeCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNoticeCapabilities)
 }
@@ -6478,6 +6768,8 @@ var objectAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthCapabilities)
 }
@@ -6523,6 +6815,8 @@ var objectElicitationCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
@@ -6550,6 +6844,8 @@ var objectElicitationFormCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
@@ -6577,6 +6873,8 @@ var objectElicitationURLCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
@@ -6610,6 +6908,8 @@ var objectAuthenticateRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthenticateRequest)
 }
@@ -6637,6 +6937,8 @@ var objectLogoutRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutRequest)
 }
@@ -6699,6 +7001,8 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.NewSessionRequest")
 }
@@ -6829,6 +7133,8 @@ func (v *MCPServer) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServer) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.MCPServer")
 }
@@ -6881,6 +7187,8 @@ func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.HTTPHeader")
 }
@@ -6941,6 +7249,8 @@ func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.MCPServerHTTP")
 }
@@ -7001,6 +7311,8 @@ func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerSSE) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.MCPServerSSE")
 }
@@ -7069,6 +7381,8 @@ func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.MCPServerStdio")
 }
@@ -7134,6 +7448,8 @@ var objectLoadSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLoadSessionRequest)
 }
@@ -7187,6 +7503,8 @@ var objectListSessionsRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
@@ -7220,6 +7538,8 @@ var objectDeleteSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
@@ -7285,6 +7605,8 @@ var objectResumeSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
@@ -7318,6 +7640,8 @@ var objectCloseSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
@@ -7357,6 +7681,8 @@ var objectSetSessionModeRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionModeRequest)
 }
@@ -7416,6 +7742,8 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
 }
@@ -7440,6 +7768,8 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
@@ -7464,6 +7794,8 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
@@ -7522,6 +7854,8 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PromptRequest")
 }
@@ -7552,6 +7886,8 @@ var unionClientResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionClientResponse, "acp.ClientResponse")
 }
@@ -7585,6 +7921,8 @@ var objectClientResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientResponseResult)
 }
@@ -7621,6 +7959,8 @@ var objectClientResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientResponseError)
 }
@@ -7648,6 +7988,8 @@ var objectWriteTextFileResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectWriteTextFileResponse)
 }
@@ -7681,6 +8023,8 @@ var objectReadTextFileResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReadTextFileResponse)
 }
@@ -7717,6 +8061,8 @@ var objectRequestPermissionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
@@ -7749,6 +8095,8 @@ var unionRequestPermissionOutcome = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "acp.RequestPermissionOutcome")
 }
@@ -7765,6 +8113,8 @@ var objectRequestPermissionOutcomeCancelled = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeCancelled)
 }
@@ -7798,6 +8148,8 @@ var objectSelectedPermissionOutcome = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
@@ -7831,6 +8183,8 @@ var objectCreateTerminalResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateTerminalResponse)
 }
@@ -7879,6 +8233,8 @@ var objectTerminalOutputResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalOutputResponse)
 }
@@ -7918,6 +8274,8 @@ var objectTerminalExitStatus = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
@@ -7945,6 +8303,8 @@ var objectReleaseTerminalResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReleaseTerminalResponse)
 }
@@ -7984,6 +8344,8 @@ var objectWaitForTerminalExitResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
 }
@@ -8011,6 +8373,8 @@ var objectKillTerminalResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectKillTerminalResponse)
 }
@@ -8070,6 +8434,8 @@ var objectCreateElicitationResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
 }
@@ -8086,6 +8452,8 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
@@ -8102,6 +8470,8 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
@@ -8126,6 +8496,8 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
@@ -8221,6 +8593,8 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ElicitationContentValue")
 }
@@ -8251,6 +8625,8 @@ var objectElicitationAcceptAction = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
@@ -8281,6 +8657,8 @@ var objectClientNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientNotification)
 }
@@ -8314,6 +8692,8 @@ var objectCancelNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelNotification)
 }
@@ -8350,6 +8730,8 @@ var objectCancelRequestNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }
@@ -8377,6 +8759,8 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionRuntimeContextCapabilities)
 }
@@ -8407,6 +8791,8 @@ var objectRuntimeContextItem = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRuntimeContextItem)
 }

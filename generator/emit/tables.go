@@ -271,7 +271,7 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 	table := jen.Op("&").Id(objectTable(t))
 	f.Comment("MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,")
 	f.Comment("naming the union and its variants, when a union in v has no variant or several set.")
-	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+	marshalJSON(f, t.Name).Block(
 		jen.Return(wq("MarshalTable").Call(jen.Op("&").Id("v"), table.Clone())))
 	tableUnmarshal(f, t.Name, table)
 }
@@ -448,7 +448,7 @@ func (e *emitter) stringEnumCodec(f *jen.File, t *ir.Type) {
 	}
 	f.Var().Id(enumTable(t)).Op("=").Add(wq("Enum")).Values(tbl)
 	f.Comment("MarshalJSON encodes v with its table.")
-	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+	marshalJSON(f, t.Name).Block(
 		jen.Return(jen.Id(enumTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
 	tableUnmarshal(f, t.Name, jen.Op("&").Id(enumTable(t)))
 }
@@ -481,7 +481,7 @@ func (e *emitter) scalarCodec(f *jen.File, t *ir.Type) {
 		jen.Id("Value"): e.tableValue(t.Target),
 	})
 	f.Comment("MarshalJSON encodes v with its table.")
-	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+	marshalJSON(f, t.Name).Block(
 		jen.Return(jen.Id(scalarTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
 	tableUnmarshal(f, t.Name, jen.Op("&").Id(scalarTable(t)))
 }

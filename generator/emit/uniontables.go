@@ -64,7 +64,7 @@ func (e *emitter) coldUnionCodec(f *jen.File, t *ir.Type) {
 	table := jen.Op("&").Id(unionTable(t.Union))
 	f.Comment("MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,")
 	f.Comment("naming the union and its variants, when none or several are set.")
-	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+	marshalJSON(f, t.Name).Block(
 		jen.Return(wq("MarshalWith").Call(jen.Op("&").Id("v"), table.Clone(), jen.Lit(e.o.Package+"."+t.Name))))
 	tableUnmarshal(f, t.Name, table)
 }

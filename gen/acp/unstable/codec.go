@@ -35,6 +35,8 @@ var objectAgentRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentRequest)
 }
@@ -93,6 +95,8 @@ func (v *RequestID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.RequestID")
 }
@@ -138,6 +142,8 @@ var objectWriteTextFileRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectWriteTextFileRequest)
 }
@@ -153,6 +159,8 @@ var scalarSessionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
 	return scalarSessionID.AppendValue(nil, &v), nil
 }
@@ -204,6 +212,8 @@ var objectReadTextFileRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReadTextFileRequest)
 }
@@ -258,6 +268,8 @@ var objectRequestPermissionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
 }
@@ -430,6 +442,8 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ToolCallUpdate")
 }
@@ -445,6 +459,8 @@ var scalarToolCallID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
 	return scalarToolCallID.AppendValue(nil, &v), nil
 }
@@ -461,6 +477,8 @@ var enumToolKind = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
 	return enumToolKind.AppendValue(nil, &v), nil
 }
@@ -477,6 +495,8 @@ var enumToolCallStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
 	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
@@ -515,6 +535,8 @@ var unionToolCallContent = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionToolCallContent, "unstable.ToolCallContent")
 }
@@ -676,6 +698,8 @@ func (v *ContentBlock) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentBlock) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ContentBlock")
 }
@@ -728,6 +752,8 @@ var objectAnnotations = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAnnotations)
 }
@@ -744,6 +770,8 @@ var enumRole = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
 	return enumRole.AppendValue(nil, &v), nil
 }
@@ -808,6 +836,8 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.TextContent")
 }
@@ -892,6 +922,8 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ImageContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ImageContent")
 }
@@ -960,6 +992,8 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AudioContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.AudioContent")
 }
@@ -1092,6 +1126,8 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResourceLink) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ResourceLink")
 }
@@ -1188,6 +1224,8 @@ func (v *EmbeddedResourceResource) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.EmbeddedResourceResource")
 }
@@ -1256,6 +1294,8 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.TextResourceContents")
 }
@@ -1324,6 +1364,8 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.BlobResourceContents")
 }
@@ -1388,6 +1430,8 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.EmbeddedResource")
 }
@@ -1424,6 +1468,8 @@ var objectContent = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Content) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectContent)
 }
@@ -1469,6 +1515,8 @@ var objectDiff = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Diff) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDiff)
 }
@@ -1484,6 +1532,8 @@ var scalarTerminalID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
 	return scalarTerminalID.AppendValue(nil, &v), nil
 }
@@ -1517,6 +1567,8 @@ var objectTerminal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Terminal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminal)
 }
@@ -1556,6 +1608,8 @@ var objectToolCallLocation = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
@@ -1604,6 +1658,8 @@ var objectPermissionOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPermissionOption)
 }
@@ -1619,6 +1675,8 @@ var scalarPermissionOptionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
 	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
@@ -1635,6 +1693,8 @@ var enumPermissionOptionKind = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
 	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
@@ -1707,6 +1767,8 @@ var objectCreateTerminalRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
 }
@@ -1759,6 +1821,8 @@ func (v *EnvVariable) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.EnvVariable")
 }
@@ -1798,6 +1862,8 @@ var objectTerminalOutputRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalOutputRequest)
 }
@@ -1837,6 +1903,8 @@ var objectReleaseTerminalRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReleaseTerminalRequest)
 }
@@ -1876,6 +1944,8 @@ var objectWaitForTerminalExitRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectWaitForTerminalExitRequest)
 }
@@ -1915,6 +1985,8 @@ var objectKillTerminalRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectKillTerminalRequest)
 }
@@ -1974,6 +2046,8 @@ var objectCreateElicitationRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
 }
@@ -2018,6 +2092,8 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
 }
@@ -2048,6 +2124,8 @@ var objectElicitationSessionScope = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
@@ -2075,6 +2153,8 @@ var objectElicitationRequestScope = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
@@ -2143,6 +2223,8 @@ var objectElicitationSchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
@@ -2159,6 +2241,8 @@ var enumElicitationSchemaType = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
 	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
@@ -2213,6 +2297,8 @@ var unionElicitationPropertySchema = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "unstable.ElicitationPropertySchema")
 }
@@ -2237,6 +2323,8 @@ var objectElicitationPropertySchemaOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
@@ -2253,6 +2341,8 @@ var enumStringFormat = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
 	return enumStringFormat.AppendValue(nil, &v), nil
 }
@@ -2298,6 +2388,8 @@ var objectEnumOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectEnumOption)
 }
@@ -2391,6 +2483,8 @@ var objectStringPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
@@ -2448,6 +2542,8 @@ var objectNumberPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
@@ -2505,6 +2601,8 @@ var objectIntegerPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
@@ -2550,6 +2648,8 @@ var objectBooleanPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
@@ -2585,6 +2685,8 @@ var unionMultiSelectItems = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionMultiSelectItems, "unstable.MultiSelectItems")
 }
@@ -2609,6 +2711,8 @@ var objectMultiSelectItemsOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
@@ -2645,6 +2749,8 @@ var objectStringMultiSelectItems = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
 }
@@ -2684,6 +2790,8 @@ var objectTitledMultiSelectItems = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
 }
@@ -2754,6 +2862,8 @@ var objectMultiSelectPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
@@ -2801,6 +2911,8 @@ var objectElicitationFormMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationFormMode)
 }
@@ -2816,6 +2928,8 @@ var scalarElicitationID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
 	return scalarElicitationID.AppendValue(nil, &v), nil
 }
@@ -2869,6 +2983,8 @@ var objectElicitationURLMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationURLMode)
 }
@@ -2923,6 +3039,8 @@ var objectMessageMCPRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMessageMCPRequest)
 }
@@ -2938,6 +3056,8 @@ var scalarMCPServerACPID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MCPServerACPID) MarshalJSON() ([]byte, error) {
 	return scalarMCPServerACPID.AppendValue(nil, &v), nil
 }
@@ -2953,6 +3073,8 @@ var scalarMCPRequestID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MCPRequestID) MarshalJSON() ([]byte, error) {
 	return scalarMCPRequestID.AppendValue(nil, &v), nil
 }
@@ -2980,6 +3102,8 @@ func (v *ExtRequest) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtRequest) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -3010,6 +3134,8 @@ var unionAgentResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAgentResponse, "unstable.AgentResponse")
 }
@@ -3043,6 +3169,8 @@ var objectAgentResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentResponseResult)
 }
@@ -3079,6 +3207,8 @@ var objectAgentResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
@@ -3143,6 +3273,8 @@ var objectInitializeResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
@@ -3158,6 +3290,8 @@ var scalarProtocolVersion = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
 	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
@@ -3236,6 +3370,8 @@ var objectAgentCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
@@ -3281,6 +3417,8 @@ var objectPromptCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
@@ -3326,6 +3464,8 @@ var objectMCPCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
@@ -3452,6 +3592,8 @@ var objectSessionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
@@ -3479,6 +3621,8 @@ var objectSessionListCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionListCapabilities)
 }
@@ -3506,6 +3650,8 @@ var objectSessionDeleteCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
@@ -3533,6 +3679,8 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
@@ -3569,6 +3717,8 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionSystemPromptCapabilities)
 }
@@ -3605,6 +3755,8 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionSystemPromptModeCapabilities)
 }
@@ -3632,6 +3784,8 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionSystemPromptOverrideCapabilities)
 }
@@ -3659,6 +3813,8 @@ var objectSessionForkCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionForkCapabilities)
 }
@@ -3686,6 +3842,8 @@ var objectSessionArchiveCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionArchiveCapabilities)
 }
@@ -3713,6 +3871,8 @@ var objectSessionStatusCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionStatusCapabilities)
 }
@@ -3740,6 +3900,8 @@ var objectSessionTitleCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionTitleCapabilities)
 }
@@ -3767,6 +3929,8 @@ var objectSessionResumeCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionResumeCapabilities)
 }
@@ -3794,6 +3958,8 @@ var objectSessionCloseCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionCloseCapabilities)
 }
@@ -3839,6 +4005,8 @@ var objectAgentAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
@@ -3866,6 +4034,8 @@ var objectAuthStatusCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthStatusCapabilities)
 }
@@ -3893,6 +4063,8 @@ var objectLogoutCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutCapabilities)
 }
@@ -3920,6 +4092,8 @@ var objectProvidersCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProvidersCapabilities)
 }
@@ -3950,6 +4124,8 @@ var unionAuthMethod = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAuthMethod, "unstable.AuthMethod")
 }
@@ -3965,6 +4141,8 @@ var scalarAuthMethodID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
 	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
@@ -4028,6 +4206,8 @@ var objectAuthMethodTerminal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
@@ -4073,6 +4253,8 @@ var objectAuthMethodAgent = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
@@ -4118,6 +4300,8 @@ var objectImplementation = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectImplementation)
 }
@@ -4145,6 +4329,8 @@ var objectAuthenticateResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthenticateResponse)
 }
@@ -4184,6 +4370,8 @@ var objectListProvidersResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListProvidersResponse)
 }
@@ -4245,6 +4433,8 @@ var objectProviderInfo = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProviderInfo)
 }
@@ -4260,6 +4450,8 @@ var scalarProviderID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ProviderID) MarshalJSON() ([]byte, error) {
 	return scalarProviderID.AppendValue(nil, &v), nil
 }
@@ -4276,6 +4468,8 @@ var enumLlmProtocol = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v LlmProtocol) MarshalJSON() ([]byte, error) {
 	return enumLlmProtocol.AppendValue(nil, &v), nil
 }
@@ -4318,6 +4512,8 @@ var objectProviderCurrentConfig = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProviderCurrentConfig)
 }
@@ -4345,6 +4541,8 @@ var objectSetProviderResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetProviderResponse)
 }
@@ -4372,6 +4570,8 @@ var objectDisableProviderResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDisableProviderResponse)
 }
@@ -4399,6 +4599,8 @@ var objectLogoutResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutResponse)
 }
@@ -4448,6 +4650,8 @@ var objectAuthStatusResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthStatusResponse)
 }
@@ -4464,6 +4668,8 @@ var enumAuthState = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v AuthState) MarshalJSON() ([]byte, error) {
 	return enumAuthState.AppendValue(nil, &v), nil
 }
@@ -4521,6 +4727,8 @@ var objectAuthAccount = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthAccount)
 }
@@ -4576,6 +4784,8 @@ var objectNewSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
@@ -4622,6 +4832,8 @@ var objectSessionModeState = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionModeState)
 }
@@ -4637,6 +4849,8 @@ var scalarSessionModeID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
 	return scalarSessionModeID.AppendValue(nil, &v), nil
 }
@@ -4682,6 +4896,8 @@ var objectSessionMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionMode)
 }
@@ -4758,6 +4974,8 @@ var objectSessionConfigOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigOption)
 }
@@ -4773,6 +4991,8 @@ var scalarSessionConfigID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
@@ -4789,6 +5009,8 @@ var enumSessionConfigOptionCategory = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
 	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
@@ -4804,6 +5026,8 @@ var scalarSessionConfigValueID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
@@ -4860,6 +5084,8 @@ func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.SessionConfigSelectOptions")
 }
@@ -4905,6 +5131,8 @@ var objectSessionConfigSelectOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
 }
@@ -4957,6 +5185,8 @@ var objectSessionConfigSelectGroup = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
 }
@@ -4972,6 +5202,8 @@ var scalarSessionConfigGroupID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
@@ -5005,6 +5237,8 @@ var objectSessionConfigSelect = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelect)
 }
@@ -5029,6 +5263,8 @@ var objectSessionConfigBoolean = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
 }
@@ -5078,6 +5314,8 @@ var objectLoadSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLoadSessionResponse)
 }
@@ -5124,6 +5362,8 @@ var objectListSessionsResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
@@ -5195,6 +5435,8 @@ var objectSessionInfo = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionInfo)
 }
@@ -5222,6 +5464,8 @@ var objectDeleteSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
@@ -5277,6 +5521,8 @@ var objectForkSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectForkSessionResponse)
 }
@@ -5304,6 +5550,8 @@ var objectArchiveSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectArchiveSessionResponse)
 }
@@ -5331,6 +5579,8 @@ var objectUnarchiveSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnarchiveSessionResponse)
 }
@@ -5367,6 +5617,8 @@ var objectSessionStatusResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionStatusResponse)
 }
@@ -5383,6 +5635,8 @@ var enumSessionStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionStatus) MarshalJSON() ([]byte, error) {
 	return enumSessionStatus.AppendValue(nil, &v), nil
 }
@@ -5416,6 +5670,8 @@ var objectSetSessionTitleResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionTitleResponse)
 }
@@ -5465,6 +5721,8 @@ var objectResumeSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
@@ -5492,6 +5750,8 @@ var objectCloseSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
@@ -5519,6 +5779,8 @@ var objectSetSessionModeResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionModeResponse)
 }
@@ -5559,6 +5821,8 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
@@ -5623,6 +5887,8 @@ func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptResponse) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PromptResponse")
 }
@@ -5639,6 +5905,8 @@ var enumStopReason = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v StopReason) MarshalJSON() ([]byte, error) {
 	return enumStopReason.AppendValue(nil, &v), nil
 }
@@ -5702,6 +5970,8 @@ var objectUsage = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Usage) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUsage)
 }
@@ -5729,6 +5999,8 @@ func (v *ExtResponse) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtResponse) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -5768,6 +6040,8 @@ var objectError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectError)
 }
@@ -5794,6 +6068,8 @@ func (v *ErrorCode) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ErrorCode) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -5824,6 +6100,8 @@ var objectAgentNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentNotification)
 }
@@ -5876,6 +6154,8 @@ func (v *SessionNotification) appendFields(b []byte, comma bool) ([]byte, bool) 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionNotification) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.SessionNotification")
 }
@@ -6247,6 +6527,8 @@ func (v *SessionUpdate) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.SessionUpdate")
 }
@@ -6262,6 +6544,8 @@ var scalarMessageID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
 	return scalarMessageID.AppendValue(nil, &v), nil
 }
@@ -6326,6 +6610,8 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentChunk) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ContentChunk")
 }
@@ -6470,6 +6756,8 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCall) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ToolCall")
 }
@@ -6526,6 +6814,8 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanEntry) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanEntry")
 }
@@ -6542,6 +6832,8 @@ var enumPlanEntryPriority = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
 	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
@@ -6558,6 +6850,8 @@ var enumPlanEntryStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
 	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
@@ -6611,6 +6905,8 @@ func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Plan) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.Plan")
 }
@@ -6742,6 +7038,8 @@ func (v *PlanUpdateContent) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanUpdateContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanUpdateContent")
 }
@@ -6757,6 +7055,8 @@ var scalarPlanID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanID) MarshalJSON() ([]byte, error) {
 	return scalarPlanID.AppendValue(nil, &v), nil
 }
@@ -6814,6 +7114,8 @@ func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanItems) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanItems")
 }
@@ -6866,6 +7168,8 @@ func (v *PlanFile) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanFile) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanFile")
 }
@@ -6918,6 +7222,8 @@ func (v *PlanMarkdown) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanMarkdown) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanMarkdown")
 }
@@ -6966,6 +7272,8 @@ func (v *PlanUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanUpdate")
 }
@@ -6999,6 +7307,8 @@ var objectPlanRemoved = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanRemoved) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPlanRemoved)
 }
@@ -7047,6 +7357,8 @@ var objectAvailableCommand = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommand)
 }
@@ -7070,6 +7382,8 @@ var unionAvailableCommandInput = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAvailableCommandInput, "unstable.AvailableCommandInput")
 }
@@ -7103,6 +7417,8 @@ var objectUnstructuredCommandInput = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
 }
@@ -7143,6 +7459,8 @@ var objectAvailableCommandsUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
 }
@@ -7176,6 +7494,8 @@ var objectCurrentModeUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCurrentModeUpdate)
 }
@@ -7216,6 +7536,8 @@ var objectConfigOptionUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
 }
@@ -7255,6 +7577,8 @@ var objectSessionInfoUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
 }
@@ -7294,6 +7618,8 @@ var objectCost = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCost)
 }
@@ -7342,6 +7668,8 @@ var objectUsageUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUsageUpdate)
 }
@@ -7358,6 +7686,8 @@ var enumNoticeSeverity = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
 	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
@@ -7409,6 +7739,8 @@ var objectNotice = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNotice)
 }
@@ -7424,6 +7756,8 @@ var scalarCompactionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
 	return scalarCompactionID.AppendValue(nil, &v), nil
 }
@@ -7440,6 +7774,8 @@ var enumCompactionStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
 	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
@@ -7501,6 +7837,8 @@ var objectCompactionUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionUpdate)
 }
@@ -7543,6 +7881,8 @@ var objectCompactionSummaryChunk = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
 }
@@ -7579,6 +7919,8 @@ var objectSubagentSessionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
 }
@@ -7606,6 +7948,8 @@ var objectSessionCancelCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
 }
@@ -7654,6 +7998,8 @@ var unionStateUpdate = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v StateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionStateUpdate, "unstable.StateUpdate")
 }
@@ -7678,6 +8024,8 @@ var objectStateUpdateOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStateUpdateOther)
 }
@@ -7705,6 +8053,8 @@ var objectRunningStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRunningStateUpdate)
 }
@@ -7732,6 +8082,8 @@ var objectErrorStopReason = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectErrorStopReason)
 }
@@ -7823,6 +8175,8 @@ var objectIdleStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdate)
 }
@@ -7839,6 +8193,8 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
 }
@@ -7855,6 +8211,8 @@ var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
@@ -7871,6 +8229,8 @@ var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
@@ -7887,6 +8247,8 @@ var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
 }
@@ -7903,6 +8265,8 @@ var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
 }
@@ -7927,6 +8291,8 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
 }
@@ -7943,6 +8309,8 @@ var objectIdleStateUpdateStopReasonNone = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
 }
@@ -7970,6 +8338,8 @@ var objectRequiresActionStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
 }
@@ -7997,6 +8367,8 @@ var objectUnknownStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnknownStateUpdate)
 }
@@ -8075,6 +8447,8 @@ var objectSubagentUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SubagentUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSubagentUpdate)
 }
@@ -8145,6 +8519,8 @@ var objectSessionMessage = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionMessage) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionMessage)
 }
@@ -8187,6 +8563,8 @@ var objectSessionMessageChunk = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionMessageChunk) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionMessageChunk)
 }
@@ -8220,6 +8598,8 @@ var objectCompleteElicitationNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
@@ -8269,6 +8649,8 @@ var objectAuthStatusUpdateNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthStatusUpdateNotification)
 }
@@ -8296,6 +8678,8 @@ func (v *ExtNotification) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtNotification) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -8335,6 +8719,8 @@ var objectClientRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientRequest)
 }
@@ -8386,6 +8772,8 @@ var objectInitializeRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
@@ -8473,6 +8861,8 @@ var objectClientCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
@@ -8512,6 +8902,8 @@ var objectFileSystemCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectFileSystemCapabilities)
 }
@@ -8566,6 +8958,8 @@ var objectClientSessionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientSessionCapabilities)
 }
@@ -8582,6 +8976,8 @@ var objectCompactionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionCapabilities)
 }
@@ -8618,6 +9014,8 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigOptionsCapabilities)
 }
@@ -8645,6 +9043,8 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBooleanConfigOptionCapabilities)
 }
@@ -8661,6 +9061,8 @@ var objectNoticeCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNoticeCapabilities)
 }
@@ -8688,6 +9090,8 @@ var objectSubagentCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSubagentCapabilities)
 }
@@ -8715,6 +9119,8 @@ var objectPlanCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPlanCapabilities)
 }
@@ -8748,6 +9154,8 @@ var objectAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthCapabilities)
 }
@@ -8793,6 +9201,8 @@ var objectElicitationCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
@@ -8820,6 +9230,8 @@ var objectElicitationFormCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
@@ -8847,6 +9259,8 @@ var objectElicitationURLCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
@@ -8880,6 +9294,8 @@ var objectAuthenticateRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthenticateRequest)
 }
@@ -8907,6 +9323,8 @@ var objectListProvidersRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListProvidersRequest)
 }
@@ -8963,6 +9381,8 @@ var objectSetProviderRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetProviderRequest)
 }
@@ -8996,6 +9416,8 @@ var objectDisableProviderRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDisableProviderRequest)
 }
@@ -9023,6 +9445,8 @@ var objectLogoutRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutRequest)
 }
@@ -9050,6 +9474,8 @@ var objectAuthStatusRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthStatusRequest)
 }
@@ -9123,6 +9549,8 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.NewSessionRequest")
 }
@@ -9268,6 +9696,8 @@ func (v *MCPServer) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServer) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.MCPServer")
 }
@@ -9320,6 +9750,8 @@ func (v *HTTPHeader) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.HTTPHeader")
 }
@@ -9380,6 +9812,8 @@ func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.MCPServerHTTP")
 }
@@ -9440,6 +9874,8 @@ func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerSSE) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.MCPServerSSE")
 }
@@ -9492,6 +9928,8 @@ func (v *MCPServerACP) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerACP) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.MCPServerACP")
 }
@@ -9560,6 +9998,8 @@ func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.MCPServerStdio")
 }
@@ -9608,6 +10048,8 @@ var objectSystemPrompt = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSystemPrompt)
 }
@@ -9624,6 +10066,8 @@ var enumSystemPromptMode = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SystemPromptMode) MarshalJSON() ([]byte, error) {
 	return enumSystemPromptMode.AppendValue(nil, &v), nil
 }
@@ -9698,6 +10142,8 @@ var objectLoadSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLoadSessionRequest)
 }
@@ -9760,6 +10206,8 @@ var objectListSessionsRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
@@ -9776,6 +10224,8 @@ var enumSessionArchiveFilter = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionArchiveFilter) MarshalJSON() ([]byte, error) {
 	return enumSessionArchiveFilter.AppendValue(nil, &v), nil
 }
@@ -9809,6 +10259,8 @@ var objectDeleteSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
@@ -9883,6 +10335,8 @@ var objectForkSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectForkSessionRequest)
 }
@@ -9916,6 +10370,8 @@ var objectArchiveSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectArchiveSessionRequest)
 }
@@ -9949,6 +10405,8 @@ var objectUnarchiveSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnarchiveSessionRequest)
 }
@@ -9982,6 +10440,8 @@ var objectSessionStatusRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionStatusRequest)
 }
@@ -10021,6 +10481,8 @@ var objectSetSessionTitleRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionTitleRequest)
 }
@@ -10095,6 +10557,8 @@ var objectResumeSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
@@ -10128,6 +10592,8 @@ var objectCloseSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
@@ -10167,6 +10633,8 @@ var objectSetSessionModeRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionModeRequest)
 }
@@ -10226,6 +10694,8 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
 }
@@ -10250,6 +10720,8 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
@@ -10274,6 +10746,8 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
@@ -10332,6 +10806,8 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PromptRequest")
 }
@@ -10362,6 +10838,8 @@ var unionClientResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionClientResponse, "unstable.ClientResponse")
 }
@@ -10395,6 +10873,8 @@ var objectClientResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientResponseResult)
 }
@@ -10431,6 +10911,8 @@ var objectClientResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientResponseError)
 }
@@ -10458,6 +10940,8 @@ var objectWriteTextFileResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectWriteTextFileResponse)
 }
@@ -10491,6 +10975,8 @@ var objectReadTextFileResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReadTextFileResponse)
 }
@@ -10527,6 +11013,8 @@ var objectRequestPermissionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
@@ -10559,6 +11047,8 @@ var unionRequestPermissionOutcome = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "unstable.RequestPermissionOutcome")
 }
@@ -10575,6 +11065,8 @@ var objectRequestPermissionOutcomeCancelled = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeCancelled)
 }
@@ -10608,6 +11100,8 @@ var objectSelectedPermissionOutcome = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
@@ -10641,6 +11135,8 @@ var objectCreateTerminalResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateTerminalResponse)
 }
@@ -10689,6 +11185,8 @@ var objectTerminalOutputResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalOutputResponse)
 }
@@ -10728,6 +11226,8 @@ var objectTerminalExitStatus = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
@@ -10755,6 +11255,8 @@ var objectReleaseTerminalResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReleaseTerminalResponse)
 }
@@ -10794,6 +11296,8 @@ var objectWaitForTerminalExitResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
 }
@@ -10821,6 +11325,8 @@ var objectKillTerminalResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectKillTerminalResponse)
 }
@@ -10880,6 +11386,8 @@ var objectCreateElicitationResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
 }
@@ -10896,6 +11404,8 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
@@ -10912,6 +11422,8 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
@@ -10936,6 +11448,8 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
@@ -11031,6 +11545,8 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ElicitationContentValue")
 }
@@ -11061,6 +11577,8 @@ var objectElicitationAcceptAction = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
@@ -11091,6 +11609,8 @@ var unionMessageMCPResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionMessageMCPResponse, "unstable.MessageMCPResponse")
 }
@@ -11124,6 +11644,8 @@ var objectMessageMCPResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMessageMCPResponseResult)
 }
@@ -11160,6 +11682,8 @@ var objectMessageMCPResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMessageMCPResponseError)
 }
@@ -11196,6 +11720,8 @@ var objectMCPError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPError)
 }
@@ -11226,6 +11752,8 @@ var objectClientNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientNotification)
 }
@@ -11259,6 +11787,8 @@ var objectCancelNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelNotification)
 }
@@ -11313,6 +11843,8 @@ var objectMessageMCPNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMessageMCPNotification)
 }
@@ -11349,6 +11881,8 @@ var objectCancelRequestNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }
@@ -11405,6 +11939,8 @@ func (v *ProxyRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ProxyRequest")
 }
@@ -11444,6 +11980,8 @@ var objectProxySuccessorRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxySuccessorRequest)
 }
@@ -11474,6 +12012,8 @@ var unionProxyResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ProxyResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionProxyResponse, "unstable.ProxyResponse")
 }
@@ -11507,6 +12047,8 @@ var objectProxyResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxyResponseResult)
 }
@@ -11543,6 +12085,8 @@ var objectProxyResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxyResponseError)
 }
@@ -11570,6 +12114,8 @@ func (v *ProxySuccessorResponse) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ProxySuccessorResponse) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -11603,6 +12149,8 @@ var objectProxyNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxyNotification)
 }
@@ -11626,6 +12174,8 @@ var unionProxyNotificationParams = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionProxyNotificationParams, "unstable.ProxyNotificationParams")
 }
@@ -11665,6 +12215,8 @@ var objectProxySuccessorNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxySuccessorNotification)
 }
@@ -11692,6 +12244,8 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionRuntimeContextCapabilities)
 }
@@ -11722,6 +12276,8 @@ var objectRuntimeContextItem = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRuntimeContextItem)
 }

@@ -38,6 +38,8 @@ var objectAgentRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentRequest)
 }
@@ -91,6 +93,8 @@ func (v *RequestID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.RequestID")
 }
@@ -162,6 +166,8 @@ var objectRequestPermissionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
 }
@@ -177,6 +183,8 @@ var scalarSessionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
 	return scalarSessionID.AppendValue(nil, &v), nil
 }
@@ -213,6 +221,8 @@ var unionRequestPermissionSubject = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v RequestPermissionSubject) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionRequestPermissionSubject, "acp.RequestPermissionSubject")
 }
@@ -237,6 +247,8 @@ var objectRequestPermissionSubjectOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionSubjectOther)
 }
@@ -425,6 +437,8 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ToolCallUpdate")
 }
@@ -440,6 +454,8 @@ var scalarToolCallID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
 	return scalarToolCallID.AppendValue(nil, &v), nil
 }
@@ -456,6 +472,8 @@ var enumToolKind = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
 	return enumToolKind.AppendValue(nil, &v), nil
 }
@@ -472,6 +490,8 @@ var enumToolCallStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
 	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
@@ -599,6 +619,8 @@ func (v *ToolCallContent) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ToolCallContent")
 }
@@ -641,6 +663,8 @@ func (v *ToolCallContentOther) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallContentOther) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ToolCallContentOther")
 }
@@ -798,6 +822,8 @@ func (v *ContentBlock) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentBlock) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ContentBlock")
 }
@@ -840,6 +866,8 @@ func (v *ContentBlockOther) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentBlockOther) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ContentBlockOther")
 }
@@ -902,6 +930,8 @@ var objectAnnotations = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAnnotations)
 }
@@ -918,6 +948,8 @@ var enumRole = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
 	return enumRole.AppendValue(nil, &v), nil
 }
@@ -982,6 +1014,8 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.TextContent")
 }
@@ -997,6 +1031,8 @@ var scalarMediaType = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MediaType) MarshalJSON() ([]byte, error) {
 	return scalarMediaType.AppendValue(nil, &v), nil
 }
@@ -1081,6 +1117,8 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ImageContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ImageContent")
 }
@@ -1149,6 +1187,8 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AudioContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.AudioContent")
 }
@@ -1210,6 +1250,8 @@ var objectIcon = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Icon) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIcon)
 }
@@ -1226,6 +1268,8 @@ var enumIconTheme = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v IconTheme) MarshalJSON() ([]byte, error) {
 	return enumIconTheme.AppendValue(nil, &v), nil
 }
@@ -1373,6 +1417,8 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResourceLink) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ResourceLink")
 }
@@ -1469,6 +1515,8 @@ func (v *EmbeddedResourceResource) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.EmbeddedResourceResource")
 }
@@ -1537,6 +1585,8 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.TextResourceContents")
 }
@@ -1605,6 +1655,8 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.BlobResourceContents")
 }
@@ -1669,6 +1721,8 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.EmbeddedResource")
 }
@@ -1717,6 +1771,8 @@ func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Content) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.Content")
 }
@@ -1919,6 +1975,8 @@ func (v *DiffChangeOperation) appendFields(b []byte, comma bool) ([]byte, bool) 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffChange) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.DiffChange")
 }
@@ -1961,6 +2019,8 @@ func (v *DiffChangeOperationOther) appendFields(b []byte, comma bool) ([]byte, b
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffChangeOperationOther) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.DiffChangeOperationOther")
 }
@@ -1977,6 +2037,8 @@ var enumDiffFileType = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v DiffFileType) MarshalJSON() ([]byte, error) {
 	return enumDiffFileType.AppendValue(nil, &v), nil
 }
@@ -1992,6 +2054,8 @@ var scalarAbsolutePath = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v AbsolutePath) MarshalJSON() ([]byte, error) {
 	return scalarAbsolutePath.AppendValue(nil, &v), nil
 }
@@ -2034,6 +2098,8 @@ func (v *DiffPathChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffPathChange) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.DiffPathChange")
 }
@@ -2080,6 +2146,8 @@ func (v *DiffPathPairChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffPathPairChange) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.DiffPathPairChange")
 }
@@ -2122,6 +2190,8 @@ var objectDiffPatch = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDiffPatch)
 }
@@ -2138,6 +2208,8 @@ var enumDiffPatchFormat = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v DiffPatchFormat) MarshalJSON() ([]byte, error) {
 	return enumDiffPatchFormat.AppendValue(nil, &v), nil
 }
@@ -2202,6 +2274,8 @@ func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Diff) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.Diff")
 }
@@ -2217,6 +2291,8 @@ var scalarTerminalID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
 	return scalarTerminalID.AppendValue(nil, &v), nil
 }
@@ -2265,6 +2341,8 @@ func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Terminal) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.Terminal")
 }
@@ -2311,6 +2389,8 @@ var objectToolCallLocation = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
@@ -2347,6 +2427,8 @@ var objectToolCallCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallCapabilities)
 }
@@ -2374,6 +2456,8 @@ var objectToolCallCancelCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallCancelCapabilities)
 }
@@ -2410,6 +2494,8 @@ var objectToolCallPermissionSubject = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallPermissionSubject)
 }
@@ -2461,6 +2547,8 @@ var objectCommandPermissionSubject = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCommandPermissionSubject)
 }
@@ -2509,6 +2597,8 @@ var objectPermissionOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPermissionOption)
 }
@@ -2524,6 +2614,8 @@ var scalarPermissionOptionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
 	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
@@ -2540,6 +2632,8 @@ var enumPermissionOptionKind = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
 	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
@@ -2599,6 +2693,8 @@ var objectCreateElicitationRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
 }
@@ -2643,6 +2739,8 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
 }
@@ -2673,6 +2771,8 @@ var objectElicitationSessionScope = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
@@ -2700,6 +2800,8 @@ var objectElicitationRequestScope = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
@@ -2769,6 +2871,8 @@ var objectElicitationSchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
@@ -2785,6 +2889,8 @@ var enumElicitationSchemaType = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
 	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
@@ -2839,6 +2945,8 @@ var unionElicitationPropertySchema = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "acp.ElicitationPropertySchema")
 }
@@ -2863,6 +2971,8 @@ var objectElicitationPropertySchemaOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
@@ -2879,6 +2989,8 @@ var enumStringFormat = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
 	return enumStringFormat.AppendValue(nil, &v), nil
 }
@@ -2924,6 +3036,8 @@ var objectEnumOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectEnumOption)
 }
@@ -3030,6 +3144,8 @@ var objectStringPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
@@ -3087,6 +3203,8 @@ var objectNumberPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
@@ -3144,6 +3262,8 @@ var objectIntegerPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
@@ -3189,6 +3309,8 @@ var objectBooleanPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
@@ -3224,6 +3346,8 @@ var unionMultiSelectItems = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionMultiSelectItems, "acp.MultiSelectItems")
 }
@@ -3248,6 +3372,8 @@ var objectMultiSelectItemsOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
@@ -3289,6 +3415,8 @@ var objectStringMultiSelectItems = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
 }
@@ -3333,6 +3461,8 @@ var objectTitledMultiSelectItems = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
 }
@@ -3403,6 +3533,8 @@ var objectMultiSelectPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
@@ -3450,6 +3582,8 @@ var objectElicitationFormMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationFormMode)
 }
@@ -3465,6 +3599,8 @@ var scalarElicitationID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
 	return scalarElicitationID.AppendValue(nil, &v), nil
 }
@@ -3518,6 +3654,8 @@ var objectElicitationURLMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationURLMode)
 }
@@ -3545,6 +3683,8 @@ func (v *ExtRequest) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtRequest) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -3575,6 +3715,8 @@ var unionAgentResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAgentResponse, "acp.AgentResponse")
 }
@@ -3608,6 +3750,8 @@ var objectAgentResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentResponseResult)
 }
@@ -3644,6 +3788,8 @@ var objectAgentResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
@@ -3702,6 +3848,8 @@ func (v *AgentResponseErrorID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseErrorID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.AgentResponseErrorID")
 }
@@ -3766,6 +3914,8 @@ var objectInitializeResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
@@ -3781,6 +3931,8 @@ var scalarProtocolVersion = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
 	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
@@ -3826,6 +3978,8 @@ var objectImplementation = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectImplementation)
 }
@@ -3871,6 +4025,8 @@ var objectAgentCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
@@ -3934,6 +4090,8 @@ var objectSessionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
@@ -3988,6 +4146,8 @@ var objectPromptCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
@@ -4015,6 +4175,8 @@ var objectPromptImageCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptImageCapabilities)
 }
@@ -4042,6 +4204,8 @@ var objectPromptAudioCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptAudioCapabilities)
 }
@@ -4069,6 +4233,8 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptEmbeddedContextCapabilities)
 }
@@ -4114,6 +4280,8 @@ var objectMCPCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
@@ -4141,6 +4309,8 @@ var objectMCPStdioCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPStdioCapabilities)
 }
@@ -4168,6 +4338,8 @@ var objectMCPHTTPCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPHTTPCapabilities)
 }
@@ -4195,6 +4367,8 @@ var objectSessionDeleteCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
@@ -4222,6 +4396,8 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
@@ -4249,6 +4425,8 @@ var objectAgentAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
@@ -4285,6 +4463,8 @@ var unionAuthMethod = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAuthMethod, "acp.AuthMethod")
 }
@@ -4321,6 +4501,8 @@ var objectAuthMethodOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodOther)
 }
@@ -4336,6 +4518,8 @@ var scalarAuthMethodID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
 	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
@@ -4375,6 +4559,8 @@ var objectEnvVariable = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectEnvVariable)
 }
@@ -4441,6 +4627,8 @@ var objectAuthMethodTerminal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
@@ -4486,6 +4674,8 @@ var objectAuthMethodAgent = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
@@ -4513,6 +4703,8 @@ var objectLoginAuthResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLoginAuthResponse)
 }
@@ -4540,6 +4732,8 @@ var objectLogoutAuthResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutAuthResponse)
 }
@@ -4599,6 +4793,8 @@ var objectNewSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
@@ -4679,6 +4875,8 @@ var objectSessionConfigOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigOption)
 }
@@ -4703,6 +4901,8 @@ var objectSessionConfigOptionTypeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigOptionTypeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigOptionTypeOther)
 }
@@ -4718,6 +4918,8 @@ var scalarSessionConfigID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
@@ -4734,6 +4936,8 @@ var enumSessionConfigOptionCategory = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
 	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
@@ -4749,6 +4953,8 @@ var scalarSessionConfigValueID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
@@ -4805,6 +5011,8 @@ func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.SessionConfigSelectOptions")
 }
@@ -4850,6 +5058,8 @@ var objectSessionConfigSelectOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
 }
@@ -4907,6 +5117,8 @@ var objectSessionConfigSelectGroup = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
 }
@@ -4922,6 +5134,8 @@ var scalarSessionConfigGroupID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
@@ -4955,6 +5169,8 @@ var objectSessionConfigSelect = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelect)
 }
@@ -4979,6 +5195,8 @@ var objectSessionConfigBoolean = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
 }
@@ -5009,6 +5227,8 @@ var unionAvailableCommand = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAvailableCommand, "acp.AvailableCommand")
 }
@@ -5045,6 +5265,8 @@ var objectAvailableCommandOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommandOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommandOther)
 }
@@ -5075,6 +5297,8 @@ var unionAvailableCommandInput = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAvailableCommandInput, "acp.AvailableCommandInput")
 }
@@ -5099,6 +5323,8 @@ var objectAvailableCommandInputOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommandInputOther)
 }
@@ -5132,6 +5358,8 @@ var objectTextCommandInput = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTextCommandInput)
 }
@@ -5180,6 +5408,8 @@ var objectCommand = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Command) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCommand)
 }
@@ -5226,6 +5456,8 @@ var objectListSessionsResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
@@ -5289,6 +5521,8 @@ var objectSessionInfo = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionInfo)
 }
@@ -5304,6 +5538,8 @@ var scalarSessionListCursor = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionListCursor) MarshalJSON() ([]byte, error) {
 	return scalarSessionListCursor.AppendValue(nil, &v), nil
 }
@@ -5331,6 +5567,8 @@ var objectDeleteSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
@@ -5384,6 +5622,8 @@ var objectResumeSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
@@ -5411,6 +5651,8 @@ var objectCloseSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
@@ -5438,6 +5680,8 @@ var objectCancelToolCallResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelToolCallResponse)
 }
@@ -5465,6 +5709,8 @@ var objectCancelTerminalResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelTerminalResponse)
 }
@@ -5505,6 +5751,8 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
@@ -5553,6 +5801,8 @@ func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptResponse) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PromptResponse")
 }
@@ -5568,6 +5818,8 @@ var scalarMessageID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
 	return scalarMessageID.AppendValue(nil, &v), nil
 }
@@ -5595,6 +5847,8 @@ func (v *ExtResponse) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtResponse) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -5637,6 +5891,8 @@ var objectError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectError)
 }
@@ -5663,6 +5919,8 @@ func (v *ErrorCode) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ErrorCode) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -5738,6 +5996,8 @@ func (v *ErrorData) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ErrorData) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ErrorData")
 }
@@ -5780,6 +6040,8 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnsupportedProtocolVersionErrorData)
 }
@@ -5813,6 +6075,8 @@ var objectSessionNotFoundErrorData = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionNotFoundErrorData)
 }
@@ -5843,6 +6107,8 @@ var objectAgentNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentNotification)
 }
@@ -5895,6 +6161,8 @@ func (v *UpdateSessionNotification) appendFields(b []byte, comma bool) ([]byte, 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UpdateSessionNotification) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.UpdateSessionNotification")
 }
@@ -6262,6 +6530,8 @@ func (v *SessionUpdate) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.SessionUpdate")
 }
@@ -6286,6 +6556,8 @@ var objectSessionUpdateOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionUpdateOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionUpdateOther)
 }
@@ -6338,6 +6610,8 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentChunk) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ContentChunk")
 }
@@ -6384,6 +6658,8 @@ var objectUserMessage = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UserMessage) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUserMessage)
 }
@@ -6430,6 +6706,8 @@ var objectAgentMessage = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentMessage) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentMessage)
 }
@@ -6476,6 +6754,8 @@ var objectAgentThought = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentThought) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentThought)
 }
@@ -6512,6 +6792,8 @@ var unionBackgroundWork = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v BackgroundWork) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionBackgroundWork, "acp.BackgroundWork")
 }
@@ -6536,6 +6818,8 @@ var objectBackgroundWorkOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBackgroundWorkOther)
 }
@@ -6569,6 +6853,8 @@ var objectBackgroundTerminal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBackgroundTerminal)
 }
@@ -6602,6 +6888,8 @@ var objectBackgroundToolCall = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBackgroundToolCall)
 }
@@ -6641,6 +6929,8 @@ var objectRunningStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRunningStateUpdate)
 }
@@ -6668,6 +6958,8 @@ var objectErrorStopReason = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectErrorStopReason)
 }
@@ -6876,6 +7168,8 @@ func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.IdleStateUpdate")
 }
@@ -6892,6 +7186,8 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
 }
@@ -6908,6 +7204,8 @@ var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
@@ -6924,6 +7222,8 @@ var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
@@ -6940,6 +7240,8 @@ var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
 }
@@ -6956,6 +7258,8 @@ var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
 }
@@ -6980,6 +7284,8 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
 }
@@ -6996,6 +7302,8 @@ var objectIdleStateUpdateStopReasonNone = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
 }
@@ -7035,6 +7343,8 @@ var objectRequiresActionStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
 }
@@ -7162,6 +7472,8 @@ func (v *StateUpdate) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StateUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.StateUpdate")
 }
@@ -7186,6 +7498,8 @@ var objectStateUpdateOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStateUpdateOther)
 }
@@ -7238,6 +7552,8 @@ func (v *ToolCallContentChunk) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallContentChunk) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ToolCallContentChunk")
 }
@@ -7271,6 +7587,8 @@ var objectTerminalOutput = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalOutput)
 }
@@ -7310,6 +7628,8 @@ var objectTerminalExitStatus = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
@@ -7363,6 +7683,8 @@ var objectTerminalSize = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalSize)
 }
@@ -7399,6 +7721,8 @@ var objectTerminalCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalCapabilities)
 }
@@ -7426,6 +7750,8 @@ var objectTerminalCancelCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalCancelCapabilities)
 }
@@ -7507,6 +7833,8 @@ var objectTerminalUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalUpdate)
 }
@@ -7559,6 +7887,8 @@ func (v *TerminalOutputChunk) appendFields(b []byte, comma bool) ([]byte, bool) 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalOutputChunk) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.TerminalOutputChunk")
 }
@@ -7656,6 +7986,8 @@ func (v *PlanUpdateContent) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanUpdateContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PlanUpdateContent")
 }
@@ -7702,6 +8034,8 @@ func (v *PlanUpdateContentOther) appendFields(b []byte, comma bool) ([]byte, boo
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanUpdateContentOther) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PlanUpdateContentOther")
 }
@@ -7717,6 +8051,8 @@ var scalarPlanID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanID) MarshalJSON() ([]byte, error) {
 	return scalarPlanID.AppendValue(nil, &v), nil
 }
@@ -7773,6 +8109,8 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanEntry) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PlanEntry")
 }
@@ -7789,6 +8127,8 @@ var enumPlanEntryPriority = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
 	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
@@ -7805,6 +8145,8 @@ var enumPlanEntryStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
 	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
@@ -7857,6 +8199,8 @@ func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanItems) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PlanItems")
 }
@@ -7905,6 +8249,8 @@ func (v *PlanUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PlanUpdate")
 }
@@ -7945,6 +8291,8 @@ var objectAvailableCommandsUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
 }
@@ -7985,6 +8333,8 @@ var objectConfigOptionUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
 }
@@ -8027,6 +8377,8 @@ var objectSessionInfoUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
 }
@@ -8066,6 +8418,8 @@ var objectCost = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCost)
 }
@@ -8114,6 +8468,8 @@ var objectUsageUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUsageUpdate)
 }
@@ -8130,6 +8486,8 @@ var enumNoticeSeverity = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
 	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
@@ -8181,6 +8539,8 @@ var objectNotice = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNotice)
 }
@@ -8196,6 +8556,8 @@ var scalarCompactionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
 	return scalarCompactionID.AppendValue(nil, &v), nil
 }
@@ -8212,6 +8574,8 @@ var enumCompactionStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
 	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
@@ -8273,6 +8637,8 @@ var objectCompactionUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionUpdate)
 }
@@ -8315,6 +8681,8 @@ var objectCompactionSummaryChunk = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
 }
@@ -8348,6 +8716,8 @@ var objectCompleteElicitationNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
@@ -8375,6 +8745,8 @@ func (v *ExtNotification) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtNotification) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -8414,6 +8786,8 @@ var objectClientRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientRequest)
 }
@@ -8465,6 +8839,8 @@ var objectInitializeRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
@@ -8510,6 +8886,8 @@ var objectClientCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
@@ -8546,6 +8924,8 @@ var objectClientAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientAuthCapabilities)
 }
@@ -8573,6 +8953,8 @@ var objectTerminalAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalAuthCapabilities)
 }
@@ -8618,6 +9000,8 @@ var objectElicitationCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
@@ -8645,6 +9029,8 @@ var objectElicitationFormCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
@@ -8672,6 +9058,8 @@ var objectElicitationURLCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
@@ -8705,6 +9093,8 @@ var objectLoginAuthRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLoginAuthRequest)
 }
@@ -8732,6 +9122,8 @@ var objectLogoutAuthRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutAuthRequest)
 }
@@ -8800,6 +9192,8 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.NewSessionRequest")
 }
@@ -8836,6 +9230,8 @@ var unionMCPServer = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v MCPServer) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionMCPServer, "acp.MCPServer")
 }
@@ -8860,6 +9256,8 @@ var objectMCPServerOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPServerOther)
 }
@@ -8899,6 +9297,8 @@ var objectHTTPHeader = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectHTTPHeader)
 }
@@ -8953,6 +9353,8 @@ var objectMCPServerHTTP = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPServerHTTP)
 }
@@ -9013,6 +9415,8 @@ var objectMCPServerStdio = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPServerStdio)
 }
@@ -9052,6 +9456,8 @@ var objectListSessionsRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
@@ -9085,6 +9491,8 @@ var objectDeleteSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
@@ -9154,6 +9562,8 @@ var objectResumeSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
@@ -9184,6 +9594,8 @@ var unionReplayFrom = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ReplayFrom) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionReplayFrom, "acp.ReplayFrom")
 }
@@ -9208,6 +9620,8 @@ var objectReplayFromOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReplayFromOther)
 }
@@ -9235,6 +9649,8 @@ var objectReplayFromStart = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReplayFromStart)
 }
@@ -9268,6 +9684,8 @@ var objectCloseSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
@@ -9307,6 +9725,8 @@ var objectCancelToolCallRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelToolCallRequest)
 }
@@ -9346,6 +9766,8 @@ var objectCancelTerminalRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelTerminalRequest)
 }
@@ -9411,6 +9833,8 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
 }
@@ -9435,6 +9859,8 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeID)
 }
@@ -9459,6 +9885,8 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
@@ -9489,6 +9917,8 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeOther)
 }
@@ -9541,6 +9971,8 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.PromptRequest")
 }
@@ -9571,6 +10003,8 @@ var unionClientResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionClientResponse, "acp.ClientResponse")
 }
@@ -9604,6 +10038,8 @@ var objectClientResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientResponseResult)
 }
@@ -9640,6 +10076,8 @@ var objectClientResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientResponseError)
 }
@@ -9698,6 +10136,8 @@ func (v *ClientResponseErrorID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseErrorID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ClientResponseErrorID")
 }
@@ -9734,6 +10174,8 @@ var objectRequestPermissionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
@@ -9770,6 +10212,8 @@ var unionRequestPermissionOutcome = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "acp.RequestPermissionOutcome")
 }
@@ -9794,6 +10238,8 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeOther)
 }
@@ -9821,6 +10267,8 @@ var objectCancelledPermissionOutcome = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelledPermissionOutcome)
 }
@@ -9854,6 +10302,8 @@ var objectSelectedPermissionOutcome = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
@@ -9913,6 +10363,8 @@ var objectCreateElicitationResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
 }
@@ -9929,6 +10381,8 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
@@ -9945,6 +10399,8 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
@@ -9969,6 +10425,8 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
@@ -10095,6 +10553,8 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "acp.ElicitationContentValue")
 }
@@ -10125,6 +10585,8 @@ var objectElicitationAcceptAction = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
@@ -10155,6 +10617,8 @@ var objectClientNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientNotification)
 }
@@ -10188,6 +10652,8 @@ var objectCancelSessionNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelSessionNotification)
 }
@@ -10224,6 +10690,8 @@ var objectCancelRequestNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }

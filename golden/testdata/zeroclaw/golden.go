@@ -127,6 +127,8 @@ func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "zeroclaw.LoadSessionRequest")
 }
@@ -171,6 +173,8 @@ func (v *CancelNotification) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "zeroclaw.CancelNotification")
 }

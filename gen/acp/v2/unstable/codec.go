@@ -38,6 +38,8 @@ var objectAgentRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentRequest)
 }
@@ -91,6 +93,8 @@ func (v *RequestID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.RequestID")
 }
@@ -162,6 +166,8 @@ var objectRequestPermissionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
 }
@@ -177,6 +183,8 @@ var scalarSessionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
 	return scalarSessionID.AppendValue(nil, &v), nil
 }
@@ -213,6 +221,8 @@ var unionRequestPermissionSubject = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v RequestPermissionSubject) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionRequestPermissionSubject, "unstable.RequestPermissionSubject")
 }
@@ -237,6 +247,8 @@ var objectRequestPermissionSubjectOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionSubjectOther)
 }
@@ -425,6 +437,8 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ToolCallUpdate")
 }
@@ -440,6 +454,8 @@ var scalarToolCallID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
 	return scalarToolCallID.AppendValue(nil, &v), nil
 }
@@ -456,6 +472,8 @@ var enumToolKind = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
 	return enumToolKind.AppendValue(nil, &v), nil
 }
@@ -472,6 +490,8 @@ var enumToolCallStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
 	return enumToolCallStatus.AppendValue(nil, &v), nil
 }
@@ -599,6 +619,8 @@ func (v *ToolCallContent) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ToolCallContent")
 }
@@ -641,6 +663,8 @@ func (v *ToolCallContentOther) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallContentOther) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ToolCallContentOther")
 }
@@ -798,6 +822,8 @@ func (v *ContentBlock) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentBlock) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ContentBlock")
 }
@@ -840,6 +866,8 @@ func (v *ContentBlockOther) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentBlockOther) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ContentBlockOther")
 }
@@ -902,6 +930,8 @@ var objectAnnotations = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAnnotations)
 }
@@ -918,6 +948,8 @@ var enumRole = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
 	return enumRole.AppendValue(nil, &v), nil
 }
@@ -982,6 +1014,8 @@ func (v *TextContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.TextContent")
 }
@@ -997,6 +1031,8 @@ var scalarMediaType = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MediaType) MarshalJSON() ([]byte, error) {
 	return scalarMediaType.AppendValue(nil, &v), nil
 }
@@ -1081,6 +1117,8 @@ func (v *ImageContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ImageContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ImageContent")
 }
@@ -1149,6 +1187,8 @@ func (v *AudioContent) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AudioContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.AudioContent")
 }
@@ -1210,6 +1250,8 @@ var objectIcon = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Icon) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIcon)
 }
@@ -1226,6 +1268,8 @@ var enumIconTheme = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v IconTheme) MarshalJSON() ([]byte, error) {
 	return enumIconTheme.AppendValue(nil, &v), nil
 }
@@ -1373,6 +1417,8 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResourceLink) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ResourceLink")
 }
@@ -1469,6 +1515,8 @@ func (v *EmbeddedResourceResource) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.EmbeddedResourceResource")
 }
@@ -1537,6 +1585,8 @@ func (v *TextResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.TextResourceContents")
 }
@@ -1605,6 +1655,8 @@ func (v *BlobResourceContents) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.BlobResourceContents")
 }
@@ -1669,6 +1721,8 @@ func (v *EmbeddedResource) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.EmbeddedResource")
 }
@@ -1717,6 +1771,8 @@ func (v *Content) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Content) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.Content")
 }
@@ -1919,6 +1975,8 @@ func (v *DiffChangeOperation) appendFields(b []byte, comma bool) ([]byte, bool) 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffChange) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.DiffChange")
 }
@@ -1961,6 +2019,8 @@ func (v *DiffChangeOperationOther) appendFields(b []byte, comma bool) ([]byte, b
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffChangeOperationOther) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.DiffChangeOperationOther")
 }
@@ -1977,6 +2037,8 @@ var enumDiffFileType = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v DiffFileType) MarshalJSON() ([]byte, error) {
 	return enumDiffFileType.AppendValue(nil, &v), nil
 }
@@ -1992,6 +2054,8 @@ var scalarAbsolutePath = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v AbsolutePath) MarshalJSON() ([]byte, error) {
 	return scalarAbsolutePath.AppendValue(nil, &v), nil
 }
@@ -2034,6 +2098,8 @@ func (v *DiffPathChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffPathChange) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.DiffPathChange")
 }
@@ -2080,6 +2146,8 @@ func (v *DiffPathPairChange) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffPathPairChange) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.DiffPathPairChange")
 }
@@ -2122,6 +2190,8 @@ var objectDiffPatch = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDiffPatch)
 }
@@ -2138,6 +2208,8 @@ var enumDiffPatchFormat = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v DiffPatchFormat) MarshalJSON() ([]byte, error) {
 	return enumDiffPatchFormat.AppendValue(nil, &v), nil
 }
@@ -2202,6 +2274,8 @@ func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Diff) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.Diff")
 }
@@ -2217,6 +2291,8 @@ var scalarTerminalID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
 	return scalarTerminalID.AppendValue(nil, &v), nil
 }
@@ -2265,6 +2341,8 @@ func (v *Terminal) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Terminal) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.Terminal")
 }
@@ -2311,6 +2389,8 @@ var objectToolCallLocation = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallLocation)
 }
@@ -2347,6 +2427,8 @@ var objectToolCallCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallCapabilities)
 }
@@ -2374,6 +2456,8 @@ var objectToolCallCancelCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallCancelCapabilities)
 }
@@ -2410,6 +2494,8 @@ var objectToolCallPermissionSubject = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectToolCallPermissionSubject)
 }
@@ -2461,6 +2547,8 @@ var objectCommandPermissionSubject = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCommandPermissionSubject)
 }
@@ -2509,6 +2597,8 @@ var objectPermissionOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPermissionOption)
 }
@@ -2524,6 +2614,8 @@ var scalarPermissionOptionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
 	return scalarPermissionOptionID.AppendValue(nil, &v), nil
 }
@@ -2540,6 +2632,8 @@ var enumPermissionOptionKind = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
 	return enumPermissionOptionKind.AppendValue(nil, &v), nil
 }
@@ -2599,6 +2693,8 @@ var objectCreateElicitationRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
 }
@@ -2643,6 +2739,8 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
 }
@@ -2673,6 +2771,8 @@ var objectElicitationSessionScope = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationSessionScope)
 }
@@ -2700,6 +2800,8 @@ var objectElicitationRequestScope = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationRequestScope)
 }
@@ -2769,6 +2871,8 @@ var objectElicitationSchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationSchema)
 }
@@ -2785,6 +2889,8 @@ var enumElicitationSchemaType = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
 	return enumElicitationSchemaType.AppendValue(nil, &v), nil
 }
@@ -2839,6 +2945,8 @@ var unionElicitationPropertySchema = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionElicitationPropertySchema, "unstable.ElicitationPropertySchema")
 }
@@ -2863,6 +2971,8 @@ var objectElicitationPropertySchemaOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
 }
@@ -2879,6 +2989,8 @@ var enumStringFormat = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
 	return enumStringFormat.AppendValue(nil, &v), nil
 }
@@ -2924,6 +3036,8 @@ var objectEnumOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectEnumOption)
 }
@@ -3030,6 +3144,8 @@ var objectStringPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStringPropertySchema)
 }
@@ -3087,6 +3203,8 @@ var objectNumberPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNumberPropertySchema)
 }
@@ -3144,6 +3262,8 @@ var objectIntegerPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
 }
@@ -3189,6 +3309,8 @@ var objectBooleanPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
 }
@@ -3224,6 +3346,8 @@ var unionMultiSelectItems = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionMultiSelectItems, "unstable.MultiSelectItems")
 }
@@ -3248,6 +3372,8 @@ var objectMultiSelectItemsOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
 }
@@ -3289,6 +3415,8 @@ var objectStringMultiSelectItems = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
 }
@@ -3333,6 +3461,8 @@ var objectTitledMultiSelectItems = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
 }
@@ -3403,6 +3533,8 @@ var objectMultiSelectPropertySchema = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
 }
@@ -3450,6 +3582,8 @@ var objectElicitationFormMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationFormMode)
 }
@@ -3465,6 +3599,8 @@ var scalarElicitationID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
 	return scalarElicitationID.AppendValue(nil, &v), nil
 }
@@ -3518,6 +3654,8 @@ var objectElicitationURLMode = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationURLMode)
 }
@@ -3572,6 +3710,8 @@ var objectMessageMCPRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMessageMCPRequest)
 }
@@ -3587,6 +3727,8 @@ var scalarMCPServerACPID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MCPServerACPID) MarshalJSON() ([]byte, error) {
 	return scalarMCPServerACPID.AppendValue(nil, &v), nil
 }
@@ -3602,6 +3744,8 @@ var scalarMCPRequestID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MCPRequestID) MarshalJSON() ([]byte, error) {
 	return scalarMCPRequestID.AppendValue(nil, &v), nil
 }
@@ -3629,6 +3773,8 @@ func (v *ExtRequest) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtRequest) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -3659,6 +3805,8 @@ var unionAgentResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AgentResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAgentResponse, "unstable.AgentResponse")
 }
@@ -3692,6 +3840,8 @@ var objectAgentResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentResponseResult)
 }
@@ -3728,6 +3878,8 @@ var objectAgentResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentResponseError)
 }
@@ -3786,6 +3938,8 @@ func (v *AgentResponseErrorID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentResponseErrorID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.AgentResponseErrorID")
 }
@@ -3850,6 +4004,8 @@ var objectInitializeResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectInitializeResponse)
 }
@@ -3865,6 +4021,8 @@ var scalarProtocolVersion = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
 	return scalarProtocolVersion.AppendValue(nil, &v), nil
 }
@@ -3910,6 +4068,8 @@ var objectImplementation = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectImplementation)
 }
@@ -3964,6 +4124,8 @@ var objectAgentCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentCapabilities)
 }
@@ -4072,6 +4234,8 @@ var objectSessionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionCapabilities)
 }
@@ -4126,6 +4290,8 @@ var objectPromptCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptCapabilities)
 }
@@ -4153,6 +4319,8 @@ var objectPromptImageCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptImageCapabilities)
 }
@@ -4180,6 +4348,8 @@ var objectPromptAudioCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptAudioCapabilities)
 }
@@ -4207,6 +4377,8 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPromptEmbeddedContextCapabilities)
 }
@@ -4261,6 +4433,8 @@ var objectMCPCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPCapabilities)
 }
@@ -4288,6 +4462,8 @@ var objectMCPStdioCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPStdioCapabilities)
 }
@@ -4315,6 +4491,8 @@ var objectMCPHTTPCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPHTTPCapabilities)
 }
@@ -4342,6 +4520,8 @@ var objectMCPACPCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPACPCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPACPCapabilities)
 }
@@ -4369,6 +4549,8 @@ var objectSessionDeleteCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
 }
@@ -4396,6 +4578,8 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
 }
@@ -4432,6 +4616,8 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionSystemPromptCapabilities)
 }
@@ -4468,6 +4654,8 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionSystemPromptModeCapabilities)
 }
@@ -4495,6 +4683,8 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionSystemPromptOverrideCapabilities)
 }
@@ -4522,6 +4712,8 @@ var objectSessionForkCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionForkCapabilities)
 }
@@ -4549,6 +4741,8 @@ var objectSessionArchiveCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionArchiveCapabilities)
 }
@@ -4576,6 +4770,8 @@ var objectSessionStatusCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionStatusCapabilities)
 }
@@ -4603,6 +4799,8 @@ var objectSessionTitleCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionTitleCapabilities)
 }
@@ -4639,6 +4837,8 @@ var objectAgentAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
 }
@@ -4666,6 +4866,8 @@ var objectAuthStatusCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthStatusCapabilities)
 }
@@ -4693,6 +4895,8 @@ var objectProvidersCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProvidersCapabilities)
 }
@@ -4729,6 +4933,8 @@ var unionAuthMethod = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AuthMethod) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAuthMethod, "unstable.AuthMethod")
 }
@@ -4765,6 +4971,8 @@ var objectAuthMethodOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodOther)
 }
@@ -4780,6 +4988,8 @@ var scalarAuthMethodID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
 	return scalarAuthMethodID.AppendValue(nil, &v), nil
 }
@@ -4819,6 +5029,8 @@ var objectEnvVariable = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectEnvVariable)
 }
@@ -4885,6 +5097,8 @@ var objectAuthMethodTerminal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
 }
@@ -4930,6 +5144,8 @@ var objectAuthMethodAgent = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthMethodAgent)
 }
@@ -4957,6 +5173,8 @@ var objectLoginAuthResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLoginAuthResponse)
 }
@@ -4996,6 +5214,8 @@ var objectListProvidersResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListProvidersResponse)
 }
@@ -5057,6 +5277,8 @@ var objectProviderInfo = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProviderInfo)
 }
@@ -5072,6 +5294,8 @@ var scalarProviderID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v ProviderID) MarshalJSON() ([]byte, error) {
 	return scalarProviderID.AppendValue(nil, &v), nil
 }
@@ -5088,6 +5312,8 @@ var enumLlmProtocol = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v LlmProtocol) MarshalJSON() ([]byte, error) {
 	return enumLlmProtocol.AppendValue(nil, &v), nil
 }
@@ -5133,6 +5359,8 @@ var objectProviderCurrentConfig = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProviderCurrentConfig)
 }
@@ -5160,6 +5388,8 @@ var objectSetProviderResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetProviderResponse)
 }
@@ -5187,6 +5417,8 @@ var objectDisableProviderResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDisableProviderResponse)
 }
@@ -5214,6 +5446,8 @@ var objectLogoutAuthResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutAuthResponse)
 }
@@ -5263,6 +5497,8 @@ var objectAuthStatusResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthStatusResponse)
 }
@@ -5279,6 +5515,8 @@ var enumAuthState = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v AuthState) MarshalJSON() ([]byte, error) {
 	return enumAuthState.AppendValue(nil, &v), nil
 }
@@ -5336,6 +5574,8 @@ var objectAuthAccount = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthAccount)
 }
@@ -5395,6 +5635,8 @@ var objectNewSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNewSessionResponse)
 }
@@ -5475,6 +5717,8 @@ var objectSessionConfigOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigOption)
 }
@@ -5499,6 +5743,8 @@ var objectSessionConfigOptionTypeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigOptionTypeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigOptionTypeOther)
 }
@@ -5514,6 +5760,8 @@ var scalarSessionConfigID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigID.AppendValue(nil, &v), nil
 }
@@ -5530,6 +5778,8 @@ var enumSessionConfigOptionCategory = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
 	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
 }
@@ -5545,6 +5795,8 @@ var scalarSessionConfigValueID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
 }
@@ -5601,6 +5853,8 @@ func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.SessionConfigSelectOptions")
 }
@@ -5646,6 +5900,8 @@ var objectSessionConfigSelectOption = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
 }
@@ -5703,6 +5959,8 @@ var objectSessionConfigSelectGroup = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
 }
@@ -5718,6 +5976,8 @@ var scalarSessionConfigGroupID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
 	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
 }
@@ -5751,6 +6011,8 @@ var objectSessionConfigSelect = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigSelect)
 }
@@ -5775,6 +6037,8 @@ var objectSessionConfigBoolean = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
 }
@@ -5805,6 +6069,8 @@ var unionAvailableCommand = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAvailableCommand, "unstable.AvailableCommand")
 }
@@ -5841,6 +6107,8 @@ var objectAvailableCommandOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommandOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommandOther)
 }
@@ -5871,6 +6139,8 @@ var unionAvailableCommandInput = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionAvailableCommandInput, "unstable.AvailableCommandInput")
 }
@@ -5895,6 +6165,8 @@ var objectAvailableCommandInputOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommandInputOther)
 }
@@ -5928,6 +6200,8 @@ var objectTextCommandInput = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTextCommandInput)
 }
@@ -5976,6 +6250,8 @@ var objectCommand = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Command) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCommand)
 }
@@ -6022,6 +6298,8 @@ var objectListSessionsResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListSessionsResponse)
 }
@@ -6091,6 +6369,8 @@ var objectSessionInfo = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionInfo)
 }
@@ -6106,6 +6386,8 @@ var scalarSessionListCursor = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionListCursor) MarshalJSON() ([]byte, error) {
 	return scalarSessionListCursor.AppendValue(nil, &v), nil
 }
@@ -6133,6 +6415,8 @@ var objectDeleteSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
 }
@@ -6192,6 +6476,8 @@ var objectForkSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectForkSessionResponse)
 }
@@ -6219,6 +6505,8 @@ var objectArchiveSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectArchiveSessionResponse)
 }
@@ -6246,6 +6534,8 @@ var objectUnarchiveSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnarchiveSessionResponse)
 }
@@ -6291,6 +6581,8 @@ var objectSessionStatusResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionStatusResponse)
 }
@@ -6307,6 +6599,8 @@ var enumSessionStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionStatus) MarshalJSON() ([]byte, error) {
 	return enumSessionStatus.AppendValue(nil, &v), nil
 }
@@ -6449,6 +6743,8 @@ func (v *StateUpdate) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StateUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.StateUpdate")
 }
@@ -6473,6 +6769,8 @@ var objectStateUpdateOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectStateUpdateOther)
 }
@@ -6515,6 +6813,8 @@ var unionBackgroundWork = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v BackgroundWork) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionBackgroundWork, "unstable.BackgroundWork")
 }
@@ -6539,6 +6839,8 @@ var objectBackgroundWorkOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBackgroundWorkOther)
 }
@@ -6572,6 +6874,8 @@ var objectBackgroundTerminal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBackgroundTerminal)
 }
@@ -6605,6 +6909,8 @@ var objectBackgroundToolCall = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBackgroundToolCall)
 }
@@ -6638,6 +6944,8 @@ var objectBackgroundSubagent = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v BackgroundSubagent) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectBackgroundSubagent)
 }
@@ -6677,6 +6985,8 @@ var objectRunningStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRunningStateUpdate)
 }
@@ -6719,6 +7029,8 @@ var objectError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectError)
 }
@@ -6745,6 +7057,8 @@ func (v *ErrorCode) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ErrorCode) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -6820,6 +7134,8 @@ func (v *ErrorData) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ErrorData) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ErrorData")
 }
@@ -6862,6 +7178,8 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnsupportedProtocolVersionErrorData)
 }
@@ -6895,6 +7213,8 @@ var objectSessionNotFoundErrorData = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionNotFoundErrorData)
 }
@@ -6922,6 +7242,8 @@ var objectErrorStopReason = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectErrorStopReason)
 }
@@ -6985,6 +7307,8 @@ var objectUsage = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Usage) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUsage)
 }
@@ -7209,6 +7533,8 @@ func (v *IdleStateUpdateStopReason) appendFields(b []byte, comma bool) ([]byte, 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.IdleStateUpdate")
 }
@@ -7225,6 +7551,8 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
 }
@@ -7241,6 +7569,8 @@ var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
@@ -7257,6 +7587,8 @@ var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
@@ -7273,6 +7605,8 @@ var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
 }
@@ -7289,6 +7623,8 @@ var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
 }
@@ -7313,6 +7649,8 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
 }
@@ -7329,6 +7667,8 @@ var objectIdleStateUpdateStopReasonNone = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
 }
@@ -7368,6 +7708,8 @@ var objectRequiresActionStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
 }
@@ -7407,6 +7749,8 @@ var objectUnknownStateUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnknownStateUpdate)
 }
@@ -7440,6 +7784,8 @@ var objectSetSessionTitleResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionTitleResponse)
 }
@@ -7493,6 +7839,8 @@ var objectResumeSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectResumeSessionResponse)
 }
@@ -7520,6 +7868,8 @@ var objectCloseSessionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCloseSessionResponse)
 }
@@ -7547,6 +7897,8 @@ var objectCancelToolCallResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelToolCallResponse)
 }
@@ -7574,6 +7926,8 @@ var objectCancelTerminalResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelTerminalResponse)
 }
@@ -7614,6 +7968,8 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
 }
@@ -7662,6 +8018,8 @@ func (v *PromptResponse) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptResponse) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PromptResponse")
 }
@@ -7677,6 +8035,8 @@ var scalarMessageID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
 	return scalarMessageID.AppendValue(nil, &v), nil
 }
@@ -7704,6 +8064,8 @@ func (v *ExtResponse) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtResponse) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -7734,6 +8096,8 @@ var objectAgentNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentNotification)
 }
@@ -7786,6 +8150,8 @@ func (v *UpdateSessionNotification) appendFields(b []byte, comma bool) ([]byte, 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UpdateSessionNotification) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.UpdateSessionNotification")
 }
@@ -8213,6 +8579,8 @@ func (v *SessionUpdate) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.SessionUpdate")
 }
@@ -8237,6 +8605,8 @@ var objectSessionUpdateOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionUpdateOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionUpdateOther)
 }
@@ -8289,6 +8659,8 @@ func (v *ContentChunk) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ContentChunk) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ContentChunk")
 }
@@ -8335,6 +8707,8 @@ var objectUserMessage = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UserMessage) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUserMessage)
 }
@@ -8381,6 +8755,8 @@ var objectAgentMessage = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentMessage) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentMessage)
 }
@@ -8427,6 +8803,8 @@ var objectAgentThought = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AgentThought) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAgentThought)
 }
@@ -8479,6 +8857,8 @@ func (v *ToolCallContentChunk) appendFields(b []byte, comma bool) ([]byte, bool)
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ToolCallContentChunk) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ToolCallContentChunk")
 }
@@ -8512,6 +8892,8 @@ var objectTerminalOutput = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalOutput)
 }
@@ -8551,6 +8933,8 @@ var objectTerminalExitStatus = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalExitStatus)
 }
@@ -8604,6 +8988,8 @@ var objectTerminalSize = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalSize)
 }
@@ -8640,6 +9026,8 @@ var objectTerminalCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalCapabilities)
 }
@@ -8667,6 +9055,8 @@ var objectTerminalCancelCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalCancelCapabilities)
 }
@@ -8748,6 +9138,8 @@ var objectTerminalUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalUpdate)
 }
@@ -8800,6 +9192,8 @@ func (v *TerminalOutputChunk) appendFields(b []byte, comma bool) ([]byte, bool) 
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalOutputChunk) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.TerminalOutputChunk")
 }
@@ -8927,6 +9321,8 @@ func (v *PlanUpdateContent) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanUpdateContent) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanUpdateContent")
 }
@@ -8973,6 +9369,8 @@ func (v *PlanUpdateContentOther) appendFields(b []byte, comma bool) ([]byte, boo
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanUpdateContentOther) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanUpdateContentOther")
 }
@@ -8988,6 +9386,8 @@ var scalarPlanID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanID) MarshalJSON() ([]byte, error) {
 	return scalarPlanID.AppendValue(nil, &v), nil
 }
@@ -9044,6 +9444,8 @@ func (v *PlanEntry) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanEntry) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanEntry")
 }
@@ -9060,6 +9462,8 @@ var enumPlanEntryPriority = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
 	return enumPlanEntryPriority.AppendValue(nil, &v), nil
 }
@@ -9076,6 +9480,8 @@ var enumPlanEntryStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
 	return enumPlanEntryStatus.AppendValue(nil, &v), nil
 }
@@ -9128,6 +9534,8 @@ func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanItems) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanItems")
 }
@@ -9180,6 +9588,8 @@ func (v *PlanFile) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanFile) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanFile")
 }
@@ -9232,6 +9642,8 @@ func (v *PlanMarkdown) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanMarkdown) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanMarkdown")
 }
@@ -9280,6 +9692,8 @@ func (v *PlanUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanUpdate) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PlanUpdate")
 }
@@ -9313,6 +9727,8 @@ var objectPlanRemoved = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PlanRemoved) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectPlanRemoved)
 }
@@ -9353,6 +9769,8 @@ var objectAvailableCommandsUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
 }
@@ -9393,6 +9811,8 @@ var objectConfigOptionUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
 }
@@ -9435,6 +9855,8 @@ var objectSessionInfoUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
 }
@@ -9474,6 +9896,8 @@ var objectCost = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCost)
 }
@@ -9522,6 +9946,8 @@ var objectUsageUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUsageUpdate)
 }
@@ -9538,6 +9964,8 @@ var enumNoticeSeverity = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
 	return enumNoticeSeverity.AppendValue(nil, &v), nil
 }
@@ -9589,6 +10017,8 @@ var objectNotice = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectNotice)
 }
@@ -9604,6 +10034,8 @@ var scalarCompactionID = wire.Scalar{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
 	return scalarCompactionID.AppendValue(nil, &v), nil
 }
@@ -9620,6 +10052,8 @@ var enumCompactionStatus = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
 	return enumCompactionStatus.AppendValue(nil, &v), nil
 }
@@ -9681,6 +10115,8 @@ var objectCompactionUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionUpdate)
 }
@@ -9723,6 +10159,8 @@ var objectCompactionSummaryChunk = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
 }
@@ -9759,6 +10197,8 @@ var objectSubagentSessionCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
 }
@@ -9786,6 +10226,8 @@ var objectSessionCancelCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
 }
@@ -9864,6 +10306,8 @@ var objectSubagentUpdate = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SubagentUpdate) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSubagentUpdate)
 }
@@ -9934,6 +10378,8 @@ var objectSessionMessage = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionMessage) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionMessage)
 }
@@ -9976,6 +10422,8 @@ var objectSessionMessageChunk = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionMessageChunk) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionMessageChunk)
 }
@@ -10009,6 +10457,8 @@ var objectCompleteElicitationNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
 }
@@ -10058,6 +10508,8 @@ var objectAuthStatusUpdateNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthStatusUpdateNotification)
 }
@@ -10085,6 +10537,8 @@ func (v *ExtNotification) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ExtNotification) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -10124,6 +10578,8 @@ var objectClientRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientRequest)
 }
@@ -10175,6 +10631,8 @@ var objectInitializeRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectInitializeRequest)
 }
@@ -10220,6 +10678,8 @@ var objectClientCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientCapabilities)
 }
@@ -10256,6 +10716,8 @@ var objectClientAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientAuthCapabilities)
 }
@@ -10283,6 +10745,8 @@ var objectTerminalAuthCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectTerminalAuthCapabilities)
 }
@@ -10328,6 +10792,8 @@ var objectElicitationCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationCapabilities)
 }
@@ -10355,6 +10821,8 @@ var objectElicitationFormCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
 }
@@ -10382,6 +10850,8 @@ var objectElicitationURLCapabilities = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
 }
@@ -10415,6 +10885,8 @@ var objectLoginAuthRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLoginAuthRequest)
 }
@@ -10442,6 +10914,8 @@ var objectListProvidersRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListProvidersRequest)
 }
@@ -10501,6 +10975,8 @@ var objectSetProviderRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetProviderRequest)
 }
@@ -10534,6 +11010,8 @@ var objectDisableProviderRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDisableProviderRequest)
 }
@@ -10561,6 +11039,8 @@ var objectLogoutAuthRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectLogoutAuthRequest)
 }
@@ -10588,6 +11068,8 @@ var objectAuthStatusRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectAuthStatusRequest)
 }
@@ -10667,6 +11149,8 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.NewSessionRequest")
 }
@@ -10709,6 +11193,8 @@ var unionMCPServer = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v MCPServer) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionMCPServer, "unstable.MCPServer")
 }
@@ -10733,6 +11219,8 @@ var objectMCPServerOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPServerOther)
 }
@@ -10772,6 +11260,8 @@ var objectHTTPHeader = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectHTTPHeader)
 }
@@ -10826,6 +11316,8 @@ var objectMCPServerHTTP = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPServerHTTP)
 }
@@ -10865,6 +11357,8 @@ var objectMCPServerACP = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerACP) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPServerACP)
 }
@@ -10925,6 +11419,8 @@ var objectMCPServerStdio = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPServerStdio)
 }
@@ -10973,6 +11469,8 @@ var objectSystemPrompt = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSystemPrompt)
 }
@@ -10989,6 +11487,8 @@ var enumSystemPromptMode = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SystemPromptMode) MarshalJSON() ([]byte, error) {
 	return enumSystemPromptMode.AppendValue(nil, &v), nil
 }
@@ -11037,6 +11537,8 @@ var objectListSessionsRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectListSessionsRequest)
 }
@@ -11053,6 +11555,8 @@ var enumSessionArchiveFilter = wire.Enum{
 }
 
 // MarshalJSON encodes v with its table.
+//
+//go:noinline
 func (v SessionArchiveFilter) MarshalJSON() ([]byte, error) {
 	return enumSessionArchiveFilter.AppendValue(nil, &v), nil
 }
@@ -11086,6 +11590,8 @@ var objectDeleteSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
 }
@@ -11155,6 +11661,8 @@ var objectForkSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectForkSessionRequest)
 }
@@ -11188,6 +11696,8 @@ var objectArchiveSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectArchiveSessionRequest)
 }
@@ -11221,6 +11731,8 @@ var objectUnarchiveSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectUnarchiveSessionRequest)
 }
@@ -11254,6 +11766,8 @@ var objectSessionStatusRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSessionStatusRequest)
 }
@@ -11293,6 +11807,8 @@ var objectSetSessionTitleRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionTitleRequest)
 }
@@ -11371,6 +11887,8 @@ var objectResumeSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectResumeSessionRequest)
 }
@@ -11401,6 +11919,8 @@ var unionReplayFrom = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ReplayFrom) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionReplayFrom, "unstable.ReplayFrom")
 }
@@ -11425,6 +11945,8 @@ var objectReplayFromOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReplayFromOther)
 }
@@ -11452,6 +11974,8 @@ var objectReplayFromStart = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectReplayFromStart)
 }
@@ -11485,6 +12009,8 @@ var objectCloseSessionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCloseSessionRequest)
 }
@@ -11524,6 +12050,8 @@ var objectCancelToolCallRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelToolCallRequest)
 }
@@ -11563,6 +12091,8 @@ var objectCancelTerminalRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelTerminalRequest)
 }
@@ -11628,6 +12158,8 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
 }
@@ -11652,6 +12184,8 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeID)
 }
@@ -11676,6 +12210,8 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
@@ -11706,6 +12242,8 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeOther)
 }
@@ -11758,6 +12296,8 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v PromptRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.PromptRequest")
 }
@@ -11788,6 +12328,8 @@ var unionClientResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ClientResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionClientResponse, "unstable.ClientResponse")
 }
@@ -11821,6 +12363,8 @@ var objectClientResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientResponseResult)
 }
@@ -11857,6 +12401,8 @@ var objectClientResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientResponseError)
 }
@@ -11915,6 +12461,8 @@ func (v *ClientResponseErrorID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientResponseErrorID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ClientResponseErrorID")
 }
@@ -11951,6 +12499,8 @@ var objectRequestPermissionResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
 }
@@ -11987,6 +12537,8 @@ var unionRequestPermissionOutcome = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionRequestPermissionOutcome, "unstable.RequestPermissionOutcome")
 }
@@ -12011,6 +12563,8 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeOther)
 }
@@ -12038,6 +12592,8 @@ var objectCancelledPermissionOutcome = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelledPermissionOutcome)
 }
@@ -12071,6 +12627,8 @@ var objectSelectedPermissionOutcome = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
 }
@@ -12130,6 +12688,8 @@ var objectCreateElicitationResponse = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
 }
@@ -12146,6 +12706,8 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
 }
@@ -12162,6 +12724,8 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
 }
@@ -12186,6 +12750,8 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
 }
@@ -12312,6 +12878,8 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ElicitationContentValue")
 }
@@ -12342,6 +12910,8 @@ var objectElicitationAcceptAction = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
 }
@@ -12372,6 +12942,8 @@ var unionMessageMCPResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionMessageMCPResponse, "unstable.MessageMCPResponse")
 }
@@ -12405,6 +12977,8 @@ var objectMessageMCPResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMessageMCPResponseResult)
 }
@@ -12441,6 +13015,8 @@ var objectMessageMCPResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMessageMCPResponseError)
 }
@@ -12477,6 +13053,8 @@ var objectMCPError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MCPError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMCPError)
 }
@@ -12507,6 +13085,8 @@ var objectClientNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectClientNotification)
 }
@@ -12540,6 +13120,8 @@ var objectCancelSessionNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelSessionNotification)
 }
@@ -12594,6 +13176,8 @@ var objectMessageMCPNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectMessageMCPNotification)
 }
@@ -12630,6 +13214,8 @@ var objectCancelRequestNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectCancelRequestNotification)
 }
@@ -12686,6 +13272,8 @@ func (v *ProxyRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyRequest) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ProxyRequest")
 }
@@ -12725,6 +13313,8 @@ var objectProxySuccessorRequest = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxySuccessorRequest)
 }
@@ -12755,6 +13345,8 @@ var unionProxyResponse = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ProxyResponse) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionProxyResponse, "unstable.ProxyResponse")
 }
@@ -12788,6 +13380,8 @@ var objectProxyResponseResult = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxyResponseResult)
 }
@@ -12824,6 +13418,8 @@ var objectProxyResponseError = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxyResponseError)
 }
@@ -12882,6 +13478,8 @@ func (v *ProxyResponseErrorID) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes v with its generated encoder. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyResponseErrorID) MarshalJSON() ([]byte, error) {
 	return marshal(&v, "unstable.ProxyResponseErrorID")
 }
@@ -12909,6 +13507,8 @@ func (v *ProxySuccessorResponse) AppendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes v with its generated encoder.
+//
+//go:noinline
 func (v ProxySuccessorResponse) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil), nil
 }
@@ -12942,6 +13542,8 @@ var objectProxyNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxyNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxyNotification)
 }
@@ -12965,6 +13567,8 @@ var unionProxyNotificationParams = wire.Union{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when none or several are set.
+//
+//go:noinline
 func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
 	return wire.MarshalWith(&v, &unionProxyNotificationParams, "unstable.ProxyNotificationParams")
 }
@@ -13004,6 +13608,8 @@ var objectProxySuccessorNotification = wire.Object{
 
 // MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
 // naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
 	return wire.MarshalTable(&v, &objectProxySuccessorNotification)
 }
