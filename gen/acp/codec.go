@@ -8802,337 +8802,176 @@ func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
 }
 
-// TableOf is the wire.Table of the generated type v points to (nil for another
-// type): what decodes (wire.DecodeWith), encodes and validates any type of the
-// package from outside it. Only a program that calls it links every table.
+var tables = wire.Index{Entries: []wire.Indexed{
+	{Type: (*AgentRequest)(nil), Table: &objectAgentRequest},
+	{Type: (*WriteTextFileRequest)(nil), Table: &objectWriteTextFileRequest},
+	{Type: (*SessionID)(nil), Table: &scalarSessionID},
+	{Type: (*ReadTextFileRequest)(nil), Table: &objectReadTextFileRequest},
+	{Type: (*RequestPermissionRequest)(nil), Table: &objectRequestPermissionRequest},
+	{Type: (*ToolCallID)(nil), Table: &scalarToolCallID},
+	{Type: (*ToolKind)(nil), Table: &enumToolKind},
+	{Type: (*ToolCallStatus)(nil), Table: &enumToolCallStatus},
+	{Type: (*ToolCallContent)(nil), Table: &unionToolCallContent},
+	{Type: (*Annotations)(nil), Table: &objectAnnotations},
+	{Type: (*Role)(nil), Table: &enumRole},
+	{Type: (*Content)(nil), Table: &objectContent},
+	{Type: (*Diff)(nil), Table: &objectDiff},
+	{Type: (*TerminalID)(nil), Table: &scalarTerminalID},
+	{Type: (*Terminal)(nil), Table: &objectTerminal},
+	{Type: (*ToolCallLocation)(nil), Table: &objectToolCallLocation},
+	{Type: (*PermissionOption)(nil), Table: &objectPermissionOption},
+	{Type: (*PermissionOptionID)(nil), Table: &scalarPermissionOptionID},
+	{Type: (*PermissionOptionKind)(nil), Table: &enumPermissionOptionKind},
+	{Type: (*CreateTerminalRequest)(nil), Table: &objectCreateTerminalRequest},
+	{Type: (*TerminalOutputRequest)(nil), Table: &objectTerminalOutputRequest},
+	{Type: (*ReleaseTerminalRequest)(nil), Table: &objectReleaseTerminalRequest},
+	{Type: (*WaitForTerminalExitRequest)(nil), Table: &objectWaitForTerminalExitRequest},
+	{Type: (*KillTerminalRequest)(nil), Table: &objectKillTerminalRequest},
+	{Type: (*CreateElicitationRequest)(nil), Table: &objectCreateElicitationRequest},
+	{Type: (*CreateElicitationRequestModeOther)(nil), Table: &objectCreateElicitationRequestModeOther},
+	{Type: (*ElicitationSessionScope)(nil), Table: &objectElicitationSessionScope},
+	{Type: (*ElicitationRequestScope)(nil), Table: &objectElicitationRequestScope},
+	{Type: (*ElicitationSchema)(nil), Table: &objectElicitationSchema},
+	{Type: (*ElicitationSchemaType)(nil), Table: &enumElicitationSchemaType},
+	{Type: (*ElicitationPropertySchema)(nil), Table: &unionElicitationPropertySchema},
+	{Type: (*ElicitationPropertySchemaOther)(nil), Table: &objectElicitationPropertySchemaOther},
+	{Type: (*StringFormat)(nil), Table: &enumStringFormat},
+	{Type: (*EnumOption)(nil), Table: &objectEnumOption},
+	{Type: (*StringPropertySchema)(nil), Table: &objectStringPropertySchema},
+	{Type: (*NumberPropertySchema)(nil), Table: &objectNumberPropertySchema},
+	{Type: (*IntegerPropertySchema)(nil), Table: &objectIntegerPropertySchema},
+	{Type: (*BooleanPropertySchema)(nil), Table: &objectBooleanPropertySchema},
+	{Type: (*MultiSelectItems)(nil), Table: &unionMultiSelectItems},
+	{Type: (*MultiSelectItemsOther)(nil), Table: &objectMultiSelectItemsOther},
+	{Type: (*StringMultiSelectItems)(nil), Table: &objectStringMultiSelectItems},
+	{Type: (*TitledMultiSelectItems)(nil), Table: &objectTitledMultiSelectItems},
+	{Type: (*MultiSelectPropertySchema)(nil), Table: &objectMultiSelectPropertySchema},
+	{Type: (*ElicitationFormMode)(nil), Table: &objectElicitationFormMode},
+	{Type: (*ElicitationID)(nil), Table: &scalarElicitationID},
+	{Type: (*ElicitationURLMode)(nil), Table: &objectElicitationURLMode},
+	{Type: (*AgentResponse)(nil), Table: &unionAgentResponse},
+	{Type: (*AgentResponseResult)(nil), Table: &objectAgentResponseResult},
+	{Type: (*AgentResponseError)(nil), Table: &objectAgentResponseError},
+	{Type: (*InitializeResponse)(nil), Table: &objectInitializeResponse},
+	{Type: (*ProtocolVersion)(nil), Table: &scalarProtocolVersion},
+	{Type: (*AgentCapabilities)(nil), Table: &objectAgentCapabilities},
+	{Type: (*PromptCapabilities)(nil), Table: &objectPromptCapabilities},
+	{Type: (*MCPCapabilities)(nil), Table: &objectMCPCapabilities},
+	{Type: (*SessionCapabilities)(nil), Table: &objectSessionCapabilities},
+	{Type: (*SessionListCapabilities)(nil), Table: &objectSessionListCapabilities},
+	{Type: (*SessionDeleteCapabilities)(nil), Table: &objectSessionDeleteCapabilities},
+	{Type: (*SessionAdditionalDirectoriesCapabilities)(nil), Table: &objectSessionAdditionalDirectoriesCapabilities},
+	{Type: (*SessionResumeCapabilities)(nil), Table: &objectSessionResumeCapabilities},
+	{Type: (*SessionCloseCapabilities)(nil), Table: &objectSessionCloseCapabilities},
+	{Type: (*AgentAuthCapabilities)(nil), Table: &objectAgentAuthCapabilities},
+	{Type: (*LogoutCapabilities)(nil), Table: &objectLogoutCapabilities},
+	{Type: (*AuthMethod)(nil), Table: &unionAuthMethod},
+	{Type: (*AuthMethodID)(nil), Table: &scalarAuthMethodID},
+	{Type: (*AuthMethodTerminal)(nil), Table: &objectAuthMethodTerminal},
+	{Type: (*AuthMethodAgent)(nil), Table: &objectAuthMethodAgent},
+	{Type: (*Implementation)(nil), Table: &objectImplementation},
+	{Type: (*AuthenticateResponse)(nil), Table: &objectAuthenticateResponse},
+	{Type: (*LogoutResponse)(nil), Table: &objectLogoutResponse},
+	{Type: (*NewSessionResponse)(nil), Table: &objectNewSessionResponse},
+	{Type: (*SessionModeState)(nil), Table: &objectSessionModeState},
+	{Type: (*SessionModeID)(nil), Table: &scalarSessionModeID},
+	{Type: (*SessionMode)(nil), Table: &objectSessionMode},
+	{Type: (*SessionConfigOption)(nil), Table: &objectSessionConfigOption},
+	{Type: (*SessionConfigID)(nil), Table: &scalarSessionConfigID},
+	{Type: (*SessionConfigOptionCategory)(nil), Table: &enumSessionConfigOptionCategory},
+	{Type: (*SessionConfigValueID)(nil), Table: &scalarSessionConfigValueID},
+	{Type: (*SessionConfigSelectOption)(nil), Table: &objectSessionConfigSelectOption},
+	{Type: (*SessionConfigSelectGroup)(nil), Table: &objectSessionConfigSelectGroup},
+	{Type: (*SessionConfigGroupID)(nil), Table: &scalarSessionConfigGroupID},
+	{Type: (*SessionConfigSelect)(nil), Table: &objectSessionConfigSelect},
+	{Type: (*SessionConfigBoolean)(nil), Table: &objectSessionConfigBoolean},
+	{Type: (*LoadSessionResponse)(nil), Table: &objectLoadSessionResponse},
+	{Type: (*ListSessionsResponse)(nil), Table: &objectListSessionsResponse},
+	{Type: (*SessionInfo)(nil), Table: &objectSessionInfo},
+	{Type: (*DeleteSessionResponse)(nil), Table: &objectDeleteSessionResponse},
+	{Type: (*ResumeSessionResponse)(nil), Table: &objectResumeSessionResponse},
+	{Type: (*CloseSessionResponse)(nil), Table: &objectCloseSessionResponse},
+	{Type: (*SetSessionModeResponse)(nil), Table: &objectSetSessionModeResponse},
+	{Type: (*SetSessionConfigOptionResponse)(nil), Table: &objectSetSessionConfigOptionResponse},
+	{Type: (*StopReason)(nil), Table: &enumStopReason},
+	{Type: (*Error)(nil), Table: &objectError},
+	{Type: (*AgentNotification)(nil), Table: &objectAgentNotification},
+	{Type: (*MessageID)(nil), Table: &scalarMessageID},
+	{Type: (*PlanEntryPriority)(nil), Table: &enumPlanEntryPriority},
+	{Type: (*PlanEntryStatus)(nil), Table: &enumPlanEntryStatus},
+	{Type: (*AvailableCommand)(nil), Table: &objectAvailableCommand},
+	{Type: (*AvailableCommandInput)(nil), Table: &unionAvailableCommandInput},
+	{Type: (*UnstructuredCommandInput)(nil), Table: &objectUnstructuredCommandInput},
+	{Type: (*AvailableCommandsUpdate)(nil), Table: &objectAvailableCommandsUpdate},
+	{Type: (*CurrentModeUpdate)(nil), Table: &objectCurrentModeUpdate},
+	{Type: (*ConfigOptionUpdate)(nil), Table: &objectConfigOptionUpdate},
+	{Type: (*SessionInfoUpdate)(nil), Table: &objectSessionInfoUpdate},
+	{Type: (*Cost)(nil), Table: &objectCost},
+	{Type: (*UsageUpdate)(nil), Table: &objectUsageUpdate},
+	{Type: (*NoticeSeverity)(nil), Table: &enumNoticeSeverity},
+	{Type: (*Notice)(nil), Table: &objectNotice},
+	{Type: (*CompactionID)(nil), Table: &scalarCompactionID},
+	{Type: (*CompactionStatus)(nil), Table: &enumCompactionStatus},
+	{Type: (*CompactionUpdate)(nil), Table: &objectCompactionUpdate},
+	{Type: (*CompactionSummaryChunk)(nil), Table: &objectCompactionSummaryChunk},
+	{Type: (*CompleteElicitationNotification)(nil), Table: &objectCompleteElicitationNotification},
+	{Type: (*ClientRequest)(nil), Table: &objectClientRequest},
+	{Type: (*InitializeRequest)(nil), Table: &objectInitializeRequest},
+	{Type: (*ClientCapabilities)(nil), Table: &objectClientCapabilities},
+	{Type: (*FileSystemCapabilities)(nil), Table: &objectFileSystemCapabilities},
+	{Type: (*ClientSessionCapabilities)(nil), Table: &objectClientSessionCapabilities},
+	{Type: (*CompactionCapabilities)(nil), Table: &objectCompactionCapabilities},
+	{Type: (*SessionConfigOptionsCapabilities)(nil), Table: &objectSessionConfigOptionsCapabilities},
+	{Type: (*BooleanConfigOptionCapabilities)(nil), Table: &objectBooleanConfigOptionCapabilities},
+	{Type: (*NoticeCapabilities)(nil), Table: &objectNoticeCapabilities},
+	{Type: (*AuthCapabilities)(nil), Table: &objectAuthCapabilities},
+	{Type: (*ElicitationCapabilities)(nil), Table: &objectElicitationCapabilities},
+	{Type: (*ElicitationFormCapabilities)(nil), Table: &objectElicitationFormCapabilities},
+	{Type: (*ElicitationURLCapabilities)(nil), Table: &objectElicitationURLCapabilities},
+	{Type: (*AuthenticateRequest)(nil), Table: &objectAuthenticateRequest},
+	{Type: (*LogoutRequest)(nil), Table: &objectLogoutRequest},
+	{Type: (*LoadSessionRequest)(nil), Table: &objectLoadSessionRequest},
+	{Type: (*ListSessionsRequest)(nil), Table: &objectListSessionsRequest},
+	{Type: (*DeleteSessionRequest)(nil), Table: &objectDeleteSessionRequest},
+	{Type: (*ResumeSessionRequest)(nil), Table: &objectResumeSessionRequest},
+	{Type: (*CloseSessionRequest)(nil), Table: &objectCloseSessionRequest},
+	{Type: (*SetSessionModeRequest)(nil), Table: &objectSetSessionModeRequest},
+	{Type: (*SetSessionConfigOptionRequest)(nil), Table: &objectSetSessionConfigOptionRequest},
+	{Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil), Table: &objectSetSessionConfigOptionRequestTypeBoolean},
+	{Type: (*SetSessionConfigOptionRequestTypeValueID)(nil), Table: &objectSetSessionConfigOptionRequestTypeValueID},
+	{Type: (*ClientResponse)(nil), Table: &unionClientResponse},
+	{Type: (*ClientResponseResult)(nil), Table: &objectClientResponseResult},
+	{Type: (*ClientResponseError)(nil), Table: &objectClientResponseError},
+	{Type: (*WriteTextFileResponse)(nil), Table: &objectWriteTextFileResponse},
+	{Type: (*ReadTextFileResponse)(nil), Table: &objectReadTextFileResponse},
+	{Type: (*RequestPermissionResponse)(nil), Table: &objectRequestPermissionResponse},
+	{Type: (*RequestPermissionOutcome)(nil), Table: &unionRequestPermissionOutcome},
+	{Type: (*RequestPermissionOutcomeCancelled)(nil), Table: &objectRequestPermissionOutcomeCancelled},
+	{Type: (*SelectedPermissionOutcome)(nil), Table: &objectSelectedPermissionOutcome},
+	{Type: (*CreateTerminalResponse)(nil), Table: &objectCreateTerminalResponse},
+	{Type: (*TerminalOutputResponse)(nil), Table: &objectTerminalOutputResponse},
+	{Type: (*TerminalExitStatus)(nil), Table: &objectTerminalExitStatus},
+	{Type: (*ReleaseTerminalResponse)(nil), Table: &objectReleaseTerminalResponse},
+	{Type: (*WaitForTerminalExitResponse)(nil), Table: &objectWaitForTerminalExitResponse},
+	{Type: (*KillTerminalResponse)(nil), Table: &objectKillTerminalResponse},
+	{Type: (*CreateElicitationResponse)(nil), Table: &objectCreateElicitationResponse},
+	{Type: (*CreateElicitationResponseActionDecline)(nil), Table: &objectCreateElicitationResponseActionDecline},
+	{Type: (*CreateElicitationResponseActionCancel)(nil), Table: &objectCreateElicitationResponseActionCancel},
+	{Type: (*CreateElicitationResponseActionOther)(nil), Table: &objectCreateElicitationResponseActionOther},
+	{Type: (*ElicitationAcceptAction)(nil), Table: &objectElicitationAcceptAction},
+	{Type: (*ClientNotification)(nil), Table: &objectClientNotification},
+	{Type: (*CancelNotification)(nil), Table: &objectCancelNotification},
+	{Type: (*CancelRequestNotification)(nil), Table: &objectCancelRequestNotification},
+	{Type: (*SessionRuntimeContextCapabilities)(nil), Table: &objectSessionRuntimeContextCapabilities},
+	{Type: (*RuntimeContextItem)(nil), Table: &objectRuntimeContextItem},
+}}
+
+// TableOf is the wire.Table of the generated type v points to (wire.Methods for
+// a type with codec methods of its own, nil for another type): what decodes
+// (wire.DecodeWith), encodes and validates any type of the package from outside
+// it. Only a program that calls it links every table.
 func TableOf(v any) wire.Table {
-	switch v.(type) {
-	case *AgentRequest:
-		return &objectAgentRequest
-	case *WriteTextFileRequest:
-		return &objectWriteTextFileRequest
-	case *SessionID:
-		return &scalarSessionID
-	case *ReadTextFileRequest:
-		return &objectReadTextFileRequest
-	case *RequestPermissionRequest:
-		return &objectRequestPermissionRequest
-	case *ToolCallID:
-		return &scalarToolCallID
-	case *ToolKind:
-		return &enumToolKind
-	case *ToolCallStatus:
-		return &enumToolCallStatus
-	case *ToolCallContent:
-		return &unionToolCallContent
-	case *Annotations:
-		return &objectAnnotations
-	case *Role:
-		return &enumRole
-	case *Content:
-		return &objectContent
-	case *Diff:
-		return &objectDiff
-	case *TerminalID:
-		return &scalarTerminalID
-	case *Terminal:
-		return &objectTerminal
-	case *ToolCallLocation:
-		return &objectToolCallLocation
-	case *PermissionOption:
-		return &objectPermissionOption
-	case *PermissionOptionID:
-		return &scalarPermissionOptionID
-	case *PermissionOptionKind:
-		return &enumPermissionOptionKind
-	case *CreateTerminalRequest:
-		return &objectCreateTerminalRequest
-	case *TerminalOutputRequest:
-		return &objectTerminalOutputRequest
-	case *ReleaseTerminalRequest:
-		return &objectReleaseTerminalRequest
-	case *WaitForTerminalExitRequest:
-		return &objectWaitForTerminalExitRequest
-	case *KillTerminalRequest:
-		return &objectKillTerminalRequest
-	case *CreateElicitationRequest:
-		return &objectCreateElicitationRequest
-	case *CreateElicitationRequestModeOther:
-		return &objectCreateElicitationRequestModeOther
-	case *ElicitationSessionScope:
-		return &objectElicitationSessionScope
-	case *ElicitationRequestScope:
-		return &objectElicitationRequestScope
-	case *ElicitationSchema:
-		return &objectElicitationSchema
-	case *ElicitationSchemaType:
-		return &enumElicitationSchemaType
-	case *ElicitationPropertySchema:
-		return &unionElicitationPropertySchema
-	case *ElicitationPropertySchemaOther:
-		return &objectElicitationPropertySchemaOther
-	case *StringFormat:
-		return &enumStringFormat
-	case *EnumOption:
-		return &objectEnumOption
-	case *StringPropertySchema:
-		return &objectStringPropertySchema
-	case *NumberPropertySchema:
-		return &objectNumberPropertySchema
-	case *IntegerPropertySchema:
-		return &objectIntegerPropertySchema
-	case *BooleanPropertySchema:
-		return &objectBooleanPropertySchema
-	case *MultiSelectItems:
-		return &unionMultiSelectItems
-	case *MultiSelectItemsOther:
-		return &objectMultiSelectItemsOther
-	case *StringMultiSelectItems:
-		return &objectStringMultiSelectItems
-	case *TitledMultiSelectItems:
-		return &objectTitledMultiSelectItems
-	case *MultiSelectPropertySchema:
-		return &objectMultiSelectPropertySchema
-	case *ElicitationFormMode:
-		return &objectElicitationFormMode
-	case *ElicitationID:
-		return &scalarElicitationID
-	case *ElicitationURLMode:
-		return &objectElicitationURLMode
-	case *AgentResponse:
-		return &unionAgentResponse
-	case *AgentResponseResult:
-		return &objectAgentResponseResult
-	case *AgentResponseError:
-		return &objectAgentResponseError
-	case *InitializeResponse:
-		return &objectInitializeResponse
-	case *ProtocolVersion:
-		return &scalarProtocolVersion
-	case *AgentCapabilities:
-		return &objectAgentCapabilities
-	case *PromptCapabilities:
-		return &objectPromptCapabilities
-	case *MCPCapabilities:
-		return &objectMCPCapabilities
-	case *SessionCapabilities:
-		return &objectSessionCapabilities
-	case *SessionListCapabilities:
-		return &objectSessionListCapabilities
-	case *SessionDeleteCapabilities:
-		return &objectSessionDeleteCapabilities
-	case *SessionAdditionalDirectoriesCapabilities:
-		return &objectSessionAdditionalDirectoriesCapabilities
-	case *SessionResumeCapabilities:
-		return &objectSessionResumeCapabilities
-	case *SessionCloseCapabilities:
-		return &objectSessionCloseCapabilities
-	case *AgentAuthCapabilities:
-		return &objectAgentAuthCapabilities
-	case *LogoutCapabilities:
-		return &objectLogoutCapabilities
-	case *AuthMethod:
-		return &unionAuthMethod
-	case *AuthMethodID:
-		return &scalarAuthMethodID
-	case *AuthMethodTerminal:
-		return &objectAuthMethodTerminal
-	case *AuthMethodAgent:
-		return &objectAuthMethodAgent
-	case *Implementation:
-		return &objectImplementation
-	case *AuthenticateResponse:
-		return &objectAuthenticateResponse
-	case *LogoutResponse:
-		return &objectLogoutResponse
-	case *NewSessionResponse:
-		return &objectNewSessionResponse
-	case *SessionModeState:
-		return &objectSessionModeState
-	case *SessionModeID:
-		return &scalarSessionModeID
-	case *SessionMode:
-		return &objectSessionMode
-	case *SessionConfigOption:
-		return &objectSessionConfigOption
-	case *SessionConfigID:
-		return &scalarSessionConfigID
-	case *SessionConfigOptionCategory:
-		return &enumSessionConfigOptionCategory
-	case *SessionConfigValueID:
-		return &scalarSessionConfigValueID
-	case *SessionConfigSelectOption:
-		return &objectSessionConfigSelectOption
-	case *SessionConfigSelectGroup:
-		return &objectSessionConfigSelectGroup
-	case *SessionConfigGroupID:
-		return &scalarSessionConfigGroupID
-	case *SessionConfigSelect:
-		return &objectSessionConfigSelect
-	case *SessionConfigBoolean:
-		return &objectSessionConfigBoolean
-	case *LoadSessionResponse:
-		return &objectLoadSessionResponse
-	case *ListSessionsResponse:
-		return &objectListSessionsResponse
-	case *SessionInfo:
-		return &objectSessionInfo
-	case *DeleteSessionResponse:
-		return &objectDeleteSessionResponse
-	case *ResumeSessionResponse:
-		return &objectResumeSessionResponse
-	case *CloseSessionResponse:
-		return &objectCloseSessionResponse
-	case *SetSessionModeResponse:
-		return &objectSetSessionModeResponse
-	case *SetSessionConfigOptionResponse:
-		return &objectSetSessionConfigOptionResponse
-	case *StopReason:
-		return &enumStopReason
-	case *Error:
-		return &objectError
-	case *AgentNotification:
-		return &objectAgentNotification
-	case *MessageID:
-		return &scalarMessageID
-	case *PlanEntryPriority:
-		return &enumPlanEntryPriority
-	case *PlanEntryStatus:
-		return &enumPlanEntryStatus
-	case *AvailableCommand:
-		return &objectAvailableCommand
-	case *AvailableCommandInput:
-		return &unionAvailableCommandInput
-	case *UnstructuredCommandInput:
-		return &objectUnstructuredCommandInput
-	case *AvailableCommandsUpdate:
-		return &objectAvailableCommandsUpdate
-	case *CurrentModeUpdate:
-		return &objectCurrentModeUpdate
-	case *ConfigOptionUpdate:
-		return &objectConfigOptionUpdate
-	case *SessionInfoUpdate:
-		return &objectSessionInfoUpdate
-	case *Cost:
-		return &objectCost
-	case *UsageUpdate:
-		return &objectUsageUpdate
-	case *NoticeSeverity:
-		return &enumNoticeSeverity
-	case *Notice:
-		return &objectNotice
-	case *CompactionID:
-		return &scalarCompactionID
-	case *CompactionStatus:
-		return &enumCompactionStatus
-	case *CompactionUpdate:
-		return &objectCompactionUpdate
-	case *CompactionSummaryChunk:
-		return &objectCompactionSummaryChunk
-	case *CompleteElicitationNotification:
-		return &objectCompleteElicitationNotification
-	case *ClientRequest:
-		return &objectClientRequest
-	case *InitializeRequest:
-		return &objectInitializeRequest
-	case *ClientCapabilities:
-		return &objectClientCapabilities
-	case *FileSystemCapabilities:
-		return &objectFileSystemCapabilities
-	case *ClientSessionCapabilities:
-		return &objectClientSessionCapabilities
-	case *CompactionCapabilities:
-		return &objectCompactionCapabilities
-	case *SessionConfigOptionsCapabilities:
-		return &objectSessionConfigOptionsCapabilities
-	case *BooleanConfigOptionCapabilities:
-		return &objectBooleanConfigOptionCapabilities
-	case *NoticeCapabilities:
-		return &objectNoticeCapabilities
-	case *AuthCapabilities:
-		return &objectAuthCapabilities
-	case *ElicitationCapabilities:
-		return &objectElicitationCapabilities
-	case *ElicitationFormCapabilities:
-		return &objectElicitationFormCapabilities
-	case *ElicitationURLCapabilities:
-		return &objectElicitationURLCapabilities
-	case *AuthenticateRequest:
-		return &objectAuthenticateRequest
-	case *LogoutRequest:
-		return &objectLogoutRequest
-	case *LoadSessionRequest:
-		return &objectLoadSessionRequest
-	case *ListSessionsRequest:
-		return &objectListSessionsRequest
-	case *DeleteSessionRequest:
-		return &objectDeleteSessionRequest
-	case *ResumeSessionRequest:
-		return &objectResumeSessionRequest
-	case *CloseSessionRequest:
-		return &objectCloseSessionRequest
-	case *SetSessionModeRequest:
-		return &objectSetSessionModeRequest
-	case *SetSessionConfigOptionRequest:
-		return &objectSetSessionConfigOptionRequest
-	case *SetSessionConfigOptionRequestTypeBoolean:
-		return &objectSetSessionConfigOptionRequestTypeBoolean
-	case *SetSessionConfigOptionRequestTypeValueID:
-		return &objectSetSessionConfigOptionRequestTypeValueID
-	case *ClientResponse:
-		return &unionClientResponse
-	case *ClientResponseResult:
-		return &objectClientResponseResult
-	case *ClientResponseError:
-		return &objectClientResponseError
-	case *WriteTextFileResponse:
-		return &objectWriteTextFileResponse
-	case *ReadTextFileResponse:
-		return &objectReadTextFileResponse
-	case *RequestPermissionResponse:
-		return &objectRequestPermissionResponse
-	case *RequestPermissionOutcome:
-		return &unionRequestPermissionOutcome
-	case *RequestPermissionOutcomeCancelled:
-		return &objectRequestPermissionOutcomeCancelled
-	case *SelectedPermissionOutcome:
-		return &objectSelectedPermissionOutcome
-	case *CreateTerminalResponse:
-		return &objectCreateTerminalResponse
-	case *TerminalOutputResponse:
-		return &objectTerminalOutputResponse
-	case *TerminalExitStatus:
-		return &objectTerminalExitStatus
-	case *ReleaseTerminalResponse:
-		return &objectReleaseTerminalResponse
-	case *WaitForTerminalExitResponse:
-		return &objectWaitForTerminalExitResponse
-	case *KillTerminalResponse:
-		return &objectKillTerminalResponse
-	case *CreateElicitationResponse:
-		return &objectCreateElicitationResponse
-	case *CreateElicitationResponseActionDecline:
-		return &objectCreateElicitationResponseActionDecline
-	case *CreateElicitationResponseActionCancel:
-		return &objectCreateElicitationResponseActionCancel
-	case *CreateElicitationResponseActionOther:
-		return &objectCreateElicitationResponseActionOther
-	case *ElicitationAcceptAction:
-		return &objectElicitationAcceptAction
-	case *ClientNotification:
-		return &objectClientNotification
-	case *CancelNotification:
-		return &objectCancelNotification
-	case *CancelRequestNotification:
-		return &objectCancelRequestNotification
-	case *SessionRuntimeContextCapabilities:
-		return &objectSessionRuntimeContextCapabilities
-	case *RuntimeContextItem:
-		return &objectRuntimeContextItem
-	case wire.Coded:
-		return wire.Methods{}
-	}
-	return nil
+	return tables.Of(v)
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly

@@ -286,21 +286,31 @@ func (e *emitter) codecs(f *jen.File) {
 
 // tableOf emits TableOf, the one entry through which code outside the
 // package reaches a type's table: a type described by data has no codec
-// methods to call.
+// methods to call. The types are a static wire.Index, looked up by the
+// runtime.
 func (e *emitter) tableOf(f *jen.File) {
-	var cases []jen.Code
+	var entries []jen.Code
 	for _, t := range e.m.Types {
 		if tbl := e.tableVar(t); tbl != "" && t.Underlying() == t {
-			cases = append(cases, jen.Case(jen.Op("*").Id(t.Name)).Block(jen.Return(jen.Op("&").Id(tbl))))
+			entries = append(entries, jen.Values(
+				jen.Id("Type").Op(":").Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
+				jen.Id("Table").Op(":").Op("&").Id(tbl)))
 		}
 	}
-	cases = append(cases, jen.Case(wq("Coded")).Block(jen.Return(wq("Methods").Values())))
-	f.Comment("TableOf is the wire.Table of the generated type v points to (nil for another")
-	f.Comment("type): what decodes (wire.DecodeWith), encodes and validates any type of the")
-	f.Comment("package from outside it. Only a program that calls it links every table.")
+	f.Var().Id("tables").Op("=").Add(wq("Index")).Values(jen.Dict{
+		jen.Id("Entries"): jen.Index().Add(wq("Indexed")).ValuesFunc(func(g *jen.Group) {
+			for _, x := range entries {
+				g.Line().Add(x)
+			}
+			g.Line()
+		}),
+	})
+	f.Comment("TableOf is the wire.Table of the generated type v points to (wire.Methods for")
+	f.Comment("a type with codec methods of its own, nil for another type): what decodes")
+	f.Comment("(wire.DecodeWith), encodes and validates any type of the package from outside")
+	f.Comment("it. Only a program that calls it links every table.")
 	f.Func().Id("TableOf").Params(jen.Id("v").Any()).Qual(WirePath, "Table").Block(
-		jen.Switch(jen.Id("v").Assert(jen.Type())).Block(cases...),
-		jen.Return(jen.Nil()))
+		jen.Return(jen.Id("tables").Dot("Of").Call(jen.Id("v"))))
 	f.Line()
 }
 

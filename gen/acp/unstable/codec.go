@@ -12287,491 +12287,253 @@ func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
 }
 
-// TableOf is the wire.Table of the generated type v points to (nil for another
-// type): what decodes (wire.DecodeWith), encodes and validates any type of the
-// package from outside it. Only a program that calls it links every table.
+var tables = wire.Index{Entries: []wire.Indexed{
+	{Type: (*AgentRequest)(nil), Table: &objectAgentRequest},
+	{Type: (*WriteTextFileRequest)(nil), Table: &objectWriteTextFileRequest},
+	{Type: (*SessionID)(nil), Table: &scalarSessionID},
+	{Type: (*ReadTextFileRequest)(nil), Table: &objectReadTextFileRequest},
+	{Type: (*RequestPermissionRequest)(nil), Table: &objectRequestPermissionRequest},
+	{Type: (*ToolCallID)(nil), Table: &scalarToolCallID},
+	{Type: (*ToolKind)(nil), Table: &enumToolKind},
+	{Type: (*ToolCallStatus)(nil), Table: &enumToolCallStatus},
+	{Type: (*ToolCallContent)(nil), Table: &unionToolCallContent},
+	{Type: (*Annotations)(nil), Table: &objectAnnotations},
+	{Type: (*Role)(nil), Table: &enumRole},
+	{Type: (*Content)(nil), Table: &objectContent},
+	{Type: (*Diff)(nil), Table: &objectDiff},
+	{Type: (*TerminalID)(nil), Table: &scalarTerminalID},
+	{Type: (*Terminal)(nil), Table: &objectTerminal},
+	{Type: (*ToolCallLocation)(nil), Table: &objectToolCallLocation},
+	{Type: (*PermissionOption)(nil), Table: &objectPermissionOption},
+	{Type: (*PermissionOptionID)(nil), Table: &scalarPermissionOptionID},
+	{Type: (*PermissionOptionKind)(nil), Table: &enumPermissionOptionKind},
+	{Type: (*CreateTerminalRequest)(nil), Table: &objectCreateTerminalRequest},
+	{Type: (*TerminalOutputRequest)(nil), Table: &objectTerminalOutputRequest},
+	{Type: (*ReleaseTerminalRequest)(nil), Table: &objectReleaseTerminalRequest},
+	{Type: (*WaitForTerminalExitRequest)(nil), Table: &objectWaitForTerminalExitRequest},
+	{Type: (*KillTerminalRequest)(nil), Table: &objectKillTerminalRequest},
+	{Type: (*CreateElicitationRequest)(nil), Table: &objectCreateElicitationRequest},
+	{Type: (*CreateElicitationRequestModeOther)(nil), Table: &objectCreateElicitationRequestModeOther},
+	{Type: (*ElicitationSessionScope)(nil), Table: &objectElicitationSessionScope},
+	{Type: (*ElicitationRequestScope)(nil), Table: &objectElicitationRequestScope},
+	{Type: (*ElicitationSchema)(nil), Table: &objectElicitationSchema},
+	{Type: (*ElicitationSchemaType)(nil), Table: &enumElicitationSchemaType},
+	{Type: (*ElicitationPropertySchema)(nil), Table: &unionElicitationPropertySchema},
+	{Type: (*ElicitationPropertySchemaOther)(nil), Table: &objectElicitationPropertySchemaOther},
+	{Type: (*StringFormat)(nil), Table: &enumStringFormat},
+	{Type: (*EnumOption)(nil), Table: &objectEnumOption},
+	{Type: (*StringPropertySchema)(nil), Table: &objectStringPropertySchema},
+	{Type: (*NumberPropertySchema)(nil), Table: &objectNumberPropertySchema},
+	{Type: (*IntegerPropertySchema)(nil), Table: &objectIntegerPropertySchema},
+	{Type: (*BooleanPropertySchema)(nil), Table: &objectBooleanPropertySchema},
+	{Type: (*MultiSelectItems)(nil), Table: &unionMultiSelectItems},
+	{Type: (*MultiSelectItemsOther)(nil), Table: &objectMultiSelectItemsOther},
+	{Type: (*StringMultiSelectItems)(nil), Table: &objectStringMultiSelectItems},
+	{Type: (*TitledMultiSelectItems)(nil), Table: &objectTitledMultiSelectItems},
+	{Type: (*MultiSelectPropertySchema)(nil), Table: &objectMultiSelectPropertySchema},
+	{Type: (*ElicitationFormMode)(nil), Table: &objectElicitationFormMode},
+	{Type: (*ElicitationID)(nil), Table: &scalarElicitationID},
+	{Type: (*ElicitationURLMode)(nil), Table: &objectElicitationURLMode},
+	{Type: (*MessageMCPRequest)(nil), Table: &objectMessageMCPRequest},
+	{Type: (*MCPServerACPID)(nil), Table: &scalarMCPServerACPID},
+	{Type: (*MCPRequestID)(nil), Table: &scalarMCPRequestID},
+	{Type: (*AgentResponse)(nil), Table: &unionAgentResponse},
+	{Type: (*AgentResponseResult)(nil), Table: &objectAgentResponseResult},
+	{Type: (*AgentResponseError)(nil), Table: &objectAgentResponseError},
+	{Type: (*InitializeResponse)(nil), Table: &objectInitializeResponse},
+	{Type: (*ProtocolVersion)(nil), Table: &scalarProtocolVersion},
+	{Type: (*AgentCapabilities)(nil), Table: &objectAgentCapabilities},
+	{Type: (*PromptCapabilities)(nil), Table: &objectPromptCapabilities},
+	{Type: (*MCPCapabilities)(nil), Table: &objectMCPCapabilities},
+	{Type: (*SessionCapabilities)(nil), Table: &objectSessionCapabilities},
+	{Type: (*SessionListCapabilities)(nil), Table: &objectSessionListCapabilities},
+	{Type: (*SessionDeleteCapabilities)(nil), Table: &objectSessionDeleteCapabilities},
+	{Type: (*SessionAdditionalDirectoriesCapabilities)(nil), Table: &objectSessionAdditionalDirectoriesCapabilities},
+	{Type: (*SessionSystemPromptCapabilities)(nil), Table: &objectSessionSystemPromptCapabilities},
+	{Type: (*SessionSystemPromptModeCapabilities)(nil), Table: &objectSessionSystemPromptModeCapabilities},
+	{Type: (*SessionSystemPromptOverrideCapabilities)(nil), Table: &objectSessionSystemPromptOverrideCapabilities},
+	{Type: (*SessionForkCapabilities)(nil), Table: &objectSessionForkCapabilities},
+	{Type: (*SessionArchiveCapabilities)(nil), Table: &objectSessionArchiveCapabilities},
+	{Type: (*SessionStatusCapabilities)(nil), Table: &objectSessionStatusCapabilities},
+	{Type: (*SessionTitleCapabilities)(nil), Table: &objectSessionTitleCapabilities},
+	{Type: (*SessionResumeCapabilities)(nil), Table: &objectSessionResumeCapabilities},
+	{Type: (*SessionCloseCapabilities)(nil), Table: &objectSessionCloseCapabilities},
+	{Type: (*AgentAuthCapabilities)(nil), Table: &objectAgentAuthCapabilities},
+	{Type: (*AuthStatusCapabilities)(nil), Table: &objectAuthStatusCapabilities},
+	{Type: (*LogoutCapabilities)(nil), Table: &objectLogoutCapabilities},
+	{Type: (*ProvidersCapabilities)(nil), Table: &objectProvidersCapabilities},
+	{Type: (*AuthMethod)(nil), Table: &unionAuthMethod},
+	{Type: (*AuthMethodID)(nil), Table: &scalarAuthMethodID},
+	{Type: (*AuthMethodTerminal)(nil), Table: &objectAuthMethodTerminal},
+	{Type: (*AuthMethodAgent)(nil), Table: &objectAuthMethodAgent},
+	{Type: (*Implementation)(nil), Table: &objectImplementation},
+	{Type: (*AuthenticateResponse)(nil), Table: &objectAuthenticateResponse},
+	{Type: (*ListProvidersResponse)(nil), Table: &objectListProvidersResponse},
+	{Type: (*ProviderInfo)(nil), Table: &objectProviderInfo},
+	{Type: (*ProviderID)(nil), Table: &scalarProviderID},
+	{Type: (*LlmProtocol)(nil), Table: &enumLlmProtocol},
+	{Type: (*ProviderCurrentConfig)(nil), Table: &objectProviderCurrentConfig},
+	{Type: (*SetProviderResponse)(nil), Table: &objectSetProviderResponse},
+	{Type: (*DisableProviderResponse)(nil), Table: &objectDisableProviderResponse},
+	{Type: (*LogoutResponse)(nil), Table: &objectLogoutResponse},
+	{Type: (*AuthStatusResponse)(nil), Table: &objectAuthStatusResponse},
+	{Type: (*AuthState)(nil), Table: &enumAuthState},
+	{Type: (*AuthAccount)(nil), Table: &objectAuthAccount},
+	{Type: (*NewSessionResponse)(nil), Table: &objectNewSessionResponse},
+	{Type: (*SessionModeState)(nil), Table: &objectSessionModeState},
+	{Type: (*SessionModeID)(nil), Table: &scalarSessionModeID},
+	{Type: (*SessionMode)(nil), Table: &objectSessionMode},
+	{Type: (*SessionConfigOption)(nil), Table: &objectSessionConfigOption},
+	{Type: (*SessionConfigID)(nil), Table: &scalarSessionConfigID},
+	{Type: (*SessionConfigOptionCategory)(nil), Table: &enumSessionConfigOptionCategory},
+	{Type: (*SessionConfigValueID)(nil), Table: &scalarSessionConfigValueID},
+	{Type: (*SessionConfigSelectOption)(nil), Table: &objectSessionConfigSelectOption},
+	{Type: (*SessionConfigSelectGroup)(nil), Table: &objectSessionConfigSelectGroup},
+	{Type: (*SessionConfigGroupID)(nil), Table: &scalarSessionConfigGroupID},
+	{Type: (*SessionConfigSelect)(nil), Table: &objectSessionConfigSelect},
+	{Type: (*SessionConfigBoolean)(nil), Table: &objectSessionConfigBoolean},
+	{Type: (*LoadSessionResponse)(nil), Table: &objectLoadSessionResponse},
+	{Type: (*ListSessionsResponse)(nil), Table: &objectListSessionsResponse},
+	{Type: (*SessionInfo)(nil), Table: &objectSessionInfo},
+	{Type: (*DeleteSessionResponse)(nil), Table: &objectDeleteSessionResponse},
+	{Type: (*ForkSessionResponse)(nil), Table: &objectForkSessionResponse},
+	{Type: (*ArchiveSessionResponse)(nil), Table: &objectArchiveSessionResponse},
+	{Type: (*UnarchiveSessionResponse)(nil), Table: &objectUnarchiveSessionResponse},
+	{Type: (*SessionStatusResponse)(nil), Table: &objectSessionStatusResponse},
+	{Type: (*SessionStatus)(nil), Table: &enumSessionStatus},
+	{Type: (*SetSessionTitleResponse)(nil), Table: &objectSetSessionTitleResponse},
+	{Type: (*ResumeSessionResponse)(nil), Table: &objectResumeSessionResponse},
+	{Type: (*CloseSessionResponse)(nil), Table: &objectCloseSessionResponse},
+	{Type: (*SetSessionModeResponse)(nil), Table: &objectSetSessionModeResponse},
+	{Type: (*SetSessionConfigOptionResponse)(nil), Table: &objectSetSessionConfigOptionResponse},
+	{Type: (*StopReason)(nil), Table: &enumStopReason},
+	{Type: (*Usage)(nil), Table: &objectUsage},
+	{Type: (*Error)(nil), Table: &objectError},
+	{Type: (*AgentNotification)(nil), Table: &objectAgentNotification},
+	{Type: (*MessageID)(nil), Table: &scalarMessageID},
+	{Type: (*PlanEntryPriority)(nil), Table: &enumPlanEntryPriority},
+	{Type: (*PlanEntryStatus)(nil), Table: &enumPlanEntryStatus},
+	{Type: (*PlanID)(nil), Table: &scalarPlanID},
+	{Type: (*PlanRemoved)(nil), Table: &objectPlanRemoved},
+	{Type: (*AvailableCommand)(nil), Table: &objectAvailableCommand},
+	{Type: (*AvailableCommandInput)(nil), Table: &unionAvailableCommandInput},
+	{Type: (*UnstructuredCommandInput)(nil), Table: &objectUnstructuredCommandInput},
+	{Type: (*AvailableCommandsUpdate)(nil), Table: &objectAvailableCommandsUpdate},
+	{Type: (*CurrentModeUpdate)(nil), Table: &objectCurrentModeUpdate},
+	{Type: (*ConfigOptionUpdate)(nil), Table: &objectConfigOptionUpdate},
+	{Type: (*SessionInfoUpdate)(nil), Table: &objectSessionInfoUpdate},
+	{Type: (*Cost)(nil), Table: &objectCost},
+	{Type: (*UsageUpdate)(nil), Table: &objectUsageUpdate},
+	{Type: (*NoticeSeverity)(nil), Table: &enumNoticeSeverity},
+	{Type: (*Notice)(nil), Table: &objectNotice},
+	{Type: (*CompactionID)(nil), Table: &scalarCompactionID},
+	{Type: (*CompactionStatus)(nil), Table: &enumCompactionStatus},
+	{Type: (*CompactionUpdate)(nil), Table: &objectCompactionUpdate},
+	{Type: (*CompactionSummaryChunk)(nil), Table: &objectCompactionSummaryChunk},
+	{Type: (*SubagentSessionCapabilities)(nil), Table: &objectSubagentSessionCapabilities},
+	{Type: (*SessionCancelCapabilities)(nil), Table: &objectSessionCancelCapabilities},
+	{Type: (*StateUpdate)(nil), Table: &unionStateUpdate},
+	{Type: (*StateUpdateOther)(nil), Table: &objectStateUpdateOther},
+	{Type: (*RunningStateUpdate)(nil), Table: &objectRunningStateUpdate},
+	{Type: (*ErrorStopReason)(nil), Table: &objectErrorStopReason},
+	{Type: (*IdleStateUpdate)(nil), Table: &objectIdleStateUpdate},
+	{Type: (*IdleStateUpdateStopReasonEndTurn)(nil), Table: &objectIdleStateUpdateStopReasonEndTurn},
+	{Type: (*IdleStateUpdateStopReasonMaxTokens)(nil), Table: &objectIdleStateUpdateStopReasonMaxTokens},
+	{Type: (*IdleStateUpdateStopReasonMaxTurnRequests)(nil), Table: &objectIdleStateUpdateStopReasonMaxTurnRequests},
+	{Type: (*IdleStateUpdateStopReasonRefusal)(nil), Table: &objectIdleStateUpdateStopReasonRefusal},
+	{Type: (*IdleStateUpdateStopReasonCancelled)(nil), Table: &objectIdleStateUpdateStopReasonCancelled},
+	{Type: (*IdleStateUpdateStopReasonOther)(nil), Table: &objectIdleStateUpdateStopReasonOther},
+	{Type: (*IdleStateUpdateStopReasonNone)(nil), Table: &objectIdleStateUpdateStopReasonNone},
+	{Type: (*RequiresActionStateUpdate)(nil), Table: &objectRequiresActionStateUpdate},
+	{Type: (*UnknownStateUpdate)(nil), Table: &objectUnknownStateUpdate},
+	{Type: (*SubagentUpdate)(nil), Table: &objectSubagentUpdate},
+	{Type: (*SessionMessage)(nil), Table: &objectSessionMessage},
+	{Type: (*SessionMessageChunk)(nil), Table: &objectSessionMessageChunk},
+	{Type: (*CompleteElicitationNotification)(nil), Table: &objectCompleteElicitationNotification},
+	{Type: (*AuthStatusUpdateNotification)(nil), Table: &objectAuthStatusUpdateNotification},
+	{Type: (*ClientRequest)(nil), Table: &objectClientRequest},
+	{Type: (*InitializeRequest)(nil), Table: &objectInitializeRequest},
+	{Type: (*ClientCapabilities)(nil), Table: &objectClientCapabilities},
+	{Type: (*FileSystemCapabilities)(nil), Table: &objectFileSystemCapabilities},
+	{Type: (*ClientSessionCapabilities)(nil), Table: &objectClientSessionCapabilities},
+	{Type: (*CompactionCapabilities)(nil), Table: &objectCompactionCapabilities},
+	{Type: (*SessionConfigOptionsCapabilities)(nil), Table: &objectSessionConfigOptionsCapabilities},
+	{Type: (*BooleanConfigOptionCapabilities)(nil), Table: &objectBooleanConfigOptionCapabilities},
+	{Type: (*NoticeCapabilities)(nil), Table: &objectNoticeCapabilities},
+	{Type: (*SubagentCapabilities)(nil), Table: &objectSubagentCapabilities},
+	{Type: (*PlanCapabilities)(nil), Table: &objectPlanCapabilities},
+	{Type: (*AuthCapabilities)(nil), Table: &objectAuthCapabilities},
+	{Type: (*ElicitationCapabilities)(nil), Table: &objectElicitationCapabilities},
+	{Type: (*ElicitationFormCapabilities)(nil), Table: &objectElicitationFormCapabilities},
+	{Type: (*ElicitationURLCapabilities)(nil), Table: &objectElicitationURLCapabilities},
+	{Type: (*AuthenticateRequest)(nil), Table: &objectAuthenticateRequest},
+	{Type: (*ListProvidersRequest)(nil), Table: &objectListProvidersRequest},
+	{Type: (*SetProviderRequest)(nil), Table: &objectSetProviderRequest},
+	{Type: (*DisableProviderRequest)(nil), Table: &objectDisableProviderRequest},
+	{Type: (*LogoutRequest)(nil), Table: &objectLogoutRequest},
+	{Type: (*AuthStatusRequest)(nil), Table: &objectAuthStatusRequest},
+	{Type: (*SystemPrompt)(nil), Table: &objectSystemPrompt},
+	{Type: (*SystemPromptMode)(nil), Table: &enumSystemPromptMode},
+	{Type: (*LoadSessionRequest)(nil), Table: &objectLoadSessionRequest},
+	{Type: (*ListSessionsRequest)(nil), Table: &objectListSessionsRequest},
+	{Type: (*SessionArchiveFilter)(nil), Table: &enumSessionArchiveFilter},
+	{Type: (*DeleteSessionRequest)(nil), Table: &objectDeleteSessionRequest},
+	{Type: (*ForkSessionRequest)(nil), Table: &objectForkSessionRequest},
+	{Type: (*ArchiveSessionRequest)(nil), Table: &objectArchiveSessionRequest},
+	{Type: (*UnarchiveSessionRequest)(nil), Table: &objectUnarchiveSessionRequest},
+	{Type: (*SessionStatusRequest)(nil), Table: &objectSessionStatusRequest},
+	{Type: (*SetSessionTitleRequest)(nil), Table: &objectSetSessionTitleRequest},
+	{Type: (*ResumeSessionRequest)(nil), Table: &objectResumeSessionRequest},
+	{Type: (*CloseSessionRequest)(nil), Table: &objectCloseSessionRequest},
+	{Type: (*SetSessionModeRequest)(nil), Table: &objectSetSessionModeRequest},
+	{Type: (*SetSessionConfigOptionRequest)(nil), Table: &objectSetSessionConfigOptionRequest},
+	{Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil), Table: &objectSetSessionConfigOptionRequestTypeBoolean},
+	{Type: (*SetSessionConfigOptionRequestTypeValueID)(nil), Table: &objectSetSessionConfigOptionRequestTypeValueID},
+	{Type: (*ClientResponse)(nil), Table: &unionClientResponse},
+	{Type: (*ClientResponseResult)(nil), Table: &objectClientResponseResult},
+	{Type: (*ClientResponseError)(nil), Table: &objectClientResponseError},
+	{Type: (*WriteTextFileResponse)(nil), Table: &objectWriteTextFileResponse},
+	{Type: (*ReadTextFileResponse)(nil), Table: &objectReadTextFileResponse},
+	{Type: (*RequestPermissionResponse)(nil), Table: &objectRequestPermissionResponse},
+	{Type: (*RequestPermissionOutcome)(nil), Table: &unionRequestPermissionOutcome},
+	{Type: (*RequestPermissionOutcomeCancelled)(nil), Table: &objectRequestPermissionOutcomeCancelled},
+	{Type: (*SelectedPermissionOutcome)(nil), Table: &objectSelectedPermissionOutcome},
+	{Type: (*CreateTerminalResponse)(nil), Table: &objectCreateTerminalResponse},
+	{Type: (*TerminalOutputResponse)(nil), Table: &objectTerminalOutputResponse},
+	{Type: (*TerminalExitStatus)(nil), Table: &objectTerminalExitStatus},
+	{Type: (*ReleaseTerminalResponse)(nil), Table: &objectReleaseTerminalResponse},
+	{Type: (*WaitForTerminalExitResponse)(nil), Table: &objectWaitForTerminalExitResponse},
+	{Type: (*KillTerminalResponse)(nil), Table: &objectKillTerminalResponse},
+	{Type: (*CreateElicitationResponse)(nil), Table: &objectCreateElicitationResponse},
+	{Type: (*CreateElicitationResponseActionDecline)(nil), Table: &objectCreateElicitationResponseActionDecline},
+	{Type: (*CreateElicitationResponseActionCancel)(nil), Table: &objectCreateElicitationResponseActionCancel},
+	{Type: (*CreateElicitationResponseActionOther)(nil), Table: &objectCreateElicitationResponseActionOther},
+	{Type: (*ElicitationAcceptAction)(nil), Table: &objectElicitationAcceptAction},
+	{Type: (*MessageMCPResponse)(nil), Table: &unionMessageMCPResponse},
+	{Type: (*MessageMCPResponseResult)(nil), Table: &objectMessageMCPResponseResult},
+	{Type: (*MessageMCPResponseError)(nil), Table: &objectMessageMCPResponseError},
+	{Type: (*MCPError)(nil), Table: &objectMCPError},
+	{Type: (*ClientNotification)(nil), Table: &objectClientNotification},
+	{Type: (*CancelNotification)(nil), Table: &objectCancelNotification},
+	{Type: (*MessageMCPNotification)(nil), Table: &objectMessageMCPNotification},
+	{Type: (*CancelRequestNotification)(nil), Table: &objectCancelRequestNotification},
+	{Type: (*ProxySuccessorRequest)(nil), Table: &objectProxySuccessorRequest},
+	{Type: (*ProxyResponse)(nil), Table: &unionProxyResponse},
+	{Type: (*ProxyResponseResult)(nil), Table: &objectProxyResponseResult},
+	{Type: (*ProxyResponseError)(nil), Table: &objectProxyResponseError},
+	{Type: (*ProxyNotification)(nil), Table: &objectProxyNotification},
+	{Type: (*ProxyNotificationParams)(nil), Table: &unionProxyNotificationParams},
+	{Type: (*ProxySuccessorNotification)(nil), Table: &objectProxySuccessorNotification},
+	{Type: (*SessionRuntimeContextCapabilities)(nil), Table: &objectSessionRuntimeContextCapabilities},
+	{Type: (*RuntimeContextItem)(nil), Table: &objectRuntimeContextItem},
+}}
+
+// TableOf is the wire.Table of the generated type v points to (wire.Methods for
+// a type with codec methods of its own, nil for another type): what decodes
+// (wire.DecodeWith), encodes and validates any type of the package from outside
+// it. Only a program that calls it links every table.
 func TableOf(v any) wire.Table {
-	switch v.(type) {
-	case *AgentRequest:
-		return &objectAgentRequest
-	case *WriteTextFileRequest:
-		return &objectWriteTextFileRequest
-	case *SessionID:
-		return &scalarSessionID
-	case *ReadTextFileRequest:
-		return &objectReadTextFileRequest
-	case *RequestPermissionRequest:
-		return &objectRequestPermissionRequest
-	case *ToolCallID:
-		return &scalarToolCallID
-	case *ToolKind:
-		return &enumToolKind
-	case *ToolCallStatus:
-		return &enumToolCallStatus
-	case *ToolCallContent:
-		return &unionToolCallContent
-	case *Annotations:
-		return &objectAnnotations
-	case *Role:
-		return &enumRole
-	case *Content:
-		return &objectContent
-	case *Diff:
-		return &objectDiff
-	case *TerminalID:
-		return &scalarTerminalID
-	case *Terminal:
-		return &objectTerminal
-	case *ToolCallLocation:
-		return &objectToolCallLocation
-	case *PermissionOption:
-		return &objectPermissionOption
-	case *PermissionOptionID:
-		return &scalarPermissionOptionID
-	case *PermissionOptionKind:
-		return &enumPermissionOptionKind
-	case *CreateTerminalRequest:
-		return &objectCreateTerminalRequest
-	case *TerminalOutputRequest:
-		return &objectTerminalOutputRequest
-	case *ReleaseTerminalRequest:
-		return &objectReleaseTerminalRequest
-	case *WaitForTerminalExitRequest:
-		return &objectWaitForTerminalExitRequest
-	case *KillTerminalRequest:
-		return &objectKillTerminalRequest
-	case *CreateElicitationRequest:
-		return &objectCreateElicitationRequest
-	case *CreateElicitationRequestModeOther:
-		return &objectCreateElicitationRequestModeOther
-	case *ElicitationSessionScope:
-		return &objectElicitationSessionScope
-	case *ElicitationRequestScope:
-		return &objectElicitationRequestScope
-	case *ElicitationSchema:
-		return &objectElicitationSchema
-	case *ElicitationSchemaType:
-		return &enumElicitationSchemaType
-	case *ElicitationPropertySchema:
-		return &unionElicitationPropertySchema
-	case *ElicitationPropertySchemaOther:
-		return &objectElicitationPropertySchemaOther
-	case *StringFormat:
-		return &enumStringFormat
-	case *EnumOption:
-		return &objectEnumOption
-	case *StringPropertySchema:
-		return &objectStringPropertySchema
-	case *NumberPropertySchema:
-		return &objectNumberPropertySchema
-	case *IntegerPropertySchema:
-		return &objectIntegerPropertySchema
-	case *BooleanPropertySchema:
-		return &objectBooleanPropertySchema
-	case *MultiSelectItems:
-		return &unionMultiSelectItems
-	case *MultiSelectItemsOther:
-		return &objectMultiSelectItemsOther
-	case *StringMultiSelectItems:
-		return &objectStringMultiSelectItems
-	case *TitledMultiSelectItems:
-		return &objectTitledMultiSelectItems
-	case *MultiSelectPropertySchema:
-		return &objectMultiSelectPropertySchema
-	case *ElicitationFormMode:
-		return &objectElicitationFormMode
-	case *ElicitationID:
-		return &scalarElicitationID
-	case *ElicitationURLMode:
-		return &objectElicitationURLMode
-	case *MessageMCPRequest:
-		return &objectMessageMCPRequest
-	case *MCPServerACPID:
-		return &scalarMCPServerACPID
-	case *MCPRequestID:
-		return &scalarMCPRequestID
-	case *AgentResponse:
-		return &unionAgentResponse
-	case *AgentResponseResult:
-		return &objectAgentResponseResult
-	case *AgentResponseError:
-		return &objectAgentResponseError
-	case *InitializeResponse:
-		return &objectInitializeResponse
-	case *ProtocolVersion:
-		return &scalarProtocolVersion
-	case *AgentCapabilities:
-		return &objectAgentCapabilities
-	case *PromptCapabilities:
-		return &objectPromptCapabilities
-	case *MCPCapabilities:
-		return &objectMCPCapabilities
-	case *SessionCapabilities:
-		return &objectSessionCapabilities
-	case *SessionListCapabilities:
-		return &objectSessionListCapabilities
-	case *SessionDeleteCapabilities:
-		return &objectSessionDeleteCapabilities
-	case *SessionAdditionalDirectoriesCapabilities:
-		return &objectSessionAdditionalDirectoriesCapabilities
-	case *SessionSystemPromptCapabilities:
-		return &objectSessionSystemPromptCapabilities
-	case *SessionSystemPromptModeCapabilities:
-		return &objectSessionSystemPromptModeCapabilities
-	case *SessionSystemPromptOverrideCapabilities:
-		return &objectSessionSystemPromptOverrideCapabilities
-	case *SessionForkCapabilities:
-		return &objectSessionForkCapabilities
-	case *SessionArchiveCapabilities:
-		return &objectSessionArchiveCapabilities
-	case *SessionStatusCapabilities:
-		return &objectSessionStatusCapabilities
-	case *SessionTitleCapabilities:
-		return &objectSessionTitleCapabilities
-	case *SessionResumeCapabilities:
-		return &objectSessionResumeCapabilities
-	case *SessionCloseCapabilities:
-		return &objectSessionCloseCapabilities
-	case *AgentAuthCapabilities:
-		return &objectAgentAuthCapabilities
-	case *AuthStatusCapabilities:
-		return &objectAuthStatusCapabilities
-	case *LogoutCapabilities:
-		return &objectLogoutCapabilities
-	case *ProvidersCapabilities:
-		return &objectProvidersCapabilities
-	case *AuthMethod:
-		return &unionAuthMethod
-	case *AuthMethodID:
-		return &scalarAuthMethodID
-	case *AuthMethodTerminal:
-		return &objectAuthMethodTerminal
-	case *AuthMethodAgent:
-		return &objectAuthMethodAgent
-	case *Implementation:
-		return &objectImplementation
-	case *AuthenticateResponse:
-		return &objectAuthenticateResponse
-	case *ListProvidersResponse:
-		return &objectListProvidersResponse
-	case *ProviderInfo:
-		return &objectProviderInfo
-	case *ProviderID:
-		return &scalarProviderID
-	case *LlmProtocol:
-		return &enumLlmProtocol
-	case *ProviderCurrentConfig:
-		return &objectProviderCurrentConfig
-	case *SetProviderResponse:
-		return &objectSetProviderResponse
-	case *DisableProviderResponse:
-		return &objectDisableProviderResponse
-	case *LogoutResponse:
-		return &objectLogoutResponse
-	case *AuthStatusResponse:
-		return &objectAuthStatusResponse
-	case *AuthState:
-		return &enumAuthState
-	case *AuthAccount:
-		return &objectAuthAccount
-	case *NewSessionResponse:
-		return &objectNewSessionResponse
-	case *SessionModeState:
-		return &objectSessionModeState
-	case *SessionModeID:
-		return &scalarSessionModeID
-	case *SessionMode:
-		return &objectSessionMode
-	case *SessionConfigOption:
-		return &objectSessionConfigOption
-	case *SessionConfigID:
-		return &scalarSessionConfigID
-	case *SessionConfigOptionCategory:
-		return &enumSessionConfigOptionCategory
-	case *SessionConfigValueID:
-		return &scalarSessionConfigValueID
-	case *SessionConfigSelectOption:
-		return &objectSessionConfigSelectOption
-	case *SessionConfigSelectGroup:
-		return &objectSessionConfigSelectGroup
-	case *SessionConfigGroupID:
-		return &scalarSessionConfigGroupID
-	case *SessionConfigSelect:
-		return &objectSessionConfigSelect
-	case *SessionConfigBoolean:
-		return &objectSessionConfigBoolean
-	case *LoadSessionResponse:
-		return &objectLoadSessionResponse
-	case *ListSessionsResponse:
-		return &objectListSessionsResponse
-	case *SessionInfo:
-		return &objectSessionInfo
-	case *DeleteSessionResponse:
-		return &objectDeleteSessionResponse
-	case *ForkSessionResponse:
-		return &objectForkSessionResponse
-	case *ArchiveSessionResponse:
-		return &objectArchiveSessionResponse
-	case *UnarchiveSessionResponse:
-		return &objectUnarchiveSessionResponse
-	case *SessionStatusResponse:
-		return &objectSessionStatusResponse
-	case *SessionStatus:
-		return &enumSessionStatus
-	case *SetSessionTitleResponse:
-		return &objectSetSessionTitleResponse
-	case *ResumeSessionResponse:
-		return &objectResumeSessionResponse
-	case *CloseSessionResponse:
-		return &objectCloseSessionResponse
-	case *SetSessionModeResponse:
-		return &objectSetSessionModeResponse
-	case *SetSessionConfigOptionResponse:
-		return &objectSetSessionConfigOptionResponse
-	case *StopReason:
-		return &enumStopReason
-	case *Usage:
-		return &objectUsage
-	case *Error:
-		return &objectError
-	case *AgentNotification:
-		return &objectAgentNotification
-	case *MessageID:
-		return &scalarMessageID
-	case *PlanEntryPriority:
-		return &enumPlanEntryPriority
-	case *PlanEntryStatus:
-		return &enumPlanEntryStatus
-	case *PlanID:
-		return &scalarPlanID
-	case *PlanRemoved:
-		return &objectPlanRemoved
-	case *AvailableCommand:
-		return &objectAvailableCommand
-	case *AvailableCommandInput:
-		return &unionAvailableCommandInput
-	case *UnstructuredCommandInput:
-		return &objectUnstructuredCommandInput
-	case *AvailableCommandsUpdate:
-		return &objectAvailableCommandsUpdate
-	case *CurrentModeUpdate:
-		return &objectCurrentModeUpdate
-	case *ConfigOptionUpdate:
-		return &objectConfigOptionUpdate
-	case *SessionInfoUpdate:
-		return &objectSessionInfoUpdate
-	case *Cost:
-		return &objectCost
-	case *UsageUpdate:
-		return &objectUsageUpdate
-	case *NoticeSeverity:
-		return &enumNoticeSeverity
-	case *Notice:
-		return &objectNotice
-	case *CompactionID:
-		return &scalarCompactionID
-	case *CompactionStatus:
-		return &enumCompactionStatus
-	case *CompactionUpdate:
-		return &objectCompactionUpdate
-	case *CompactionSummaryChunk:
-		return &objectCompactionSummaryChunk
-	case *SubagentSessionCapabilities:
-		return &objectSubagentSessionCapabilities
-	case *SessionCancelCapabilities:
-		return &objectSessionCancelCapabilities
-	case *StateUpdate:
-		return &unionStateUpdate
-	case *StateUpdateOther:
-		return &objectStateUpdateOther
-	case *RunningStateUpdate:
-		return &objectRunningStateUpdate
-	case *ErrorStopReason:
-		return &objectErrorStopReason
-	case *IdleStateUpdate:
-		return &objectIdleStateUpdate
-	case *IdleStateUpdateStopReasonEndTurn:
-		return &objectIdleStateUpdateStopReasonEndTurn
-	case *IdleStateUpdateStopReasonMaxTokens:
-		return &objectIdleStateUpdateStopReasonMaxTokens
-	case *IdleStateUpdateStopReasonMaxTurnRequests:
-		return &objectIdleStateUpdateStopReasonMaxTurnRequests
-	case *IdleStateUpdateStopReasonRefusal:
-		return &objectIdleStateUpdateStopReasonRefusal
-	case *IdleStateUpdateStopReasonCancelled:
-		return &objectIdleStateUpdateStopReasonCancelled
-	case *IdleStateUpdateStopReasonOther:
-		return &objectIdleStateUpdateStopReasonOther
-	case *IdleStateUpdateStopReasonNone:
-		return &objectIdleStateUpdateStopReasonNone
-	case *RequiresActionStateUpdate:
-		return &objectRequiresActionStateUpdate
-	case *UnknownStateUpdate:
-		return &objectUnknownStateUpdate
-	case *SubagentUpdate:
-		return &objectSubagentUpdate
-	case *SessionMessage:
-		return &objectSessionMessage
-	case *SessionMessageChunk:
-		return &objectSessionMessageChunk
-	case *CompleteElicitationNotification:
-		return &objectCompleteElicitationNotification
-	case *AuthStatusUpdateNotification:
-		return &objectAuthStatusUpdateNotification
-	case *ClientRequest:
-		return &objectClientRequest
-	case *InitializeRequest:
-		return &objectInitializeRequest
-	case *ClientCapabilities:
-		return &objectClientCapabilities
-	case *FileSystemCapabilities:
-		return &objectFileSystemCapabilities
-	case *ClientSessionCapabilities:
-		return &objectClientSessionCapabilities
-	case *CompactionCapabilities:
-		return &objectCompactionCapabilities
-	case *SessionConfigOptionsCapabilities:
-		return &objectSessionConfigOptionsCapabilities
-	case *BooleanConfigOptionCapabilities:
-		return &objectBooleanConfigOptionCapabilities
-	case *NoticeCapabilities:
-		return &objectNoticeCapabilities
-	case *SubagentCapabilities:
-		return &objectSubagentCapabilities
-	case *PlanCapabilities:
-		return &objectPlanCapabilities
-	case *AuthCapabilities:
-		return &objectAuthCapabilities
-	case *ElicitationCapabilities:
-		return &objectElicitationCapabilities
-	case *ElicitationFormCapabilities:
-		return &objectElicitationFormCapabilities
-	case *ElicitationURLCapabilities:
-		return &objectElicitationURLCapabilities
-	case *AuthenticateRequest:
-		return &objectAuthenticateRequest
-	case *ListProvidersRequest:
-		return &objectListProvidersRequest
-	case *SetProviderRequest:
-		return &objectSetProviderRequest
-	case *DisableProviderRequest:
-		return &objectDisableProviderRequest
-	case *LogoutRequest:
-		return &objectLogoutRequest
-	case *AuthStatusRequest:
-		return &objectAuthStatusRequest
-	case *SystemPrompt:
-		return &objectSystemPrompt
-	case *SystemPromptMode:
-		return &enumSystemPromptMode
-	case *LoadSessionRequest:
-		return &objectLoadSessionRequest
-	case *ListSessionsRequest:
-		return &objectListSessionsRequest
-	case *SessionArchiveFilter:
-		return &enumSessionArchiveFilter
-	case *DeleteSessionRequest:
-		return &objectDeleteSessionRequest
-	case *ForkSessionRequest:
-		return &objectForkSessionRequest
-	case *ArchiveSessionRequest:
-		return &objectArchiveSessionRequest
-	case *UnarchiveSessionRequest:
-		return &objectUnarchiveSessionRequest
-	case *SessionStatusRequest:
-		return &objectSessionStatusRequest
-	case *SetSessionTitleRequest:
-		return &objectSetSessionTitleRequest
-	case *ResumeSessionRequest:
-		return &objectResumeSessionRequest
-	case *CloseSessionRequest:
-		return &objectCloseSessionRequest
-	case *SetSessionModeRequest:
-		return &objectSetSessionModeRequest
-	case *SetSessionConfigOptionRequest:
-		return &objectSetSessionConfigOptionRequest
-	case *SetSessionConfigOptionRequestTypeBoolean:
-		return &objectSetSessionConfigOptionRequestTypeBoolean
-	case *SetSessionConfigOptionRequestTypeValueID:
-		return &objectSetSessionConfigOptionRequestTypeValueID
-	case *ClientResponse:
-		return &unionClientResponse
-	case *ClientResponseResult:
-		return &objectClientResponseResult
-	case *ClientResponseError:
-		return &objectClientResponseError
-	case *WriteTextFileResponse:
-		return &objectWriteTextFileResponse
-	case *ReadTextFileResponse:
-		return &objectReadTextFileResponse
-	case *RequestPermissionResponse:
-		return &objectRequestPermissionResponse
-	case *RequestPermissionOutcome:
-		return &unionRequestPermissionOutcome
-	case *RequestPermissionOutcomeCancelled:
-		return &objectRequestPermissionOutcomeCancelled
-	case *SelectedPermissionOutcome:
-		return &objectSelectedPermissionOutcome
-	case *CreateTerminalResponse:
-		return &objectCreateTerminalResponse
-	case *TerminalOutputResponse:
-		return &objectTerminalOutputResponse
-	case *TerminalExitStatus:
-		return &objectTerminalExitStatus
-	case *ReleaseTerminalResponse:
-		return &objectReleaseTerminalResponse
-	case *WaitForTerminalExitResponse:
-		return &objectWaitForTerminalExitResponse
-	case *KillTerminalResponse:
-		return &objectKillTerminalResponse
-	case *CreateElicitationResponse:
-		return &objectCreateElicitationResponse
-	case *CreateElicitationResponseActionDecline:
-		return &objectCreateElicitationResponseActionDecline
-	case *CreateElicitationResponseActionCancel:
-		return &objectCreateElicitationResponseActionCancel
-	case *CreateElicitationResponseActionOther:
-		return &objectCreateElicitationResponseActionOther
-	case *ElicitationAcceptAction:
-		return &objectElicitationAcceptAction
-	case *MessageMCPResponse:
-		return &unionMessageMCPResponse
-	case *MessageMCPResponseResult:
-		return &objectMessageMCPResponseResult
-	case *MessageMCPResponseError:
-		return &objectMessageMCPResponseError
-	case *MCPError:
-		return &objectMCPError
-	case *ClientNotification:
-		return &objectClientNotification
-	case *CancelNotification:
-		return &objectCancelNotification
-	case *MessageMCPNotification:
-		return &objectMessageMCPNotification
-	case *CancelRequestNotification:
-		return &objectCancelRequestNotification
-	case *ProxySuccessorRequest:
-		return &objectProxySuccessorRequest
-	case *ProxyResponse:
-		return &unionProxyResponse
-	case *ProxyResponseResult:
-		return &objectProxyResponseResult
-	case *ProxyResponseError:
-		return &objectProxyResponseError
-	case *ProxyNotification:
-		return &objectProxyNotification
-	case *ProxyNotificationParams:
-		return &unionProxyNotificationParams
-	case *ProxySuccessorNotification:
-		return &objectProxySuccessorNotification
-	case *SessionRuntimeContextCapabilities:
-		return &objectSessionRuntimeContextCapabilities
-	case *RuntimeContextItem:
-		return &objectRuntimeContextItem
-	case wire.Coded:
-		return wire.Methods{}
-	}
-	return nil
+	return tables.Of(v)
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly

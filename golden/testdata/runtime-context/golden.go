@@ -20,8 +20,7 @@ package runtimecontext
 //   MarshalJSON of SessionRuntimeContextCapabilities,
 //     RuntimeContextItem (as ClientCapabilities.MarshalJSON)
 //   UnmarshalJSON of SessionRuntimeContextCapabilities, RuntimeContextItem (as Error.UnmarshalJSON)
-// changed: objectSessionCapabilities, PromptRequest.decodeField, PromptRequest.appendFields,
-//     TableOf
+// changed: objectSessionCapabilities, PromptRequest.decodeField, PromptRequest.appendFields, tables
 
 var objectSessionCapabilities = wire.Object{
 	Members: []wire.Member{
@@ -95,21 +94,11 @@ var objectRuntimeContextItem = wire.Object{
 	Type: (*RuntimeContextItem)(nil),
 }
 
-// TableOf is the wire.Table of the generated type v points to (nil for another
-// type): what decodes (wire.DecodeWith), encodes and validates any type of the
-// package from outside it. Only a program that calls it links every table.
-func TableOf(v any) wire.Table {
-	switch v.(type) {
-	// ... 35 unchanged cases
-	case *SessionRuntimeContextCapabilities:
-		return &objectSessionRuntimeContextCapabilities
-	case *RuntimeContextItem:
-		return &objectRuntimeContextItem
-	case wire.Coded:
-		return wire.Methods{}
-	}
-	return nil
-}
+var tables = wire.Index{Entries: []wire.Indexed{
+	// ... 35 unchanged elements
+	{Type: (*SessionRuntimeContextCapabilities)(nil), Table: &objectSessionRuntimeContextCapabilities},
+	{Type: (*RuntimeContextItem)(nil), Table: &objectRuntimeContextItem},
+}}
 
 func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
 	return objectRuntimeContextItem.DecodeValue(d, p)

@@ -28,7 +28,7 @@ package sandboxagent
 //     SandboxAgentSetMetadataRequest, SandboxAgentSetMetadataResponse (as Error.UnmarshalJSON)
 //   MarshalJSON of SandboxAgentQuestionOutcome (as StopReason.MarshalJSON)
 //   UnmarshalJSON of SandboxAgentQuestionOutcome (as StopReason.UnmarshalJSON)
-// changed: TableOf
+// changed: tables
 
 var objectSandboxAgentSessionMeta = wire.Object{
 	Members: []wire.Member{
@@ -242,33 +242,17 @@ var objectSandboxAgentSetMetadataResponse = wire.Object{
 	Type: (*SandboxAgentSetMetadataResponse)(nil),
 }
 
-// TableOf is the wire.Table of the generated type v points to (nil for another
-// type): what decodes (wire.DecodeWith), encodes and validates any type of the
-// package from outside it. Only a program that calls it links every table.
-func TableOf(v any) wire.Table {
-	switch v.(type) {
-	// ... 37 unchanged cases
-	case *SandboxAgentSessionMeta:
-		return &objectSandboxAgentSessionMeta
-	case *SandboxAgentExtensions:
-		return &objectSandboxAgentExtensions
-	case *SandboxAgentCapabilities:
-		return &objectSandboxAgentCapabilities
-	case *SandboxAgentQuestionOutcome:
-		return &enumSandboxAgentQuestionOutcome
-	case *SandboxAgentRequestQuestionRequest:
-		return &objectSandboxAgentRequestQuestionRequest
-	case *SandboxAgentRequestQuestionResponse:
-		return &objectSandboxAgentRequestQuestionResponse
-	case *SandboxAgentSetMetadataRequest:
-		return &objectSandboxAgentSetMetadataRequest
-	case *SandboxAgentSetMetadataResponse:
-		return &objectSandboxAgentSetMetadataResponse
-	case wire.Coded:
-		return wire.Methods{}
-	}
-	return nil
-}
+var tables = wire.Index{Entries: []wire.Indexed{
+	// ... 37 unchanged elements
+	{Type: (*SandboxAgentSessionMeta)(nil), Table: &objectSandboxAgentSessionMeta},
+	{Type: (*SandboxAgentExtensions)(nil), Table: &objectSandboxAgentExtensions},
+	{Type: (*SandboxAgentCapabilities)(nil), Table: &objectSandboxAgentCapabilities},
+	{Type: (*SandboxAgentQuestionOutcome)(nil), Table: &enumSandboxAgentQuestionOutcome},
+	{Type: (*SandboxAgentRequestQuestionRequest)(nil), Table: &objectSandboxAgentRequestQuestionRequest},
+	{Type: (*SandboxAgentRequestQuestionResponse)(nil), Table: &objectSandboxAgentRequestQuestionResponse},
+	{Type: (*SandboxAgentSetMetadataRequest)(nil), Table: &objectSandboxAgentSetMetadataRequest},
+	{Type: (*SandboxAgentSetMetadataResponse)(nil), Table: &objectSandboxAgentSetMetadataResponse},
+}}
 
 // ==== defs_test.go ====
 //

@@ -32,7 +32,7 @@ package zeroclaw
 //   UnmarshalJSON of ZeroClawErrorCode (as RequestID.UnmarshalJSON)
 // changed: membersNewSessionRequest, NewSessionRequest.decodeField, NewSessionRequest.appendFields,
 //     LoadSessionRequest.MarshalJSON, LoadSessionRequest.UnmarshalJSON,
-//     CancelNotification.MarshalJSON, CancelNotification.UnmarshalJSON, TableOf
+//     CancelNotification.MarshalJSON, CancelNotification.UnmarshalJSON, tables
 // removed: objectLoadSessionRequest, objectCancelNotification
 
 // aliasesNewSessionRequest lists the other names of NewSessionRequest's members, in precedence order: lenient decoding
@@ -241,31 +241,18 @@ var objectZeroClawStopSessionResponse = wire.Object{
 	Type: (*ZeroClawStopSessionResponse)(nil),
 }
 
-// TableOf is the wire.Table of the generated type v points to (nil for another
-// type): what decodes (wire.DecodeWith), encodes and validates any type of the
-// package from outside it. Only a program that calls it links every table.
-func TableOf(v any) wire.Table {
-	switch v.(type) {
-	// ... 12 unchanged cases
+var tables = wire.Index{Entries: []wire.Indexed{
+	// ... 12 unchanged elements
 	// removed:
-	//	case *LoadSessionRequest:
-	//		return &objectLoadSessionRequest
-	// ... 9 unchanged cases
+	//	{Type: (*LoadSessionRequest)(nil), Table: &objectLoadSessionRequest}
+	// ... 9 unchanged elements
 	// removed:
-	//	case *CancelNotification:
-	//		return &objectCancelNotification
-	// ... 12 unchanged cases
-	case *ZeroClawInitializeMeta:
-		return &objectZeroClawInitializeMeta
-	case *ZeroClawStopSessionRequest:
-		return &objectZeroClawStopSessionRequest
-	case *ZeroClawStopSessionResponse:
-		return &objectZeroClawStopSessionResponse
-	case wire.Coded:
-		return wire.Methods{}
-	}
-	return nil
-}
+	//	{Type: (*CancelNotification)(nil), Table: &objectCancelNotification}
+	// ... 12 unchanged elements
+	{Type: (*ZeroClawInitializeMeta)(nil), Table: &objectZeroClawInitializeMeta},
+	{Type: (*ZeroClawStopSessionRequest)(nil), Table: &objectZeroClawStopSessionRequest},
+	{Type: (*ZeroClawStopSessionResponse)(nil), Table: &objectZeroClawStopSessionResponse},
+}}
 
 // ==== defs_test.go ====
 //

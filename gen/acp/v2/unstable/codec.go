@@ -13619,521 +13619,268 @@ func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxySuccessorNotification, wire.Lenient)
 }
 
-// TableOf is the wire.Table of the generated type v points to (nil for another
-// type): what decodes (wire.DecodeWith), encodes and validates any type of the
-// package from outside it. Only a program that calls it links every table.
+var tables = wire.Index{Entries: []wire.Indexed{
+	{Type: (*AgentRequest)(nil), Table: &objectAgentRequest},
+	{Type: (*RequestPermissionRequest)(nil), Table: &objectRequestPermissionRequest},
+	{Type: (*SessionID)(nil), Table: &scalarSessionID},
+	{Type: (*RequestPermissionSubject)(nil), Table: &unionRequestPermissionSubject},
+	{Type: (*RequestPermissionSubjectOther)(nil), Table: &objectRequestPermissionSubjectOther},
+	{Type: (*ToolCallID)(nil), Table: &scalarToolCallID},
+	{Type: (*ToolKind)(nil), Table: &enumToolKind},
+	{Type: (*ToolCallStatus)(nil), Table: &enumToolCallStatus},
+	{Type: (*Annotations)(nil), Table: &objectAnnotations},
+	{Type: (*Role)(nil), Table: &enumRole},
+	{Type: (*MediaType)(nil), Table: &scalarMediaType},
+	{Type: (*Icon)(nil), Table: &objectIcon},
+	{Type: (*IconTheme)(nil), Table: &enumIconTheme},
+	{Type: (*DiffFileType)(nil), Table: &enumDiffFileType},
+	{Type: (*AbsolutePath)(nil), Table: &scalarAbsolutePath},
+	{Type: (*DiffPatch)(nil), Table: &objectDiffPatch},
+	{Type: (*DiffPatchFormat)(nil), Table: &enumDiffPatchFormat},
+	{Type: (*TerminalID)(nil), Table: &scalarTerminalID},
+	{Type: (*ToolCallLocation)(nil), Table: &objectToolCallLocation},
+	{Type: (*ToolCallCapabilities)(nil), Table: &objectToolCallCapabilities},
+	{Type: (*ToolCallCancelCapabilities)(nil), Table: &objectToolCallCancelCapabilities},
+	{Type: (*ToolCallPermissionSubject)(nil), Table: &objectToolCallPermissionSubject},
+	{Type: (*CommandPermissionSubject)(nil), Table: &objectCommandPermissionSubject},
+	{Type: (*PermissionOption)(nil), Table: &objectPermissionOption},
+	{Type: (*PermissionOptionID)(nil), Table: &scalarPermissionOptionID},
+	{Type: (*PermissionOptionKind)(nil), Table: &enumPermissionOptionKind},
+	{Type: (*CreateElicitationRequest)(nil), Table: &objectCreateElicitationRequest},
+	{Type: (*CreateElicitationRequestModeOther)(nil), Table: &objectCreateElicitationRequestModeOther},
+	{Type: (*ElicitationSessionScope)(nil), Table: &objectElicitationSessionScope},
+	{Type: (*ElicitationRequestScope)(nil), Table: &objectElicitationRequestScope},
+	{Type: (*ElicitationSchema)(nil), Table: &objectElicitationSchema},
+	{Type: (*ElicitationSchemaType)(nil), Table: &enumElicitationSchemaType},
+	{Type: (*ElicitationPropertySchema)(nil), Table: &unionElicitationPropertySchema},
+	{Type: (*ElicitationPropertySchemaOther)(nil), Table: &objectElicitationPropertySchemaOther},
+	{Type: (*StringFormat)(nil), Table: &enumStringFormat},
+	{Type: (*EnumOption)(nil), Table: &objectEnumOption},
+	{Type: (*StringPropertySchema)(nil), Table: &objectStringPropertySchema},
+	{Type: (*NumberPropertySchema)(nil), Table: &objectNumberPropertySchema},
+	{Type: (*IntegerPropertySchema)(nil), Table: &objectIntegerPropertySchema},
+	{Type: (*BooleanPropertySchema)(nil), Table: &objectBooleanPropertySchema},
+	{Type: (*MultiSelectItems)(nil), Table: &unionMultiSelectItems},
+	{Type: (*MultiSelectItemsOther)(nil), Table: &objectMultiSelectItemsOther},
+	{Type: (*StringMultiSelectItems)(nil), Table: &objectStringMultiSelectItems},
+	{Type: (*TitledMultiSelectItems)(nil), Table: &objectTitledMultiSelectItems},
+	{Type: (*MultiSelectPropertySchema)(nil), Table: &objectMultiSelectPropertySchema},
+	{Type: (*ElicitationFormMode)(nil), Table: &objectElicitationFormMode},
+	{Type: (*ElicitationID)(nil), Table: &scalarElicitationID},
+	{Type: (*ElicitationURLMode)(nil), Table: &objectElicitationURLMode},
+	{Type: (*MessageMCPRequest)(nil), Table: &objectMessageMCPRequest},
+	{Type: (*MCPServerACPID)(nil), Table: &scalarMCPServerACPID},
+	{Type: (*MCPRequestID)(nil), Table: &scalarMCPRequestID},
+	{Type: (*AgentResponse)(nil), Table: &unionAgentResponse},
+	{Type: (*AgentResponseResult)(nil), Table: &objectAgentResponseResult},
+	{Type: (*AgentResponseError)(nil), Table: &objectAgentResponseError},
+	{Type: (*InitializeResponse)(nil), Table: &objectInitializeResponse},
+	{Type: (*ProtocolVersion)(nil), Table: &scalarProtocolVersion},
+	{Type: (*Implementation)(nil), Table: &objectImplementation},
+	{Type: (*AgentCapabilities)(nil), Table: &objectAgentCapabilities},
+	{Type: (*SessionCapabilities)(nil), Table: &objectSessionCapabilities},
+	{Type: (*PromptCapabilities)(nil), Table: &objectPromptCapabilities},
+	{Type: (*PromptImageCapabilities)(nil), Table: &objectPromptImageCapabilities},
+	{Type: (*PromptAudioCapabilities)(nil), Table: &objectPromptAudioCapabilities},
+	{Type: (*PromptEmbeddedContextCapabilities)(nil), Table: &objectPromptEmbeddedContextCapabilities},
+	{Type: (*MCPCapabilities)(nil), Table: &objectMCPCapabilities},
+	{Type: (*MCPStdioCapabilities)(nil), Table: &objectMCPStdioCapabilities},
+	{Type: (*MCPHTTPCapabilities)(nil), Table: &objectMCPHTTPCapabilities},
+	{Type: (*MCPACPCapabilities)(nil), Table: &objectMCPACPCapabilities},
+	{Type: (*SessionDeleteCapabilities)(nil), Table: &objectSessionDeleteCapabilities},
+	{Type: (*SessionAdditionalDirectoriesCapabilities)(nil), Table: &objectSessionAdditionalDirectoriesCapabilities},
+	{Type: (*SessionSystemPromptCapabilities)(nil), Table: &objectSessionSystemPromptCapabilities},
+	{Type: (*SessionSystemPromptModeCapabilities)(nil), Table: &objectSessionSystemPromptModeCapabilities},
+	{Type: (*SessionSystemPromptOverrideCapabilities)(nil), Table: &objectSessionSystemPromptOverrideCapabilities},
+	{Type: (*SessionForkCapabilities)(nil), Table: &objectSessionForkCapabilities},
+	{Type: (*SessionArchiveCapabilities)(nil), Table: &objectSessionArchiveCapabilities},
+	{Type: (*SessionStatusCapabilities)(nil), Table: &objectSessionStatusCapabilities},
+	{Type: (*SessionTitleCapabilities)(nil), Table: &objectSessionTitleCapabilities},
+	{Type: (*AgentAuthCapabilities)(nil), Table: &objectAgentAuthCapabilities},
+	{Type: (*AuthStatusCapabilities)(nil), Table: &objectAuthStatusCapabilities},
+	{Type: (*ProvidersCapabilities)(nil), Table: &objectProvidersCapabilities},
+	{Type: (*AuthMethod)(nil), Table: &unionAuthMethod},
+	{Type: (*AuthMethodOther)(nil), Table: &objectAuthMethodOther},
+	{Type: (*AuthMethodID)(nil), Table: &scalarAuthMethodID},
+	{Type: (*EnvVariable)(nil), Table: &objectEnvVariable},
+	{Type: (*AuthMethodTerminal)(nil), Table: &objectAuthMethodTerminal},
+	{Type: (*AuthMethodAgent)(nil), Table: &objectAuthMethodAgent},
+	{Type: (*LoginAuthResponse)(nil), Table: &objectLoginAuthResponse},
+	{Type: (*ListProvidersResponse)(nil), Table: &objectListProvidersResponse},
+	{Type: (*ProviderInfo)(nil), Table: &objectProviderInfo},
+	{Type: (*ProviderID)(nil), Table: &scalarProviderID},
+	{Type: (*LlmProtocol)(nil), Table: &enumLlmProtocol},
+	{Type: (*ProviderCurrentConfig)(nil), Table: &objectProviderCurrentConfig},
+	{Type: (*SetProviderResponse)(nil), Table: &objectSetProviderResponse},
+	{Type: (*DisableProviderResponse)(nil), Table: &objectDisableProviderResponse},
+	{Type: (*LogoutAuthResponse)(nil), Table: &objectLogoutAuthResponse},
+	{Type: (*AuthStatusResponse)(nil), Table: &objectAuthStatusResponse},
+	{Type: (*AuthState)(nil), Table: &enumAuthState},
+	{Type: (*AuthAccount)(nil), Table: &objectAuthAccount},
+	{Type: (*NewSessionResponse)(nil), Table: &objectNewSessionResponse},
+	{Type: (*SessionConfigOption)(nil), Table: &objectSessionConfigOption},
+	{Type: (*SessionConfigOptionTypeOther)(nil), Table: &objectSessionConfigOptionTypeOther},
+	{Type: (*SessionConfigID)(nil), Table: &scalarSessionConfigID},
+	{Type: (*SessionConfigOptionCategory)(nil), Table: &enumSessionConfigOptionCategory},
+	{Type: (*SessionConfigValueID)(nil), Table: &scalarSessionConfigValueID},
+	{Type: (*SessionConfigSelectOption)(nil), Table: &objectSessionConfigSelectOption},
+	{Type: (*SessionConfigSelectGroup)(nil), Table: &objectSessionConfigSelectGroup},
+	{Type: (*SessionConfigGroupID)(nil), Table: &scalarSessionConfigGroupID},
+	{Type: (*SessionConfigSelect)(nil), Table: &objectSessionConfigSelect},
+	{Type: (*SessionConfigBoolean)(nil), Table: &objectSessionConfigBoolean},
+	{Type: (*AvailableCommand)(nil), Table: &unionAvailableCommand},
+	{Type: (*AvailableCommandOther)(nil), Table: &objectAvailableCommandOther},
+	{Type: (*AvailableCommandInput)(nil), Table: &unionAvailableCommandInput},
+	{Type: (*AvailableCommandInputOther)(nil), Table: &objectAvailableCommandInputOther},
+	{Type: (*TextCommandInput)(nil), Table: &objectTextCommandInput},
+	{Type: (*Command)(nil), Table: &objectCommand},
+	{Type: (*ListSessionsResponse)(nil), Table: &objectListSessionsResponse},
+	{Type: (*SessionInfo)(nil), Table: &objectSessionInfo},
+	{Type: (*SessionListCursor)(nil), Table: &scalarSessionListCursor},
+	{Type: (*DeleteSessionResponse)(nil), Table: &objectDeleteSessionResponse},
+	{Type: (*ForkSessionResponse)(nil), Table: &objectForkSessionResponse},
+	{Type: (*ArchiveSessionResponse)(nil), Table: &objectArchiveSessionResponse},
+	{Type: (*UnarchiveSessionResponse)(nil), Table: &objectUnarchiveSessionResponse},
+	{Type: (*SessionStatusResponse)(nil), Table: &objectSessionStatusResponse},
+	{Type: (*SessionStatus)(nil), Table: &enumSessionStatus},
+	{Type: (*StateUpdateOther)(nil), Table: &objectStateUpdateOther},
+	{Type: (*BackgroundWork)(nil), Table: &unionBackgroundWork},
+	{Type: (*BackgroundWorkOther)(nil), Table: &objectBackgroundWorkOther},
+	{Type: (*BackgroundTerminal)(nil), Table: &objectBackgroundTerminal},
+	{Type: (*BackgroundToolCall)(nil), Table: &objectBackgroundToolCall},
+	{Type: (*BackgroundSubagent)(nil), Table: &objectBackgroundSubagent},
+	{Type: (*RunningStateUpdate)(nil), Table: &objectRunningStateUpdate},
+	{Type: (*Error)(nil), Table: &objectError},
+	{Type: (*UnsupportedProtocolVersionErrorData)(nil), Table: &objectUnsupportedProtocolVersionErrorData},
+	{Type: (*SessionNotFoundErrorData)(nil), Table: &objectSessionNotFoundErrorData},
+	{Type: (*ErrorStopReason)(nil), Table: &objectErrorStopReason},
+	{Type: (*Usage)(nil), Table: &objectUsage},
+	{Type: (*IdleStateUpdateStopReasonEndTurn)(nil), Table: &objectIdleStateUpdateStopReasonEndTurn},
+	{Type: (*IdleStateUpdateStopReasonMaxTokens)(nil), Table: &objectIdleStateUpdateStopReasonMaxTokens},
+	{Type: (*IdleStateUpdateStopReasonMaxTurnRequests)(nil), Table: &objectIdleStateUpdateStopReasonMaxTurnRequests},
+	{Type: (*IdleStateUpdateStopReasonRefusal)(nil), Table: &objectIdleStateUpdateStopReasonRefusal},
+	{Type: (*IdleStateUpdateStopReasonCancelled)(nil), Table: &objectIdleStateUpdateStopReasonCancelled},
+	{Type: (*IdleStateUpdateStopReasonOther)(nil), Table: &objectIdleStateUpdateStopReasonOther},
+	{Type: (*IdleStateUpdateStopReasonNone)(nil), Table: &objectIdleStateUpdateStopReasonNone},
+	{Type: (*RequiresActionStateUpdate)(nil), Table: &objectRequiresActionStateUpdate},
+	{Type: (*UnknownStateUpdate)(nil), Table: &objectUnknownStateUpdate},
+	{Type: (*SetSessionTitleResponse)(nil), Table: &objectSetSessionTitleResponse},
+	{Type: (*ResumeSessionResponse)(nil), Table: &objectResumeSessionResponse},
+	{Type: (*CloseSessionResponse)(nil), Table: &objectCloseSessionResponse},
+	{Type: (*CancelToolCallResponse)(nil), Table: &objectCancelToolCallResponse},
+	{Type: (*CancelTerminalResponse)(nil), Table: &objectCancelTerminalResponse},
+	{Type: (*SetSessionConfigOptionResponse)(nil), Table: &objectSetSessionConfigOptionResponse},
+	{Type: (*MessageID)(nil), Table: &scalarMessageID},
+	{Type: (*AgentNotification)(nil), Table: &objectAgentNotification},
+	{Type: (*SessionUpdateOther)(nil), Table: &objectSessionUpdateOther},
+	{Type: (*UserMessage)(nil), Table: &objectUserMessage},
+	{Type: (*AgentMessage)(nil), Table: &objectAgentMessage},
+	{Type: (*AgentThought)(nil), Table: &objectAgentThought},
+	{Type: (*TerminalOutput)(nil), Table: &objectTerminalOutput},
+	{Type: (*TerminalExitStatus)(nil), Table: &objectTerminalExitStatus},
+	{Type: (*TerminalSize)(nil), Table: &objectTerminalSize},
+	{Type: (*TerminalCapabilities)(nil), Table: &objectTerminalCapabilities},
+	{Type: (*TerminalCancelCapabilities)(nil), Table: &objectTerminalCancelCapabilities},
+	{Type: (*TerminalUpdate)(nil), Table: &objectTerminalUpdate},
+	{Type: (*PlanID)(nil), Table: &scalarPlanID},
+	{Type: (*PlanEntryPriority)(nil), Table: &enumPlanEntryPriority},
+	{Type: (*PlanEntryStatus)(nil), Table: &enumPlanEntryStatus},
+	{Type: (*PlanRemoved)(nil), Table: &objectPlanRemoved},
+	{Type: (*AvailableCommandsUpdate)(nil), Table: &objectAvailableCommandsUpdate},
+	{Type: (*ConfigOptionUpdate)(nil), Table: &objectConfigOptionUpdate},
+	{Type: (*SessionInfoUpdate)(nil), Table: &objectSessionInfoUpdate},
+	{Type: (*Cost)(nil), Table: &objectCost},
+	{Type: (*UsageUpdate)(nil), Table: &objectUsageUpdate},
+	{Type: (*NoticeSeverity)(nil), Table: &enumNoticeSeverity},
+	{Type: (*Notice)(nil), Table: &objectNotice},
+	{Type: (*CompactionID)(nil), Table: &scalarCompactionID},
+	{Type: (*CompactionStatus)(nil), Table: &enumCompactionStatus},
+	{Type: (*CompactionUpdate)(nil), Table: &objectCompactionUpdate},
+	{Type: (*CompactionSummaryChunk)(nil), Table: &objectCompactionSummaryChunk},
+	{Type: (*SubagentSessionCapabilities)(nil), Table: &objectSubagentSessionCapabilities},
+	{Type: (*SessionCancelCapabilities)(nil), Table: &objectSessionCancelCapabilities},
+	{Type: (*SubagentUpdate)(nil), Table: &objectSubagentUpdate},
+	{Type: (*SessionMessage)(nil), Table: &objectSessionMessage},
+	{Type: (*SessionMessageChunk)(nil), Table: &objectSessionMessageChunk},
+	{Type: (*CompleteElicitationNotification)(nil), Table: &objectCompleteElicitationNotification},
+	{Type: (*AuthStatusUpdateNotification)(nil), Table: &objectAuthStatusUpdateNotification},
+	{Type: (*ClientRequest)(nil), Table: &objectClientRequest},
+	{Type: (*InitializeRequest)(nil), Table: &objectInitializeRequest},
+	{Type: (*ClientCapabilities)(nil), Table: &objectClientCapabilities},
+	{Type: (*ClientAuthCapabilities)(nil), Table: &objectClientAuthCapabilities},
+	{Type: (*TerminalAuthCapabilities)(nil), Table: &objectTerminalAuthCapabilities},
+	{Type: (*ElicitationCapabilities)(nil), Table: &objectElicitationCapabilities},
+	{Type: (*ElicitationFormCapabilities)(nil), Table: &objectElicitationFormCapabilities},
+	{Type: (*ElicitationURLCapabilities)(nil), Table: &objectElicitationURLCapabilities},
+	{Type: (*LoginAuthRequest)(nil), Table: &objectLoginAuthRequest},
+	{Type: (*ListProvidersRequest)(nil), Table: &objectListProvidersRequest},
+	{Type: (*SetProviderRequest)(nil), Table: &objectSetProviderRequest},
+	{Type: (*DisableProviderRequest)(nil), Table: &objectDisableProviderRequest},
+	{Type: (*LogoutAuthRequest)(nil), Table: &objectLogoutAuthRequest},
+	{Type: (*AuthStatusRequest)(nil), Table: &objectAuthStatusRequest},
+	{Type: (*MCPServer)(nil), Table: &unionMCPServer},
+	{Type: (*MCPServerOther)(nil), Table: &objectMCPServerOther},
+	{Type: (*HTTPHeader)(nil), Table: &objectHTTPHeader},
+	{Type: (*MCPServerHTTP)(nil), Table: &objectMCPServerHTTP},
+	{Type: (*MCPServerACP)(nil), Table: &objectMCPServerACP},
+	{Type: (*MCPServerStdio)(nil), Table: &objectMCPServerStdio},
+	{Type: (*SystemPrompt)(nil), Table: &objectSystemPrompt},
+	{Type: (*SystemPromptMode)(nil), Table: &enumSystemPromptMode},
+	{Type: (*ListSessionsRequest)(nil), Table: &objectListSessionsRequest},
+	{Type: (*SessionArchiveFilter)(nil), Table: &enumSessionArchiveFilter},
+	{Type: (*DeleteSessionRequest)(nil), Table: &objectDeleteSessionRequest},
+	{Type: (*ForkSessionRequest)(nil), Table: &objectForkSessionRequest},
+	{Type: (*ArchiveSessionRequest)(nil), Table: &objectArchiveSessionRequest},
+	{Type: (*UnarchiveSessionRequest)(nil), Table: &objectUnarchiveSessionRequest},
+	{Type: (*SessionStatusRequest)(nil), Table: &objectSessionStatusRequest},
+	{Type: (*SetSessionTitleRequest)(nil), Table: &objectSetSessionTitleRequest},
+	{Type: (*ResumeSessionRequest)(nil), Table: &objectResumeSessionRequest},
+	{Type: (*ReplayFrom)(nil), Table: &unionReplayFrom},
+	{Type: (*ReplayFromOther)(nil), Table: &objectReplayFromOther},
+	{Type: (*ReplayFromStart)(nil), Table: &objectReplayFromStart},
+	{Type: (*CloseSessionRequest)(nil), Table: &objectCloseSessionRequest},
+	{Type: (*CancelToolCallRequest)(nil), Table: &objectCancelToolCallRequest},
+	{Type: (*CancelTerminalRequest)(nil), Table: &objectCancelTerminalRequest},
+	{Type: (*SetSessionConfigOptionRequest)(nil), Table: &objectSetSessionConfigOptionRequest},
+	{Type: (*SetSessionConfigOptionRequestTypeID)(nil), Table: &objectSetSessionConfigOptionRequestTypeID},
+	{Type: (*SetSessionConfigOptionRequestTypeBoolean)(nil), Table: &objectSetSessionConfigOptionRequestTypeBoolean},
+	{Type: (*SetSessionConfigOptionRequestTypeOther)(nil), Table: &objectSetSessionConfigOptionRequestTypeOther},
+	{Type: (*ClientResponse)(nil), Table: &unionClientResponse},
+	{Type: (*ClientResponseResult)(nil), Table: &objectClientResponseResult},
+	{Type: (*ClientResponseError)(nil), Table: &objectClientResponseError},
+	{Type: (*RequestPermissionResponse)(nil), Table: &objectRequestPermissionResponse},
+	{Type: (*RequestPermissionOutcome)(nil), Table: &unionRequestPermissionOutcome},
+	{Type: (*RequestPermissionOutcomeOther)(nil), Table: &objectRequestPermissionOutcomeOther},
+	{Type: (*CancelledPermissionOutcome)(nil), Table: &objectCancelledPermissionOutcome},
+	{Type: (*SelectedPermissionOutcome)(nil), Table: &objectSelectedPermissionOutcome},
+	{Type: (*CreateElicitationResponse)(nil), Table: &objectCreateElicitationResponse},
+	{Type: (*CreateElicitationResponseActionDecline)(nil), Table: &objectCreateElicitationResponseActionDecline},
+	{Type: (*CreateElicitationResponseActionCancel)(nil), Table: &objectCreateElicitationResponseActionCancel},
+	{Type: (*CreateElicitationResponseActionOther)(nil), Table: &objectCreateElicitationResponseActionOther},
+	{Type: (*ElicitationAcceptAction)(nil), Table: &objectElicitationAcceptAction},
+	{Type: (*MessageMCPResponse)(nil), Table: &unionMessageMCPResponse},
+	{Type: (*MessageMCPResponseResult)(nil), Table: &objectMessageMCPResponseResult},
+	{Type: (*MessageMCPResponseError)(nil), Table: &objectMessageMCPResponseError},
+	{Type: (*MCPError)(nil), Table: &objectMCPError},
+	{Type: (*ClientNotification)(nil), Table: &objectClientNotification},
+	{Type: (*CancelSessionNotification)(nil), Table: &objectCancelSessionNotification},
+	{Type: (*MessageMCPNotification)(nil), Table: &objectMessageMCPNotification},
+	{Type: (*CancelRequestNotification)(nil), Table: &objectCancelRequestNotification},
+	{Type: (*ProxySuccessorRequest)(nil), Table: &objectProxySuccessorRequest},
+	{Type: (*ProxyResponse)(nil), Table: &unionProxyResponse},
+	{Type: (*ProxyResponseResult)(nil), Table: &objectProxyResponseResult},
+	{Type: (*ProxyResponseError)(nil), Table: &objectProxyResponseError},
+	{Type: (*ProxyNotification)(nil), Table: &objectProxyNotification},
+	{Type: (*ProxyNotificationParams)(nil), Table: &unionProxyNotificationParams},
+	{Type: (*ProxySuccessorNotification)(nil), Table: &objectProxySuccessorNotification},
+}}
+
+// TableOf is the wire.Table of the generated type v points to (wire.Methods for
+// a type with codec methods of its own, nil for another type): what decodes
+// (wire.DecodeWith), encodes and validates any type of the package from outside
+// it. Only a program that calls it links every table.
 func TableOf(v any) wire.Table {
-	switch v.(type) {
-	case *AgentRequest:
-		return &objectAgentRequest
-	case *RequestPermissionRequest:
-		return &objectRequestPermissionRequest
-	case *SessionID:
-		return &scalarSessionID
-	case *RequestPermissionSubject:
-		return &unionRequestPermissionSubject
-	case *RequestPermissionSubjectOther:
-		return &objectRequestPermissionSubjectOther
-	case *ToolCallID:
-		return &scalarToolCallID
-	case *ToolKind:
-		return &enumToolKind
-	case *ToolCallStatus:
-		return &enumToolCallStatus
-	case *Annotations:
-		return &objectAnnotations
-	case *Role:
-		return &enumRole
-	case *MediaType:
-		return &scalarMediaType
-	case *Icon:
-		return &objectIcon
-	case *IconTheme:
-		return &enumIconTheme
-	case *DiffFileType:
-		return &enumDiffFileType
-	case *AbsolutePath:
-		return &scalarAbsolutePath
-	case *DiffPatch:
-		return &objectDiffPatch
-	case *DiffPatchFormat:
-		return &enumDiffPatchFormat
-	case *TerminalID:
-		return &scalarTerminalID
-	case *ToolCallLocation:
-		return &objectToolCallLocation
-	case *ToolCallCapabilities:
-		return &objectToolCallCapabilities
-	case *ToolCallCancelCapabilities:
-		return &objectToolCallCancelCapabilities
-	case *ToolCallPermissionSubject:
-		return &objectToolCallPermissionSubject
-	case *CommandPermissionSubject:
-		return &objectCommandPermissionSubject
-	case *PermissionOption:
-		return &objectPermissionOption
-	case *PermissionOptionID:
-		return &scalarPermissionOptionID
-	case *PermissionOptionKind:
-		return &enumPermissionOptionKind
-	case *CreateElicitationRequest:
-		return &objectCreateElicitationRequest
-	case *CreateElicitationRequestModeOther:
-		return &objectCreateElicitationRequestModeOther
-	case *ElicitationSessionScope:
-		return &objectElicitationSessionScope
-	case *ElicitationRequestScope:
-		return &objectElicitationRequestScope
-	case *ElicitationSchema:
-		return &objectElicitationSchema
-	case *ElicitationSchemaType:
-		return &enumElicitationSchemaType
-	case *ElicitationPropertySchema:
-		return &unionElicitationPropertySchema
-	case *ElicitationPropertySchemaOther:
-		return &objectElicitationPropertySchemaOther
-	case *StringFormat:
-		return &enumStringFormat
-	case *EnumOption:
-		return &objectEnumOption
-	case *StringPropertySchema:
-		return &objectStringPropertySchema
-	case *NumberPropertySchema:
-		return &objectNumberPropertySchema
-	case *IntegerPropertySchema:
-		return &objectIntegerPropertySchema
-	case *BooleanPropertySchema:
-		return &objectBooleanPropertySchema
-	case *MultiSelectItems:
-		return &unionMultiSelectItems
-	case *MultiSelectItemsOther:
-		return &objectMultiSelectItemsOther
-	case *StringMultiSelectItems:
-		return &objectStringMultiSelectItems
-	case *TitledMultiSelectItems:
-		return &objectTitledMultiSelectItems
-	case *MultiSelectPropertySchema:
-		return &objectMultiSelectPropertySchema
-	case *ElicitationFormMode:
-		return &objectElicitationFormMode
-	case *ElicitationID:
-		return &scalarElicitationID
-	case *ElicitationURLMode:
-		return &objectElicitationURLMode
-	case *MessageMCPRequest:
-		return &objectMessageMCPRequest
-	case *MCPServerACPID:
-		return &scalarMCPServerACPID
-	case *MCPRequestID:
-		return &scalarMCPRequestID
-	case *AgentResponse:
-		return &unionAgentResponse
-	case *AgentResponseResult:
-		return &objectAgentResponseResult
-	case *AgentResponseError:
-		return &objectAgentResponseError
-	case *InitializeResponse:
-		return &objectInitializeResponse
-	case *ProtocolVersion:
-		return &scalarProtocolVersion
-	case *Implementation:
-		return &objectImplementation
-	case *AgentCapabilities:
-		return &objectAgentCapabilities
-	case *SessionCapabilities:
-		return &objectSessionCapabilities
-	case *PromptCapabilities:
-		return &objectPromptCapabilities
-	case *PromptImageCapabilities:
-		return &objectPromptImageCapabilities
-	case *PromptAudioCapabilities:
-		return &objectPromptAudioCapabilities
-	case *PromptEmbeddedContextCapabilities:
-		return &objectPromptEmbeddedContextCapabilities
-	case *MCPCapabilities:
-		return &objectMCPCapabilities
-	case *MCPStdioCapabilities:
-		return &objectMCPStdioCapabilities
-	case *MCPHTTPCapabilities:
-		return &objectMCPHTTPCapabilities
-	case *MCPACPCapabilities:
-		return &objectMCPACPCapabilities
-	case *SessionDeleteCapabilities:
-		return &objectSessionDeleteCapabilities
-	case *SessionAdditionalDirectoriesCapabilities:
-		return &objectSessionAdditionalDirectoriesCapabilities
-	case *SessionSystemPromptCapabilities:
-		return &objectSessionSystemPromptCapabilities
-	case *SessionSystemPromptModeCapabilities:
-		return &objectSessionSystemPromptModeCapabilities
-	case *SessionSystemPromptOverrideCapabilities:
-		return &objectSessionSystemPromptOverrideCapabilities
-	case *SessionForkCapabilities:
-		return &objectSessionForkCapabilities
-	case *SessionArchiveCapabilities:
-		return &objectSessionArchiveCapabilities
-	case *SessionStatusCapabilities:
-		return &objectSessionStatusCapabilities
-	case *SessionTitleCapabilities:
-		return &objectSessionTitleCapabilities
-	case *AgentAuthCapabilities:
-		return &objectAgentAuthCapabilities
-	case *AuthStatusCapabilities:
-		return &objectAuthStatusCapabilities
-	case *ProvidersCapabilities:
-		return &objectProvidersCapabilities
-	case *AuthMethod:
-		return &unionAuthMethod
-	case *AuthMethodOther:
-		return &objectAuthMethodOther
-	case *AuthMethodID:
-		return &scalarAuthMethodID
-	case *EnvVariable:
-		return &objectEnvVariable
-	case *AuthMethodTerminal:
-		return &objectAuthMethodTerminal
-	case *AuthMethodAgent:
-		return &objectAuthMethodAgent
-	case *LoginAuthResponse:
-		return &objectLoginAuthResponse
-	case *ListProvidersResponse:
-		return &objectListProvidersResponse
-	case *ProviderInfo:
-		return &objectProviderInfo
-	case *ProviderID:
-		return &scalarProviderID
-	case *LlmProtocol:
-		return &enumLlmProtocol
-	case *ProviderCurrentConfig:
-		return &objectProviderCurrentConfig
-	case *SetProviderResponse:
-		return &objectSetProviderResponse
-	case *DisableProviderResponse:
-		return &objectDisableProviderResponse
-	case *LogoutAuthResponse:
-		return &objectLogoutAuthResponse
-	case *AuthStatusResponse:
-		return &objectAuthStatusResponse
-	case *AuthState:
-		return &enumAuthState
-	case *AuthAccount:
-		return &objectAuthAccount
-	case *NewSessionResponse:
-		return &objectNewSessionResponse
-	case *SessionConfigOption:
-		return &objectSessionConfigOption
-	case *SessionConfigOptionTypeOther:
-		return &objectSessionConfigOptionTypeOther
-	case *SessionConfigID:
-		return &scalarSessionConfigID
-	case *SessionConfigOptionCategory:
-		return &enumSessionConfigOptionCategory
-	case *SessionConfigValueID:
-		return &scalarSessionConfigValueID
-	case *SessionConfigSelectOption:
-		return &objectSessionConfigSelectOption
-	case *SessionConfigSelectGroup:
-		return &objectSessionConfigSelectGroup
-	case *SessionConfigGroupID:
-		return &scalarSessionConfigGroupID
-	case *SessionConfigSelect:
-		return &objectSessionConfigSelect
-	case *SessionConfigBoolean:
-		return &objectSessionConfigBoolean
-	case *AvailableCommand:
-		return &unionAvailableCommand
-	case *AvailableCommandOther:
-		return &objectAvailableCommandOther
-	case *AvailableCommandInput:
-		return &unionAvailableCommandInput
-	case *AvailableCommandInputOther:
-		return &objectAvailableCommandInputOther
-	case *TextCommandInput:
-		return &objectTextCommandInput
-	case *Command:
-		return &objectCommand
-	case *ListSessionsResponse:
-		return &objectListSessionsResponse
-	case *SessionInfo:
-		return &objectSessionInfo
-	case *SessionListCursor:
-		return &scalarSessionListCursor
-	case *DeleteSessionResponse:
-		return &objectDeleteSessionResponse
-	case *ForkSessionResponse:
-		return &objectForkSessionResponse
-	case *ArchiveSessionResponse:
-		return &objectArchiveSessionResponse
-	case *UnarchiveSessionResponse:
-		return &objectUnarchiveSessionResponse
-	case *SessionStatusResponse:
-		return &objectSessionStatusResponse
-	case *SessionStatus:
-		return &enumSessionStatus
-	case *StateUpdateOther:
-		return &objectStateUpdateOther
-	case *BackgroundWork:
-		return &unionBackgroundWork
-	case *BackgroundWorkOther:
-		return &objectBackgroundWorkOther
-	case *BackgroundTerminal:
-		return &objectBackgroundTerminal
-	case *BackgroundToolCall:
-		return &objectBackgroundToolCall
-	case *BackgroundSubagent:
-		return &objectBackgroundSubagent
-	case *RunningStateUpdate:
-		return &objectRunningStateUpdate
-	case *Error:
-		return &objectError
-	case *UnsupportedProtocolVersionErrorData:
-		return &objectUnsupportedProtocolVersionErrorData
-	case *SessionNotFoundErrorData:
-		return &objectSessionNotFoundErrorData
-	case *ErrorStopReason:
-		return &objectErrorStopReason
-	case *Usage:
-		return &objectUsage
-	case *IdleStateUpdateStopReasonEndTurn:
-		return &objectIdleStateUpdateStopReasonEndTurn
-	case *IdleStateUpdateStopReasonMaxTokens:
-		return &objectIdleStateUpdateStopReasonMaxTokens
-	case *IdleStateUpdateStopReasonMaxTurnRequests:
-		return &objectIdleStateUpdateStopReasonMaxTurnRequests
-	case *IdleStateUpdateStopReasonRefusal:
-		return &objectIdleStateUpdateStopReasonRefusal
-	case *IdleStateUpdateStopReasonCancelled:
-		return &objectIdleStateUpdateStopReasonCancelled
-	case *IdleStateUpdateStopReasonOther:
-		return &objectIdleStateUpdateStopReasonOther
-	case *IdleStateUpdateStopReasonNone:
-		return &objectIdleStateUpdateStopReasonNone
-	case *RequiresActionStateUpdate:
-		return &objectRequiresActionStateUpdate
-	case *UnknownStateUpdate:
-		return &objectUnknownStateUpdate
-	case *SetSessionTitleResponse:
-		return &objectSetSessionTitleResponse
-	case *ResumeSessionResponse:
-		return &objectResumeSessionResponse
-	case *CloseSessionResponse:
-		return &objectCloseSessionResponse
-	case *CancelToolCallResponse:
-		return &objectCancelToolCallResponse
-	case *CancelTerminalResponse:
-		return &objectCancelTerminalResponse
-	case *SetSessionConfigOptionResponse:
-		return &objectSetSessionConfigOptionResponse
-	case *MessageID:
-		return &scalarMessageID
-	case *AgentNotification:
-		return &objectAgentNotification
-	case *SessionUpdateOther:
-		return &objectSessionUpdateOther
-	case *UserMessage:
-		return &objectUserMessage
-	case *AgentMessage:
-		return &objectAgentMessage
-	case *AgentThought:
-		return &objectAgentThought
-	case *TerminalOutput:
-		return &objectTerminalOutput
-	case *TerminalExitStatus:
-		return &objectTerminalExitStatus
-	case *TerminalSize:
-		return &objectTerminalSize
-	case *TerminalCapabilities:
-		return &objectTerminalCapabilities
-	case *TerminalCancelCapabilities:
-		return &objectTerminalCancelCapabilities
-	case *TerminalUpdate:
-		return &objectTerminalUpdate
-	case *PlanID:
-		return &scalarPlanID
-	case *PlanEntryPriority:
-		return &enumPlanEntryPriority
-	case *PlanEntryStatus:
-		return &enumPlanEntryStatus
-	case *PlanRemoved:
-		return &objectPlanRemoved
-	case *AvailableCommandsUpdate:
-		return &objectAvailableCommandsUpdate
-	case *ConfigOptionUpdate:
-		return &objectConfigOptionUpdate
-	case *SessionInfoUpdate:
-		return &objectSessionInfoUpdate
-	case *Cost:
-		return &objectCost
-	case *UsageUpdate:
-		return &objectUsageUpdate
-	case *NoticeSeverity:
-		return &enumNoticeSeverity
-	case *Notice:
-		return &objectNotice
-	case *CompactionID:
-		return &scalarCompactionID
-	case *CompactionStatus:
-		return &enumCompactionStatus
-	case *CompactionUpdate:
-		return &objectCompactionUpdate
-	case *CompactionSummaryChunk:
-		return &objectCompactionSummaryChunk
-	case *SubagentSessionCapabilities:
-		return &objectSubagentSessionCapabilities
-	case *SessionCancelCapabilities:
-		return &objectSessionCancelCapabilities
-	case *SubagentUpdate:
-		return &objectSubagentUpdate
-	case *SessionMessage:
-		return &objectSessionMessage
-	case *SessionMessageChunk:
-		return &objectSessionMessageChunk
-	case *CompleteElicitationNotification:
-		return &objectCompleteElicitationNotification
-	case *AuthStatusUpdateNotification:
-		return &objectAuthStatusUpdateNotification
-	case *ClientRequest:
-		return &objectClientRequest
-	case *InitializeRequest:
-		return &objectInitializeRequest
-	case *ClientCapabilities:
-		return &objectClientCapabilities
-	case *ClientAuthCapabilities:
-		return &objectClientAuthCapabilities
-	case *TerminalAuthCapabilities:
-		return &objectTerminalAuthCapabilities
-	case *ElicitationCapabilities:
-		return &objectElicitationCapabilities
-	case *ElicitationFormCapabilities:
-		return &objectElicitationFormCapabilities
-	case *ElicitationURLCapabilities:
-		return &objectElicitationURLCapabilities
-	case *LoginAuthRequest:
-		return &objectLoginAuthRequest
-	case *ListProvidersRequest:
-		return &objectListProvidersRequest
-	case *SetProviderRequest:
-		return &objectSetProviderRequest
-	case *DisableProviderRequest:
-		return &objectDisableProviderRequest
-	case *LogoutAuthRequest:
-		return &objectLogoutAuthRequest
-	case *AuthStatusRequest:
-		return &objectAuthStatusRequest
-	case *MCPServer:
-		return &unionMCPServer
-	case *MCPServerOther:
-		return &objectMCPServerOther
-	case *HTTPHeader:
-		return &objectHTTPHeader
-	case *MCPServerHTTP:
-		return &objectMCPServerHTTP
-	case *MCPServerACP:
-		return &objectMCPServerACP
-	case *MCPServerStdio:
-		return &objectMCPServerStdio
-	case *SystemPrompt:
-		return &objectSystemPrompt
-	case *SystemPromptMode:
-		return &enumSystemPromptMode
-	case *ListSessionsRequest:
-		return &objectListSessionsRequest
-	case *SessionArchiveFilter:
-		return &enumSessionArchiveFilter
-	case *DeleteSessionRequest:
-		return &objectDeleteSessionRequest
-	case *ForkSessionRequest:
-		return &objectForkSessionRequest
-	case *ArchiveSessionRequest:
-		return &objectArchiveSessionRequest
-	case *UnarchiveSessionRequest:
-		return &objectUnarchiveSessionRequest
-	case *SessionStatusRequest:
-		return &objectSessionStatusRequest
-	case *SetSessionTitleRequest:
-		return &objectSetSessionTitleRequest
-	case *ResumeSessionRequest:
-		return &objectResumeSessionRequest
-	case *ReplayFrom:
-		return &unionReplayFrom
-	case *ReplayFromOther:
-		return &objectReplayFromOther
-	case *ReplayFromStart:
-		return &objectReplayFromStart
-	case *CloseSessionRequest:
-		return &objectCloseSessionRequest
-	case *CancelToolCallRequest:
-		return &objectCancelToolCallRequest
-	case *CancelTerminalRequest:
-		return &objectCancelTerminalRequest
-	case *SetSessionConfigOptionRequest:
-		return &objectSetSessionConfigOptionRequest
-	case *SetSessionConfigOptionRequestTypeID:
-		return &objectSetSessionConfigOptionRequestTypeID
-	case *SetSessionConfigOptionRequestTypeBoolean:
-		return &objectSetSessionConfigOptionRequestTypeBoolean
-	case *SetSessionConfigOptionRequestTypeOther:
-		return &objectSetSessionConfigOptionRequestTypeOther
-	case *ClientResponse:
-		return &unionClientResponse
-	case *ClientResponseResult:
-		return &objectClientResponseResult
-	case *ClientResponseError:
-		return &objectClientResponseError
-	case *RequestPermissionResponse:
-		return &objectRequestPermissionResponse
-	case *RequestPermissionOutcome:
-		return &unionRequestPermissionOutcome
-	case *RequestPermissionOutcomeOther:
-		return &objectRequestPermissionOutcomeOther
-	case *CancelledPermissionOutcome:
-		return &objectCancelledPermissionOutcome
-	case *SelectedPermissionOutcome:
-		return &objectSelectedPermissionOutcome
-	case *CreateElicitationResponse:
-		return &objectCreateElicitationResponse
-	case *CreateElicitationResponseActionDecline:
-		return &objectCreateElicitationResponseActionDecline
-	case *CreateElicitationResponseActionCancel:
-		return &objectCreateElicitationResponseActionCancel
-	case *CreateElicitationResponseActionOther:
-		return &objectCreateElicitationResponseActionOther
-	case *ElicitationAcceptAction:
-		return &objectElicitationAcceptAction
-	case *MessageMCPResponse:
-		return &unionMessageMCPResponse
-	case *MessageMCPResponseResult:
-		return &objectMessageMCPResponseResult
-	case *MessageMCPResponseError:
-		return &objectMessageMCPResponseError
-	case *MCPError:
-		return &objectMCPError
-	case *ClientNotification:
-		return &objectClientNotification
-	case *CancelSessionNotification:
-		return &objectCancelSessionNotification
-	case *MessageMCPNotification:
-		return &objectMessageMCPNotification
-	case *CancelRequestNotification:
-		return &objectCancelRequestNotification
-	case *ProxySuccessorRequest:
-		return &objectProxySuccessorRequest
-	case *ProxyResponse:
-		return &unionProxyResponse
-	case *ProxyResponseResult:
-		return &objectProxyResponseResult
-	case *ProxyResponseError:
-		return &objectProxyResponseError
-	case *ProxyNotification:
-		return &objectProxyNotification
-	case *ProxyNotificationParams:
-		return &unionProxyNotificationParams
-	case *ProxySuccessorNotification:
-		return &objectProxySuccessorNotification
-	case wire.Coded:
-		return wire.Methods{}
-	}
-	return nil
+	return tables.Of(v)
 }
 
 // marshal encodes x for encoding/json after checking that every union in it has exactly
