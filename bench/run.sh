@@ -9,9 +9,10 @@
 #
 # Generation runs in the root module's bench package; the bench/peer module
 # compiles gen/acp and the leading Go peer in turn (compile time, compiler RSS,
-# archive size), builds the minimal agent on each (binary size), and runs
-# every message and ping-pong benchmark (acpgen, the peer, the baselines) in
-# ONE run, so each group's figures compare as ratios. bench/peer/ab is the A/B.
+# archive size; instructions under cachegrind when valgrind is installed),
+# builds the minimal agent on each (binary size), and runs every message and
+# ping-pong benchmark (acpgen, the peer, the baselines) in ONE run, so each
+# group's figures compare as ratios. bench/peer/ab is the A/B.
 # Reads the pinned schema from acpgen's schema cache (fetched when missing).
 # COUNT (default 5) runs per benchmark; COMPILE_COUNT (default 3) compiles of
 # each package; AB_COUNT (default 10) rounds of the A/B's codec benchmarks.
@@ -40,6 +41,7 @@ else
 	# The compile benchmark measures the compiler's peak RSS, so it too runs in
 	# a test binary of its own.
 	(cd bench/peer && go test -run '^$' -bench 'Compile' -benchtime 1x -count "${COMPILE_COUNT:-3}") | tee "$out/build.txt"
+	(cd bench/peer && go test -run '^$' -bench 'CompileInstructions' -benchtime 1x -count 1) | tee -a "$out/build.txt"
 	(cd bench/peer && go test -run '^$' -bench 'Binary' -benchtime 1x -count 1) | tee -a "$out/build.txt"
 	(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
 	ab

@@ -263,6 +263,11 @@ func cost(w io.Writer, res map[string]result) {
 	// which a shared machine's load disturbs less than wall time.
 	row("compile, wall", "s", "s", 0)
 	row("compile, CPU (user+sys)", "s", "cpu-s", 1.5)
+	if in, ok := res["BenchmarkCompileInstructions"]; ok {
+		// The same compiles' instruction counts, which the load does not move.
+		a, p, u := in.metrics["acpgen-Minstr"], in.metrics["peer-Minstr"], in.metrics["unstable-Minstr"]
+		fmt.Fprintf(w, "| compile, instructions (cachegrind, `GOGC=off`, `-c=1`) | %.0f M | %.0f M | %.2f |  | %.0f M |\n", a, p, a/p, u)
+	}
 	row("compiler peak RSS", "MB", "RSS-MB", 1.3)
 	row("compiled package archive (.a)", "MB", "archive-MB", 0)
 	row("Go lines compiled", "k", "klines", 0)

@@ -25,11 +25,7 @@ func BenchmarkCompile(b *testing.B) {
 	}
 	dir := b.TempDir()
 	var pkgs []buildcost.Compile
-	for _, p := range [][2]string{
-		{"acpgen", "github.com/acpgen/acpgen/gen/acp"},
-		{"peer", "github.com/coder/acp-go-sdk"},
-		{"unstable", "github.com/acpgen/acpgen/gen/acp/unstable"},
-	} {
+	for _, p := range compiled {
 		c, err := buildcost.Command("", dir, p[0], p[1])
 		if err != nil {
 			b.Fatal(err)
@@ -62,6 +58,42 @@ func BenchmarkCompile(b *testing.B) {
 		b.ReportMetric(float64(sum[i].Archive)/1e6, p.Label+"-archive-MB")
 		b.ReportMetric(float64(lines)/1000, p.Label+"-klines")
 	}
+}
+
+// BenchmarkCompileInstructions compiles the same three packages once each
+// under cachegrind (buildcost.Instructions: one backend worker, GC off) and
+// reports the millions of instructions each compile executed (label-Minstr):
+// the compile cost without the machine's load in it. Skipped without
+// valgrind on PATH.
+func BenchmarkCompileInstructions(b *testing.B) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		b.Skip("valgrind not on PATH")
+	}
+	compiler, err := buildcost.Compiler()
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for b.Loop() {
+		for _, p := range compiled {
+			c, err := buildcost.Command("", dir, p[0], p[1])
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := c.Instructions(compiler)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(n)/1e6, p[0]+"-Minstr")
+		}
+	}
+}
+
+// compiled are the packages the compile benchmarks build: label and path.
+var compiled = [][2]string{
+	{"acpgen", "github.com/acpgen/acpgen/gen/acp"},
+	{"peer", "github.com/coder/acp-go-sdk"},
+	{"unstable", "github.com/acpgen/acpgen/gen/acp/unstable"},
 }
 
 // BenchmarkBinary builds the minimal agent twice, on gen/acp
