@@ -74,17 +74,21 @@ func BenchmarkCompileInstructions(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
+	var pkgs []buildcost.Compile
+	for _, p := range compiled {
+		c, err := buildcost.Command("", dir, p[0], p[1])
+		if err != nil {
+			b.Fatal(err)
+		}
+		pkgs = append(pkgs, c)
+	}
 	for b.Loop() {
-		for _, p := range compiled {
-			c, err := buildcost.Command("", dir, p[0], p[1])
-			if err != nil {
-				b.Fatal(err)
-			}
+		for _, c := range pkgs {
 			n, err := c.Instructions(compiler)
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(n)/1e6, p[0]+"-Minstr")
+			b.ReportMetric(float64(n)/1e6, c.Label+"-Minstr")
 		}
 	}
 }

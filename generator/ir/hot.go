@@ -67,7 +67,7 @@ func (m *Model) markHot() {
 		}
 		t.Hot = true
 		t.eachRequiredRef(func(r *Ref) {
-			if r.Kind == Named && (t != updates || m.streamed(r)) {
+			if r.Kind == Named && followed(t, updates, r) {
 				visit(r.Type)
 			}
 		})
@@ -92,10 +92,14 @@ func (m *Model) updateUnion() *Type {
 	return nil
 }
 
-// streamed reports whether the session/update union's ref r is followed:
-// anything but the payload of a variant StreamedUpdates leaves out.
-func (m *Model) streamed(r *Ref) bool {
-	for _, v := range m.updateUnion().Union.Variants {
+// followed reports whether markHot follows ref r of type t: every ref but
+// the payload of a variant of the session/update union (updates) that
+// StreamedUpdates leaves out.
+func followed(t, updates *Type, r *Ref) bool {
+	if t != updates {
+		return true
+	}
+	for _, v := range t.Union.Variants {
 		if v.Payload == r {
 			return isStreamed(v.Tag)
 		}

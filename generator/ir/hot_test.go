@@ -43,7 +43,7 @@ func TestHotSet(t *testing.T) {
 			continue
 		}
 		ty.eachRequiredRef(func(r *Ref) {
-			if r.Kind == Named && !r.Type.Hot && (ty != m.updateUnion() || m.streamed(r)) {
+			if r.Kind == Named && !r.Type.Hot && followed(ty, m.updateUnion(), r) {
 				t.Errorf("%s is hot, %s it requires is not", ty.Name, r.Type.Name)
 			}
 		})
