@@ -21,6 +21,10 @@ type echoAgent struct {
 	acp.UnimplementedAgentHandler
 	conn    *acp.AgentConn
 	waiting chan struct{}
+	// final, when set, is sent as a last update on the turn's context once
+	// session/cancel has ended it; finalErr is what sending it returned.
+	final    string
+	finalErr chan error
 }
 
 func (a *echoAgent) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -41,6 +45,10 @@ func (a *echoAgent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*a
 		if b.Text.Text == "wait" {
 			close(a.waiting)
 			<-ctx.Done()
+			if a.final != "" {
+				u := acp.SessionNotification{SessionID: p.SessionID, Update: acp.AgentMessageChunkText(a.final)}
+				a.finalErr <- a.conn.SessionUpdate(ctx, &u)
+			}
 			return nil, ctx.Err()
 		}
 		for _, w := range strings.Fields(b.Text.Text) {
@@ -390,5 +398,42 @@ func TestDispatchPromptContextEndSendsSessionCancel(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no session/cancel after the prompt's context ended")
+	}
+}
+
+// A handler that sends its last update on the turn's own context after
+// session/cancel ended it (the obvious code) still gets it written, before
+// the prompt's answer, and gets no error back.
+func TestDispatchFinalUpdateAfterCancel(t *testing.T) {
+	cc, client, agent, stop := pair(t)
+	defer stop()
+	agent.final, agent.finalErr = "stopped", make(chan error, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cc.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	answer := make(chan *acp.PromptResponse, 1)
+	go func() {
+		r, err := cc.SessionPrompt(ctx, &acp.PromptRequest{SessionID: "s", Prompt: []acp.ContentBlock{acp.TextBlock("wait")}})
+		if err != nil {
+			t.Error(err)
+		}
+		answer <- r
+	}()
+	<-agent.waiting
+	if err := cc.SessionCancel(ctx, &acp.CancelNotification{SessionID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-agent.finalErr; err != nil {
+		t.Errorf("SessionUpdate on the cancelled turn's context: %v", err)
+	}
+	if r := <-answer; r == nil || r.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("answer %+v, want stopReason cancelled", r)
+	}
+	client.mu.Lock()
+	defer client.mu.Unlock()
+	if len(client.updates) != 1 || client.updates[0] != "stopped" {
+		t.Errorf("updates before the answer: %q, want the final one", client.updates)
 	}
 }

@@ -48,6 +48,7 @@ type End struct {
 	obs    Observer
 	neg    atomic.Value    // *negotiation; see negotiated
 	drops  peerlog.Limiter // the default OnDrop's warning
+	turns  turnTable       // the side's prompt turns, when its Routes name them
 }
 
 // negotiation is what initialize settled, read without a lock: the
@@ -79,7 +80,12 @@ func Connect(e *End, routes *Routes, route Route, ext any, r io.Reader, w io.Wri
 	}
 	e.ext, _ = ext.(ExtHandler)
 	e.obs = o.Observer
-	e.Conn = jsonrpc.NewConn(r, w, &router{e, routes, route}, o.RPC)
+	var h jsonrpc.Handler = &router{e, routes, route}
+	if routes.Turn != nil {
+		e.turns.methods = routes.Turn
+		h = turnRouter{h.(*router)}
+	}
+	e.Conn = jsonrpc.NewConn(r, w, h, o.RPC)
 }
 
 // Mode is how received messages are decoded.
