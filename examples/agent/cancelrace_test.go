@@ -25,6 +25,8 @@ type raceClient struct {
 	waiting map[int]chan json.RawMessage
 	// idle receives the stop reason type of each v2 idle state update.
 	idle chan string
+	// updates are the session/update updates read, as JSON.
+	updates []json.RawMessage
 }
 
 func newRaceClient(t *testing.T, serve func(ctx context.Context, r io.Reader, w io.Writer) error) *raceClient {
@@ -56,6 +58,7 @@ func (c *raceClient) read(r io.Reader) {
 			ID     *int
 			Method string
 			Params struct {
+				Raw    json.RawMessage `json:"update"`
 				Update struct {
 					SessionUpdate, State string
 					StopReason           json.RawMessage
@@ -66,6 +69,12 @@ func (c *raceClient) read(r io.Reader) {
 		}
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
 			continue
+		}
+		if m.Method == "session/update" {
+			_ = json.Unmarshal(m.Params.Raw, &m.Params.Update)
+			c.mu.Lock()
+			c.updates = append(c.updates, m.Params.Raw)
+			c.mu.Unlock()
 		}
 		if u := m.Params.Update; m.ID == nil && u.SessionUpdate == "state_update" && u.State == "idle" {
 			var stop string
