@@ -724,7 +724,10 @@ func testUpdatedAt(t *testing.T, st session.Store) {
 		}
 		prev = now
 	}
-	step("Append", func() error { _, err := st.Append(ctx, id, session.Event{Kind: session.KindUpdate, Data: Update(1)}); return err })
+	step("Append", func() error {
+		_, err := st.Append(ctx, id, session.Event{Kind: session.KindUpdate, Data: Update(1)})
+		return err
+	})
 	step("StartTurn", func() error { _, err := st.StartTurn(ctx, id, nil); return err })
 	step("EndTurn", func() error { _, err := st.EndTurn(ctx, id, "end_turn"); return err })
 	step("Update", func() error { _, err := st.Update(ctx, id, session.Change{Title: new("x")}); return err })
