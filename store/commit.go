@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"hash/fnv"
 
 	"github.com/acpgen/acpgen/runtime/session"
 )
@@ -20,32 +21,33 @@ type op struct {
 // transaction has committed (or failed). fn returns a session error (one the
 // session package defines) only before it has written anything, so such an
 // error fails fn alone and the rest of the batch commits.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) write(ctx context.Context, id string, fn func(tx *sql.Tx) error) error {
 	o := &op{ctx: ctx, run: fn, done: make(chan struct{})}
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
 		return errStoreClosed
 	}
-	s.ops <- o
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	s.ops[h.Sum32()%uint32(len(s.ops))] <- o
 	s.mu.RUnlock()
 	<-o.done
 	return o.err
 }
 
-// commit is the committer: it takes every write waiting (up to maxBatch) and
-// runs them in one transaction, so that writers arriving while a commit is
-// under way share the next one. It ends when Close has closed s.ops and the
-// writes queued before have run.
-func (s *Store) commit() {
-	defer close(s.done)
+// commit is a committer: it takes every write waiting on ops (up to
+// maxBatch) and runs them in one transaction, so that writers arriving while
+// a commit is under way share the next one. It ends when Close has closed ops
+// and the writes queued before have run.
+func (s *Store) commit(ops chan *op) {
 	batch := make([]*op, 0, maxBatch)
-	for first := range s.ops {
+	for first := range ops {
 		batch = append(batch[:0], first)
 	fill:
 		for len(batch) < maxBatch {
 			select {
-			case o, ok := <-s.ops:
+			case o, ok := <-ops:
 				if !ok {
 					break fill
 				}

@@ -23,18 +23,23 @@ type dialect struct {
 	// lock excludes other openers of the same database for the rest of the
 	// migration transaction ("" when beginning one already does).
 	lock string
+	// committers is how many transactions a Store runs at once: SQLite has
+	// one writer; PostgreSQL runs several, each a session's writes in order.
+	committers int
 }
 
 var (
 	sqliteDialect = dialect{
 		name: "sqlite", driver: "sqlite",
 		serial: "INTEGER PRIMARY KEY AUTOINCREMENT", blob: "BLOB", withoutRowid: " WITHOUT ROWID",
+		committers: 1,
 	}
 	postgresDialect = dialect{
 		name: "postgres", driver: "pgx",
 		serial: "BIGSERIAL PRIMARY KEY", blob: "BYTEA",
 		// Any constant shared by every acpgen store opener: "acpgen".
-		lock: "SELECT pg_advisory_xact_lock(6386705769926311936)",
+		lock:       "SELECT pg_advisory_xact_lock(6386705769926311936)",
+		committers: 4,
 	}
 )
 

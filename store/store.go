@@ -37,8 +37,10 @@ type Store struct {
 
 	mu     sync.RWMutex // held to submit; Close holds it to stop submissions
 	closed bool
-	ops    chan *op
-	done   chan struct{} // closed when the committer has ended
+	// ops feeds the committers, one channel each; a session's writes all go
+	// to one of them (by its id), so they commit in the order they came.
+	ops       []chan *op
+	committed sync.WaitGroup // the committers
 
 	create, get, list, update, reserve, startTurn, endTurn, insertEvent,
 	state, closeSession, number, events, del, delLog *sql.Stmt
@@ -113,7 +115,7 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 		db.Close()
 		return nil, openError(name, err)
 	}
-	s := &Store{db: db, d: d, name: name, ops: make(chan *op, maxBatch), done: make(chan struct{})}
+	s := &Store{db: db, d: d, name: name}
 	for _, p := range []struct {
 		stmt **sql.Stmt
 		text string
@@ -130,7 +132,11 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 		}
 		*p.stmt = stmt
 	}
-	go s.commit()
+	for range d.committers {
+		ops := make(chan *op, maxBatch)
+		s.ops = append(s.ops, ops)
+		s.committed.Go(func() { s.commit(ops) })
+	}
 	return s, nil
 }
 
@@ -144,9 +150,11 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	close(s.ops)
+	for _, ops := range s.ops {
+		close(ops)
+	}
 	s.mu.Unlock()
-	<-s.done
+	s.committed.Wait()
 	return s.db.Close()
 }
 
@@ -207,7 +215,7 @@ func (s *Store) Create(ctx context.Context, info session.Info) (session.Session,
 		return session.Session{}, err
 	}
 	t := nowNanos()
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, info.ID, func(tx *sql.Tx) error {
 		res, err := tx.StmtContext(ctx, s.create).ExecContext(ctx, info.ID, info.Owner, info.Cwd, dirsKey(info.AdditionalDirectories), info.Title, nullBytes(info.Meta), t)
 		if err != nil {
 			return err
@@ -317,7 +325,7 @@ func (s *Store) Update(ctx context.Context, id string, c session.Change) (sessio
 		return session.Session{}, err
 	}
 	var out session.Session
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, id, func(tx *sql.Tx) error {
 		var cwd, dirs string
 		if c.Cwd != nil {
 			cwd = *c.Cwd
@@ -390,23 +398,41 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 		return 0, err
 	}
 	var last uint64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, id, func(tx *sql.Tx) error {
 		t := nowNanos()
 		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.reserve), s.whyNot(ctx, tx, id, true, false), id, len(events), t)
 		if err != nil {
 			return err
 		}
-		ins := tx.StmtContext(ctx, s.insertEvent)
-		first := l - uint64(len(events)) + 1
-		for i, e := range events {
-			if _, err := ins.ExecContext(ctx, n, int64(first)+int64(i), int(e.Kind), t, []byte(e.Data)); err != nil {
-				return err
-			}
+		if err := s.insertEvents(ctx, tx, n, l-uint64(len(events))+1, t, events); err != nil {
+			return err
 		}
 		last = l
 		return nil
 	})
 	return last, err
+}
+
+// insertEvents inserts events as sequences first, first+1, ...: one at a
+// time through the prepared statement, several in multi-row INSERTs (one
+// round trip to PostgreSQL per insertRows events).
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, n int64, first uint64, t int64, events []session.Event) error {
+	if len(events) == 1 {
+		_, err := tx.StmtContext(ctx, s.insertEvent).ExecContext(ctx, n, int64(first), int(events[0].Kind), t, []byte(events[0].Data))
+		return err
+	}
+	for len(events) > 0 {
+		k := min(len(events), insertRows)
+		args := make([]any, 0, 5*k)
+		for i, e := range events[:k] {
+			args = append(args, n, int64(first)+int64(i), int(e.Kind), t, []byte(e.Data))
+		}
+		if _, err := tx.ExecContext(ctx, insertManyText(k), args...); err != nil {
+			return err
+		}
+		events, first = events[k:], first+uint64(k)
+	}
+	return nil
 }
 
 func (s *Store) StartTurn(ctx context.Context, id string, data json.RawMessage) (uint64, error) {
@@ -415,7 +441,7 @@ func (s *Store) StartTurn(ctx context.Context, id string, data json.RawMessage) 
 		return 0, err
 	}
 	var seq uint64
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, id, func(tx *sql.Tx) error {
 		t := nowNanos()
 		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.startTurn), s.whyNot(ctx, tx, id, true, true), id, t, []byte(data))
 		if err != nil {
@@ -438,7 +464,7 @@ func (s *Store) InterruptTurn(ctx context.Context, id string, reason string) (ui
 
 func (s *Store) finishTurn(ctx context.Context, id string, state session.TurnState, reason string) (uint64, error) {
 	var seq uint64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, id, func(tx *sql.Tx) error {
 		var err error
 		seq, err = s.finishTurnIn(ctx, tx, id, state, reason)
 		return err
@@ -506,7 +532,7 @@ func (s *Store) Events(ctx context.Context, id string, after uint64, limit int) 
 
 func (s *Store) CloseSession(ctx context.Context, id string) (session.Session, error) {
 	var out session.Session
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, id, func(tx *sql.Tx) error {
 		res, err := tx.StmtContext(ctx, s.closeSession).ExecContext(ctx, id, nowNanos())
 		if err != nil {
 			return err
@@ -526,7 +552,7 @@ func (s *Store) CloseSession(ctx context.Context, id string) (session.Session, e
 }
 
 func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, id, func(tx *sql.Tx) error {
 		var n int64
 		err := tx.StmtContext(ctx, s.del).QueryRowContext(ctx, id).Scan(&n)
 		if errors.Is(err, sql.ErrNoRows) {

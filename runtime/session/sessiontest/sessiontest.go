@@ -42,6 +42,7 @@ var cases = []struct {
 	{"NotFound", testNotFound},
 	{"AppendEvents", testAppendEvents},
 	{"EventsPaging", testEventsPaging},
+	{"LargeBatch", testLargeBatch},
 	{"SequencesPerSession", testSequencesPerSession},
 	{"ConcurrentAppends", testConcurrentAppends},
 	{"Turns", testTurns},
@@ -304,6 +305,38 @@ func testEventsPaging(t *testing.T, st session.Store) {
 	}
 	if past := events(t, st, id, n+10, 0); len(past) != 0 {
 		t.Errorf("Events after the end: %v", past)
+	}
+}
+
+// One Append of many events records them all, in order, or none.
+func testLargeBatch(t *testing.T, st session.Store) {
+	id := NewID("s")
+	create(t, st, session.Info{ID: id})
+	appendOne(t, st, id, Update(0))
+	const n = 250
+	batch := make([]session.Event, n)
+	for i := range batch {
+		batch[i] = session.Event{Kind: session.KindUpdate, Data: Update(i + 1)}
+	}
+	last, err := st.Append(ctx, id, batch...)
+	if err != nil || last != n+1 {
+		t.Fatalf("Append of %d: %d, %v; want %d", n, last, err, n+1)
+	}
+	evs := events(t, st, id, 0, 0)
+	if len(evs) != n+1 {
+		t.Fatalf("%d events, want %d", len(evs), n+1)
+	}
+	for i, e := range evs {
+		if e.Seq != uint64(i+1) || string(e.Data) != string(Update(i)) {
+			t.Fatalf("event %d: %d %s", i, e.Seq, e.Data)
+		}
+	}
+	batch[n-1].Data = json.RawMessage(`{`)
+	if _, err := st.Append(ctx, id, batch...); !errors.Is(err, session.ErrInvalid) {
+		t.Fatalf("a batch with one bad event: %v", err)
+	}
+	if s := get(t, st, id); s.LastSeq != n+1 {
+		t.Errorf("a refused batch moved the last sequence to %d", s.LastSeq)
 	}
 }
 
