@@ -33,6 +33,14 @@ type Options struct {
 	// Observer, when set, is told about every request and notification
 	// the connection receives or sends (tracing); see Observer.
 	Observer Observer
+	// Record, when set, is given every request and notification this side
+	// sends through its typed methods, after their checks and before the
+	// frame is written: the method, the params' sessionId ("" when none)
+	// and the params as they will be written (valid only during the call).
+	// An error stops the send, which returns it: what a session store
+	// could not record never reaches the peer, so a later replay lacks
+	// nothing the peer saw (runtime/session.Recorder).
+	Record func(ctx context.Context, method, sessionID string, params []byte) error
 }
 
 // End is the runtime's part of a generated connection end: the JSON-RPC
@@ -49,6 +57,7 @@ type End struct {
 	neg    atomic.Value    // *negotiation; see negotiated
 	drops  peerlog.Limiter // the default OnDrop's warning
 	turns  turnTable       // the side's prompt turns, when its Routes name them
+	record func(ctx context.Context, method, sessionID string, params []byte) error
 }
 
 // negotiation is what initialize settled, read without a lock: the
@@ -80,6 +89,7 @@ func Connect(e *End, routes *Routes, route Route, ext any, r io.Reader, w io.Wri
 	}
 	e.ext, _ = ext.(ExtHandler)
 	e.obs = o.Observer
+	e.record = o.Record
 	var h jsonrpc.Handler = &router{e, routes, route}
 	if routes.Turn != nil {
 		e.turns.methods = routes.Turn
