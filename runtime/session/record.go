@@ -21,7 +21,7 @@ const UpdateMethod = "session/update"
 // error. Other methods pass through.
 func Recorder(s Store) func(ctx context.Context, method, sessionID string, params []byte) error {
 	return func(ctx context.Context, method, sessionID string, params []byte) error {
-		if method != UpdateMethod || sessionID == "" {
+		if method != UpdateMethod || sessionID == "" || ctx.Value(unrecordedKey{}) != nil {
 			return nil
 		}
 		var p struct {
@@ -38,8 +38,17 @@ func Recorder(s Store) func(ctx context.Context, method, sessionID string, param
 	}
 }
 
+type unrecordedKey struct{}
+
+// Unrecorded returns ctx marked so that Recorder lets what is sent on it go
+// unrecorded: a replay of the log, which is in the log already.
+func Unrecorded(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unrecordedKey{}, true)
+}
+
 // Replay calls send with every update recorded in session id's log, in
-// order, from the first: what v1's session/load sends before it answers.
+// order, from the first: what v1's session/load sends before it answers
+// (send on a context from Unrecorded, so the replay is not recorded again).
 // Events are read in pages, so a long log is not held whole.
 func Replay(ctx context.Context, s Store, id string, send func(update json.RawMessage) error) (n int, err error) {
 	const page = 1024
