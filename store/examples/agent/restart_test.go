@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,5 +129,45 @@ func TestRestartAfterKillLoadsEverythingSent(t *testing.T) {
 	r, err := conn2.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("next")}})
 	if err != nil || r.StopReason != acp.StopReasonEndTurn {
 		t.Errorf("the next turn: %+v, %v", r, err)
+	}
+}
+
+// A store that cannot be opened (here: a SQLite path under a regular
+// file, which no user can create) costs one log line; the agent serves
+// without it and advertises no session/load, list, resume, close or delete.
+func TestUnopenableStoreWithdrawsCapabilities(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "agent")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ro := filepath.Join(dir, "file")
+	if err := os.WriteFile(ro, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-store", "sqlite:"+filepath.Join(ro, "s.db"))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	conn := acp.NewClientConn(&client{got: make(chan struct{}, 8)}, out, in, acp.ConnOptions{})
+	go conn.Run(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := conn.Initialize(ctx, &acp.InitializeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.AgentCapabilities; c != nil && (c.LoadSession != nil && *c.LoadSession || c.SessionCapabilities != nil) {
+		t.Errorf("capabilities %+v with no store", c)
+	}
+	in.Close()
+	cmd.Wait()
+	if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n") + 1; lines != 1 || !strings.Contains(stderr.String(), "serving without a session store") {
+		t.Errorf("stderr (%d lines):\n%s", lines, stderr.String())
 	}
 }
