@@ -53,6 +53,7 @@ var update = flag.Bool("update", false, "rewrite the goldens instead of comparin
 var (
 	additionalDirectories = "overlays/additional-directories.json"
 	runtimeContext        = "overlays/runtime-context.json"
+	resumableTransport    = "overlays/resumable-transport.json"
 	sandboxAgent          = "overlays/vendor/sandbox-agent.json"
 	zeroClaw              = "overlays/vendor/zeroclaw.json"
 )
@@ -70,6 +71,7 @@ var cases = []goldenCase{
 	// A vendor overlay on the RFDs it builds on.
 	{sandboxAgent, []string{additionalDirectories, runtimeContext}, "sandboxagent"},
 	{zeroClaw, nil, "zeroclaw"},
+	{resumableTransport, nil, "resumabletransport"},
 }
 
 // dir is the case's folder, relative to the repository root: testdata/

@@ -185,6 +185,8 @@ var defs = map[string]acpgentest.Def{
 	"ToolCallStatus":                           acpgentest.For[ToolCallStatus](&enumToolCallStatus),
 	"ToolCallUpdate":                           acpgentest.For[ToolCallUpdate](wire.Methods{}),
 	"ToolKind":                                 acpgentest.For[ToolKind](&enumToolKind),
+	"TransportCapabilities":                    acpgentest.For[TransportCapabilities](&objectTransportCapabilities),
+	"TransportResumableCapabilities":           acpgentest.For[TransportResumableCapabilities](&objectTransportResumableCapabilities),
 	"UnstructuredCommandInput":                 acpgentest.For[UnstructuredCommandInput](&objectUnstructuredCommandInput),
 	"UsageUpdate":                              acpgentest.For[UsageUpdate](&objectUsageUpdate),
 	"WaitForTerminalExitRequest":               acpgentest.For[WaitForTerminalExitRequest](&objectWaitForTerminalExitRequest),
@@ -198,7 +200,7 @@ var defs = map[string]acpgentest.Def{
 var schema = acpgentest.Schema{
 	Channel: "stable",
 	Path:    "testdata/schema.json",
-	SHA256:  "7172785de665d17bfa9e8a9a06de60fe37ae418a3ff7bd960a43a2c6bee3e4cd",
+	SHA256:  "390cf64b2a4f6ef10520c47c290022a9b736cc195987c701f8790fca55ca3fd8",
 }
 
 func TestRoundTrip(t *testing.T) {

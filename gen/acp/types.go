@@ -1440,7 +1440,7 @@ type InitializeResponse struct {
 // ProtocolVersion is integer (uint16). Schema: $defs/ProtocolVersion.
 type ProtocolVersion uint16
 
-// AgentCapabilities is an object. Schema: $defs/AgentCapabilities. See https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities.
+// AgentCapabilities is an object. Schema: $defs/AgentCapabilities. See https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities. Added or changed by "Durable and resumable transport: the agent's transport.resumable capability" (draft RFD (durable-resumable-http-transport), no schema types upstream).
 type AgentCapabilities struct {
 	// LoadSession is the optional member "loadSession". nil means absent or null. Lenient decoding treats an invalid value as absent. Default: false.
 	LoadSession *bool `json:"loadSession,omitempty"`
@@ -1454,6 +1454,8 @@ type AgentCapabilities struct {
 	Auth *AgentAuthCapabilities `json:"auth,omitempty"`
 	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent. See https://agentclientprotocol.com/protocol/v1/extensibility.
 	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// Transport is the optional member "transport"; null is allowed. nil means absent or null. Lenient decoding treats an invalid value as absent. Added or changed by "Durable and resumable transport: the agent's transport.resumable capability" (draft RFD (durable-resumable-http-transport), no schema types upstream).
+	Transport *TransportCapabilities `json:"transport,omitempty"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
 }
@@ -3558,6 +3560,28 @@ type RuntimeContextItem struct {
 	Title *string `json:"title,omitempty"`
 	// Text is the required member "text".
 	Text string `json:"text"`
+	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
+	Unknown wire.Fields `json:"-"`
+}
+
+// TransportResumableCapabilities is an object. Schema: $defs/TransportResumableCapabilities. Added or changed by "Durable and resumable transport: the agent's transport.resumable capability" (draft RFD (durable-resumable-http-transport), no schema types upstream).
+type TransportResumableCapabilities struct {
+	// RetentionMessages is the optional member "retentionMessages". nil means absent or null.
+	RetentionMessages *uint64 `json:"retentionMessages,omitempty"`
+	// RetentionSeconds is the optional member "retentionSeconds". nil means absent or null.
+	RetentionSeconds *uint64 `json:"retentionSeconds,omitempty"`
+	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent.
+	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
+	Unknown wire.Fields `json:"-"`
+}
+
+// TransportCapabilities is an object. Schema: $defs/TransportCapabilities. Added or changed by "Durable and resumable transport: the agent's transport.resumable capability" (draft RFD (durable-resumable-http-transport), no schema types upstream).
+type TransportCapabilities struct {
+	// Resumable is the optional member "resumable"; null is allowed. nil means absent or null. Lenient decoding treats an invalid value as absent.
+	Resumable *TransportResumableCapabilities `json:"resumable,omitempty"`
+	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent.
+	Meta map[string]wire.Raw `json:"_meta,omitempty"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
 }

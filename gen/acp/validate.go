@@ -2038,6 +2038,20 @@ func (x *RuntimeContextItem) Validate() error {
 	return v.Err()
 }
 
+// Validate reports every way x breaks the schema of TransportResumableCapabilities, each with the JSON pointer of the offending value.
+func (x *TransportResumableCapabilities) Validate() error {
+	var v wire.Validator
+	wire.ValidateTable(&v, x, &objectTransportResumableCapabilities)
+	return v.Err()
+}
+
+// Validate reports every way x breaks the schema of TransportCapabilities, each with the JSON pointer of the offending value.
+func (x *TransportCapabilities) Validate() error {
+	var v wire.Validator
+	wire.ValidateTable(&v, x, &objectTransportCapabilities)
+	return v.Err()
+}
+
 var pattern0 = wire.Pattern{
 	Prog: []wire.PatternInst{{Op: wire.PatternFail}, {
 		Arg: wire.EmptyBeginText,

@@ -255,6 +255,8 @@ var defs = map[string]acpgentest.Def{
 	"ToolCallStatus":                           acpgentest.For[ToolCallStatus](&enumToolCallStatus),
 	"ToolCallUpdate":                           acpgentest.For[ToolCallUpdate](wire.Methods{}),
 	"ToolKind":                                 acpgentest.For[ToolKind](&enumToolKind),
+	"TransportCapabilities":                    acpgentest.For[TransportCapabilities](&objectTransportCapabilities),
+	"TransportResumableCapabilities":           acpgentest.For[TransportResumableCapabilities](&objectTransportResumableCapabilities),
 	"UnarchiveSessionRequest":                  acpgentest.For[UnarchiveSessionRequest](&objectUnarchiveSessionRequest),
 	"UnarchiveSessionResponse":                 acpgentest.For[UnarchiveSessionResponse](&objectUnarchiveSessionResponse),
 	"UnknownStateUpdate":                       acpgentest.For[UnknownStateUpdate](&objectUnknownStateUpdate),
@@ -272,7 +274,7 @@ var defs = map[string]acpgentest.Def{
 var schema = acpgentest.Schema{
 	Channel: "unstable",
 	Path:    "testdata/schema.json",
-	SHA256:  "e24d04329a721049f5b504ee8aa59f4a504a62455b59e2b3a6ddb5ad134b1eda",
+	SHA256:  "021f211e17f8cd02518936872ff3f83606c123f7846a7bf079e733ebb79109d0",
 }
 
 func TestRoundTrip(t *testing.T) {

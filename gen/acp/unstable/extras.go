@@ -26,6 +26,11 @@ var Overlays = []OverlayInfo{{
 	Status: "proposed RFD, open pull request",
 	Title:  "Runtime context on session/prompt",
 	URL:    "https://github.com/agentclientprotocol/agent-client-protocol/pull/874",
+}, {
+	ID:     "resumable-transport",
+	Status: "draft RFD (durable-resumable-http-transport), no schema types upstream",
+	Title:  "Durable and resumable transport: the agent's transport.resumable capability",
+	URL:    "",
 }}
 
 // ForHistory returns v as it must be recorded in durable history and replayed: without RuntimeContext, which applies to this turn only. The copy shares every other member with v.

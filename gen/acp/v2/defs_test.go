@@ -204,6 +204,8 @@ var defs = map[string]acpgentest.Def{
 	"ToolCallStatus":                           acpgentest.For[ToolCallStatus](&enumToolCallStatus),
 	"ToolCallUpdate":                           acpgentest.For[ToolCallUpdate](wire.Methods{}),
 	"ToolKind":                                 acpgentest.For[ToolKind](&enumToolKind),
+	"TransportCapabilities":                    acpgentest.For[TransportCapabilities](&objectTransportCapabilities),
+	"TransportResumableCapabilities":           acpgentest.For[TransportResumableCapabilities](&objectTransportResumableCapabilities),
 	"UnsupportedProtocolVersionErrorData":      acpgentest.For[UnsupportedProtocolVersionErrorData](&objectUnsupportedProtocolVersionErrorData),
 	"UpdateSessionNotification":                acpgentest.For[UpdateSessionNotification](wire.Methods{}),
 	"UsageUpdate":                              acpgentest.For[UsageUpdate](&objectUsageUpdate),
@@ -215,7 +217,7 @@ var defs = map[string]acpgentest.Def{
 var schema = acpgentest.Schema{
 	Channel: "v2",
 	Path:    "testdata/schema.json",
-	SHA256:  "d0bf493103243b057c069d54c659106129f4ee732e939bb83b5eea7c106b3997",
+	SHA256:  "8942ffd9960a154552c3ca6c907ae07db96f152e1cecd0119e5597ee5b726ec6",
 }
 
 func TestRoundTrip(t *testing.T) {

@@ -14,4 +14,9 @@ type OverlayInfo struct {
 }
 
 // Overlays lists the overlays applied to the base schema, in order; empty when there were none.
-var Overlays = []OverlayInfo{}
+var Overlays = []OverlayInfo{{
+	ID:     "resumable-transport",
+	Status: "draft RFD (durable-resumable-http-transport), no schema types upstream",
+	Title:  "Durable and resumable transport: the agent's transport.resumable capability",
+	URL:    "",
+}}

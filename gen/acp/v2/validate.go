@@ -2572,6 +2572,20 @@ func (x *CancelRequestNotification) Validate() error {
 	return v.Err()
 }
 
+// Validate reports every way x breaks the schema of TransportResumableCapabilities, each with the JSON pointer of the offending value.
+func (x *TransportResumableCapabilities) Validate() error {
+	var v wire.Validator
+	wire.ValidateTable(&v, x, &objectTransportResumableCapabilities)
+	return v.Err()
+}
+
+// Validate reports every way x breaks the schema of TransportCapabilities, each with the JSON pointer of the offending value.
+func (x *TransportCapabilities) Validate() error {
+	var v wire.Validator
+	wire.ValidateTable(&v, x, &objectTransportCapabilities)
+	return v.Err()
+}
+
 var stringRule0 = wire.StringRule{Format: &wire.FormatURI}
 var stringRule1 = wire.StringRule{Format: &wire.FormatRegex}
 var stringRule2 = wire.StringRule{Format: &wire.FormatDateTime}

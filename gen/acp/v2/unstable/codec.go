@@ -4117,6 +4117,15 @@ var objectAgentCapabilities = wire.Object{
 				Shape: wire.ShapeMap,
 			},
 		},
+		{
+			Field: "Transport",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "transport",
+			Value: &wire.Value{
+				Object: &objectTransportCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
 	},
 	Name: "unstable.AgentCapabilities",
 	Type: (*AgentCapabilities)(nil),
@@ -13619,6 +13628,85 @@ func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxySuccessorNotification, wire.Lenient)
 }
 
+var objectTransportResumableCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "RetentionMessages",
+			Flags: wire.Pointer,
+			Name:  "retentionMessages",
+			Value: &wire.Uint64,
+		},
+		{
+			Field: "RetentionSeconds",
+			Flags: wire.Pointer,
+			Name:  "retentionSeconds",
+			Value: &wire.Uint64,
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TransportResumableCapabilities",
+	Type: (*TransportResumableCapabilities)(nil),
+}
+
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
+func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
+	return wire.MarshalTable(&v, &objectTransportResumableCapabilities)
+}
+
+// UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+func (v *TransportResumableCapabilities) UnmarshalJSON(data []byte) error {
+	return wire.DecodeWith(data, v, &objectTransportResumableCapabilities, wire.Lenient)
+}
+
+var objectTransportCapabilities = wire.Object{
+	Members: []wire.Member{
+		{
+			Field: "Resumable",
+			Flags: wire.Nullable | wire.Pointer | wire.DefaultOnError,
+			Name:  "resumable",
+			Value: &wire.Value{
+				Object: &objectTransportResumableCapabilities,
+				Shape:  wire.ShapeObject,
+			},
+		},
+		{
+			Field: "Meta",
+			Flags: wire.Nullable | wire.DefaultOnError,
+			Name:  "_meta",
+			Value: &wire.Value{
+				Elem:  &wire.RawJSON,
+				Shape: wire.ShapeMap,
+			},
+		},
+	},
+	Name: "unstable.TransportCapabilities",
+	Type: (*TransportCapabilities)(nil),
+}
+
+// MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,
+// naming the union and its variants, when a union in v has no variant or several set.
+//
+//go:noinline
+func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
+	return wire.MarshalTable(&v, &objectTransportCapabilities)
+}
+
+// UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+func (v *TransportCapabilities) UnmarshalJSON(data []byte) error {
+	return wire.DecodeWith(data, v, &objectTransportCapabilities, wire.Lenient)
+}
+
 var tables = wire.Index{Entries: []wire.Indexed{
 	{Type: (*AgentRequest)(nil), Table: &objectAgentRequest},
 	{Type: (*RequestPermissionRequest)(nil), Table: &objectRequestPermissionRequest},
@@ -13873,6 +13961,8 @@ var tables = wire.Index{Entries: []wire.Indexed{
 	{Type: (*ProxyNotification)(nil), Table: &objectProxyNotification},
 	{Type: (*ProxyNotificationParams)(nil), Table: &unionProxyNotificationParams},
 	{Type: (*ProxySuccessorNotification)(nil), Table: &objectProxySuccessorNotification},
+	{Type: (*TransportResumableCapabilities)(nil), Table: &objectTransportResumableCapabilities},
+	{Type: (*TransportCapabilities)(nil), Table: &objectTransportCapabilities},
 }}
 
 // TableOf is the wire.Table of the generated type v points to (wire.Methods for

@@ -265,6 +265,8 @@ var defs = map[string]acpgentest.Def{
 	"ToolCallStatus":                           acpgentest.For[ToolCallStatus](&enumToolCallStatus),
 	"ToolCallUpdate":                           acpgentest.For[ToolCallUpdate](wire.Methods{}),
 	"ToolKind":                                 acpgentest.For[ToolKind](&enumToolKind),
+	"TransportCapabilities":                    acpgentest.For[TransportCapabilities](&objectTransportCapabilities),
+	"TransportResumableCapabilities":           acpgentest.For[TransportResumableCapabilities](&objectTransportResumableCapabilities),
 	"UnarchiveSessionRequest":                  acpgentest.For[UnarchiveSessionRequest](&objectUnarchiveSessionRequest),
 	"UnarchiveSessionResponse":                 acpgentest.For[UnarchiveSessionResponse](&objectUnarchiveSessionResponse),
 	"UnknownStateUpdate":                       acpgentest.For[UnknownStateUpdate](&objectUnknownStateUpdate),
@@ -280,7 +282,7 @@ var defs = map[string]acpgentest.Def{
 var schema = acpgentest.Schema{
 	Channel: "v2-unstable",
 	Path:    "testdata/schema.json",
-	SHA256:  "613c763e7dfcd3819218c0712794f441c6fcc69c909f72d172eb669f3ec5312c",
+	SHA256:  "1962a15a591b79a10c14250bea11dcc96177b65369ae6450a2fc3980b6087b83",
 }
 
 func TestRoundTrip(t *testing.T) {

@@ -1759,7 +1759,7 @@ type Implementation struct {
 	Unknown wire.Fields `json:"-"`
 }
 
-// AgentCapabilities is an object. Schema: $defs/AgentCapabilities. See https://agentclientprotocol.com/protocol/v2/draft/initialization#agent-capabilities.
+// AgentCapabilities is an object. Schema: $defs/AgentCapabilities. See https://agentclientprotocol.com/protocol/v2/draft/initialization#agent-capabilities. Added or changed by "Durable and resumable transport: the agent's transport.resumable capability" (draft RFD (durable-resumable-http-transport), no schema types upstream).
 type AgentCapabilities struct {
 	// Session is the optional member "session"; null is allowed. nil means absent or null. Lenient decoding treats an invalid value as absent.
 	Session *SessionCapabilities `json:"session,omitempty"`
@@ -1769,6 +1769,8 @@ type AgentCapabilities struct {
 	Providers *ProvidersCapabilities `json:"providers,omitempty"`
 	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent. See https://agentclientprotocol.com/protocol/v2/draft/extensibility.
 	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// Transport is the optional member "transport"; null is allowed. nil means absent or null. Lenient decoding treats an invalid value as absent. Added or changed by "Durable and resumable transport: the agent's transport.resumable capability" (draft RFD (durable-resumable-http-transport), no schema types upstream).
+	Transport *TransportCapabilities `json:"transport,omitempty"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
 }
@@ -5734,6 +5736,28 @@ type ProxySuccessorNotification struct {
 	// Params is the optional member "params"; null is allowed. nil means absent.
 	Params wire.Raw `json:"params,omitempty"`
 	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent. See https://agentclientprotocol.com/protocol/v2/draft/extensibility.
+	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
+	Unknown wire.Fields `json:"-"`
+}
+
+// TransportResumableCapabilities is an object. Schema: $defs/TransportResumableCapabilities. Added or changed by "Durable and resumable transport: the agent's transport.resumable capability" (draft RFD (durable-resumable-http-transport), no schema types upstream).
+type TransportResumableCapabilities struct {
+	// RetentionMessages is the optional member "retentionMessages". nil means absent or null.
+	RetentionMessages *uint64 `json:"retentionMessages,omitempty"`
+	// RetentionSeconds is the optional member "retentionSeconds". nil means absent or null.
+	RetentionSeconds *uint64 `json:"retentionSeconds,omitempty"`
+	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent.
+	Meta map[string]wire.Raw `json:"_meta,omitempty"`
+	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
+	Unknown wire.Fields `json:"-"`
+}
+
+// TransportCapabilities is an object. Schema: $defs/TransportCapabilities. Added or changed by "Durable and resumable transport: the agent's transport.resumable capability" (draft RFD (durable-resumable-http-transport), no schema types upstream).
+type TransportCapabilities struct {
+	// Resumable is the optional member "resumable"; null is allowed. nil means absent or null. Lenient decoding treats an invalid value as absent.
+	Resumable *TransportResumableCapabilities `json:"resumable,omitempty"`
+	// Meta is the optional member "_meta"; null is allowed. nil means absent. Lenient decoding treats an invalid value as absent.
 	Meta map[string]wire.Raw `json:"_meta,omitempty"`
 	// Unknown keeps members this version does not model, in input order, so they re-encode unchanged.
 	Unknown wire.Fields `json:"-"`
