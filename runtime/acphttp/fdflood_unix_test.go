@@ -1,0 +1,215 @@
+//go:build unix
+
+package acphttp
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// childFDLimit is the soft RLIMIT_NOFILE of the server process the flood
+// tests start: low enough that a flood this test can afford exhausts it on
+// a server without stream caps.
+const childFDLimit = 256
+
+// envFDChild makes TestFDLimitedServerChild serve: set only for the child
+// process the flood tests start.
+const envFDChild = "ACPHTTP_FD_LIMITED_SERVER"
+
+// TestFDLimitedServerChild is the child process of the flood tests, not a
+// test of its own: with envFDChild set it lowers its own RLIMIT_NOFILE to
+// childFDLimit, serves a Server with default Options on a loopback port,
+// prints "listening ADDR", and serves until its stdin closes. The limit is
+// the child's alone: this process's and the machine's are not changed.
+func TestFDLimitedServerChild(t *testing.T) {
+	if os.Getenv(envFDChild) != "1" {
+		return // run by the flood tests only
+	}
+	lim := syscall.Rlimit{Cur: childFDLimit, Max: childFDLimit}
+	var cur syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &cur); err == nil && cur.Max < lim.Max {
+		lim.Max = cur.Max
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatalf("lowering RLIMIT_NOFILE: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { io.Copy(io.Discard, os.Stdin); cancel() }()
+	s := NewServer(serveTest, Options{Logger: quiet()})
+	err := ListenAndServe(ctx, "127.0.0.1:0", s, ServeOptions{Listening: func(a net.Addr) {
+		fmt.Printf("listening %s\n", a)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startFDLimitedServer starts TestFDLimitedServerChild in a child process
+// and returns its /acp URL; the child ends with the test.
+func startFDLimitedServer(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFDLimitedServerChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envFDChild+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(guard):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	addr := make(chan string, 1)
+	go func() {
+		for lines.Scan() {
+			if a, ok := strings.CutPrefix(lines.Text(), "listening "); ok {
+				addr <- a
+			}
+		}
+		close(addr)
+	}()
+	select {
+	case a, ok := <-addr:
+		if !ok {
+			t.Fatal("the server process ended before listening")
+		}
+		return "http://" + a + "/acp"
+	case <-time.After(guard):
+		t.Fatal("the server process did not listen")
+	}
+	return ""
+}
+
+// floodSessionStreams opens n session streams with random Acp-Session-Ids
+// on the connection id, each over a TCP connection of its own (HTTP/1.1),
+// and holds the ones answered 200 open until the test ends. It returns the
+// statuses (0: no answer within a second).
+func floodSessionStreams(t *testing.T, url, id string, n int) map[int]int {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	tr := &http.Transport{MaxIdleConnsPerHost: -1} // a connection per request, as a flood opens them
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 64)
+	for range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			var b [16]byte
+			rand.Read(b[:])
+			rctx, rcancel := context.WithCancel(ctx)
+			timer := time.AfterFunc(time.Second, rcancel)
+			req, _ := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set(HeaderConnectionID, id)
+			req.Header.Set(HeaderSessionID, hex.EncodeToString(b[:]))
+			resp, err := hc.Do(req)
+			st := 0
+			if err == nil {
+				st = resp.StatusCode
+				if st == http.StatusOK {
+					timer.Stop() // held open: the flood keeps its streams
+					go func() { io.Copy(io.Discard, resp.Body); resp.Body.Close(); rcancel() }()
+				} else {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					rcancel()
+				}
+			} else {
+				rcancel()
+			}
+			mu.Lock()
+			statuses[st]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return statuses
+}
+
+// One unauthenticated client floods a server whose process has
+// childFDLimit descriptors with session streams for random session ids
+// (more than the limit); a second client is still served on both profiles,
+// its session's updates included, while the flood holds what it got.
+func TestStreamFloodLeavesServerServing(t *testing.T) {
+	url := startFDLimitedServer(t)
+	hostile := initConn(t, url)
+	statuses := floodSessionStreams(t, url, hostile, 2*childFDLimit)
+	t.Logf("flood of %d session streams: statuses %v", 2*childFDLimit, statuses)
+	for _, p := range []Profile{StreamableHTTP, WebSocket} {
+		if err := secondClientServed(url, p); err != nil {
+			t.Errorf("%s: second client: %v", p, err)
+		}
+	}
+	if statuses[http.StatusOK] >= 2*childFDLimit {
+		t.Errorf("every flooding stream was opened: %v", statuses)
+	}
+}
+
+// secondClientServed dials url on profile p, initializes, and runs a
+// "stream" request on a session of its own: nil once all of it has been
+// served within 5 s.
+func secondClientServed(url string, p Profile) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, url, DialOptions{Profile: p, Logger: quiet(), HTTPClient: &http.Client{Transport: &http.Transport{}}})
+	if err != nil {
+		return fmt.Errorf("Dial: %w", err)
+	}
+	defer c.Close() // also ends a request stuck on a server that accepts nothing
+	rpc, tc := newTestRPC(c)
+	defer rpc.Close()
+	done := make(chan error, 1)
+	go func() {
+		if _, err := rpc.Call(ctx, "initialize", wire.Raw(`{"protocolVersion":1}`)); err != nil {
+			done <- fmt.Errorf("initialize: %w", err)
+		} else if res, err := rpc.Call(ctx, "stream", wire.Raw(`{"sessionId":"s2","n":3}`)); err != nil || string(res) != `{"n":3}` {
+			done <- fmt.Errorf("stream: %s %v", res, err)
+		} else if got := tc.taken(); len(got) != 3 {
+			done <- fmt.Errorf("%d session updates, want 3: %q", len(got), got)
+		} else {
+			done <- nil
+		}
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return errors.New("not served within 5 s")
+	}
+}
