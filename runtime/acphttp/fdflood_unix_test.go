@@ -28,43 +28,48 @@ import (
 // a server without stream caps.
 const childFDLimit = 256
 
-// envFDChild makes TestFDLimitedServerChild serve: set only for the child
-// process the flood tests start.
+// envFDChild makes the test binary serve as the flood tests' child
+// process (see TestMain) instead of running tests.
 const envFDChild = "ACPHTTP_FD_LIMITED_SERVER"
 
-// TestFDLimitedServerChild is the child process of the flood tests, not a
-// test of its own: with envFDChild set it lowers its own RLIMIT_NOFILE to
-// childFDLimit, serves a Server with default Options on a loopback port,
-// prints "listening ADDR", and serves until its stdin closes. The limit is
-// the child's alone: this process's and the machine's are not changed.
-func TestFDLimitedServerChild(t *testing.T) {
-	if os.Getenv(envFDChild) != "1" {
-		return // run by the flood tests only
+func TestMain(m *testing.M) {
+	if os.Getenv(envFDChild) == "1" {
+		if err := serveFDLimited(); err != nil {
+			fmt.Fprintln(os.Stderr, "fd-limited server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
+	os.Exit(m.Run())
+}
+
+// serveFDLimited is the flood tests' child process: it lowers its own
+// RLIMIT_NOFILE to childFDLimit, serves a Server with default Options on a
+// loopback port, prints "listening ADDR", and serves until its stdin
+// closes. The limit is the child's alone: the test process's and the
+// machine's are not changed.
+func serveFDLimited() error {
 	lim := syscall.Rlimit{Cur: childFDLimit, Max: childFDLimit}
 	var cur syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &cur); err == nil && cur.Max < lim.Max {
 		lim.Max = cur.Max
 	}
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatalf("lowering RLIMIT_NOFILE: %v", err)
+		return fmt.Errorf("lowering RLIMIT_NOFILE: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { io.Copy(io.Discard, os.Stdin); cancel() }()
 	s := NewServer(serveTest, Options{Logger: quiet()})
-	err := ListenAndServe(ctx, "127.0.0.1:0", s, ServeOptions{Listening: func(a net.Addr) {
+	return ListenAndServe(ctx, "127.0.0.1:0", s, ServeOptions{Listening: func(a net.Addr) {
 		fmt.Printf("listening %s\n", a)
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
-// startFDLimitedServer starts TestFDLimitedServerChild in a child process
-// and returns its /acp URL; the child ends with the test.
+// startFDLimitedServer starts serveFDLimited in a child process and returns
+// its /acp URL; the child ends with the test.
 func startFDLimitedServer(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFDLimitedServerChild$", "-test.count=1")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), envFDChild+"=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -114,7 +119,7 @@ func startFDLimitedServer(t *testing.T) string {
 // floodSessionStreams opens n session streams with random Acp-Session-Ids
 // on the connection id, each over a TCP connection of its own (HTTP/1.1),
 // and holds the ones answered 200 open until the test ends. It returns the
-// statuses (0: no answer within a second).
+// statuses (0: no answer within 5 s).
 func floodSessionStreams(t *testing.T, url, id string, n int) map[int]int {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -133,7 +138,7 @@ func floodSessionStreams(t *testing.T, url, id string, n int) map[int]int {
 			var b [16]byte
 			rand.Read(b[:])
 			rctx, rcancel := context.WithCancel(ctx)
-			timer := time.AfterFunc(time.Second, rcancel)
+			timer := time.AfterFunc(5*time.Second, rcancel) // a server out of descriptors accepts none
 			req, _ := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
 			req.Header.Set("Accept", "text/event-stream")
 			req.Header.Set(HeaderConnectionID, id)
@@ -211,5 +216,25 @@ func secondClientServed(url string, p Profile) error {
 		return err
 	case <-ctx.Done():
 		return errors.New("not served within 5 s")
+	}
+}
+
+// Many unauthenticated connections of one client (each a principal of its
+// own) flooding session streams: MaxStreams (F/2 = 128) keeps the server's
+// descriptors. Past it GETs are answered 503, none is left unanswered, and
+// a WebSocket client is still served.
+func TestStreamFloodFromManyConnections(t *testing.T) {
+	url := startFDLimitedServer(t)
+	total := map[int]int{}
+	for range 24 { // 24 connections of 8 streams each would be 192
+		for st, n := range floodSessionStreams(t, url, initConn(t, url), 16) {
+			total[st] += n
+		}
+	}
+	if total[http.StatusOK] > childFDLimit/2 || total[http.StatusServiceUnavailable] == 0 || total[0] > 0 {
+		t.Errorf("flood statuses %v, want at most %d opened, some 503 and none unanswered", total, childFDLimit/2)
+	}
+	if err := secondClientServed(url, WebSocket); err != nil {
+		t.Errorf("websocket: second client: %v", err)
 	}
 }
