@@ -564,13 +564,13 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal str
 	session := r.Header.Get(HeaderSessionID)
 	principal = c.sc.principal // without Auth, the connection's own
 	if status := s.takeStream(principal); status != 0 {
-		refuseStream(w, status)
+		refuseStream(w, r, status)
 		return
 	}
 	defer s.giveStream(principal)
 	box, status := c.lease(session)
 	if status == http.StatusTooManyRequests {
-		refuseStream(w, status)
+		refuseStream(w, r, status)
 		return
 	}
 	if status != 0 {

@@ -69,11 +69,14 @@ func (s *Server) giveStream(principal string) {
 	}
 }
 
-// refuseStream answers a GET refused by a stream limit. The TCP connection
-// is closed with it (HTTP/2: GOAWAY once idle): a flood's refused requests
-// hold no descriptor afterwards.
-func refuseStream(w http.ResponseWriter, status int) {
-	w.Header().Set("Connection", "close")
+// refuseStream answers a GET refused by a stream limit. Over HTTP/1 its TCP
+// connection is closed with it, so that a flood's refused requests hold no
+// descriptor afterwards (over HTTP/2 the connection carries the client's
+// other streams, and a GOAWAY would only make it open another).
+func refuseStream(w http.ResponseWriter, r *http.Request, status int) {
+	if r.ProtoMajor == 1 {
+		w.Header().Set("Connection", "close")
+	}
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
