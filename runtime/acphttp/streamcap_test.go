@@ -138,7 +138,7 @@ func TestUnknownSessionStreamEnds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 	id := initConn(t, url)
-	getStream(t, ctx, url, map[string]string{HeaderConnectionID: id}) // session/new's answer goes there
+	connStream := getStream(t, ctx, url, map[string]string{HeaderConnectionID: id})
 	ghost := getStream(t, ctx, url, map[string]string{HeaderConnectionID: id, HeaderSessionID: "ghost"})
 	if ghost.StatusCode != http.StatusOK {
 		t.Fatalf("GET of an unknown session: %d, want 200", ghost.StatusCode)
@@ -149,12 +149,13 @@ func TestUnknownSessionStreamEnds(t *testing.T) {
 	if st, _, body := rawPost(t, url, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}`, conn); st != http.StatusAccepted {
 		t.Fatalf("session/new: %d %s", st, body)
 	}
-	var known *http.Response
-	for known == nil || known.StatusCode != http.StatusOK { // until the agent's answer has been routed
-		known = getStream(t, ctx, url, map[string]string{HeaderConnectionID: id, HeaderSessionID: "n1"})
-		if known.StatusCode == http.StatusConflict {
-			t.Fatal("n1's stream has a receiver already")
-		}
+	// session/new's answer, on the connection's stream, names n1.
+	if line, err := bufio.NewReader(connStream.Body).ReadString('\n'); err != nil || !strings.Contains(line, `"sessionId":"n1"`) {
+		t.Fatalf("session/new's answer: %q %v", line, err)
+	}
+	known := getStream(t, ctx, url, map[string]string{HeaderConnectionID: id, HeaderSessionID: "n1"})
+	if known.StatusCode != http.StatusOK {
+		t.Fatalf("GET of n1: %d, want 200", known.StatusCode)
 	}
 	select {
 	case err := <-ended:
