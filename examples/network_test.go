@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -30,8 +31,15 @@ func buildExample(t *testing.T, name string) string {
 // port and returns its URL; the agent is killed at cleanup.
 func listenAgent(t *testing.T, bin string, args ...string) string {
 	t.Helper()
+	return listenAgentEnv(t, bin, nil, args...)
+}
+
+// listenAgentEnv is listenAgent with env added to the agent's environment.
+func listenAgentEnv(t *testing.T, bin string, env []string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -190,22 +198,35 @@ func TestNetworkSessionsBelongToTheirPrincipal(t *testing.T) {
 	}
 }
 
-// examples/client -connect against examples/agent -listen: with -token the
-// reconnect loads the session; without, each connection is another
-// principal and the client skips the load.
+// examples/client -connect against examples/agent -listen: with a token
+// (-token, -token-file or $ACP_TOKEN on both sides) the reconnect loads the
+// session; without, each connection is another principal and the client
+// skips the load.
 func TestRemoteClientDrivesGoAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the example binaries")
 	}
 	agent, client := buildExample(t, "agent"), buildExample(t, "client")
 	cwd := t.TempDir()
-	for _, token := range []string{"", "t0k"} {
-		var args []string
-		if token != "" {
-			args = []string{"-token", token}
-		}
-		url := listenAgent(t, agent, args...)
-		out, err := exec.Command(client, append([]string{"-connect", url, "-cwd", cwd}, args...)...).CombinedOutput()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("t0k\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		token string // "" without one
+		args  []string
+		env   []string
+	}{
+		{"", nil, nil},
+		{"-token", []string{"-token", "t0k"}, nil},
+		{"-token-file", []string{"-token-file", tokenFile}, nil},
+		{"$" + acphttp.TokenEnv, nil, []string{acphttp.TokenEnv + "=t0k"}},
+	} {
+		token := tc.token
+		url := listenAgentEnv(t, agent, tc.env, tc.args...)
+		cmd := exec.Command(client, append([]string{"-connect", url, "-cwd", cwd}, tc.args...)...)
+		cmd.Env = append(os.Environ(), tc.env...)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("client -connect (token %q): %v\n%s", token, err, out)
 		}

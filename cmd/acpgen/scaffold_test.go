@@ -334,7 +334,16 @@ func TestScaffoldHTTPAgent(t *testing.T) {
 	if out, err := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "0.0.0.0:0").CombinedOutput(); err == nil || !strings.Contains(string(out), "refusing to serve without Options.Auth") {
 		t.Errorf("-listen 0.0.0.0:0 without -token: %v\n%s", err, out)
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "127.0.0.1:0", "-token", "t0k")
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("t0k\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "127.0.0.1:0", "-token", "t0k", "-token-file", tokenFile).CombinedOutput(); err == nil || !strings.Contains(string(out), "not both") {
+		t.Errorf("-token and -token-file: %v\n%s", err, out)
+	}
+	// The token from its file (over $ACP_TOKEN), off the command line.
+	cmd := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "127.0.0.1:0", "-token-file", tokenFile)
+	cmd.Env = append(os.Environ(), acphttp.TokenEnv+"=other")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -344,6 +353,9 @@ func TestScaffoldHTTPAgent(t *testing.T) {
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	if !ok {
 		t.Fatalf("agent printed %q", line)
+	}
+	if _, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: acphttp.WebSocket, Header: http.Header{"Authorization": {"Bearer other"}}}); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("Dial with the environment's token, -token-file given: %v, want 401", err)
 	}
 	for _, p := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
 		c, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: p, Header: http.Header{"Authorization": {"Bearer t0k"}}})

@@ -27,8 +27,10 @@
 //
 // With -listen ADDR it serves ACP over the network instead, at /acp, in both
 // profiles (WebSocket and Streamable HTTP, on HTTP/1.1 and h2c), printing
-// "listening on http://ADDR/acp" once it accepts connections; -token makes
-// every request need "Authorization: Bearer TOKEN". Without -token it serves
+// "listening on http://ADDR/acp" once it accepts connections; a token makes
+// every request need "Authorization: Bearer TOKEN": -token-file FILE (its
+// content), the ACP_TOKEN environment variable, or -token (which every user
+// of the machine can read in the process list). Without a token it serves
 // loopback addresses only, and each connection is a principal of its own.
 // Requests must name the server by a loopback name unless -allow-host lists
 // others. Each transport connection is routed like stdio, to v1 or v2, and
@@ -306,7 +308,8 @@ func (a *agent) ExtNotification(ctx context.Context, method string, params acp.R
 
 func main() {
 	listen := flag.String("listen", "", "serve ACP over the network at http://ADDR/acp instead of stdio")
-	token := flag.String("token", "", "with -listen: require \"Authorization: Bearer TOKEN\"")
+	token := flag.String("token", "", "with -listen: require \"Authorization: Bearer TOKEN\" (visible in the process list: prefer -token-file or $"+acphttp.TokenEnv+")")
+	tokenFile := flag.String("token-file", "", "with -listen: the token is this file's content (default: $"+acphttp.TokenEnv+")")
 	var hosts []string
 	flag.Func("allow-host", "with -listen: accept requests naming the server HOST or HOST:PORT (repeatable; default loopback names only)", func(h string) error {
 		hosts = append(hosts, h)
@@ -321,7 +324,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *listen != "" {
-		if err := listenAndServe(ctx, *listen, *token, hosts, st, log); err != nil {
+		tok, err := acphttp.LoadToken(*token, *tokenFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "agent:", err)
+			os.Exit(2)
+		}
+		if err := listenAndServe(ctx, *listen, tok, hosts, st, log); err != nil {
 			log.Error("server failed", "err", err)
 			os.Exit(1)
 		}

@@ -16,12 +16,13 @@
 //
 // With -connect URL it dials an agent served over the network instead
 // (runtime/acphttp: -profile websocket or streamable-http, default WebSocket
-// first; -token sends "Authorization: Bearer TOKEN"), runs the same flow, then
+// first; a token, from -token-file FILE, the ACP_TOKEN environment variable or
+// -token, is sent as "Authorization: Bearer TOKEN"), runs the same flow, then
 // reconnects:
 //
 //	session/load        a new connection loads the session: its prompts are replayed
 //	                    as user_message_chunk updates, and it takes another turn
-//	                    (skipped without -token: a server without Auth makes each
+//	                    (skipped without a token: a server without Auth makes each
 //	                    connection a principal of its own, which cannot reach the
 //	                    session another connection created)
 //	exit                the connection closes cleanly
@@ -35,7 +36,7 @@
 // Usage:
 //
 //	client [-cwd DIR] [-add-dir DIR]... [-timeout 30s] [-valid-only] AGENT [ARGS...]
-//	client -connect URL [-profile P] [-token T] [-cwd DIR] [-add-dir DIR]... [-timeout 30s]
+//	client -connect URL [-profile P] [-token-file FILE | -token T] [-cwd DIR] [-add-dir DIR]... [-timeout 30s]
 package main
 
 import (
@@ -84,7 +85,8 @@ func main() {
 	timeout := flag.Duration("timeout", 30*time.Second, "time limit for the whole flow")
 	connect := flag.String("connect", "", "dial an agent served at this URL instead of starting one")
 	profile := flag.String("profile", "", "with -connect: websocket or streamable-http (default: WebSocket, falling back to Streamable HTTP)")
-	token := flag.String("token", "", "with -connect: send \"Authorization: Bearer TOKEN\"")
+	token := flag.String("token", "", "with -connect: send \"Authorization: Bearer TOKEN\" (visible in the process list: prefer -token-file or $"+acphttp.TokenEnv+")")
+	tokenFile := flag.String("token-file", "", "with -connect: the token is this file's content (default: $"+acphttp.TokenEnv+")")
 	flag.BoolVar(&validOnly, "valid-only", false, "send only valid frames: skip the invalid params step")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: client [flags] AGENT [ARGS...]\n       client -connect URL [flags]")
@@ -110,8 +112,13 @@ func main() {
 	var err error
 	if *connect != "" {
 		o := acphttp.DialOptions{Profile: acphttp.Profile(*profile)}
-		if *token != "" {
-			o.Header = http.Header{"Authorization": {"Bearer " + *token}}
+		tok, err := acphttp.LoadToken(*token, *tokenFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "client:", err)
+			os.Exit(2)
+		}
+		if tok != "" {
+			o.Header = http.Header{"Authorization": {"Bearer " + tok}}
 		}
 		err = runRemote(ctx, *connect, o, *cwd, addDirs)
 	} else {
@@ -248,7 +255,7 @@ func runRemote(ctx context.Context, url string, o acphttp.DialOptions, cwd strin
 		return stepErr("session/load", "closing the first connection: %v", err)
 	}
 	if o.Header.Get("Authorization") == "" {
-		fmt.Println("skip session/load: without -token a new connection is another principal")
+		fmt.Println("skip session/load: without a token a new connection is another principal")
 		ok("exit", "connection closed")
 		return nil
 	}

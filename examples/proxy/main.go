@@ -17,7 +17,7 @@
 // Usage:
 //
 //	proxy [--] AGENT [ARGS...]
-//	proxy -listen ADDR [-token T] [-allow-host H]... [-max-agents N] [--] AGENT [ARGS...]
+//	proxy -listen ADDR [-token-file FILE | -token T] [-allow-host H]... [-max-agents N] [--] AGENT [ARGS...]
 //	proxy -component
 //
 // Run transparently (the first form) it speaks ACP on stdin and stdout to
@@ -26,8 +26,10 @@
 // network instead, at http://ADDR/acp in both of runtime/acphttp's profiles,
 // printing "listening on http://ADDR/acp" once it accepts connections: each
 // editor connection gets an agent process of its own, at most -max-agents
-// (8) in use and as many opening. Without -token (every request then needs
-// "Authorization: Bearer T") it serves loopback addresses only; requests
+// (8) in use and as many opening. Without a token (every request then needs
+// "Authorization: Bearer T"; from -token-file FILE, the ACP_TOKEN environment
+// variable, or -token, which every user of the machine can read in the
+// process list) it serves loopback addresses only; requests
 // must name the server by a loopback name unless -allow-host lists others,
 // and browser pages of other sites are refused. With -component it is a
 // Proxy Chains component (the unstable schema's proxy/initialize and
@@ -47,6 +49,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/acpgen/acpgen/runtime/acphttp"
 	"github.com/acpgen/acpgen/runtime/proxy"
 )
 
@@ -54,14 +57,15 @@ func main() {
 	component := flag.Bool("component", false, "run as a Proxy Chains component: stdin and stdout are the conductor's connection")
 	var n network
 	flag.StringVar(&n.addr, "listen", "", "serve editors over the network at http://ADDR/acp instead of stdio, an agent for each")
-	flag.StringVar(&n.token, "token", "", "with -listen: require \"Authorization: Bearer TOKEN\"")
+	flag.StringVar(&n.token, "token", "", "with -listen: require \"Authorization: Bearer TOKEN\" (visible in the process list: prefer -token-file or $"+acphttp.TokenEnv+")")
+	tokenFile := flag.String("token-file", "", "with -listen: the token is this file's content (default: $"+acphttp.TokenEnv+")")
 	flag.Func("allow-host", "with -listen: accept requests naming the server HOST or HOST:PORT (repeatable; default loopback names only)", func(h string) error {
 		n.hosts = append(n.hosts, h)
 		return nil
 	})
 	flag.IntVar(&n.maxAgents, "max-agents", 8, "with -listen: editor connections in use at once, each with its agent (as many more may be opening)")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: proxy [-listen ADDR [-token T] [-allow-host H]...] [--] AGENT [ARGS...]\n       proxy -component")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: proxy [-listen ADDR [-token-file FILE | -token T] [-allow-host H]...] [--] AGENT [ARGS...]\n       proxy -component")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -73,6 +77,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if n.addr != "" {
+		tok, err := acphttp.LoadToken(n.token, *tokenFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "proxy:", err)
+			os.Exit(2)
+		}
+		n.token = tok
 		if err := n.serve(ctx, flag.Args(), log); err != nil {
 			log.Error("proxy ended", "err", err)
 			os.Exit(1)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpgen/acpgen/runtime/internal/peerlog"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -30,8 +31,9 @@ type httpLink struct {
 	log        *slog.Logger
 	ctx        context.Context // ends at close or on a connection failure
 	cancel     context.CancelFunc
-	in         chan []byte    // to the jsonrpc reader
-	streams    sync.WaitGroup // running session event streams
+	in         chan []byte     // to the jsonrpc reader
+	streams    sync.WaitGroup  // running session event streams
+	refused    peerlog.Limiter // notifications and responses the server refused
 
 	mu         sync.Mutex
 	id         string
@@ -225,16 +227,21 @@ func (l *httpLink) write(msg []byte) error {
 	}
 	session := l.sessionOf(&p)
 	if session != "" {
-		if err := l.openSession(session, p.method() == methodSessionLoad || p.method() == "session/resume"); err != nil {
-			var he *HTTPError
-			if errors.As(err, &he) && he.Status == http.StatusConflict {
-				l.answerLocally(&p, err)
-				return nil
-			}
+		err := l.openSession(session, p.method() == methodSessionLoad || p.method() == "session/resume")
+		var he *HTTPError
+		switch {
+		case err == nil:
+		case !errors.As(err, &he) || connectionFailure(he.Status):
 			l.fail(err)
 			return err
+		case he.Status == http.StatusConflict || p.isRequest():
+			// The session's stream is refused (409: another receiver has
+			// it; 429 or 503: a stream limit); its answer could not arrive.
+			l.answerLocally(&p, err)
+			return nil
 		}
-		if p.isRequest() {
+		// A notification or response needs no stream: POSTed all the same.
+		if err == nil && p.isRequest() {
 			l.mu.Lock()
 			l.pending[p.idKey()] = pendingReq{session, p.ID}
 			l.mu.Unlock()
@@ -256,18 +263,23 @@ func (l *httpLink) write(msg []byte) error {
 	delete(l.pending, p.idKey())
 	l.mu.Unlock()
 	switch {
+	case connectionFailure(he.Status):
+		l.fail(he)
+		return he
 	case session != "" && he.Status == http.StatusConflict:
 		l.failSession(session, he)
 		l.answerLocally(&p, he)
-		return nil
-	case p.isRequest() && !connectionFailure(he.Status):
+	case p.isRequest():
 		if stillPending || session == "" {
 			l.answerLocally(&p, he)
 		}
-		return nil
+	default:
+		// A notification or a response the server refused (400, 413, a 503
+		// past maxRetryWait): nobody waits for an answer to it, and the
+		// connection is still usable.
+		l.refused.Log(l.log, slog.LevelWarn, "acphttp: server refused a message; dropped", "method", p.method(), "status", he.Status, "body", he.Body)
 	}
-	l.fail(he)
-	return he
+	return nil
 }
 
 // sessionOf is the session a message belongs to: its params' sessionId, or

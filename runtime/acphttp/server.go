@@ -135,6 +135,31 @@ type Options struct {
 	// connection that hold output no client receives; past it the
 	// connection closes. Default DefaultMaxBufferedSessions.
 	MaxBufferedSessions int
+	// MaxStreams bounds the Streamable HTTP event streams (GETs with a
+	// receiver, connection and session streams) open across the Server;
+	// past it a GET is answered 503 with Retry-After. Each stream holds a
+	// socket over HTTP/1.1. Default: half of the process's file descriptor
+	// limit (RLIMIT_NOFILE; 16,384 stands for it on Windows), at least 16.
+	MaxStreams int
+	// MaxPrincipalStreams bounds the event streams one principal has open
+	// across its connections (without Auth each connection is a principal
+	// of its own); past it a GET is answered 429. Default: an eighth of
+	// MaxStreams' default, at least 8.
+	MaxPrincipalStreams int
+	// MaxConnectionStreams bounds the event streams one connection has
+	// open, its connection stream included; past it a GET is answered 429.
+	// Default: the file descriptor limit / 64, between 8 and 256, at most
+	// MaxPrincipalStreams.
+	MaxConnectionStreams int
+	// SessionStreamGrace is how long the event stream of a session the
+	// connection does not know stays open while no request POSTed with the
+	// session's Acp-Session-Id awaits its answer; then it ends. A connection
+	// knows a session once the agent has named it on the connection (a
+	// request or notification for it, or an answer whose result names it,
+	// as session/new's does) or has answered with a result a request POSTed
+	// with its Acp-Session-Id (session/load, session/resume). Default
+	// DefaultSessionStreamGrace.
+	SessionStreamGrace time.Duration
 	// StallTimeout is how long output may wait for a client that reads
 	// none of it before the connection closes. Default DefaultStallTimeout.
 	StallTimeout time.Duration
@@ -235,6 +260,7 @@ func (o *Options) defaults() {
 		o.MaxConnections = DefaultMaxConnections
 	}
 	o.budgetDefaults()
+	o.streamDefaults()
 	if o.SessionMethods == nil {
 		o.SessionMethods = defaultSessionMethods
 	}
@@ -258,6 +284,8 @@ type Server struct {
 	shutdown chan struct{}  // closed by Close
 	pool     pool           // connections not in use yet
 	budget   *budget
+	streamMu sync.Mutex
+	streams  streamCount // open event streams
 	// sessionScoped is Options.SessionMethods as a set.
 	sessionScoped map[string]bool
 }
@@ -278,7 +306,7 @@ type serverConn struct {
 // NewServer returns a Server running serve for each connection.
 func NewServer(serve ServeFunc, o Options) *Server {
 	o.defaults()
-	s := &Server{serve: serve, o: o, log: o.Logger, conns: map[string]*serverConn{}, shutdown: make(chan struct{}), sessionScoped: map[string]bool{}}
+	s := &Server{serve: serve, o: o, log: o.Logger, conns: map[string]*serverConn{}, streams: streamCount{byPrincipal: map[string]int{}}, shutdown: make(chan struct{}), sessionScoped: map[string]bool{}}
 	for _, m := range o.SessionMethods {
 		s.sessionScoped[m] = true
 	}

@@ -34,13 +34,16 @@ type streamConn struct {
 	finished bool  // the agent's side ended; streams drain, then end
 	conn     *outbox
 	sessions map[string]*outbox
-	parked   int               // session outboxes without a receiver
-	routes   map[string]string // client request id -> session of its response ("" the connection)
-	back     map[string]string // agent request id -> session its response must name
-	buffered int               // bytes queued across outboxes
-	charged  int64             // what the queued output holds of the server's budget
-	since    time.Time         // when output was last taken, or the queue last filled from empty
-	progress chan struct{}     // closed and replaced when output is taken or the connection ends
+	parked   int                 // session outboxes without a receiver
+	routes   map[string]string   // client request id -> session of its response ("" the connection)
+	back     map[string]string   // agent request id -> session its response must name
+	known    map[string]struct{} // sessions whose streams may stay open (see Options.SessionStreamGrace)
+	named    map[string]string   // client request id -> session not known yet its POST named
+	streams  int                 // open event streams (receivers)
+	buffered int                 // bytes queued across outboxes
+	charged  int64               // what the queued output holds of the server's budget
+	since    time.Time           // when output was last taken, or the queue last filled from empty
+	progress chan struct{}       // closed and replaced when output is taken or the connection ends
 	initID   string
 	initResp chan []byte // the answer to initialize, taken by the POST that sent it
 	active   int         // open GETs and POSTs
@@ -79,6 +82,8 @@ func newStreamConn(s *Server, id, principal string) *streamConn {
 		sessions: map[string]*outbox{},
 		routes:   map[string]string{},
 		back:     map[string]string{},
+		known:    map[string]struct{}{},
+		named:    map[string]string{},
 		progress: make(chan struct{}),
 		last:     time.Now(),
 	}
@@ -120,6 +125,7 @@ func (c *streamConn) write(msg []byte) error {
 		c.s.budget.give(charge, false)
 		return errConnClosed
 	}
+	c.learnLocked(&p, key)
 	route := p.session
 	if p.Method == nil {
 		route = c.routes[key]
@@ -485,6 +491,9 @@ func (c *streamConn) admit(r *http.Request, p *peek) (int, string) {
 		route = "" // as the TypeScript SDK routes it
 	}
 	c.routes[p.idKey()] = route
+	if _, ok := c.known[header]; header != "" && !ok {
+		c.named[p.idKey()] = header
+	}
 	return 0, ""
 }
 
@@ -553,7 +562,17 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal str
 		return
 	}
 	session := r.Header.Get(HeaderSessionID)
+	principal = c.sc.principal // without Auth, the connection's own
+	if status := s.takeStream(principal); status != 0 {
+		refuseStream(w, r, status)
+		return
+	}
+	defer s.giveStream(principal)
 	box, status := c.lease(session)
+	if status == http.StatusTooManyRequests {
+		refuseStream(w, r, status)
+		return
+	}
 	if status != 0 {
 		http.Error(w, http.StatusText(status), status)
 		return
@@ -569,11 +588,12 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal str
 	if rc.Flush() != nil {
 		return
 	}
-	c.pump(r.Context(), rc, w, box)
+	c.pump(r.Context(), rc, w, box, session)
 }
 
 // lease attaches a receiver to an outbox: 409 if it has one, 404 once the
-// connection can route no more output to a new one.
+// connection can route no more output to a new one, 429 past
+// MaxConnectionStreams.
 func (c *streamConn) lease(session string) (*outbox, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -582,17 +602,21 @@ func (c *streamConn) lease(session string) (*outbox, int) {
 	}
 	box := c.conn
 	if session != "" {
-		if box = c.sessions[session]; box == nil {
-			if c.finished {
-				return nil, http.StatusNotFound
-			}
-			box = newOutbox()
-			c.sessions[session] = box
-		}
+		box = c.sessions[session]
 	}
-	if box.leased {
+	switch {
+	case box == nil && c.finished:
+		return nil, http.StatusNotFound
+	case box != nil && box.leased:
 		return nil, http.StatusConflict
+	case c.streams >= c.s.o.MaxConnectionStreams:
+		return nil, http.StatusTooManyRequests
 	}
+	if box == nil {
+		box = newOutbox()
+		c.sessions[session] = box
+	}
+	c.streams++
 	box.leased = true
 	if box.parked {
 		box.parked = false
@@ -607,6 +631,7 @@ func (c *streamConn) release(session string, box *outbox) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	box.leased = false
+	c.streams--
 	if c.finished {
 		c.conn.signal() // the connection stream may be waiting for this one
 	}
@@ -625,11 +650,20 @@ func (c *streamConn) release(session string, box *outbox) {
 }
 
 // pump writes box's messages as events until the connection ends or the
-// client goes away; each write waits for the client at most StallTimeout.
-// Output leaves the server's budget once written (or dropped).
-func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io.Writer, box *outbox) {
+// client goes away, or, for a session the connection does not know, until
+// SessionStreamGrace passes with no request naming it awaiting its answer;
+// each write waits for the client at most StallTimeout. Output leaves the
+// server's budget once written (or dropped).
+func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io.Writer, box *outbox, session string) {
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
+	var grace *time.Timer
+	var graceC <-chan time.Time // nil once the session is known
+	if session != "" && c.standing(session) != sessionKnown {
+		grace = time.NewTimer(c.s.o.SessionStreamGrace)
+		defer grace.Stop()
+		graceC = grace.C
+	}
 	for {
 		q, charge, killed, finished := c.take(box)
 		if killed != nil {
@@ -650,6 +684,15 @@ func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io
 		case <-box.wake:
 		case <-ctx.Done():
 			return
+		case <-graceC:
+			switch c.standing(session) {
+			case sessionKnown:
+				graceC = nil
+			case sessionAwaited:
+				grace.Reset(c.s.o.SessionStreamGrace)
+			default:
+				return
+			}
 		case <-tick.C:
 			if !c.send(rc, func() error { _, err := io.WriteString(w, ":\n\n"); return err }) {
 				return
