@@ -28,7 +28,7 @@ func main() {
 		<-ctx.Done()
 		stop() // a second interrupt kills the process as usual
 	}()
-	if err := app().RunContext(ctx, os.Args); err != nil {
+	if err := runApp(ctx, app(), os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "acpgen:", errorText(err))
 		var u usageError
 		if errors.As(err, &u) {
@@ -92,7 +92,7 @@ func onUsageError(cmds []*cli.Command, parent string) {
 	for _, c := range cmds {
 		name := strings.TrimSpace(parent + " " + c.Name)
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return usageError{command: name, err: err}
+			return usageError{command: name, err: suggestFlag(err, c.Flags)}
 		}
 		onUsageError(c.Subcommands, name)
 	}
@@ -132,18 +132,20 @@ func app() *cli.App {
 		Name:        "acpgen",
 		Usage:       "generate a Go SDK for the Agent Client Protocol from its JSON Schemas",
 		Description: firstSteps,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err: err}
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageError{err: suggestFlag(err, c.App.Flags)}
 		},
 		// Errors are printed once by main, with a non-zero exit.
 		ExitErrHandler: func(*cli.Context, error) {},
 		// Overlay and output paths may contain commas.
 		DisableSliceFlagSeparator: true,
 		Version:                   buildVersion(),
+		// runApp reports unknown commands; this is `acpgen help NAME`'s.
 		CommandNotFound: func(c *cli.Context, name string) {
 			fmt.Fprintf(c.App.ErrWriter, "acpgen: no command %q; %s --help lists them\n", name, invocation())
 			cli.OsExiter(2)
 		},
+		Suggest: true,
 		Commands: []*cli.Command{
 			generateCommand(),
 			overlayCommand(),

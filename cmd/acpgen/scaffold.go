@@ -21,7 +21,7 @@ func scaffoldCommand() *cli.Command {
 			Name:  kind,
 			Usage: "write a starter ACP " + kind + " on stdio to --out",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "out", Required: true, Usage: "folder to write to; it must not exist or be empty (nothing is ever overwritten)"},
+				&cli.StringFlag{Name: "out", Usage: "folder to write to; it must not exist or be empty (nothing is ever overwritten)"},
 				&cli.StringFlag{Name: "module", Usage: "make the starter a module of its own with this module path (default: join the module that holds --out, else a new module named after the folder)"},
 				&cli.StringFlag{Name: "import", Usage: "import path of the generated ACP package to build on (default: the package the nearest " + config.FileName + " (the current folder, else above it within the module) generates, its stable channel or else its first v1 channel; the starters speak protocol v1; without one " + defaultImport + ")"},
 				&cli.BoolFlag{Name: "unstable", Usage: "build on the unstable channel instead (the configuration's unstable channel; without one " + defaultImport + "/unstable); a proxy always does"},
@@ -31,7 +31,10 @@ func scaffoldCommand() *cli.Command {
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
-					return usageErrorf(c, "scaffold %s takes no arguments, got %q", kind, c.Args().Slice())
+					return usageErrorf(c, "scaffold %s takes no arguments, got %q (the folder is --out DIR)", kind, c.Args().Slice())
+				}
+				if c.String("out") == "" {
+					return usageErrorf(c, "no folder to write to: give --out DIR")
 				}
 				return runScaffold(c, kind)
 			},
