@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acpgen/acpgen/generator/config"
+	"github.com/acpgen/acpgen/internal/didyoumean"
 	"github.com/urfave/cli/v2"
-	"github.com/xrash/smetrics"
 )
 
 // agentCommandLines are the commands whose arguments are another program's
@@ -122,28 +123,11 @@ func unknownCommand(path []string, cmds []*cli.Command, word string) error {
 	if parent != "" {
 		msg = fmt.Sprintf("%s has no command %q", parent, word)
 	}
-	if s := suggest(word, names); s != "" {
+	if s := didyoumean.Nearest(word, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return usageError{command: parent, err: fmt.Errorf("%s", msg)}
 }
-
-// suggest is the candidate nearest to word by Jaro-Winkler similarity (as
-// urfave/cli's own suggestions measure it), or "" when none is near enough
-// to be what was meant.
-func suggest(word string, candidates []string) string {
-	best, score := "", minSimilarity
-	for _, c := range candidates {
-		if s := smetrics.JaroWinkler(strings.ToLower(word), strings.ToLower(c), 0.7, 4); s >= score && c != word {
-			best, score = c, s
-		}
-	}
-	return best
-}
-
-// minSimilarity keeps unrelated words from being suggested: "genrate" and
-// "generate" score 0.90, "2.4" and "2.4.0" 0.91, "nope" and "init" 0.5.
-const minSimilarity = 0.8
 
 // suggestFlag adds the nearest of flags to the Go flag package's error for
 // an undefined flag.
@@ -156,7 +140,7 @@ func suggestFlag(err error, flags []cli.Flag) error {
 	for _, f := range flags {
 		names = append(names, f.Names()...)
 	}
-	s := suggest(name, names)
+	s := didyoumean.Nearest(name, names)
 	if s == "" {
 		return err
 	}
@@ -166,3 +150,20 @@ func suggestFlag(err error, flags []cli.Flag) error {
 	}
 	return fmt.Errorf("%w; did you mean %s%s?", err, dashes, s)
 }
+
+// checkChannels is the Action of --channel flags: a name that is no channel
+// is a usage error naming the flag, with the nearest channel suggested.
+func checkChannels(c *cli.Context, names []string) error {
+	for _, n := range names {
+		if _, ok := config.DefaultChannel(n); !ok {
+			msg := fmt.Sprintf("--channel %s: not a channel (%s)", n, strings.Join(config.ChannelNames, ", "))
+			if s := didyoumean.Nearest(n, config.ChannelNames); s != "" {
+				msg += fmt.Sprintf("; did you mean %s?", s)
+			}
+			return usageErrorf(c, "%s", msg)
+		}
+	}
+	return nil
+}
+
+func checkChannel(c *cli.Context, name string) error { return checkChannels(c, []string{name}) }

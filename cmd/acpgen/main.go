@@ -201,7 +201,7 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "root", Usage: "folder the output paths are relative to (default: the configuration file's folder, else the current folder)"},
 			&cli.BoolFlag{Name: "check", Usage: "generate in memory, print a unified diff of every stale, missing or extra file, exit 1 if any; write nothing"},
 			&cli.BoolFlag{Name: "descriptions", Usage: "copy the schema's description text into doc comments (off: comments are generated from structure only)"},
-			&cli.StringSliceFlag{Name: "channel", Usage: "generate only this channel (stable, unstable, v2 or v2-unstable); repeatable"},
+			&cli.StringSliceFlag{Name: "channel", Action: checkChannels, Usage: "generate only this channel (stable, unstable, v2 or v2-unstable); repeatable"},
 			&cli.StringSliceFlag{Name: "out", Usage: "output folder of a channel, relative to the root: NAME=DIR; repeatable"},
 			&cli.StringSliceFlag{Name: "package", Usage: "Go package name of a channel: NAME=PKG; repeatable"},
 			&cli.StringSliceFlag{Name: "import-path", Usage: "Go import path of a channel's output folder: NAME=PATH (default: derived from the go.mod above the root); repeatable"},

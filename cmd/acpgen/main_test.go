@@ -227,6 +227,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"genrate"}, 2, "acpgen: no command \"genrate\"; did you mean \"generate\"?\nrun 'acpgen --help' for usage\n"},
 		{[]string{"schema", "pul"}, 2, "acpgen: schema has no command \"pul\"; did you mean \"pull\"?\nrun 'acpgen schema --help' for usage\n"},
 		{[]string{"generate", "--chanel", "stable"}, 2, "acpgen: flag provided but not defined: -chanel; did you mean --channel?\n"},
+		{[]string{"generate", "--channel", "stabel"}, 2, "acpgen: --channel stabel: not a channel (stable, unstable, v2, v2-unstable); did you mean stable?\nrun 'acpgen generate --help' for usage\n"},
 		{[]string{"release", "2.4.0"}, 2, "acpgen: release takes no arguments, got [\"2.4.0\"] (the target is --to VERSION)\n"},
 		{[]string{"generate", "--config", cfg, "--schema-dir", bad, "--root", t.TempDir()}, 1, `schema.json#/$defs/A/if: unknown keyword "if"`},
 		{[]string{"generate", "--config", cfg, "--schema-dir", t.TempDir()}, 1, "schema.json: no such file"},
