@@ -27,7 +27,7 @@ func scaffoldCommand() *cli.Command {
 				&cli.BoolFlag{Name: "unstable", Usage: "build on the unstable channel instead (the configuration's unstable channel; without one " + defaultImport + "/unstable); a proxy always does"},
 				&cli.StringFlag{Name: "acpgen-version", Usage: "version of " + acpgenModule + " a new go.mod requires (default: this acpgen's own version, or the replacement folder it was built from; else what the module in reach uses)"},
 				&cli.StringFlag{Name: "replace", Usage: "folder that a new go.mod replaces " + acpgenModule + " with (a local checkout)"},
-				&cli.BoolFlag{Name: "http", Usage: "agent only: serve ACP over the network at http://ADDR/acp (WebSocket and Streamable HTTP) instead of stdio"},
+				&cli.BoolFlag{Name: "http", Usage: "over the network instead of stdio (WebSocket and Streamable HTTP): an agent serves ACP at http://ADDR/acp, a client dials an agent's URL with a token and dials again when the connection fails"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
