@@ -205,7 +205,7 @@ func TestRemoteClientDrivesGoAgent(t *testing.T) {
 			args = []string{"-token", token}
 		}
 		url := listenAgent(t, agent, args...)
-		out, err := exec.Command(client, append([]string{"-connect", url, "-cwd", cwd}, args...)...).CombinedOutput()
+		out, err := exec.Command(client, append([]string{"-echo", "-connect", url, "-cwd", cwd}, args...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("client -connect (token %q): %v\n%s", token, err, out)
 		}
