@@ -349,11 +349,10 @@ func newHandler() *handler {
 
 func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, addDirs []string) error {
 	// initialize
-	yes := true
 	init, err := conn.Initialize(ctx, &acp.InitializeRequest{
 		ProtocolVersion:    acp.CurrentProtocolVersion,
 		ClientInfo:         &acp.Implementation{Name: "acpgen-example-client", Version: "0.1.0"},
-		ClientCapabilities: &acp.ClientCapabilities{Fs: &acp.FileSystemCapabilities{ReadTextFile: &yes, WriteTextFile: &yes}},
+		ClientCapabilities: &acp.ClientCapabilities{Fs: &acp.FileSystemCapabilities{ReadTextFile: new(true), WriteTextFile: new(true)}},
 	})
 	if err != nil {
 		return stepErr("initialize", "%v", err)
@@ -402,11 +401,10 @@ func flow(ctx context.Context, conn *acp.ClientConn, h *handler, cwd string, add
 
 	// A turn streamed back word by word, with runtime context when allowed.
 	const text = "hello streamed world"
-	title := "editor"
 	prompt := &acp.PromptRequest{
 		SessionID:      sid,
 		Prompt:         []acp.ContentBlock{acp.NewContentBlockText(acp.TextContent{Text: text})},
-		RuntimeContext: []acp.RuntimeContextItem{{Title: &title, Text: "open file: main.go, line 12"}},
+		RuntimeContext: []acp.RuntimeContextItem{{Title: new("editor"), Text: "open file: main.go, line 12"}},
 	}
 	if !hasContext {
 		var ge *wire.GateError
