@@ -140,12 +140,16 @@ func app() *cli.App {
 		// Overlay and output paths may contain commas.
 		DisableSliceFlagSeparator: true,
 		Version:                   buildVersion(),
-		// runApp reports unknown commands; this is `acpgen help NAME`'s.
+		// runApp reports unknown commands; this is `acpgen [COMMAND] help NAME`'s.
 		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(c.App.ErrWriter, "acpgen: no command %q; %s --help lists them\n", name, invocation())
-			cli.OsExiter(2)
+			cmds, parent := c.App.Commands, ""
+			if c.Command != nil && c.Command.HelpName != c.App.Name {
+				cmds, parent = c.Command.Subcommands, strings.TrimSpace(strings.TrimPrefix(c.Command.HelpName, c.App.Name))
+			}
+			err := unknownCommand(strings.Fields(parent), cmds, name)
+			fmt.Fprintf(c.App.ErrWriter, "acpgen: %v\nrun '%s --help' for usage\n", err, strings.TrimSpace(invocation()+" "+parent))
+			cli.OsExiter(ExitStatusUsage)
 		},
-		Suggest: true,
 		Commands: []*cli.Command{
 			generateCommand(),
 			overlayCommand(),

@@ -225,6 +225,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"-v"}, 2, "flag provided but not defined: -v"},
 		{[]string{"nope"}, 2, "acpgen: no command \"nope\"\nrun 'acpgen --help' for usage\n"},
 		{[]string{"genrate"}, 2, "acpgen: no command \"genrate\"; did you mean \"generate\"?\nrun 'acpgen --help' for usage\n"},
+		{[]string{"help", "genrate"}, 2, "acpgen: no command \"genrate\"; did you mean \"generate\"?\nrun 'acpgen --help' for usage\n"},
+		{[]string{"schema", "help", "pul"}, 2, "acpgen: schema has no command \"pul\"; did you mean \"pull\"?\nrun 'acpgen schema --help' for usage\n"},
 		{[]string{"schema", "pul"}, 2, "acpgen: schema has no command \"pul\"; did you mean \"pull\"?\nrun 'acpgen schema --help' for usage\n"},
 		{[]string{"generate", "--chanel", "stable"}, 2, "acpgen: flag provided but not defined: -chanel; did you mean --channel?\n"},
 		{[]string{"generate", "--channel", "stabel"}, 2, "acpgen: --channel stabel: not a channel (stable, unstable, v2, v2-unstable); did you mean stable?\nrun 'acpgen generate --help' for usage\n"},
