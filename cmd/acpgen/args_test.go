@@ -120,6 +120,11 @@ func TestFlagsAfterArguments(t *testing.T) {
 			t.Errorf("%q: args %q and flags %v; want args %q and no flags", argv, got.args, got.set, want)
 		}
 	}
+	// As docs/inspect.md and the command's own hint write it.
+	got = parsed{}
+	if err := runApp(context.Background(), a, []string{"acpgen", "inspect", "report", "trace.jsonl", "-o", "trace.html"}); err != nil || !slices.Equal(got.args, []string{"trace.jsonl"}) || got.set["o"] != "trace.html" {
+		t.Errorf("inspect report trace.jsonl -o trace.html: %v, args %q, flags %v", err, got.args, got.set)
+	}
 	// Every command that has both arguments and flags is among them.
 	for _, name := range []string{"inspect report", "schema diff", "apidiff", "generate", "schema pull", "scaffold agent", "release", "overlay status"} {
 		if !slices.Contains(leaves, name) {
