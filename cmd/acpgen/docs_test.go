@@ -93,10 +93,13 @@ func TestReadmeQuickStart(t *testing.T) {
 	if n, i, j := strings.Count(string(out), fetch), strings.Index(string(out), fetch), strings.Index(string(out), "wrote acpgen.json"); n != 1 || i > j {
 		t.Errorf("want %q once, before init's \"wrote acpgen.json\":\n%s", fetch, out)
 	}
-	for _, f := range []string{"downstream/acp/types.go", "downstream/cmd/my-agent/bin/my-agent", "my-client/go.mod"} {
+	for _, f := range []string{"downstream/acp/types.go", "downstream/cmd/my-agent/bin/my-agent", "my-client/go.mod", "my-net-client/main.go"} {
 		if _, err := os.Stat(filepath.Join(base, f)); err != nil {
 			t.Errorf("after the quick start: %v", err)
 		}
+	}
+	if src, _ := os.ReadFile(filepath.Join(base, "my-net-client", "main.go")); !strings.Contains(string(src), "acphttp.Dial(") {
+		t.Errorf("scaffold client --http wrote no network client:\n%s", src)
 	}
 }
 
