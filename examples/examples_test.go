@@ -37,7 +37,7 @@ func TestGoClientDrivesGoAgent(t *testing.T) {
 	defer cancel()
 	// lib twice and cwd once more: the client's DedupeAdditionalDirectories
 	// leaves lib alone.
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "client"), "-cwd", cwd, "-add-dir", lib, "-add-dir", cwd, "-add-dir", lib, filepath.Join(bin, "agent"))
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "client"), "-echo", "-cwd", cwd, "-add-dir", lib, "-add-dir", cwd, "-add-dir", lib, filepath.Join(bin, "agent"))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -47,7 +47,7 @@ func TestGoClientDrivesGoAgent(t *testing.T) {
 	want := []string{
 		"ok initialize: protocolVersion=1 agent=acpgen-example-agent additionalDirectories=true runtimeContext=true",
 		"ok session/new: sessionId=SESSION roots=" + cwd + "," + lib,
-		`ok session/prompt: stopReason=end_turn chunks=4 text="hello streamed world"`,
+		`ok session/prompt: stopReason=end_turn chunks=4 said="context: editor\nhello streamed world"`,
 		`ok session/cancel: stopReason=cancelled after streaming "before"`,
 		"ok invalid params: session/prompt without text answered -32602",
 		"ok history: 2 turns recorded, none with runtimeContext",
@@ -61,6 +61,63 @@ func TestGoClientDrivesGoAgent(t *testing.T) {
 }
 
 var sessionIDs = regexp.MustCompile(`sess-[0-9a-f]{32}`)
+
+// examples/client judges an agent that is not examples/agent by the
+// protocol and prints what it said: examples/minimal streams each prompt
+// back in one chunk and does not wait for a cancel, both correct. -echo
+// holds it to examples/agent's behaviour, which it does not have.
+func TestClientJudgesByProtocol(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example binaries")
+	}
+	bin := t.TempDir()
+	for _, name := range []string{"minimal", "client"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, name), "./"+name).CombinedOutput(); err != nil {
+			t.Fatalf("go build ./%s: %v\n%s", name, err, out)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := func(args ...string) (string, string, error) {
+		cmd := exec.CommandContext(ctx, filepath.Join(bin, "client"), append(append([]string{"-cwd", t.TempDir()}, args...), filepath.Join(bin, "minimal"))...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
+	}
+	out, errOut, err := client()
+	if err != nil {
+		t.Fatalf("client against examples/minimal: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	mustLines(t, out,
+		`ok session/prompt: stopReason=end_turn chunks=1 said="hello streamed world"`,
+		"ok session/cancel: stopReason=", // end_turn: the turn had ended
+		"ok invalid params: session/prompt without text answered -32602",
+		"ok history: not offered by this agent",
+		"ok exit: agent exited with status 0")
+	if !strings.Contains(out, `after streaming "before wait after"`) {
+		t.Errorf("the cancelled turn's text is not printed:\n%s", out)
+	}
+	out, errOut, err = client("-echo")
+	if err == nil || !strings.Contains(errOut, `FAIL session/cancel: stopReason end_turn, streamed "before wait after"; want cancelled, "before"`) {
+		t.Errorf("client -echo against examples/minimal: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+}
+
+// mustLines fails unless each of prefixes starts a line of out.
+func mustLines(t *testing.T, out string, prefixes ...string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	for _, p := range prefixes {
+		found := false
+		for _, l := range lines {
+			found = found || strings.HasPrefix(l, p)
+		}
+		if !found {
+			t.Errorf("no line starting %q in:\n%s", p, out)
+		}
+	}
+}
 
 // echoClient collects the agent's message chunks.
 type echoClient struct {

@@ -224,7 +224,7 @@ func TestRemoteClientDrivesGoAgent(t *testing.T) {
 	} {
 		token := tc.token
 		url := listenAgentEnv(t, agent, tc.env, tc.args...)
-		cmd := exec.Command(client, append([]string{"-connect", url, "-cwd", cwd}, tc.args...)...)
+		cmd := exec.Command(client, append([]string{"-echo", "-connect", url, "-cwd", cwd}, tc.args...)...)
 		cmd.Env = append(os.Environ(), tc.env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {

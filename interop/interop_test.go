@@ -172,7 +172,7 @@ func TestGoClientDrivesTypeScriptAgent(t *testing.T) {
 	requireSDK(t)
 	_, client := binaries(t)
 	cwd, dirs := roots(t)
-	out, err := run(t, client, "-cwd", cwd, "-add-dir", dirs[0], "-add-dir", dirs[1], "node", "ts-agent.mjs")
+	out, err := run(t, client, "-echo", "-cwd", cwd, "-add-dir", dirs[0], "-add-dir", dirs[1], "node", "ts-agent.mjs")
 	if err != nil {
 		t.Fatalf("examples/client against ts-agent.mjs: %v", err)
 	}
@@ -608,7 +608,7 @@ func TestGoRemoteClientDrivesTypeScriptAgent(t *testing.T) {
 	for _, profile := range []string{"websocket", "streamable-http"} {
 		t.Run(profile, func(t *testing.T) {
 			cwd, dirs := roots(t)
-			out, err := run(t, client, "-connect", url, "-profile", profile, "-token", "interop-token",
+			out, err := run(t, client, "-echo", "-connect", url, "-profile", profile, "-token", "interop-token",
 				"-cwd", cwd, "-add-dir", dirs[0], "-add-dir", dirs[1])
 			if err != nil {
 				t.Fatalf("examples/client -connect: %v", err)

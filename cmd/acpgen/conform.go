@@ -22,7 +22,7 @@ func conformCommand() *cli.Command {
 			Flags: []cli.Flag{
 				configFlag(),
 				cacheFlag(),
-				&cli.StringFlag{Name: "channel", Usage: "schema channel: stable, unstable (widens the method set), v2 or v2-unstable (the v2 draft); default: the configuration's stable channel, else its first; one it does not list is read from its release without overlays"},
+				&cli.StringFlag{Name: "channel", Action: checkChannel, Usage: "schema channel: stable, unstable (widens the method set), v2 or v2-unstable (the v2 draft); default: the configuration's stable channel, else its first; one it does not list is read from its release without overlays"},
 				&cli.StringSliceFlag{Name: "category", Usage: "run only this category (repeatable): " + fmt.Sprint(conform.Categories)},
 				&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per case: how long to wait for a response or an exit"},
 				&cli.IntFlag{Name: "mutants", Value: 6, Usage: "invalid params per method beyond the dropped required members"},
@@ -67,7 +67,7 @@ func conformCommand() *cli.Command {
 			Flags: []cli.Flag{
 				configFlag(),
 				cacheFlag(),
-				&cli.StringFlag{Name: "channel", Usage: "schema channel: stable, unstable, v2 or v2-unstable (the scripted agent speaks that channel's protocol version); default as for conform agent"},
+				&cli.StringFlag{Name: "channel", Action: checkChannel, Usage: "schema channel: stable, unstable, v2 or v2-unstable (the scripted agent speaks that channel's protocol version); default as for conform agent"},
 				&cli.StringSliceFlag{Name: "category", Usage: "run only this category (repeatable): " + fmt.Sprint(conform.ClientCategories)},
 				&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per case: how long to wait for a request, a response or an exit"},
 				&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},

@@ -72,7 +72,7 @@ func TestConformExitStatus(t *testing.T) {
 	}{
 		{[]string{"conform", "agent"}, "no command given: acpgen conform agent"},
 		{[]string{"conform", "agent", "--timeout", "0s", "--", "true"}, "--timeout 0s: a case needs a positive time limit"},
-		{[]string{"conform", "nope"}, `acpgen: no command "nope"; acpgen --help lists them`},
+		{[]string{"conform", "nope"}, "acpgen: conform has no command \"nope\"\nrun 'acpgen conform --help' for usage\n"},
 		{[]string{"conform", "agent", "--overlays", "loose", "--", "true"}, `--overlays "loose": the only mode is strict`},
 	} {
 		cmd := exec.Command(bin, c.args...)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/acpgen/acpgen/generator/config"
 )
 
 // shellBlocks returns the command lines of the sh code blocks in the
@@ -85,10 +87,52 @@ func TestReadmeQuickStart(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^session/cancel ends the turn .* pass$`).Match(out) {
 		t.Errorf("conform's cancel case did not pass on the scaffolded agent:\n%s", out)
 	}
-	for _, f := range []string{"downstream/acp/types.go", "downstream/bin/my-agent", "my-client/go.mod"} {
+	// init fetched the release (README says so), before writing acpgen.json;
+	// generate found it in the cache.
+	fetch := "acpgen: fetching @agentclientprotocol/sdk@" + config.TestedVersion + " (npm)"
+	if n, i, j := strings.Count(string(out), fetch), strings.Index(string(out), fetch), strings.Index(string(out), "wrote acpgen.json"); n != 1 || i > j {
+		t.Errorf("want %q once, before init's \"wrote acpgen.json\":\n%s", fetch, out)
+	}
+	for _, f := range []string{"downstream/acp/types.go", "downstream/cmd/my-agent/bin/my-agent", "my-client/go.mod", "my-net-client/main.go"} {
 		if _, err := os.Stat(filepath.Join(base, f)); err != nil {
 			t.Errorf("after the quick start: %v", err)
 		}
+	}
+	if src, _ := os.ReadFile(filepath.Join(base, "my-net-client", "main.go")); !strings.Contains(string(src), "acphttp.Dial(") {
+		t.Errorf("scaffold client --http wrote no network client:\n%s", src)
+	}
+}
+
+// The binary README's quick start builds lies where the scaffolded agent's
+// .gitignore ignores it.
+func TestReadmeBuildPathIgnored(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not on the PATH")
+	}
+	var out, bin string
+	for _, line := range shellBlocks(t, filepath.Join(repoRoot(t), "README.md"), "Install and quick start", testVersion) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 5 && strings.Join(f[:5], " ") == "go tool acpgen scaffold agent" && f[5] == "--out":
+			out = f[6]
+		case len(f) > 3 && f[0] == "go" && f[1] == "build" && f[2] == "-o":
+			bin = f[3]
+		}
+	}
+	if out == "" || bin == "" {
+		t.Fatalf("no scaffold agent --out and go build -o in README's quick start (%q, %q)", out, bin)
+	}
+	mod := t.TempDir()
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/downstream\n\ngo 1.26\n\nrequire github.com/acpgen/acpgen v0.0.0\n"), 0o644)
+	if o, err := runIn(t, mod, "scaffold", "agent", "--out", out, "--import", "example.com/downstream/acp"); err != nil {
+		t.Fatalf("%v\n%s", err, o)
+	}
+	if o, err := exec.Command(git, "-C", mod, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, o)
+	}
+	if o, err := exec.Command(git, "-C", mod, "check-ignore", "-q", bin).CombinedOutput(); err != nil {
+		t.Errorf("README builds %s, which the scaffold's .gitignore does not ignore: %v\n%s", bin, err, o)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ func initCommand() *cli.Command {
 			"lock in schema/. Then run `acpgen generate`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "version", Value: config.TestedVersion, Usage: "version of @agentclientprotocol/sdk to pin"},
-			&cli.StringSliceFlag{Name: "channel", Usage: "channel to generate (stable, unstable, v2 or v2-unstable); repeatable (default: stable)"},
+			&cli.StringSliceFlag{Name: "channel", Action: checkChannels, Usage: "channel to generate (stable, unstable, v2 or v2-unstable); repeatable (default: stable)"},
 			&cli.StringFlag{Name: "out", Value: "acp", Usage: "output folder of the first channel (the unstable channel goes to OUT/unstable when both are chosen)"},
 			&cli.StringFlag{Name: "package", Value: "acp", Usage: "Go package name of the first channel"},
 			cacheFlag(),
@@ -37,7 +38,10 @@ func initCommand() *cli.Command {
 			}
 			chans := c.StringSlice("channel")
 			if len(chans) == 0 {
-				ch, note := defaultChannel(c)
+				ch, note, err := defaultChannel(c)
+				if err != nil {
+					return err
+				}
 				if note != "" {
 					fmt.Fprintln(c.App.ErrWriter, "acpgen:", note)
 				}
@@ -77,23 +81,28 @@ func initCommand() *cli.Command {
 // stable one when the release ships it, else the v1 unstable one (releases
 // before 2.0.0 ship only that). What the release ships is read from the
 // schema cache, fetching the release into it when it is missing; offline,
-// the rule by version decides, and the note says so.
-func defaultChannel(c *cli.Context) (channel, note string) {
+// the rule by version decides, and the note says so. A release npm does not
+// have is an error.
+func defaultChannel(c *cli.Context) (channel, note string, err error) {
 	v := c.String("version")
 	cache, err := source.CacheDir(c.String("cache-dir"))
 	if err == nil {
 		var l *source.Lock
-		if _, l, err = source.Fetch(c.Context, source.FetchOptions{Cache: cache, Stderr: c.App.ErrWriter}, nil, v); err == nil {
-			if _, ok := l.Files[source.StableFile]; ok {
-				return "stable", ""
-			}
-			return "unstable", fmt.Sprintf("%s@%s ships only the v1 unstable schema: the starter generates the unstable channel", source.Package, v)
+		_, l, err = source.Fetch(c.Context, source.FetchOptions{Cache: cache, Stderr: c.App.ErrWriter}, nil, v)
+		switch {
+		case errors.Is(err, source.ErrNoSuchVersion):
+			return "", "", fmt.Errorf("--version %s: %w", v, err)
+		case err != nil:
+		case l.Files[source.StableFile] != "":
+			return "stable", "", nil
+		default:
+			return "unstable", fmt.Sprintf("%s@%s ships only the v1 unstable schema: the starter generates the unstable channel", source.Package, v), nil
 		}
 	}
 	if semver.IsValid("v"+v) && semver.Compare("v"+v, "v2.0.0") < 0 {
-		return "unstable", fmt.Sprintf("could not read %s@%s (%v); releases before 2.0.0 ship only the v1 unstable schema: the starter generates the unstable channel", source.Package, v, err)
+		return "unstable", fmt.Sprintf("could not read %s@%s (%v); releases before 2.0.0 ship only the v1 unstable schema: the starter generates the unstable channel", source.Package, v, err), nil
 	}
-	return "stable", ""
+	return "stable", "", nil
 }
 
 // starter is the configuration init writes.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,8 +44,37 @@ func TestInit(t *testing.T) {
 	if after, _ := os.ReadFile(config.FileName); string(after) != string(before) {
 		t.Error("second init changed acpgen.json")
 	}
-	if _, err := run(t, "init", "--channel", "beta"); err == nil || !strings.Contains(err.Error(), "channels[0].name") {
-		t.Fatalf("bad channel: %v", err)
+	// A bad --channel is reported as the flag, with the nearest channel.
+	for value, want := range map[string]string{
+		"beta":    "--channel beta: not a channel (stable, unstable, v2, v2-unstable)",
+		"chanels": "--channel chanels: not a channel (stable, unstable, v2, v2-unstable)",
+		"stabel":  "--channel stabel: not a channel (stable, unstable, v2, v2-unstable); did you mean stable?",
+	} {
+		t.Chdir(t.TempDir())
+		var u usageError
+		if _, err := run(t, "init", "--channel", value); err == nil || err.Error() != want || !errors.As(err, &u) {
+			t.Errorf("--channel %s: %v, want the usage error %q", value, err, want)
+		}
+		if _, err := os.Stat(config.FileName); err == nil {
+			t.Errorf("--channel %s: init wrote %s", value, config.FileName)
+		}
+	}
+}
+
+// init --version V for a release npm does not have writes nothing and
+// suggests the nearest cached release.
+func TestInitUnknownVersion(t *testing.T) {
+	fetched(t, "2.4.0")
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "npm"), []byte("#!/bin/sh\necho 'npm error code ETARGET' >&2\nexit 1\n"), 0o755)
+	t.Setenv("PATH", bin)
+	t.Chdir(t.TempDir())
+	_, err := run(t, "init", "--version", "2.40", "--cache-dir", testCache)
+	if err == nil || !strings.HasPrefix(err.Error(), "--version 2.40: ") || !strings.HasSuffix(err.Error(), "; did you mean 2.4.0?") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := os.Stat(config.FileName); err == nil {
+		t.Errorf("init wrote %s", config.FileName)
 	}
 }
 

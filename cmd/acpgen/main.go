@@ -28,7 +28,7 @@ func main() {
 		<-ctx.Done()
 		stop() // a second interrupt kills the process as usual
 	}()
-	if err := app().RunContext(ctx, os.Args); err != nil {
+	if err := runApp(ctx, app(), os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "acpgen:", errorText(err))
 		var u usageError
 		if errors.As(err, &u) {
@@ -92,7 +92,7 @@ func onUsageError(cmds []*cli.Command, parent string) {
 	for _, c := range cmds {
 		name := strings.TrimSpace(parent + " " + c.Name)
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return usageError{command: name, err: err}
+			return usageError{command: name, err: suggestFlag(err, c.Flags)}
 		}
 		onUsageError(c.Subcommands, name)
 	}
@@ -132,17 +132,23 @@ func app() *cli.App {
 		Name:        "acpgen",
 		Usage:       "generate a Go SDK for the Agent Client Protocol from its JSON Schemas",
 		Description: firstSteps,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err: err}
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageError{err: suggestFlag(err, c.App.Flags)}
 		},
 		// Errors are printed once by main, with a non-zero exit.
 		ExitErrHandler: func(*cli.Context, error) {},
 		// Overlay and output paths may contain commas.
 		DisableSliceFlagSeparator: true,
 		Version:                   buildVersion(),
+		// runApp reports unknown commands; this is `acpgen [COMMAND] help NAME`'s.
 		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(c.App.ErrWriter, "acpgen: no command %q; %s --help lists them\n", name, invocation())
-			cli.OsExiter(2)
+			cmds, parent := c.App.Commands, ""
+			if c.Command != nil && c.Command.HelpName != c.App.Name {
+				cmds, parent = c.Command.Subcommands, strings.TrimSpace(strings.TrimPrefix(c.Command.HelpName, c.App.Name))
+			}
+			err := unknownCommand(strings.Fields(parent), cmds, name)
+			fmt.Fprintf(c.App.ErrWriter, "acpgen: %v\nrun '%s --help' for usage\n", err, strings.TrimSpace(invocation()+" "+parent))
+			cli.OsExiter(ExitStatusUsage)
 		},
 		Commands: []*cli.Command{
 			generateCommand(),
@@ -199,7 +205,7 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "root", Usage: "folder the output paths are relative to (default: the configuration file's folder, else the current folder)"},
 			&cli.BoolFlag{Name: "check", Usage: "generate in memory, print a unified diff of every stale, missing or extra file, exit 1 if any; write nothing"},
 			&cli.BoolFlag{Name: "descriptions", Usage: "copy the schema's description text into doc comments (off: comments are generated from structure only)"},
-			&cli.StringSliceFlag{Name: "channel", Usage: "generate only this channel (stable, unstable, v2 or v2-unstable); repeatable"},
+			&cli.StringSliceFlag{Name: "channel", Action: checkChannels, Usage: "generate only this channel (stable, unstable, v2 or v2-unstable); repeatable"},
 			&cli.StringSliceFlag{Name: "out", Usage: "output folder of a channel, relative to the root: NAME=DIR; repeatable"},
 			&cli.StringSliceFlag{Name: "package", Usage: "Go package name of a channel: NAME=PKG; repeatable"},
 			&cli.StringSliceFlag{Name: "import-path", Usage: "Go import path of a channel's output folder: NAME=PATH (default: derived from the go.mod above the root); repeatable"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -90,7 +91,7 @@ func run(t *testing.T, args ...string) (string, error) {
 	a := app()
 	var out bytes.Buffer
 	a.Writer, a.ErrWriter = &out, &out
-	err := a.Run(append([]string{"acpgen"}, args...))
+	err := runApp(context.Background(), a, append([]string{"acpgen"}, args...))
 	return out.String(), err
 }
 
@@ -222,7 +223,14 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"schema", "diff", "2.4.0"}, 2, "run 'acpgen schema diff --help' for usage\n"},
 		{[]string{"--bogus"}, 2, "acpgen: flag provided but not defined: -bogus\nrun 'acpgen --help' for usage\n"},
 		{[]string{"-v"}, 2, "flag provided but not defined: -v"},
-		{[]string{"nope"}, 2, `acpgen: no command "nope"; acpgen --help lists them`},
+		{[]string{"nope"}, 2, "acpgen: no command \"nope\"\nrun 'acpgen --help' for usage\n"},
+		{[]string{"genrate"}, 2, "acpgen: no command \"genrate\"; did you mean \"generate\"?\nrun 'acpgen --help' for usage\n"},
+		{[]string{"help", "genrate"}, 2, "acpgen: no command \"genrate\"; did you mean \"generate\"?\nrun 'acpgen --help' for usage\n"},
+		{[]string{"schema", "help", "pul"}, 2, "acpgen: schema has no command \"pul\"; did you mean \"pull\"?\nrun 'acpgen schema --help' for usage\n"},
+		{[]string{"schema", "pul"}, 2, "acpgen: schema has no command \"pul\"; did you mean \"pull\"?\nrun 'acpgen schema --help' for usage\n"},
+		{[]string{"generate", "--chanel", "stable"}, 2, "acpgen: flag provided but not defined: -chanel; did you mean --channel?\n"},
+		{[]string{"generate", "--channel", "stabel"}, 2, "acpgen: --channel stabel: not a channel (stable, unstable, v2, v2-unstable); did you mean stable?\nrun 'acpgen generate --help' for usage\n"},
+		{[]string{"release", "2.4.0"}, 2, "acpgen: release takes no arguments, got [\"2.4.0\"] (the target is --to VERSION)\n"},
 		{[]string{"generate", "--config", cfg, "--schema-dir", bad, "--root", t.TempDir()}, 1, `schema.json#/$defs/A/if: unknown keyword "if"`},
 		{[]string{"generate", "--config", cfg, "--schema-dir", t.TempDir()}, 1, "schema.json: no such file"},
 		{[]string{"generate"}, 1, "no acpgen.json in this folder or above it in its module: run `acpgen init` to write a starter"},

@@ -26,7 +26,7 @@ func releaseCommand() *cli.Command {
 			"Everything is compared before anything is written: a refused release writes nothing.\n" +
 			"Exit status: 0 released, or nothing to release; 1 error; 2 usage; 3 a major release from v1 on without --allow-major.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Required: true, Usage: "`VERSION` (or dist-tag) of " + source.Package + " to move to"},
+			&cli.StringFlag{Name: "to", Usage: "`VERSION` (or dist-tag) of " + source.Package + " to move to"},
 			configFlag(),
 			cacheFlag(),
 			&cli.BoolFlag{Name: "allow-major", Usage: "release a new major version (v2 and up: a new module path) when the Go API breaks"},
@@ -40,6 +40,9 @@ func releaseCommand() *cli.Command {
 func runRelease(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf(c, "release takes no arguments, got %q (the target is --to VERSION)", c.Args().Slice())
+	}
+	if c.String("to") == "" {
+		return usageErrorf(c, "no target release: give --to VERSION")
 	}
 	ctx, w, stderr := c.Context, c.App.Writer, c.App.ErrWriter
 	r, err := config.Open(c.String("config"), config.Overrides{Cache: c.String("cache-dir")})

@@ -297,7 +297,8 @@ func TestReleaseUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"release"}, `Required flag "to" not set`},
+		{[]string{"release"}, "no target release: give --to VERSION"},
+		{[]string{"release", "2.4.0"}, `release takes no arguments, got ["2.4.0"] (the target is --to VERSION)`},
 		{[]string{"release", "--to", "2.4.0", "extra"}, `release takes no arguments, got ["extra"]`},
 		{[]string{"release", "--to", "2.4.0"}, "no acpgen.json in this folder"},
 		{[]string{"release", "--to", "2.4.0", "--config", filepath.Join(urlDir, "acpgen.json")}, "sets schema.url (https://example.com/sdk.tgz), which fetches one fixed release"},

@@ -21,17 +21,20 @@ func scaffoldCommand() *cli.Command {
 			Name:  kind,
 			Usage: "write a starter ACP " + kind + " on stdio to --out",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "out", Required: true, Usage: "folder to write to; it must not exist or be empty (nothing is ever overwritten)"},
+				&cli.StringFlag{Name: "out", Usage: "folder to write to; it must not exist or be empty (nothing is ever overwritten)"},
 				&cli.StringFlag{Name: "module", Usage: "make the starter a module of its own with this module path (default: join the module that holds --out, else a new module named after the folder)"},
 				&cli.StringFlag{Name: "import", Usage: "import path of the generated ACP package to build on (default: the package the nearest " + config.FileName + " (the current folder, else above it within the module) generates, its stable channel or else its first v1 channel; the starters speak protocol v1; without one " + defaultImport + ")"},
 				&cli.BoolFlag{Name: "unstable", Usage: "build on the unstable channel instead (the configuration's unstable channel; without one " + defaultImport + "/unstable); a proxy always does"},
 				&cli.StringFlag{Name: "acpgen-version", Usage: "version of " + acpgenModule + " a new go.mod requires (default: this acpgen's own version, or the replacement folder it was built from; else what the module in reach uses)"},
 				&cli.StringFlag{Name: "replace", Usage: "folder that a new go.mod replaces " + acpgenModule + " with (a local checkout)"},
-				&cli.BoolFlag{Name: "http", Usage: "agent only: serve ACP over the network at http://ADDR/acp (WebSocket and Streamable HTTP) instead of stdio"},
+				&cli.BoolFlag{Name: "http", Usage: "over the network instead of stdio (WebSocket and Streamable HTTP): an agent serves ACP at http://ADDR/acp, a client dials an agent's URL with a token and dials again when the connection fails"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
-					return usageErrorf(c, "scaffold %s takes no arguments, got %q", kind, c.Args().Slice())
+					return usageErrorf(c, "scaffold %s takes no arguments, got %q (the folder is --out DIR)", kind, c.Args().Slice())
+				}
+				if c.String("out") == "" {
+					return usageErrorf(c, "no folder to write to: give --out DIR")
 				}
 				return runScaffold(c, kind)
 			},

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -147,7 +150,8 @@ func TestScaffoldWithoutVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	mustContain(t, out, "go get github.com/acpgen/acpgen@latest")
+	mustContain(t, out, "go mod edit -require=github.com/acpgen/acpgen@v0.0.0 -replace=github.com/acpgen/acpgen=")
+	mustLack(t, out, "@latest")
 	mod, _ := os.ReadFile(filepath.Join(dir, "a", "go.mod"))
 	if string(mod) != "module example.com/a\n\ngo "+scaffold.GoVersion+"\n" {
 		t.Errorf("go.mod:\n%s", mod)
@@ -322,13 +326,23 @@ func TestScaffoldHTTPAgent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	// The next steps are about the network, not stdio.
+	mustContain(t, out, "-listen 127.0.0.1:8080 -token TOKEN", "http://127.0.0.1:8080/acp", "scaffold client --http")
+	mustLack(t, out, "stdin", "stdout")
+	out, err = run(t, "scaffold", "client", "--http", "--out", filepath.Join(host, "net-client"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	mustContain(t, out, "-token TOKEN -prompt 'Hello' http://127.0.0.1:8080/acp")
+	mustLack(t, out, "AGENT [ARGS")
 	goIn(t, host, "build", "-o", "net-agent.bin", "./net-agent")
+	goIn(t, host, "build", "-o", "net-client.bin", "./net-client")
 	goIn(t, host, "vet", "./...")
-	if out, err := run(t, "scaffold", "client", "--http", "--out", filepath.Join(host, "c")); err == nil || !strings.Contains(err.Error(), "--http applies to agents") {
-		t.Errorf("client --http: %v\n%s", err, out)
+	if out, err := run(t, "scaffold", "proxy", "--http", "--out", filepath.Join(host, "p")); err == nil || !strings.Contains(err.Error(), "--http applies to agents and clients") {
+		t.Errorf("proxy --http: %v\n%s", err, out)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// Without -token it refuses an address reachable from the network.
 	if out, err := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "0.0.0.0:0").CombinedOutput(); err == nil || !strings.Contains(string(out), "refusing to serve without Options.Auth") {
@@ -342,21 +356,27 @@ func TestScaffoldHTTPAgent(t *testing.T) {
 		t.Errorf("-token and -token-file: %v\n%s", err, out)
 	}
 	// The token from its file (over $ACP_TOKEN), off the command line.
-	cmd := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "127.0.0.1:0", "-token-file", tokenFile)
-	cmd.Env = append(os.Environ(), acphttp.TokenEnv+"=other")
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	fileAgent := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "127.0.0.1:0", "-token-file", tokenFile)
+	fileAgent.Env = append(os.Environ(), acphttp.TokenEnv+"=other")
+	fileOut, _ := fileAgent.StdoutPipe()
+	if err := fileAgent.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cancel(); cmd.Wait() }()
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	t.Cleanup(func() { fileAgent.Process.Kill(); fileAgent.Wait() })
+	fileLine, _ := bufio.NewReader(fileOut).ReadString('\n')
+	fileURL, ok := strings.CutPrefix(strings.TrimSpace(fileLine), "listening on ")
 	if !ok {
-		t.Fatalf("agent printed %q", line)
+		t.Fatalf("agent printed %q", fileLine)
 	}
-	if _, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: acphttp.WebSocket, Header: http.Header{"Authorization": {"Bearer other"}}}); err == nil || !strings.Contains(err.Error(), "401") {
+	if _, err := acphttp.Dial(ctx, fileURL, acphttp.DialOptions{Profile: acphttp.WebSocket, Header: http.Header{"Authorization": {"Bearer other"}}}); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("Dial with the environment's token, -token-file given: %v, want 401", err)
 	}
+	if c, err := acphttp.Dial(ctx, fileURL, acphttp.DialOptions{Profile: acphttp.WebSocket, Header: http.Header{"Authorization": {"Bearer t0k"}}}); err != nil {
+		t.Errorf("Dial with the file's token: %v", err)
+	} else {
+		c.Close()
+	}
+	url := startNetAgent(t, ctx, filepath.Join(host, "net-agent.bin"), "127.0.0.1:0")
 	for _, p := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
 		c, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: p, Header: http.Header{"Authorization": {"Bearer t0k"}}})
 		if err != nil {
@@ -378,6 +398,99 @@ func TestScaffoldHTTPAgent(t *testing.T) {
 		}
 		c.Close()
 	}
+
+	// The network client, with the token, prints the agent's reply.
+	client := filepath.Join(host, "net-client.bin")
+	if out, err := exec.CommandContext(ctx, client, "-token", "t0k", "-prompt", "ping", url).CombinedOutput(); err != nil || !strings.Contains(string(out), "You said: ping") || !strings.Contains(string(out), "stop reason: end_turn") {
+		t.Errorf("net client: %v\n%s", err, out)
+	}
+	// Without the token the agent refuses it, and it does not dial again.
+	if out, err := exec.CommandContext(ctx, client, "-prompt", "ping", url).CombinedOutput(); err == nil || !strings.Contains(string(out), "401") || strings.Contains(string(out), "dialling again") {
+		t.Errorf("net client without a token: %v\n%s", err, out)
+	}
+
+	// Started before its agent, the client dials again until the agent
+	// listens, then runs its turn.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.CommandContext(ctx, client, "-token", "t0k", "-retries", "1000", "-prompt", "pong", "http://"+addr+"/acp")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var errOut strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		errOut.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "dialling again") {
+			break
+		}
+	}
+	startNetAgent(t, ctx, filepath.Join(host, "net-agent.bin"), addr)
+	rest, _ := io.ReadAll(stderr)
+	errOut.Write(rest)
+	if err := cmd.Wait(); err != nil || !strings.Contains(stdout.String(), "You said: pong") || !strings.Contains(errOut.String(), "stop reason: end_turn") {
+		t.Errorf("client started first: %v\nstdout: %s\nstderr: %s", err, stdout.String(), errOut.String())
+	}
+
+	// An agent lost in the middle of the turn: the client dials again, to
+	// the agent that took its place, and runs the turn there.
+	agent := exec.CommandContext(ctx, filepath.Join(host, "net-agent.bin"), "-listen", "127.0.0.1:0", "-token", "t0k")
+	agentOut, _ := agent.StdoutPipe()
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Process.Kill()
+	line, _ := bufio.NewReader(agentOut).ReadString('\n')
+	addr = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "listening on http://"), "/acp")
+	cmd = exec.CommandContext(ctx, client, "-token", "t0k", "-retries", "1000", "-prompt", "again", "http://"+addr+"/acp")
+	var clientErr bytes.Buffer
+	cmd.Stderr = &clientErr
+	clientOut, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	buf := make([]byte, 64)
+	for !strings.Contains(got.String(), "You") {
+		n, err := clientOut.Read(buf)
+		got.Write(buf[:n])
+		if err != nil {
+			t.Fatalf("client output ended: %v\n%s", err, got.String())
+		}
+	}
+	agent.Process.Kill()
+	agent.Wait()
+	startNetAgent(t, ctx, filepath.Join(host, "net-agent.bin"), addr)
+	rest, _ = io.ReadAll(clientOut)
+	got.Write(rest)
+	if err := cmd.Wait(); err != nil || !strings.Contains(got.String(), "You said: again") || !strings.Contains(clientErr.String(), "dialling again") {
+		t.Errorf("agent lost mid-turn: %v\nstdout: %s\nstderr: %s", err, got.String(), clientErr.String())
+	}
+}
+
+// startNetAgent runs the scaffolded network agent with the token t0k at
+// addr until the test ends, and returns its URL.
+func startNetAgent(t *testing.T, ctx context.Context, bin, addr string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, "-listen", addr, "-token", "t0k")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("agent printed %q", line)
+	}
+	return url
 }
 
 // chunks collects agent_message_chunk text.

@@ -218,7 +218,7 @@ func sideFlags() []cli.Flag {
 	return []cli.Flag{
 		configFlag(),
 		cacheFlag(),
-		&cli.StringSliceFlag{Name: "channel", Usage: "compare only this channel (stable, unstable, v2 or v2-unstable); repeatable (default: the configured channels)"},
+		&cli.StringSliceFlag{Name: "channel", Action: checkChannels, Usage: "compare only this channel (stable, unstable, v2 or v2-unstable); repeatable (default: the configured channels)"},
 		&cli.StringFlag{Name: "npm", Value: "npm", Usage: "npm client to run for versions"},
 	}
 }

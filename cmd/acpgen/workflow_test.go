@@ -390,3 +390,27 @@ func tree(t *testing.T, root string) map[string]string {
 	}
 	return out
 }
+
+// An overlay path that cannot be read is reported with the configuration
+// key, in its file, or the flag that gave it.
+func TestMissingOverlayNamesItsKey(t *testing.T) {
+	schema := schemaCopy(t, false)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "acpgen.json")
+	if err := os.WriteFile(cfg, []byte(`{"channels": [
+  {"name": "stable", "importPath": "example.com/gen/acp"},
+  {"name": "unstable", "importPath": "example.com/gen/acp/unstable", "overlays": ["overlays/typo.json"]}
+]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, "generate", "--config", cfg, "--schema-dir", schema)
+	want := cfg + ": channels[1].overlays[0]: overlay " + filepath.Join(dir, "overlays", "typo.json") + ": no such file or directory"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	missing := filepath.Join(dir, "flag.json")
+	_, err = run(t, "generate", "--config", cfg, "--schema-dir", schema, "--channel", "stable", "--overlay", missing)
+	if want := "--overlay: overlay " + missing + ": no such file or directory"; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

@@ -106,15 +106,12 @@ type agent struct {
 	log  *slog.Logger
 }
 
-var loadSession = true
-
 func (a *agent) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
-	title := "acpgen example agent"
 	return &acp.InitializeResponse{
 		ProtocolVersion: acp.CurrentProtocolVersion,
-		AgentInfo:       &acp.Implementation{Name: "acpgen-example-agent", Title: &title, Version: "0.1.0"},
+		AgentInfo:       &acp.Implementation{Name: "acpgen-example-agent", Title: new("acpgen example agent"), Version: "0.1.0"},
 		AgentCapabilities: &acp.AgentCapabilities{
-			LoadSession: &loadSession,
+			LoadSession: new(true),
 			SessionCapabilities: &acp.SessionCapabilities{
 				List:                  &acp.SessionListCapabilities{},
 				AdditionalDirectories: &acp.SessionAdditionalDirectoriesCapabilities{},

@@ -69,10 +69,9 @@ func serveV2(log *slog.Logger) router.Serve {
 }
 
 func (a *agentV2) Initialize(ctx context.Context, p *acp2.InitializeRequest) (*acp2.InitializeResponse, error) {
-	title := "acpgen example agent"
 	return &acp2.InitializeResponse{
 		ProtocolVersion: acp2.CurrentProtocolVersion,
-		Info:            acp2.Implementation{Name: "acpgen-example-agent", Title: &title, Version: "0.1.0"},
+		Info:            acp2.Implementation{Name: "acpgen-example-agent", Title: new("acpgen example agent"), Version: "0.1.0"},
 		Capabilities: &acp2.AgentCapabilities{Session: &acp2.SessionCapabilities{
 			AdditionalDirectories: &acp2.SessionAdditionalDirectoriesCapabilities{},
 		}},

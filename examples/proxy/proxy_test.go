@@ -304,7 +304,7 @@ func TestExampleClientThroughProxy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 	flow := func(agent ...string) string {
-		args := append([]string{"-cwd", t.TempDir()}, agent...)
+		args := append([]string{"-echo", "-cwd", t.TempDir()}, agent...)
 		cmd := exec.CommandContext(ctx, filepath.Join(bin, "client"), args...)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr

@@ -264,6 +264,10 @@ type Resolved struct {
 	NewLock bool         // Prepare pinned a release: lock.json is one of the outputs
 
 	importErr error // an import path that could not be derived
+
+	// overlayKeys names where each overlay path was configured
+	// ("acpgen.json: channels[0].overlays[1]", "--overlay"), for errors.
+	overlayKeys map[string]string
 }
 
 // ImportPaths reports a channel whose Go import path is unknown: it was not
@@ -278,6 +282,9 @@ var channelDefaults = map[string]generator.Channel{
 	"v2":          {Name: "v2", Protocol: 2, SchemaFile: source.V2StableFile, MetaFile: "meta.v2.json", OutDir: "acp/v2", Package: "acp"},
 	"v2-unstable": {Name: "v2-unstable", Protocol: 2, SchemaFile: source.V2UnstableFile, MetaFile: "meta.v2.unstable.json", OutDir: "acp/v2/unstable", Package: "unstable"},
 }
+
+// ChannelNames are the channels a configuration may name, in order.
+var ChannelNames = []string{"stable", "unstable", "v2", "v2-unstable"}
 
 // DefaultChannel is a channel's defaults: its schema file in a release, its
 // meta file, output folder and package.
@@ -333,6 +340,17 @@ func Resolve(f *File, file string, o Overrides) (*Resolved, error) {
 	entries, err := channelEntries(f, base)
 	if err != nil {
 		return nil, err
+	}
+	r.overlayKeys = map[string]string{}
+	for i, c := range f.Channels {
+		if c.Overlays != nil {
+			for j, ov := range *c.Overlays {
+				r.overlayKeys[under(base, ov)] = fmt.Sprintf("%s: channels[%d].overlays[%d]", file, i, j)
+			}
+		}
+	}
+	for _, ov := range o.Overlays {
+		r.overlayKeys[ov] = "--overlay"
 	}
 	configured := slices.Clone(entries)
 	if entries, err = o.apply(entries); err != nil {
@@ -627,7 +645,7 @@ func (r *Resolved) Generate() (map[string][]byte, error) {
 	}
 	files, err := generator.Generate(r.Config)
 	if err != nil {
-		return nil, err
+		return nil, r.overlayError(err)
 	}
 	// Go that does not compile never replaces good output.
 	typecheck.UseCache(r.Cache)
@@ -653,6 +671,18 @@ func (r *Resolved) Generate() (map[string][]byte, error) {
 		}
 	}
 	return files, nil
+}
+
+// overlayError names the configuration key (and so the file) or the flag
+// that gave an overlay path which could not be read.
+func (r *Resolved) overlayError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if key, ok := r.overlayKeys[pe.Path]; ok {
+			return fmt.Errorf("%s: overlay %s: %w", key, pe.Path, pe.Err)
+		}
+	}
+	return err
 }
 
 // versionRE finds the version member of the schema object. SetVersion edits

@@ -41,10 +41,15 @@ func (st *Starter) PrintNextSteps(w io.Writer) {
 	}
 	st.printModuleSteps(w)
 	bin := templates.BinDir + "/" + d.Name // ignored by the starter's .gitignore
-	switch kind {
-	case "agent":
+	switch {
+	case kind == "agent" && d.HTTP:
+		fmt.Fprintf(w, "  go build -o %s . && ./%s -listen 127.0.0.1:8080 -token TOKEN   # serves ACP at http://127.0.0.1:8080/acp (WebSocket and Streamable HTTP); without -token, loopback only\n", bin, bin)
+		fmt.Fprintf(w, "  a client dials that URL with the token: acpgen scaffold client --http writes one\n")
+	case kind == "agent":
 		fmt.Fprintf(w, "  go build -o %s . && ./%s   # speaks ACP on stdin/stdout\n", bin, bin)
-	case "proxy":
+	case kind == "client" && d.HTTP:
+		fmt.Fprintf(w, "  go build -o %s . && ./%s -token TOKEN -prompt 'Hello' http://127.0.0.1:8080/acp   # the agent's URL; dials again when the connection fails\n", bin, bin)
+	case kind == "proxy":
 		fmt.Fprintf(w, "  go build -o %s . && ./%s -- AGENT [ARGS...]   # an editor runs it in the agent's place; in a Proxy Chain: acpgen conduct -- ./%s -component ::: AGENT [ARGS...]\n", bin, bin, bin)
 	default:
 		fmt.Fprintf(w, "  go build -o %s . && ./%s -prompt 'Hello' AGENT [ARGS...]\n", bin, bin)
@@ -57,16 +62,34 @@ func (st *Starter) printModuleSteps(w io.Writer) {
 	d := st.Data
 	switch {
 	case d.Module == "" && !requiresAcpgen(st.Parent):
-		v := st.Install.Version
-		if v == "" {
-			v = "latest"
+		fmt.Fprintf(w, "  %s\n", st.requireAcpgen())
+		if st.Install.Version == "" {
+			fmt.Fprintf(w, "  go mod tidy\n")
 		}
-		fmt.Fprintf(w, "  go get %s@%s\n", generator.Module, v)
 	case d.Module != "" && len(d.Require) == 0:
-		fmt.Fprintf(w, "  go get %s@latest\n  go mod tidy\n", generator.Module)
+		fmt.Fprintf(w, "  %s\n  go mod tidy\n", st.requireAcpgen())
 	case d.Module != "":
 		fmt.Fprintf(w, "  go mod tidy\n")
 	}
+}
+
+// requireAcpgen is the go command that adds acpgen to the module, as this
+// acpgen was installed: its version, else a replace directive for the
+// checkout it was built from (no version is published yet).
+func (st *Starter) requireAcpgen() string {
+	in := st.Install
+	if in.Version != "" {
+		return "go get " + generator.Module + "@" + in.Version
+	}
+	dir := in.Checkout
+	if dir == "" && filepath.IsAbs(in.Replace) {
+		dir = in.Replace
+	}
+	note := ""
+	if dir == "" {
+		dir, note = "/path/to/acpgen", "   # your checkout of acpgen: no version is published"
+	}
+	return fmt.Sprintf("go mod edit -require=%s@v0.0.0 -replace=%s=%s%s", generator.Module, generator.Module, dir, note)
 }
 
 // fromHere spells a folder for a command run in the current folder: "." for

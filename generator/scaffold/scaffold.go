@@ -79,8 +79,8 @@ func Write(o Options) (*Starter, error) {
 	}
 	st := &Starter{Kind: o.Kind, Out: out, Install: o.Install}
 	st.Data = templates.Data{Name: filepath.Base(out), GoVersion: GoVersion, HTTP: o.HTTP}
-	if st.Data.HTTP && o.Kind != "agent" {
-		return nil, fmt.Errorf("--http applies to agents: a client dials with acphttp.Dial")
+	if st.Data.HTTP && o.Kind == "proxy" {
+		return nil, fmt.Errorf("--http applies to agents and clients")
 	}
 	if !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`).MatchString(st.Data.Name) {
 		return nil, fmt.Errorf("--out %s: the folder's name %q is not a usable program name (letters, digits, '.', '_', '-')", o.Out, st.Data.Name)

@@ -103,7 +103,7 @@ func TestWrite(t *testing.T) {
 		want string
 	}{
 		{Options{Kind: "agent", Out: "my-agent"}, "is not empty"},
-		{Options{Kind: "client", Out: "c", HTTP: true}, "--http applies to agents"},
+		{Options{Kind: "proxy", Out: "c", HTTP: true}, "--http applies to agents and clients"},
 		{Options{Kind: "agent", Out: "a b"}, "not a usable program name"},
 		{Options{Kind: "agent", Out: "a", Import: "x", Unstable: true}, "give one or the other"},
 		{Options{Kind: "agent", Out: "a", Module: "bad path!"}, "is not a module path"},

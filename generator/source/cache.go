@@ -7,8 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/acpgen/acpgen/internal/didyoumean"
 )
 
 // CacheEnv overrides the schema cache folder, like GOMODCACHE for modules.
@@ -61,7 +64,7 @@ func Fetch(ctx context.Context, o FetchOptions, want *Lock, version string) (str
 		version = want.Version
 	}
 	if !versionRE.MatchString(version) {
-		return "", nil, fmt.Errorf("version %q is not a plain npm version or dist-tag", version)
+		return "", nil, fmt.Errorf("version %q is not a plain npm version or dist-tag%s", version, nearestCached(o.Cache, version))
 	}
 	if dir, l, ok := cached(o.Cache, version, want); ok && o.FromURL == "" && !o.Refresh {
 		return dir, l, nil
@@ -90,6 +93,9 @@ func Fetch(ctx context.Context, o FetchOptions, want *Lock, version string) (str
 	}
 	fmt.Fprintf(stderr, "acpgen: fetching %s@%s (%s)\n", Package, version, how)
 	l, err := Pull(ctx, PullOptions{Dir: tmp, Version: version, FromURL: o.FromURL, Npm: o.Npm})
+	if errors.Is(err, ErrNoSuchVersion) {
+		return "", nil, fmt.Errorf("%w%s", err, nearestCached(o.Cache, version))
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -110,6 +116,23 @@ func Fetch(ctx context.Context, o FetchOptions, want *Lock, version string) (str
 		return "", nil, err
 	}
 	return dir, l, nil
+}
+
+// nearestCached is "; did you mean V?" for the release in the cache whose
+// version is nearest to version, or "" when none is near.
+func nearestCached(cache, version string) string {
+	prefix := path.Base(Package) + "@"
+	entries, _ := os.ReadDir(filepath.Dir(VersionDir(cache, "x")))
+	var versions []string
+	for _, e := range entries {
+		if v, ok := strings.CutPrefix(e.Name(), prefix); ok && e.IsDir() {
+			versions = append(versions, v)
+		}
+	}
+	if v := didyoumean.Nearest(version, versions); v != "" {
+		return "; did you mean " + v + "?"
+	}
+	return ""
 }
 
 // cached reports whether the cache holds the release complete and intact,

@@ -332,7 +332,11 @@ func npmPack(ctx context.Context, npm, version string) (tgz []byte, integrity, r
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, "", "", fmt.Errorf("%s not found: install npm, or give the package tarball (a URL or a path) with --from-url (schema.url in %s); on a machine with npm, `npm view %s dist.tarball` prints its URL", npm, "acpgen.json", spec)
 		}
-		return nil, "", "", fmt.Errorf("npm pack %s failed (%v): %s", spec, err, npmError(stdout.Bytes(), stderr.Bytes()))
+		msg := npmError(stdout.Bytes(), stderr.Bytes())
+		if strings.Contains(msg, "ETARGET") || strings.Contains(msg, "E404") {
+			return nil, "", "", noSuchVersion{fmt.Errorf("npm pack %s failed (%v): %s", spec, err, msg)}
+		}
+		return nil, "", "", fmt.Errorf("npm pack %s failed (%v): %s", spec, err, msg)
 	}
 
 	// npm prints warnings on stderr, which we ignore; stdout is JSON.
@@ -377,6 +381,14 @@ func npmPack(ctx context.Context, npm, version string) (tgz []byte, integrity, r
 	}
 	return tgz, p.Integrity, resolved, nil
 }
+
+// ErrNoSuchVersion is npm's answer for a version or package it does not
+// have (ETARGET, E404).
+var ErrNoSuchVersion = errors.New("no such version")
+
+type noSuchVersion struct{ error }
+
+func (noSuchVersion) Is(target error) bool { return target == ErrNoSuchVersion }
 
 // npmError is npm's own account of a failure. With --json, npm writes it to
 // stdout as {"error": {"code", "summary", "detail"}} and may leave stderr

@@ -711,3 +711,26 @@ func TestPullFromLocalTarball(t *testing.T) {
 		t.Errorf("an ftp URL: %v", err)
 	}
 }
+
+// A release npm does not have, or a version that is no npm version, gets
+// the nearest release in the cache suggested.
+func TestFetchSuggestsACachedVersion(t *testing.T) {
+	cache := t.TempDir()
+	for _, v := range []string{"2.2.0", "2.4.0"} {
+		os.MkdirAll(VersionDir(cache, v), 0o755)
+	}
+	npm := filepath.Join(t.TempDir(), "npm")
+	os.WriteFile(npm, []byte("#!/bin/sh\necho 'npm error code ETARGET' >&2\necho 'npm error notarget No matching version found' >&2\nexit 1\n"), 0o755)
+	_, _, err := Fetch(context.Background(), FetchOptions{Cache: cache, Npm: npm}, nil, "2.40")
+	if err == nil || !strings.HasSuffix(err.Error(), "; did you mean 2.4.0?") {
+		t.Errorf("2.40: %v", err)
+	}
+	_, _, err = Fetch(context.Background(), FetchOptions{Cache: cache, Npm: npm}, nil, "7.0.0")
+	if err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("7.0.0: %v, want no suggestion", err)
+	}
+	_, _, err = Fetch(context.Background(), FetchOptions{Cache: cache, Npm: npm}, nil, "=2.2.0")
+	if err == nil || !strings.HasSuffix(err.Error(), "is not a plain npm version or dist-tag; did you mean 2.2.0?") {
+		t.Errorf("=2.2.0: %v", err)
+	}
+}
