@@ -90,12 +90,13 @@ func (q *Query) Matches(info *Info) bool {
 	return true
 }
 
-// PageSize is q's Limit, or DefaultPageSize when it sets none.
+// PageSize is the size of q's page: its Limit, DefaultPageSize when it sets
+// none, at most MaxPageSize.
 func (q *Query) PageSize() int {
 	if q.Limit <= 0 {
 		return DefaultPageSize
 	}
-	return q.Limit
+	return min(q.Limit, MaxPageSize)
 }
 
 // A list cursor is the creation number of the last session of the page

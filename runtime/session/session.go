@@ -236,12 +236,17 @@ type Query struct {
 	AdditionalDirectories []string
 	// Cursor continues from a Page's NextCursor; "" starts at the newest.
 	Cursor string
-	// Limit is the most sessions a page holds; <= 0 means DefaultPageSize.
+	// Limit is the most sessions a page holds; <= 0 means DefaultPageSize,
+	// and more than MaxPageSize means MaxPageSize.
 	Limit int
 }
 
-// DefaultPageSize is a Page's size when the Query sets no Limit.
-const DefaultPageSize = 100
+// DefaultPageSize is a Page's size when the Query sets no Limit; MaxPageSize
+// bounds what one List reads whatever the Limit.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 1000
+)
 
 // Page is one page of List.
 type Page struct {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -718,6 +719,11 @@ func testListPaging(t *testing.T, st session.Store) {
 	}
 	if !slices.Equal(seen, created) {
 		t.Errorf("paged %q, want %q", seen, created)
+	}
+	// A limit past MaxPageSize reads MaxPageSize at most.
+	huge, err := st.List(ctx, session.Query{Owner: owner, Limit: math.MaxInt})
+	if err != nil || len(huge.Sessions) != 8 || huge.NextCursor != "" {
+		t.Errorf("List with the largest limit: %d sessions, next %q, %v", len(huge.Sessions), huge.NextCursor, err)
 	}
 	// An exact fit: the last full page has no next cursor, or one that
 	// leads to an empty page.
