@@ -279,6 +279,9 @@ func (s *Store) live() error {
 }
 
 func (s *Store) List(ctx context.Context, q session.Query) (session.Page, error) {
+	if err := q.Check(); err != nil {
+		return session.Page{}, err
+	}
 	before := int64(math.MaxInt64)
 	if q.Cursor != "" {
 		n, err := session.DecodeCursor(q.Cursor)
@@ -463,6 +466,9 @@ func (s *Store) InterruptTurn(ctx context.Context, id string, reason string) (ui
 }
 
 func (s *Store) finishTurn(ctx context.Context, id string, state session.TurnState, reason string) (uint64, error) {
+	if err := session.CheckText(reason); err != nil {
+		return 0, err
+	}
 	var seq uint64
 	err := s.write(ctx, id, func(tx *sql.Tx) error {
 		var err error

@@ -86,6 +86,9 @@ func (m *Memory) Get(ctx context.Context, id string) (Session, error) {
 }
 
 func (m *Memory) List(ctx context.Context, q Query) (Page, error) {
+	if err := q.Check(); err != nil {
+		return Page{}, err
+	}
 	before := int64(-1)
 	if q.Cursor != "" {
 		n, err := DecodeCursor(q.Cursor)
@@ -210,6 +213,9 @@ func (m *Memory) InterruptTurn(ctx context.Context, id string, reason string) (u
 }
 
 func (m *Memory) endTurn(id string, kind Kind, state TurnState, reason string) (uint64, error) {
+	if err := CheckText(reason); err != nil {
+		return 0, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ms, err := m.get(id)

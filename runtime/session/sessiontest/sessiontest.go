@@ -189,6 +189,21 @@ func testInvalid(t *testing.T, st session.Store) {
 	if _, err := st.StartTurn(ctx, id, json.RawMessage(`{`)); !errors.Is(err, session.ErrInvalid) {
 		t.Errorf("StartTurn with bad data: %v, want ErrInvalid", err)
 	}
+	// Text a PostgreSQL column refuses is refused by every store.
+	for _, info := range []session.Info{
+		{ID: "nul\x00id"}, {ID: NewID("s"), Cwd: "/a\x00b"}, {ID: NewID("s"), Owner: "\xff"},
+		{ID: NewID("s"), Title: "t\x00"}, {ID: NewID("s"), AdditionalDirectories: []string{"/ok", "\x00"}},
+	} {
+		if _, err := st.Create(ctx, info); !errors.Is(err, session.ErrInvalid) {
+			t.Errorf("Create(%+q): %v, want ErrInvalid", info, err)
+		}
+	}
+	if _, err := st.Update(ctx, id, session.Change{Cwd: new("\x00")}); !errors.Is(err, session.ErrInvalid) {
+		t.Errorf("Update with a NUL cwd: %v, want ErrInvalid", err)
+	}
+	if _, err := st.List(ctx, session.Query{Cwd: new("\x00")}); !errors.Is(err, session.ErrInvalid) {
+		t.Errorf("List with a NUL cwd: %v, want ErrInvalid", err)
+	}
 	if _, err := st.Update(ctx, id, session.Change{Meta: json.RawMessage(`[]`)}); !errors.Is(err, session.ErrInvalid) {
 		t.Errorf("Update with _meta []: %v, want ErrInvalid", err)
 	}
@@ -479,6 +494,9 @@ func testTurnErrors(t *testing.T, st session.Store) {
 	}
 	if _, err := st.StartTurn(ctx, id, nil); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := st.EndTurn(ctx, id, "bad\x00reason"); !errors.Is(err, session.ErrInvalid) {
+		t.Errorf("EndTurn with a NUL in the reason: %v, want ErrInvalid", err)
 	}
 	if _, err := st.StartTurn(ctx, id, nil); !errors.Is(err, session.ErrTurnRunning) {
 		t.Errorf("StartTurn while one runs: %v, want ErrTurnRunning", err)
