@@ -158,7 +158,8 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// row reads a session row; scan is a *sql.Row's or *sql.Rows' Scan.
+// scanSession reads a session row (sessionColumns) and returns its creation
+// number too; scan is a *sql.Row's or *sql.Rows' Scan.
 func scanSession(scan func(...any) error) (int64, session.Session, error) {
 	var (
 		n                  int64
@@ -373,10 +374,18 @@ func takeSeqs(ctx context.Context, stmt *sql.Stmt, why func() error, args ...any
 	return n, uint64(l), err
 }
 
+// What a guarded update needs of the session's turn.
+type turnGuard int
+
+const (
+	anyTurn turnGuard = iota
+	noTurnRunning
+	turnRunning
+)
+
 // whyNot says why a guarded update matched no row of session id: it does not
-// exist, is closed (when closedMatters), has a turn running (when
-// runningMatters), or has none (otherwise).
-func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string, closedMatters bool, running bool) func() error {
+// exist, is closed (when closedMatters), or its turn is not as guard needs.
+func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string, closedMatters bool, guard turnGuard) func() error {
 	return func() error {
 		var closed, turn int64
 		err := tx.StmtContext(ctx, s.state).QueryRowContext(ctx, id).Scan(&closed, &turn)
@@ -387,9 +396,9 @@ func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string, closedMatters
 			return err
 		case closedMatters && closed != 0:
 			return session.ErrClosed
-		case running && turn == int64(session.TurnRunning):
+		case guard == noTurnRunning && turn == int64(session.TurnRunning):
 			return session.ErrTurnRunning
-		case !running && turn != int64(session.TurnRunning):
+		case guard == turnRunning && turn != int64(session.TurnRunning):
 			return session.ErrNoTurn
 		}
 		return fmt.Errorf("session %s: a guarded update matched no row for no reason found", id)
@@ -403,7 +412,7 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 	var last uint64
 	err := s.write(ctx, id, func(tx *sql.Tx) error {
 		t := nowNanos()
-		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.reserve), s.whyNot(ctx, tx, id, true, false), id, len(events), t)
+		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.reserve), s.whyNot(ctx, tx, id, true, anyTurn), id, len(events), t)
 		if err != nil {
 			return err
 		}
@@ -446,7 +455,7 @@ func (s *Store) StartTurn(ctx context.Context, id string, data json.RawMessage) 
 	var seq uint64
 	err = s.write(ctx, id, func(tx *sql.Tx) error {
 		t := nowNanos()
-		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.startTurn), s.whyNot(ctx, tx, id, true, true), id, t, []byte(data))
+		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.startTurn), s.whyNot(ctx, tx, id, true, noTurnRunning), id, t, []byte(data))
 		if err != nil {
 			return err
 		}
@@ -484,7 +493,7 @@ func (s *Store) finishTurnIn(ctx context.Context, tx *sql.Tx, id string, state s
 		kind = session.KindTurnInterrupted
 	}
 	t := nowNanos()
-	n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.endTurn), s.whyNot(ctx, tx, id, false, false), id, t, int(state), reason)
+	n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.endTurn), s.whyNot(ctx, tx, id, false, turnRunning), id, t, int(state), reason)
 	if err != nil {
 		return 0, err
 	}
@@ -504,14 +513,14 @@ func (s *Store) Events(ctx context.Context, id string, after uint64, limit int) 
 	if err != nil {
 		return nil, s.fail(err)
 	}
-	max := int64(math.MaxInt64)
+	most := int64(math.MaxInt64)
 	if limit > 0 {
-		max = int64(limit)
+		most = int64(limit)
 	}
 	if after > math.MaxInt64 {
 		return []session.Event{}, nil
 	}
-	rows, err := s.events.QueryContext(ctx, n, int64(after), max)
+	rows, err := s.events.QueryContext(ctx, n, int64(after), most)
 	if err != nil {
 		return nil, s.fail(err)
 	}
