@@ -43,7 +43,8 @@ type Store struct {
 	committed sync.WaitGroup // the committers
 
 	create, get, list, update, reserve, startTurn, endTurn, insertEvent,
-	state, closeSession, number, events, del, delLog *sql.Stmt
+	state, closeSession, number, events, del, delLog,
+	forkSource, forkState, forkLog *sql.Stmt
 }
 
 var _ session.Store = (*Store)(nil)
@@ -124,6 +125,7 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 		{&s.reserve, stmtReserve}, {&s.startTurn, stmtStartTurn}, {&s.endTurn, stmtEndTurn},
 		{&s.insertEvent, stmtInsertEvent}, {&s.state, stmtState}, {&s.closeSession, stmtClose},
 		{&s.number, stmtNumber}, {&s.events, stmtEvents}, {&s.del, stmtDelete}, {&s.delLog, stmtDeleteLog},
+		{&s.forkSource, stmtForkSource}, {&s.forkState, stmtForkState}, {&s.forkLog, stmtForkLog},
 	} {
 		stmt, err := db.PrepareContext(ctx, p.text)
 		if err != nil {
@@ -216,18 +218,7 @@ func (s *Store) Create(ctx context.Context, info session.Info) (session.Session,
 		return session.Session{}, err
 	}
 	t := nowNanos()
-	err := s.write(ctx, info.ID, func(tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.create).ExecContext(ctx, info.ID, info.Owner, info.Cwd, dirsKey(info.AdditionalDirectories), info.Title, nullBytes(info.Meta), t)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return fmt.Errorf("%w: %s", session.ErrExists, info.ID)
-		}
-		return nil
-	})
+	err := s.write(ctx, info.ID, func(tx *sql.Tx) error { return s.insertSession(ctx, tx, info, t) })
 	if err != nil {
 		return session.Session{}, err
 	}
@@ -236,6 +227,21 @@ func (s *Store) Create(ctx context.Context, info session.Info) (session.Session,
 	out.Meta = slices.Clone(info.Meta)
 	out.Created, out.Updated = fromNanos(t), fromNanos(t)
 	return out, nil
+}
+
+// insertSession inserts a new session row; ErrExists (and nothing written)
+// when the id is taken.
+func (s *Store) insertSession(ctx context.Context, tx *sql.Tx, info session.Info, t int64) error {
+	res, err := tx.StmtContext(ctx, s.create).ExecContext(ctx, info.ID, info.Owner, info.Cwd, dirsKey(info.AdditionalDirectories), info.Title, nullBytes(info.Meta), t)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("%w: %s", session.ErrExists, info.ID)
+	}
+	return nil
 }
 
 // nullBytes is b, or NULL for nil.
@@ -561,6 +567,47 @@ func (s *Store) CloseSession(ctx context.Context, id string) (session.Session, e
 			return err
 		}
 		out, err = s.getWith(ctx, tx.StmtContext(ctx, s.get), id)
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) Fork(ctx context.Context, from string, info session.Info) (session.Session, error) {
+	if err := session.CheckInfo(info); err != nil {
+		return session.Session{}, err
+	}
+	var out session.Session
+	// Routed by the new id: the source's committer may be another, so the
+	// copy reads the source's state once and copies its log up to that.
+	err := s.write(ctx, info.ID, func(tx *sql.Tx) error {
+		var (
+			src, last, start, state int64
+			data                    []byte
+			reason                  string
+		)
+		err := tx.StmtContext(ctx, s.forkSource).QueryRowContext(ctx, from).Scan(&src, &last, &start, &state, &data, &reason)
+		if errors.Is(err, sql.ErrNoRows) {
+			return session.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.insertSession(ctx, tx, info, nowNanos()); err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.StmtContext(ctx, s.forkState).QueryRowContext(ctx, info.ID, last, start, state, nullBytes(data), reason).Scan(&n); err != nil {
+			return err
+		}
+		if _, err := tx.StmtContext(ctx, s.forkLog).ExecContext(ctx, n, src, last); err != nil {
+			return err
+		}
+		if state == int64(session.TurnRunning) {
+			if _, err := s.finishTurnIn(ctx, tx, info.ID, session.TurnInterrupted, session.ForkedReason); err != nil {
+				return err
+			}
+		}
+		out, err = s.getWith(ctx, tx.StmtContext(ctx, s.get), info.ID)
 		return err
 	})
 	return out, err

@@ -99,8 +99,12 @@ func ReasonData(reason string) json.RawMessage {
 	return b
 }
 
-// ClosedReason is the reason CloseSession interrupts a running turn with.
-const ClosedReason = "session closed"
+// ClosedReason is the reason CloseSession interrupts a running turn with,
+// ForkedReason the one Fork interrupts the copy of a running turn with.
+const (
+	ClosedReason = "session closed"
+	ForkedReason = "forked while running"
+)
 
 // Matches reports whether info passes q's owner and filters.
 func (q *Query) Matches(info *Info) bool {

@@ -52,6 +52,7 @@ var cases = []struct {
 	{"CloseInterruptsTurn", testCloseInterruptsTurn},
 	{"Update", testUpdate},
 	{"Delete", testDelete},
+	{"Fork", testFork},
 	{"ListFilters", testListFilters},
 	{"ListPaging", testListPaging},
 	{"ListBadCursor", testListBadCursor},
@@ -651,6 +652,75 @@ func testDelete(t *testing.T, st session.Store) {
 	}
 	if evs := events(t, st, id, 0, 0); len(evs) != 0 {
 		t.Errorf("a re-created session holds the old log: %v", evs)
+	}
+}
+
+func testFork(t *testing.T, st session.Store) {
+	src := NewID("src")
+	create(t, st, session.Info{ID: src, Owner: "o", Cwd: "/a"})
+	if _, err := st.StartTurn(ctx, src, json.RawMessage(`7`)); err != nil {
+		t.Fatal(err)
+	}
+	appendOne(t, st, src, Update(1))
+	if _, err := st.EndTurn(ctx, src, "end_turn"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.StartTurn(ctx, src, json.RawMessage(`8`)); err != nil {
+		t.Fatal(err)
+	}
+	appendOne(t, st, src, Update(2))
+	orig := events(t, st, src, 0, 0)
+
+	fork := NewID("fork")
+	f, err := st.Fork(ctx, src, session.Info{ID: fork, Owner: "o", Cwd: "/b", Title: "copy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ID != fork || f.Cwd != "/b" || f.Title != "copy" || f.Closed || f.LastSeq != 6 {
+		t.Errorf("the fork: %+v", f)
+	}
+	// The copy of the running turn is interrupted; the source's still runs.
+	if f.Turn.State != session.TurnInterrupted || f.Turn.Start != 4 || f.Turn.Reason != session.ForkedReason || !jsonEqual(f.Turn.Data, json.RawMessage(`8`)) {
+		t.Errorf("the fork's turn: %+v", f.Turn)
+	}
+	if s := get(t, st, src); s.Turn.State != session.TurnRunning || s.LastSeq != 5 {
+		t.Errorf("forking changed the source: %+v", s)
+	}
+	copied := events(t, st, fork, 0, 0)
+	if len(copied) != 6 {
+		t.Fatalf("the fork's log: %v", copied)
+	}
+	for i, e := range orig {
+		c := copied[i]
+		if c.Seq != e.Seq || c.Kind != e.Kind || string(c.Data) != string(e.Data) || !c.At.Equal(e.At) {
+			t.Errorf("copied event %d: %+v, source %+v", i, c, e)
+		}
+	}
+	if last := copied[5]; last.Kind != session.KindTurnInterrupted || !jsonEqual(last.Data, session.ReasonData(session.ForkedReason)) {
+		t.Errorf("the fork's last event: %+v", last)
+	}
+	// The two logs go on apart.
+	if seq := appendOne(t, st, fork, Update(9)); seq != 7 {
+		t.Errorf("the fork's next sequence: %d", seq)
+	}
+	if seq := appendOne(t, st, src, Update(3)); seq != 6 {
+		t.Errorf("the source's next sequence: %d", seq)
+	}
+	if _, err := st.Fork(ctx, src, session.Info{ID: fork}); !errors.Is(err, session.ErrExists) {
+		t.Errorf("forking onto a taken id: %v, want ErrExists", err)
+	}
+	if _, err := st.Fork(ctx, NewID("missing"), session.Info{ID: NewID("f")}); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("forking an unknown session: %v, want ErrNotFound", err)
+	}
+	if _, err := st.Fork(ctx, src, session.Info{}); !errors.Is(err, session.ErrInvalid) {
+		t.Errorf("forking without an id: %v, want ErrInvalid", err)
+	}
+	// A fork of a session with no turn and no events is an empty session.
+	empty := NewID("e")
+	create(t, st, session.Info{ID: empty})
+	e, err := st.Fork(ctx, empty, session.Info{ID: NewID("f")})
+	if err != nil || e.LastSeq != 0 || e.Turn.State != session.TurnNone {
+		t.Errorf("forking an empty session: %+v, %v", e, err)
 	}
 }
 
