@@ -45,8 +45,14 @@ const (
 	stmtClose       = `UPDATE acp_sessions SET closed = 1, updated = $2 WHERE id = $1`
 	stmtNumber      = `SELECT n FROM acp_sessions WHERE id = $1`
 	stmtEvents      = `SELECT seq, kind, at, data FROM acp_events WHERE session_n = $1 AND seq > $2 ORDER BY seq LIMIT $3`
-	stmtDelete      = `DELETE FROM acp_sessions WHERE id = $1 RETURNING n`
-	stmtDeleteLog   = `DELETE FROM acp_events WHERE session_n = $1`
+	stmtForkSource  = `SELECT n, last_seq, turn_start, turn_state, turn_data, turn_reason FROM acp_sessions WHERE id = $1`
+	stmtForkState   = `UPDATE acp_sessions SET last_seq = $2, turn_start = $3, turn_state = $4, turn_data = $5, turn_reason = $6
+		WHERE id = $1 RETURNING n`
+	// stmtForkLog copies the log of session $2 up to sequence $3 to session $1.
+	stmtForkLog = `INSERT INTO acp_events (session_n, seq, kind, at, data)
+		SELECT $1, seq, kind, at, data FROM acp_events WHERE session_n = $2 AND seq <= $3`
+	stmtDelete    = `DELETE FROM acp_sessions WHERE id = $1 RETURNING n`
+	stmtDeleteLog = `DELETE FROM acp_events WHERE session_n = $1`
 )
 
 // insertRows is the most events one multi-row INSERT holds (5 parameters

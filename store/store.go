@@ -43,7 +43,8 @@ type Store struct {
 	committed sync.WaitGroup // the committers
 
 	create, get, list, update, reserve, startTurn, endTurn, insertEvent,
-	state, closeSession, number, events, del, delLog *sql.Stmt
+	state, closeSession, number, events, del, delLog,
+	forkSource, forkState, forkLog *sql.Stmt
 }
 
 var _ session.Store = (*Store)(nil)
@@ -124,6 +125,7 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 		{&s.reserve, stmtReserve}, {&s.startTurn, stmtStartTurn}, {&s.endTurn, stmtEndTurn},
 		{&s.insertEvent, stmtInsertEvent}, {&s.state, stmtState}, {&s.closeSession, stmtClose},
 		{&s.number, stmtNumber}, {&s.events, stmtEvents}, {&s.del, stmtDelete}, {&s.delLog, stmtDeleteLog},
+		{&s.forkSource, stmtForkSource}, {&s.forkState, stmtForkState}, {&s.forkLog, stmtForkLog},
 	} {
 		stmt, err := db.PrepareContext(ctx, p.text)
 		if err != nil {
@@ -158,7 +160,8 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// row reads a session row; scan is a *sql.Row's or *sql.Rows' Scan.
+// scanSession reads a session row (sessionColumns) and returns its creation
+// number too; scan is a *sql.Row's or *sql.Rows' Scan.
 func scanSession(scan func(...any) error) (int64, session.Session, error) {
 	var (
 		n                  int64
@@ -215,18 +218,7 @@ func (s *Store) Create(ctx context.Context, info session.Info) (session.Session,
 		return session.Session{}, err
 	}
 	t := nowNanos()
-	err := s.write(ctx, info.ID, func(tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.create).ExecContext(ctx, info.ID, info.Owner, info.Cwd, dirsKey(info.AdditionalDirectories), info.Title, nullBytes(info.Meta), t)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return fmt.Errorf("%w: %s", session.ErrExists, info.ID)
-		}
-		return nil
-	})
+	err := s.write(ctx, info.ID, func(tx *sql.Tx) error { return s.insertSession(ctx, tx, info, t) })
 	if err != nil {
 		return session.Session{}, err
 	}
@@ -235,6 +227,21 @@ func (s *Store) Create(ctx context.Context, info session.Info) (session.Session,
 	out.Meta = slices.Clone(info.Meta)
 	out.Created, out.Updated = fromNanos(t), fromNanos(t)
 	return out, nil
+}
+
+// insertSession inserts a new session row; ErrExists (and nothing written)
+// when the id is taken.
+func (s *Store) insertSession(ctx context.Context, tx *sql.Tx, info session.Info, t int64) error {
+	res, err := tx.StmtContext(ctx, s.create).ExecContext(ctx, info.ID, info.Owner, info.Cwd, dirsKey(info.AdditionalDirectories), info.Title, nullBytes(info.Meta), t)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("%w: %s", session.ErrExists, info.ID)
+	}
+	return nil
 }
 
 // nullBytes is b, or NULL for nil.
@@ -279,6 +286,9 @@ func (s *Store) live() error {
 }
 
 func (s *Store) List(ctx context.Context, q session.Query) (session.Page, error) {
+	if err := q.Check(); err != nil {
+		return session.Page{}, err
+	}
 	before := int64(math.MaxInt64)
 	if q.Cursor != "" {
 		n, err := session.DecodeCursor(q.Cursor)
@@ -370,10 +380,18 @@ func takeSeqs(ctx context.Context, stmt *sql.Stmt, why func() error, args ...any
 	return n, uint64(l), err
 }
 
+// What a guarded update needs of the session's turn.
+type turnGuard int
+
+const (
+	anyTurn turnGuard = iota
+	noTurnRunning
+	turnRunning
+)
+
 // whyNot says why a guarded update matched no row of session id: it does not
-// exist, is closed (when closedMatters), has a turn running (when
-// runningMatters), or has none (otherwise).
-func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string, closedMatters bool, running bool) func() error {
+// exist, is closed (when closedMatters), or its turn is not as guard needs.
+func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string, closedMatters bool, guard turnGuard) func() error {
 	return func() error {
 		var closed, turn int64
 		err := tx.StmtContext(ctx, s.state).QueryRowContext(ctx, id).Scan(&closed, &turn)
@@ -384,9 +402,9 @@ func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string, closedMatters
 			return err
 		case closedMatters && closed != 0:
 			return session.ErrClosed
-		case running && turn == int64(session.TurnRunning):
+		case guard == noTurnRunning && turn == int64(session.TurnRunning):
 			return session.ErrTurnRunning
-		case !running && turn != int64(session.TurnRunning):
+		case guard == turnRunning && turn != int64(session.TurnRunning):
 			return session.ErrNoTurn
 		}
 		return fmt.Errorf("session %s: a guarded update matched no row for no reason found", id)
@@ -400,7 +418,7 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 	var last uint64
 	err := s.write(ctx, id, func(tx *sql.Tx) error {
 		t := nowNanos()
-		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.reserve), s.whyNot(ctx, tx, id, true, false), id, len(events), t)
+		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.reserve), s.whyNot(ctx, tx, id, true, anyTurn), id, len(events), t)
 		if err != nil {
 			return err
 		}
@@ -443,7 +461,7 @@ func (s *Store) StartTurn(ctx context.Context, id string, data json.RawMessage) 
 	var seq uint64
 	err = s.write(ctx, id, func(tx *sql.Tx) error {
 		t := nowNanos()
-		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.startTurn), s.whyNot(ctx, tx, id, true, true), id, t, []byte(data))
+		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.startTurn), s.whyNot(ctx, tx, id, true, noTurnRunning), id, t, []byte(data))
 		if err != nil {
 			return err
 		}
@@ -463,6 +481,9 @@ func (s *Store) InterruptTurn(ctx context.Context, id string, reason string) (ui
 }
 
 func (s *Store) finishTurn(ctx context.Context, id string, state session.TurnState, reason string) (uint64, error) {
+	if err := session.CheckText(reason); err != nil {
+		return 0, err
+	}
 	var seq uint64
 	err := s.write(ctx, id, func(tx *sql.Tx) error {
 		var err error
@@ -478,7 +499,7 @@ func (s *Store) finishTurnIn(ctx context.Context, tx *sql.Tx, id string, state s
 		kind = session.KindTurnInterrupted
 	}
 	t := nowNanos()
-	n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.endTurn), s.whyNot(ctx, tx, id, false, false), id, t, int(state), reason)
+	n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.endTurn), s.whyNot(ctx, tx, id, false, turnRunning), id, t, int(state), reason)
 	if err != nil {
 		return 0, err
 	}
@@ -498,14 +519,14 @@ func (s *Store) Events(ctx context.Context, id string, after uint64, limit int) 
 	if err != nil {
 		return nil, s.fail(err)
 	}
-	max := int64(math.MaxInt64)
+	most := int64(math.MaxInt64)
 	if limit > 0 {
-		max = int64(limit)
+		most = int64(limit)
 	}
 	if after > math.MaxInt64 {
 		return []session.Event{}, nil
 	}
-	rows, err := s.events.QueryContext(ctx, n, int64(after), max)
+	rows, err := s.events.QueryContext(ctx, n, int64(after), most)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -546,6 +567,47 @@ func (s *Store) CloseSession(ctx context.Context, id string) (session.Session, e
 			return err
 		}
 		out, err = s.getWith(ctx, tx.StmtContext(ctx, s.get), id)
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) Fork(ctx context.Context, from string, info session.Info) (session.Session, error) {
+	if err := session.CheckInfo(info); err != nil {
+		return session.Session{}, err
+	}
+	var out session.Session
+	// Routed by the new id: the source's committer may be another, so the
+	// copy reads the source's state once and copies its log up to that.
+	err := s.write(ctx, info.ID, func(tx *sql.Tx) error {
+		var (
+			src, last, start, state int64
+			data                    []byte
+			reason                  string
+		)
+		err := tx.StmtContext(ctx, s.forkSource).QueryRowContext(ctx, from).Scan(&src, &last, &start, &state, &data, &reason)
+		if errors.Is(err, sql.ErrNoRows) {
+			return session.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.insertSession(ctx, tx, info, nowNanos()); err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.StmtContext(ctx, s.forkState).QueryRowContext(ctx, info.ID, last, start, state, nullBytes(data), reason).Scan(&n); err != nil {
+			return err
+		}
+		if _, err := tx.StmtContext(ctx, s.forkLog).ExecContext(ctx, n, src, last); err != nil {
+			return err
+		}
+		if state == int64(session.TurnRunning) {
+			if _, err := s.finishTurnIn(ctx, tx, info.ID, session.TurnInterrupted, session.ForkedReason); err != nil {
+				return err
+			}
+		}
+		out, err = s.getWith(ctx, tx.StmtContext(ctx, s.get), info.ID)
 		return err
 	})
 	return out, err

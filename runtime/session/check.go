@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The checks and the list cursor below are shared by every Store, so that
@@ -16,15 +17,40 @@ func CheckInfo(info Info) error {
 	if info.ID == "" {
 		return fmt.Errorf("%w: empty session id", ErrInvalid)
 	}
+	if err := CheckText(append([]string{info.ID, info.Owner, info.Cwd, info.Title}, info.AdditionalDirectories...)...); err != nil {
+		return err
+	}
 	return checkMeta(info.Meta)
 }
 
 // CheckChange returns an ErrInvalid error when Update cannot apply c.
 func CheckChange(c Change) error {
+	for _, p := range []*string{c.Cwd, c.Title} {
+		if p != nil {
+			if err := CheckText(*p); err != nil {
+				return err
+			}
+		}
+	}
+	if err := CheckText(c.AdditionalDirectories...); err != nil {
+		return err
+	}
 	if c.Meta == nil || string(c.Meta) == "null" {
 		return nil
 	}
 	return checkMeta(c.Meta)
+}
+
+// CheckText returns an ErrInvalid error for a string that is not UTF-8 or
+// holds a NUL (JSON can carry one as \u0000): a PostgreSQL text column takes
+// neither, and every store refuses what one refuses.
+func CheckText(texts ...string) error {
+	for _, s := range texts {
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			return fmt.Errorf("%w: %q is not UTF-8 text without NUL", ErrInvalid, s)
+		}
+	}
+	return nil
 }
 
 func checkMeta(meta json.RawMessage) error {
@@ -73,8 +99,12 @@ func ReasonData(reason string) json.RawMessage {
 	return b
 }
 
-// ClosedReason is the reason CloseSession interrupts a running turn with.
-const ClosedReason = "session closed"
+// ClosedReason is the reason CloseSession interrupts a running turn with,
+// ForkedReason the one Fork interrupts the copy of a running turn with.
+const (
+	ClosedReason = "session closed"
+	ForkedReason = "forked while running"
+)
 
 // Matches reports whether info passes q's owner and filters.
 func (q *Query) Matches(info *Info) bool {
@@ -90,12 +120,23 @@ func (q *Query) Matches(info *Info) bool {
 	return true
 }
 
-// PageSize is q's Limit, or DefaultPageSize when it sets none.
+// Check returns an ErrInvalid error for filters no store can hold.
+func (q *Query) Check() error {
+	if q.Cwd != nil {
+		if err := CheckText(*q.Cwd); err != nil {
+			return err
+		}
+	}
+	return CheckText(append([]string{q.Owner}, q.AdditionalDirectories...)...)
+}
+
+// PageSize is the size of q's page: its Limit, DefaultPageSize when it sets
+// none, at most MaxPageSize.
 func (q *Query) PageSize() int {
 	if q.Limit <= 0 {
 		return DefaultPageSize
 	}
-	return q.Limit
+	return min(q.Limit, MaxPageSize)
 }
 
 // A list cursor is the creation number of the last session of the page

@@ -86,6 +86,9 @@ func (m *Memory) Get(ctx context.Context, id string) (Session, error) {
 }
 
 func (m *Memory) List(ctx context.Context, q Query) (Page, error) {
+	if err := q.Check(); err != nil {
+		return Page{}, err
+	}
 	before := int64(-1)
 	if q.Cursor != "" {
 		n, err := DecodeCursor(q.Cursor)
@@ -210,6 +213,9 @@ func (m *Memory) InterruptTurn(ctx context.Context, id string, reason string) (u
 }
 
 func (m *Memory) endTurn(id string, kind Kind, state TurnState, reason string) (uint64, error) {
+	if err := CheckText(reason); err != nil {
+		return 0, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ms, err := m.get(id)
@@ -269,6 +275,39 @@ func (m *Memory) CloseSession(ctx context.Context, id string) (Session, error) {
 	}
 	ms.s.Closed = true
 	ms.s.Updated = t
+	return ms.snapshot(), nil
+}
+
+func (m *Memory) Fork(ctx context.Context, from string, info Info) (Session, error) {
+	if err := CheckInfo(info); err != nil {
+		return Session{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	src, err := m.get(from)
+	if err != nil {
+		return Session{}, err
+	}
+	if m.sessions[info.ID] != nil {
+		return Session{}, fmt.Errorf("%w: %s", ErrExists, info.ID)
+	}
+	m.n++
+	t := now()
+	info.Created, info.Updated = t, t
+	info.AdditionalDirectories = append([]string{}, info.AdditionalDirectories...)
+	info.Meta = slices.Clone(info.Meta)
+	ms := &memSession{n: m.n, s: Session{Info: info, LastSeq: src.s.LastSeq, Turn: src.s.Turn}}
+	ms.s.Turn.Data = slices.Clone(src.s.Turn.Data)
+	ms.events = make([]Event, len(src.events))
+	for i, e := range src.events {
+		e.Data = slices.Clone(e.Data)
+		ms.events[i] = e
+	}
+	if ms.s.Turn.State == TurnRunning {
+		ms.appendLocked(KindTurnInterrupted, ReasonData(ForkedReason), t)
+		ms.s.Turn.State, ms.s.Turn.Reason = TurnInterrupted, ForkedReason
+	}
+	m.sessions[info.ID] = ms
 	return ms.snapshot(), nil
 }
 

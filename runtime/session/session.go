@@ -89,6 +89,12 @@ type Store interface {
 	// running turn is interrupted (reason "session closed") in the same
 	// write. Closing a closed session is not an error.
 	CloseSession(ctx context.Context, id string) (Session, error)
+	// Fork creates a session from info (as Create does) holding a copy of
+	// session from's log as it is (sequences, kinds, data and times) and its
+	// turn state; a turn running in from is interrupted in the copy (reason
+	// ForkedReason), since no process runs it there. ErrNotFound if from does
+	// not exist, ErrExists if info.ID is taken.
+	Fork(ctx context.Context, from string, info Info) (Session, error)
 	// Delete removes the session and its log.
 	Delete(ctx context.Context, id string) error
 	// Close releases the store's resources. Calls after it fail.
@@ -236,12 +242,17 @@ type Query struct {
 	AdditionalDirectories []string
 	// Cursor continues from a Page's NextCursor; "" starts at the newest.
 	Cursor string
-	// Limit is the most sessions a page holds; <= 0 means DefaultPageSize.
+	// Limit is the most sessions a page holds; <= 0 means DefaultPageSize,
+	// and more than MaxPageSize means MaxPageSize.
 	Limit int
 }
 
-// DefaultPageSize is a Page's size when the Query sets no Limit.
-const DefaultPageSize = 100
+// DefaultPageSize is a Page's size when the Query sets no Limit; MaxPageSize
+// bounds what one List reads whatever the Limit.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 1000
+)
 
 // Page is one page of List.
 type Page struct {

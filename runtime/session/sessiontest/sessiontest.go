@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -51,6 +52,7 @@ var cases = []struct {
 	{"CloseInterruptsTurn", testCloseInterruptsTurn},
 	{"Update", testUpdate},
 	{"Delete", testDelete},
+	{"Fork", testFork},
 	{"ListFilters", testListFilters},
 	{"ListPaging", testListPaging},
 	{"ListBadCursor", testListBadCursor},
@@ -187,6 +189,21 @@ func testInvalid(t *testing.T, st session.Store) {
 	}
 	if _, err := st.StartTurn(ctx, id, json.RawMessage(`{`)); !errors.Is(err, session.ErrInvalid) {
 		t.Errorf("StartTurn with bad data: %v, want ErrInvalid", err)
+	}
+	// Text a PostgreSQL column refuses is refused by every store.
+	for _, info := range []session.Info{
+		{ID: "nul\x00id"}, {ID: NewID("s"), Cwd: "/a\x00b"}, {ID: NewID("s"), Owner: "\xff"},
+		{ID: NewID("s"), Title: "t\x00"}, {ID: NewID("s"), AdditionalDirectories: []string{"/ok", "\x00"}},
+	} {
+		if _, err := st.Create(ctx, info); !errors.Is(err, session.ErrInvalid) {
+			t.Errorf("Create(%+q): %v, want ErrInvalid", info, err)
+		}
+	}
+	if _, err := st.Update(ctx, id, session.Change{Cwd: new("\x00")}); !errors.Is(err, session.ErrInvalid) {
+		t.Errorf("Update with a NUL cwd: %v, want ErrInvalid", err)
+	}
+	if _, err := st.List(ctx, session.Query{Cwd: new("\x00")}); !errors.Is(err, session.ErrInvalid) {
+		t.Errorf("List with a NUL cwd: %v, want ErrInvalid", err)
 	}
 	if _, err := st.Update(ctx, id, session.Change{Meta: json.RawMessage(`[]`)}); !errors.Is(err, session.ErrInvalid) {
 		t.Errorf("Update with _meta []: %v, want ErrInvalid", err)
@@ -479,6 +496,9 @@ func testTurnErrors(t *testing.T, st session.Store) {
 	if _, err := st.StartTurn(ctx, id, nil); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := st.EndTurn(ctx, id, "bad\x00reason"); !errors.Is(err, session.ErrInvalid) {
+		t.Errorf("EndTurn with a NUL in the reason: %v, want ErrInvalid", err)
+	}
 	if _, err := st.StartTurn(ctx, id, nil); !errors.Is(err, session.ErrTurnRunning) {
 		t.Errorf("StartTurn while one runs: %v, want ErrTurnRunning", err)
 	}
@@ -635,6 +655,75 @@ func testDelete(t *testing.T, st session.Store) {
 	}
 }
 
+func testFork(t *testing.T, st session.Store) {
+	src := NewID("src")
+	create(t, st, session.Info{ID: src, Owner: "o", Cwd: "/a"})
+	if _, err := st.StartTurn(ctx, src, json.RawMessage(`7`)); err != nil {
+		t.Fatal(err)
+	}
+	appendOne(t, st, src, Update(1))
+	if _, err := st.EndTurn(ctx, src, "end_turn"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.StartTurn(ctx, src, json.RawMessage(`8`)); err != nil {
+		t.Fatal(err)
+	}
+	appendOne(t, st, src, Update(2))
+	orig := events(t, st, src, 0, 0)
+
+	fork := NewID("fork")
+	f, err := st.Fork(ctx, src, session.Info{ID: fork, Owner: "o", Cwd: "/b", Title: "copy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ID != fork || f.Cwd != "/b" || f.Title != "copy" || f.Closed || f.LastSeq != 6 {
+		t.Errorf("the fork: %+v", f)
+	}
+	// The copy of the running turn is interrupted; the source's still runs.
+	if f.Turn.State != session.TurnInterrupted || f.Turn.Start != 4 || f.Turn.Reason != session.ForkedReason || !jsonEqual(f.Turn.Data, json.RawMessage(`8`)) {
+		t.Errorf("the fork's turn: %+v", f.Turn)
+	}
+	if s := get(t, st, src); s.Turn.State != session.TurnRunning || s.LastSeq != 5 {
+		t.Errorf("forking changed the source: %+v", s)
+	}
+	copied := events(t, st, fork, 0, 0)
+	if len(copied) != 6 {
+		t.Fatalf("the fork's log: %v", copied)
+	}
+	for i, e := range orig {
+		c := copied[i]
+		if c.Seq != e.Seq || c.Kind != e.Kind || string(c.Data) != string(e.Data) || !c.At.Equal(e.At) {
+			t.Errorf("copied event %d: %+v, source %+v", i, c, e)
+		}
+	}
+	if last := copied[5]; last.Kind != session.KindTurnInterrupted || !jsonEqual(last.Data, session.ReasonData(session.ForkedReason)) {
+		t.Errorf("the fork's last event: %+v", last)
+	}
+	// The two logs go on apart.
+	if seq := appendOne(t, st, fork, Update(9)); seq != 7 {
+		t.Errorf("the fork's next sequence: %d", seq)
+	}
+	if seq := appendOne(t, st, src, Update(3)); seq != 6 {
+		t.Errorf("the source's next sequence: %d", seq)
+	}
+	if _, err := st.Fork(ctx, src, session.Info{ID: fork}); !errors.Is(err, session.ErrExists) {
+		t.Errorf("forking onto a taken id: %v, want ErrExists", err)
+	}
+	if _, err := st.Fork(ctx, NewID("missing"), session.Info{ID: NewID("f")}); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("forking an unknown session: %v, want ErrNotFound", err)
+	}
+	if _, err := st.Fork(ctx, src, session.Info{}); !errors.Is(err, session.ErrInvalid) {
+		t.Errorf("forking without an id: %v, want ErrInvalid", err)
+	}
+	// A fork of a session with no turn and no events is an empty session.
+	empty := NewID("e")
+	create(t, st, session.Info{ID: empty})
+	e, err := st.Fork(ctx, empty, session.Info{ID: NewID("f")})
+	if err != nil || e.LastSeq != 0 || e.Turn.State != session.TurnNone {
+		t.Errorf("forking an empty session: %+v, %v", e, err)
+	}
+}
+
 func ids(p session.Page) []string {
 	var out []string
 	for _, s := range p.Sessions {
@@ -718,6 +807,11 @@ func testListPaging(t *testing.T, st session.Store) {
 	}
 	if !slices.Equal(seen, created) {
 		t.Errorf("paged %q, want %q", seen, created)
+	}
+	// A limit past MaxPageSize reads MaxPageSize at most.
+	huge, err := st.List(ctx, session.Query{Owner: owner, Limit: math.MaxInt})
+	if err != nil || len(huge.Sessions) != 8 || huge.NextCursor != "" {
+		t.Errorf("List with the largest limit: %d sessions, next %q, %v", len(huge.Sessions), huge.NextCursor, err)
 	}
 	// An exact fit: the last full page has no next cursor, or one that
 	// leads to an empty page.

@@ -98,11 +98,11 @@ func StartPostgres() (*Cluster, error) {
 	}
 	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir, "-c", "listen_addresses=", "-c", "max_connections=200")
 	c.cmd.Stdout, c.cmd.Stderr = &c.log, &c.log
+	// The cluster dies with this process, however it ends.
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := Unprivileged(c.cmd, dir); err != nil {
 		return fail(err)
 	}
-	// The cluster dies with this process, however it ends.
-	c.cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	if err := c.cmd.Start(); err != nil {
 		return fail(fmt.Errorf("postgres: %v", err))
 	}
