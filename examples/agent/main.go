@@ -203,8 +203,11 @@ func (a *agent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.P
 				titles[i] = *item.Title
 			}
 		}
-		// A real agent would put the items' text into this turn's model prompt.
-		if err := a.chunk(ctx, p.SessionID, "context: "+strings.Join(titles, ", ")+"\n"); err != nil {
+		// A real agent would put the items' text into this turn's model
+		// prompt. Like the context itself (the RFD keeps it out of history
+		// and replay), this chunk is not recorded for session/load.
+		u := acp.AgentMessageChunkText("context: " + strings.Join(titles, ", ") + "\n")
+		if err := a.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: p.SessionID, Update: u}); err != nil {
 			return nil, err
 		}
 	}
