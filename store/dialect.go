@@ -51,13 +51,15 @@ const (
 	// an fsync (synchronous=NORMAL), so a write that returned survives the
 	// process being killed at any point; an operating-system crash or power
 	// loss may lose the last writes, never the database's consistency.
-	// PostgreSQL commits as the server's synchronous_commit says (on by
-	// default: flushed to the server's disk).
+	// PostgreSQL commits with synchronous_commit off: the server has the
+	// write when it returns, so it survives the agent being killed; a crash
+	// of the database server may lose the last writes (never consistency).
 	Committed Durability = iota
 	// Synced: SQLite also fsyncs the write-ahead log at each commit
 	// (synchronous=FULL), so a write that returned survives a power loss.
+	// PostgreSQL commits as the server's synchronous_commit says (on by
+	// default: flushed to the server's disk, surviving its crash).
 	// Group commit shares each fsync among the writes waiting for it.
-	// PostgreSQL: as Committed.
 	Synced
 )
 

@@ -34,6 +34,9 @@ type Store struct {
 	db   *sql.DB
 	d    dialect
 	name string // what errors call the store: "sqlite:PATH", "postgres"
+	// prelude, when set, runs first in each commit's transaction: the
+	// durability the store was opened with, where it is a setting.
+	prelude string
 
 	mu     sync.RWMutex // held to submit; Close holds it to stop submissions
 	closed bool
@@ -86,7 +89,15 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Store, error)
 		return nil, openError("postgres", err)
 	}
 	db.SetMaxIdleConns(4)
-	return open(ctx, db, postgresDialect, "postgres")
+	s, err := open(ctx, db, postgresDialect, "postgres")
+	if err == nil && opts.Durability == Committed {
+		// Committed: the server has the commit when it returns (the agent
+		// may die), without waiting for its disk flush: a crash of the
+		// database server may lose the last writes (about 0.6 s at
+		// PostgreSQL's defaults), never its consistency.
+		s.prelude = "SET LOCAL synchronous_commit TO OFF"
+	}
+	return s, err
 }
 
 // Open opens a store by a spec: "memory", "sqlite:PATH", or a
