@@ -13,8 +13,9 @@
 // runtimeContext: the SDK's schema has no such member and strips it from
 // session/prompt params, so advertising it would be a false promise.
 //
-// session/load (advertised) replays a session's recorded prompts as
-// user_message_chunk updates; sessions outlive a connection.
+// session/load (advertised) replays a session's whole conversation (the
+// prompts as user_message_chunk, the replies as agent_message_chunk);
+// sessions outlive a connection.
 //
 // With --listen, it serves ACP over the network instead with the SDK's
 // AcpServer (experimental/server): Streamable HTTP and, through the `ws`
@@ -74,12 +75,17 @@ const app = acp
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
     const roots = [params.cwd, ...(params.additionalDirectories ?? [])];
     const sessionId = `ts-${++nextId}`;
-    sessions.set(sessionId, { roots, history: [], cancel: null });
+    sessions.set(sessionId, { roots, history: [], conversation: [], cancel: null });
     return { sessionId, _meta: { "acpgen/roots": roots } };
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client, signal }) => {
     const s = session(params.sessionId);
     s.history.push(params);
+    for (const block of params.prompt) {
+      if (block.type === "text") {
+        s.conversation.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: block.text } });
+      }
+    }
     let cancelled = false;
     const cancel = new Promise((resolve) => {
       s.cancel = () => {
@@ -102,13 +108,9 @@ const app = acp
             return { stopReason: "cancelled" };
           }
           const text = await callBack(client, s, params.sessionId, word);
-          await client.notify(acp.methods.client.session.update, {
-            sessionId: params.sessionId,
-            update: {
-              sessionUpdate: "agent_message_chunk",
-              content: { type: "text", text: sep + text },
-            },
-          });
+          const update = { sessionUpdate: "agent_message_chunk", content: { type: "text", text: sep + text } };
+          s.conversation.push(update);
+          await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
           sep = " ";
         }
       }
@@ -118,16 +120,10 @@ const app = acp
     }
   })
   .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    // v1: the whole conversation, the prompts and the replies, in order.
     const s = session(params.sessionId);
-    for (const turn of s.history) {
-      for (const block of turn.prompt) {
-        if (block.type === "text") {
-          await client.notify(acp.methods.client.session.update, {
-            sessionId: params.sessionId,
-            update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: block.text } },
-          });
-        }
-      }
+    for (const update of s.conversation) {
+      await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
     }
     return {};
   })
