@@ -179,9 +179,12 @@ type Conn struct {
 	notes    queue
 	wg       sync.WaitGroup // handlers and the notification goroutine
 	done     chan struct{}  // closed at shutdown
-	closing  chan struct{}  // closed by Close
-	jobs     chan job       // unbuffered: hand-off to an idle worker
-	once     sync.Once
+	// notesDone is closed once the notification goroutine has finished
+	// the queue (or at shutdown when Run never started it).
+	notesDone chan struct{}
+	closing   chan struct{} // closed by Close
+	jobs      chan job      // unbuffered: hand-off to an idle worker
+	once      sync.Once
 
 	// Drain, guarded by mu; see Drain. drained is closed once a drain has
 	// nothing left to wait for.
@@ -252,6 +255,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		pending:     make(map[int64]*pendingCall),
 		inflight:    make(map[string]*inbound),
 		done:        make(chan struct{}),
+		notesDone:   make(chan struct{}),
 		closing:     make(chan struct{}),
 		jobs:        make(chan job),
 	}
@@ -342,6 +346,9 @@ func (c *Conn) shutdown(closeReader bool) error {
 	c.closed = true
 	stop := c.stop
 	c.wake() // a reader waiting for room stops waiting
+	if !c.started {
+		close(c.notesDone) // no notification goroutine will
+	}
 	c.mu.Unlock()
 
 	close(c.done) // wakes every Call still waiting

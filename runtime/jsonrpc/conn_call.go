@@ -96,7 +96,7 @@ func (c *Conn) Call(ctx context.Context, method string, params wire.Raw) (wire.R
 	case r := <-p.ch:
 		return r.result, r.err
 	case <-c.done:
-		return nil, ErrClosed
+		return c.closedAnswer(p)
 	case <-ctx.Done():
 	}
 	c.mu.Lock()
@@ -111,13 +111,31 @@ func (c *Conn) Call(ctx context.Context, method string, params wire.Raw) (wire.R
 		case r := <-p.ch:
 			return r.result, r.err
 		case <-c.done:
-			return nil, ErrClosed
+			return c.closedAnswer(p)
 		}
 	}
 	if err := c.notify(context.WithoutCancel(ctx), CancelRequestMethod, appendCancelParams(nil, id)); err != nil && !errors.Is(err, ErrClosed) {
 		c.log.Debug("jsonrpc: sending $/cancel_request failed", "id", id, "err", err)
 	}
 	return nil, ctx.Err()
+}
+
+// closedAnswer is what a Call whose connection has shut down returns: its
+// answer when the peer's was read before the end, else ErrClosed. An answer
+// read behind notifications is delivered in their queue, which the
+// notification goroutine finishes after shutdown; a Call made from a
+// notification handler is answered directly (see isDirect), and must not
+// wait for that goroutine, which runs it.
+func (c *Conn) closedAnswer(p *pendingCall) (wire.Raw, error) {
+	if !p.direct {
+		<-c.notesDone
+	}
+	select {
+	case r := <-p.ch:
+		return r.result, r.err
+	default:
+		return nil, ErrClosed
+	}
 }
 
 // Notify sends a notification and returns once its frame is written. params

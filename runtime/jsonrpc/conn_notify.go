@@ -29,6 +29,7 @@ func (c *Conn) queueNotification(n note) {
 // notificationLoop runs notification handlers one at a time, in order.
 func (c *Conn) notificationLoop() {
 	defer c.wg.Done()
+	defer close(c.notesDone)
 	for {
 		n, ok := c.notes.pop()
 		if !ok {
