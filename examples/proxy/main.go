@@ -25,8 +25,10 @@
 // and whose stderr is the proxy's. With -listen it serves editors over the
 // network instead, at http://ADDR/acp in both of runtime/acphttp's profiles,
 // printing "listening on http://ADDR/acp" once it accepts connections: each
-// editor connection gets an agent process of its own, at most -max-agents
-// (8) in use and as many opening. Without -token (every request then needs
+// editor connection gets an agent process of its own, started when its
+// first message arrives, and at most -max-agents (8) agent processes exist
+// at once, counting those still exiting (a connection waits for a slot).
+// Without -token (every request then needs
 // "Authorization: Bearer T") it serves loopback addresses only; requests
 // must name the server by a loopback name unless -allow-host lists others,
 // and browser pages of other sites are refused. With -component it is a
@@ -59,7 +61,7 @@ func main() {
 		n.hosts = append(n.hosts, h)
 		return nil
 	})
-	flag.IntVar(&n.maxAgents, "max-agents", 8, "with -listen: editor connections in use at once, each with its agent (as many more may be opening)")
+	flag.IntVar(&n.maxAgents, "max-agents", 8, "with -listen: agent processes at once, one per editor connection from its first message (more connections wait); also the connections in use, and as many opening")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: proxy [-listen ADDR [-token T] [-allow-host H]...] [--] AGENT [ARGS...]\n       proxy -component")
 		flag.PrintDefaults()
