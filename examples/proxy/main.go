@@ -28,7 +28,10 @@
 // editor connection gets an agent process of its own, started when its
 // first message arrives, and at most -max-agents (8) agent processes exist
 // at once, counting those still exiting (a connection waits for a slot).
-// Without -token (every request then needs
+// On SIGTERM or SIGINT it drains as examples/agent does: a request an
+// editor sends from then on is refused -32001, the requests in flight have
+// 10 s to finish, then are cancelled at the agent, and it exits once they
+// are answered. Without -token (every request then needs
 // "Authorization: Bearer T") it serves loopback addresses only; requests
 // must name the server by a loopback name unless -allow-host lists others,
 // and browser pages of other sites are refused. With -component it is a
