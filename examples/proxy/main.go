@@ -25,11 +25,16 @@
 // and whose stderr is the proxy's. With -listen it serves editors over the
 // network instead, at http://ADDR/acp in both of runtime/acphttp's profiles,
 // printing "listening on http://ADDR/acp" once it accepts connections: each
-// editor connection gets an agent process of its own, at most -max-agents
-// (8) in use and as many opening. Without a token (every request then needs
-// "Authorization: Bearer T"; from -token-file FILE, the ACP_TOKEN environment
-// variable, or -token, which every user of the machine can read in the
-// process list) it serves loopback addresses only; requests
+// editor connection gets an agent process of its own, started when its
+// first message arrives, and at most -max-agents (8) agent processes exist
+// at once, counting those still exiting (a connection waits for a slot).
+// On SIGTERM or SIGINT it drains as examples/agent does: a request an
+// editor sends from then on is refused -32001, the requests in flight have
+// 10 s to finish, then are cancelled at the agent, and it exits once they
+// are answered. Without a token (every request then needs "Authorization:
+// Bearer T"; from -token-file FILE, the ACP_TOKEN environment variable, or
+// -token, which every user of the machine can read in the process list) it
+// serves loopback addresses only; requests
 // must name the server by a loopback name unless -allow-host lists others,
 // and browser pages of other sites are refused. With -component it is a
 // Proxy Chains component (the unstable schema's proxy/initialize and
@@ -63,7 +68,7 @@ func main() {
 		n.hosts = append(n.hosts, h)
 		return nil
 	})
-	flag.IntVar(&n.maxAgents, "max-agents", 8, "with -listen: editor connections in use at once, each with its agent (as many more may be opening)")
+	flag.IntVar(&n.maxAgents, "max-agents", 8, "with -listen: agent processes at once, one per editor connection from its first message (more connections wait); also the connections in use, and as many opening")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: proxy [-listen ADDR [-token-file FILE | -token T] [-allow-host H]...] [--] AGENT [ARGS...]\n       proxy -component")
 		flag.PrintDefaults()

@@ -23,6 +23,13 @@ import (
 // when the test ends.
 func listening(t *testing.T, flags ...string) string {
 	t.Helper()
+	_, url := startListening(t, flags...)
+	return url
+}
+
+// startListening is listening, which also returns the proxy's process.
+func startListening(t *testing.T, flags ...string) (*exec.Cmd, string) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +51,7 @@ func listening(t *testing.T, flags ...string) string {
 	if err != nil || !ok {
 		t.Fatalf("the proxy printed %q, %v; want its address", line, err)
 	}
-	return url
+	return cmd, url
 }
 
 // With -listen, an editor that connects over the network gets the same
@@ -55,31 +62,42 @@ func TestListenServesEditors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 	url := listening(t, "-listen", "127.0.0.1:0")
-	quiet := slog.New(slog.DiscardHandler)
 	for _, profile := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
-		conn, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: profile, Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := &editor{}
-		s := &session{conn: acp.NewClientConn(e, conn, conn, acp.ConnOptions{})}
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = s.conn.Run(ctx) })
-		yes := true
-		if _, err := s.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.CurrentProtocolVersion, ClientCapabilities: &acp.ClientCapabilities{Terminal: &yes}}); err != nil {
-			t.Fatalf("%v: initialize: %v", profile, err)
-		}
-		ns, err := s.conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
-		if err != nil {
-			t.Fatalf("%v: session/new: %v", profile, err)
-		}
-		s.id = ns.SessionID
-		s.prompt(t, ctx, "go")
-		if got := e.turn(); got != "offered=falsecreate=-32601" || e.terminals != 0 {
-			t.Errorf("%v: turn streamed %q with %d terminals, want the capability hidden and terminal/create refused", profile, got, e.terminals)
-		}
-		conn.Close()
-		wg.Wait()
+		editorTurn(t, ctx, url, profile, nil)
+	}
+}
+
+// editorTurn connects to the proxy at url over profile as an editor that
+// offers terminals, runs one turn, and checks that the policy applied;
+// connected, when not nil, runs after the turn, while the editor is still
+// connected.
+func editorTurn(t *testing.T, ctx context.Context, url string, profile acphttp.Profile, connected func()) {
+	t.Helper()
+	conn, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: profile, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &editor{}
+	s := &session{conn: acp.NewClientConn(e, conn, conn, acp.ConnOptions{})}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = s.conn.Run(ctx) })
+	defer wg.Wait()
+	defer conn.Close()
+	yes := true
+	if _, err := s.conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.CurrentProtocolVersion, ClientCapabilities: &acp.ClientCapabilities{Terminal: &yes}}); err != nil {
+		t.Fatalf("%v: initialize: %v", profile, err)
+	}
+	ns, err := s.conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatalf("%v: session/new: %v", profile, err)
+	}
+	s.id = ns.SessionID
+	s.prompt(t, ctx, "go")
+	if got := e.turn(); got != "offered=falsecreate=-32601" || e.terminals != 0 {
+		t.Errorf("%v: turn streamed %q with %d terminals, want the capability hidden and terminal/create refused", profile, got, e.terminals)
+	}
+	if connected != nil {
+		connected()
 	}
 }
 

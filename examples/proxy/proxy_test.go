@@ -99,6 +99,9 @@ func (a *testAgent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*a
 	say := func(text string) error {
 		return a.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: p.SessionID, Update: acp.AgentMessageChunkText(text)})
 	}
+	if len(p.Prompt) > 0 && p.Prompt[0].Text != nil && p.Prompt[0].Text.Text == "ask" {
+		return a.ask(ctx, p.SessionID, say)
+	}
 	if err := say(fmt.Sprintf("offered=%t", a.offered)); err != nil {
 		return nil, err
 	}
@@ -113,6 +116,24 @@ func (a *testAgent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*a
 		return nil, err
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Usage: &acp.Usage{InputTokens: 20, OutputTokens: 10, TotalTokens: 30}}, nil
+}
+
+// ask is the turn of the prompt "ask": it asks the editor for permission
+// and reports the option chosen.
+func (a *testAgent) ask(ctx context.Context, session acp.SessionID, say func(string) error) (*acp.PromptResponse, error) {
+	res, err := a.conn.SessionRequestPermission(ctx, &acp.RequestPermissionRequest{SessionID: session, ToolCall: acp.ToolCallUpdate{ToolCallID: "t1"},
+		Options: []acp.PermissionOption{{OptionID: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce}}})
+	if err != nil {
+		return nil, err
+	}
+	chosen := "cancelled"
+	if s := res.Outcome.Selected; s != nil {
+		chosen = string(s.OptionID)
+	}
+	if err := say("chose " + chosen); err != nil {
+		return nil, err
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
 func errCode(err error) any {

@@ -313,23 +313,36 @@ func (r *router) cancel(params wire.Raw) {
 }
 
 // end ends the chain with e: every request of the editor's still waiting
-// is answered with e, and so is every later one.
-func (c *chain) end(e *wire.RPCError) {
-	editor := c.peers[0]
+// is answered with e, and so is every later one. The answers are written
+// on a goroutine of their own, as the editor may not be reading; the
+// channel returned is closed once they are written (at once when the
+// chain had already ended).
+func (c *chain) end(e *wire.RPCError) <-chan struct{} {
+	written := make(chan struct{})
+	editor, first := c.peers[0], c.peers[1]
 	c.mu.Lock()
 	if c.ended != nil {
 		c.mu.Unlock()
-		return
+		close(written)
+		return written
 	}
 	c.ended = e
+	// By the first component's pending requests, not the editor's
+	// forwarded ids: two requests in flight may share an id.
 	var ids []wire.Raw
-	for key, rt := range editor.forwarded {
-		ids = append(ids, rt.to.pending[rt.id].id)
-		delete(rt.to.pending, rt.id)
-		delete(editor.forwarded, key)
+	for id, o := range first.pending {
+		if o.from == editor {
+			ids = append(ids, o.id)
+			delete(first.pending, id)
+		}
 	}
+	clear(editor.forwarded)
 	c.mu.Unlock()
-	for _, id := range ids {
-		editor.write(errorFrame(id, e))
-	}
+	go func() {
+		defer close(written)
+		for _, id := range ids {
+			editor.write(errorFrame(id, e))
+		}
+	}()
+	return written
 }

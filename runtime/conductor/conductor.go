@@ -58,9 +58,12 @@ type Result struct {
 // the chain, and every request of the editor's still unanswered is
 // answered with the error EndedError returns; a cancelled ctx stops it.
 // Either way every component is stopped (stdin closed, then its process
-// group killed after Grace) before Run returns; Run does not wait for a
-// Read of Stdin in progress. The error is about starting the chain, or
-// ctx's.
+// group killed after Grace) before Run returns. Writes to the editor never
+// hold the end: the answers to its waiting requests are written on a
+// goroutine of their own, and Run waits for them at most Grace after the
+// components have stopped. Run does not wait for a Read of Stdin, or a
+// write to Stdout, still in progress when it returns. The error is about
+// starting the chain, or ctx's.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -88,17 +91,29 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}()
 	res := &Result{}
 	left := len(comps)
+	var answered <-chan struct{}
 	select {
 	case comp := <-ended:
 		left--
 		e := comp.exit()
 		res.Ended = &e
-		c.end(EndedError(e))
+		answered = c.end(EndedError(e))
 	case <-editorDone:
 	case <-ctx.Done():
 	}
 	stopAll(comps, ended, left, o.Grace)
-	c.end(&wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error: the chain has stopped"})
+	if answered == nil {
+		answered = c.end(&wire.RPCError{Code: wire.CodeInternalError, Message: "Internal error: the chain has stopped"})
+	}
+	// An editor that does not read cannot hold the end: its answers have
+	// Grace to be written once the components are stopped.
+	t := time.NewTimer(o.Grace)
+	defer t.Stop()
+	select {
+	case <-answered:
+	case <-t.C:
+		c.log.Warn("conductor: the editor did not read the chain's last answers; giving up on them")
+	}
 	for _, comp := range comps {
 		res.Exits = append(res.Exits, comp.exit())
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -28,7 +29,10 @@ type chain struct {
 	dead       [2]bool                    // the side's link failed: not written to
 	ended      bool
 	predClosed bool // the predecessor ended its input before the chain ended
+	drained    bool // the drain of the context ended the chain
 	cause      error
+
+	drain *jsonrpc.Drain // the context's, nil when it carries none
 
 	done  chan struct{} // closed when the chain ends
 	base  context.Context
@@ -43,6 +47,7 @@ func newChain(ctx context.Context, p *Proxy, pred, succ Link) *chain {
 		c.mode = wire.Strict
 	}
 	c.base, c.stop = context.WithCancel(ctx)
+	c.drain = jsonrpc.DrainFrom(ctx)
 	c.calls = map[string]*call{}
 	for s := range 2 {
 		c.queue[s] = newQueue(p.o.MaxQueued)
@@ -64,6 +69,9 @@ func (c *chain) run() error {
 		go c.read(s)
 		c.relay.Go(func() { c.forward(s) })
 	}
+	if c.drain != nil {
+		go c.watchDrain()
+	}
 	select {
 	case <-c.done:
 	case <-c.base.Done():
@@ -79,7 +87,7 @@ func (c *chain) run() error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.predClosed {
+	if c.predClosed || c.drained {
 		return nil
 	}
 	return c.cause

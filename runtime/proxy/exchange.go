@@ -80,6 +80,16 @@ func (c *chain) cancelHeld(s side, params wire.Raw) bool {
 // messages read after it are relayed after it. A request past the
 // in-flight bound is answered -32001 and its interceptor does not run.
 func (c *chain) intercept(x *exchange) {
+	if x.id != nil && x.from == predecessor && c.draining() {
+		// Read before the drain began, reaching its turn after.
+		c.mu.Lock()
+		c.forget(x)
+		c.mu.Unlock()
+		x.cancel()
+		c.replyError(x.from, x.origin, x.id, errShuttingDown)
+		c.checkDrained()
+		return
+	}
 	if x.id != nil && !c.admitHeld(x) {
 		c.replyError(x.from, x.origin, x.id, overloaded)
 		return
@@ -98,10 +108,15 @@ func (c *chain) admitHeld(x *exchange) bool {
 	if c.admit(x.from) {
 		return true
 	}
+	c.forget(x)
+	return false
+}
+
+// forget takes x out of the held requests, with c.mu held.
+func (c *chain) forget(x *exchange) {
 	if c.held[x.from][x.key] == x {
 		delete(c.held[x.from], x.key)
 	}
-	return false
 }
 
 // unhold forgets x once answered.
@@ -130,6 +145,9 @@ func (c *chain) serve(x *exchange) {
 	}
 	res, err := c.runRequest(ctx, x)
 	c.unhold(x)
+	if x.from == predecessor {
+		defer c.checkDrained() // once the answer is written
+	}
 	if err != nil {
 		e := c.rpcError(x, err)
 		finish(e.Code, err)

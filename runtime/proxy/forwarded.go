@@ -30,6 +30,10 @@ func (c *chain) admit(s side) bool {
 // relayRequest relays a request from side s, tracked until its answer;
 // past the in-flight bound it is answered -32001 instead.
 func (c *chain) relayRequest(s side, it *item) {
+	if c.refuseDraining(s, it) { // read before the drain began, reaching its turn after
+		c.checkDrained()
+		return
+	}
 	frame, finish := c.observeRelay(it)
 	f := &forwarded{id: append(wire.Raw(nil), it.env.ID...), origin: it.origin, finish: finish}
 	key := jsonrpc.IDKey(f.id)
@@ -91,6 +95,9 @@ func (c *chain) relayResponse(s side, it *item) {
 	}
 	f.finish(codeOf(err), err)
 	c.reply(o, f.origin, it.frame)
+	if o == predecessor {
+		c.checkDrained()
+	}
 }
 
 // answerForwarded answers every relayed request still unanswered when the

@@ -82,6 +82,16 @@ func New(o Options) *Proxy {
 // chain: the successor exiting or closing ("agent exited: exit status
 // 3"), a link that broke, or ctx ending. Requests still waiting for an
 // answer when it ends are answered with a JSON-RPC error naming that.
+//
+// When ctx carries a jsonrpc.Drain (jsonrpc.WithDrain), Run drains once it
+// starts: a request of the predecessor's read from then on is answered
+// jsonrpc.CodeOverloaded ("Server shutting down") and not relayed, while
+// everything else is relayed as before, so the requests in flight can
+// finish; once none is left the chain ends and Run returns nil. At the
+// drain's deadline those still in flight are cancelled (an intercepted
+// one's context, a relayed one with $/cancel_request to the successor) and
+// their answers still relayed; ctx bounds what follows. Drain.Start
+// reports false for a Proxy, which is no jsonrpc.Conn.
 func (p *Proxy) Run(ctx context.Context, predecessor, successor Link) error {
 	if !p.started.CompareAndSwap(false, true) {
 		return errors.New("proxy: Run called twice")

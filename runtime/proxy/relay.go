@@ -86,6 +86,9 @@ func (c *chain) control(s side, it *item) bool {
 			c.reply(s, it.origin, refusal(it.env.ID, reason))
 			return true
 		}
+		if c.refuseDraining(s, it) {
+			return true
+		}
 	case it.isNotification() && it.env.Name == jsonrpc.CancelRequestMethod:
 		return c.cancelHeld(s, it.env.Params)
 	}
@@ -193,9 +196,13 @@ func (c *chain) pass(s side, it *item) {
 // refuse answers a request from side s that the chain can no longer relay.
 func (c *chain) refuse(s side, it *item) {
 	c.mu.Lock()
-	cause := c.cause
+	cause, drained := c.cause, c.drained
 	c.mu.Unlock()
-	if it.isRequest() && cause != nil {
+	switch {
+	case !it.isRequest() || cause == nil:
+	case drained && s == predecessor:
+		c.replyError(s, it.origin, it.env.ID, errShuttingDown)
+	default:
 		c.replyError(s, it.origin, it.env.ID, endError(cause))
 	}
 }
