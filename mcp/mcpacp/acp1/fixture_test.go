@@ -1,0 +1,120 @@
+package acp1_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/acpgen/acpgen/gen/acp/unstable"
+	"github.com/acpgen/acpgen/mcp/mcpacp"
+	"github.com/acpgen/acpgen/mcp/mcpacp/acp1"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// editor is the client side: it serves mcp/message through its Provider.
+type editor struct {
+	unstable.UnimplementedClientHandler
+	mcp *mcpacp.Provider
+}
+
+func (e *editor) MCPMessage(ctx context.Context, p *unstable.MessageMCPRequest) (*unstable.MessageMCPResponse, error) {
+	return acp1.Serve(ctx, e.mcp, p)
+}
+
+// agent is the agent side: it advertises MCP over ACP when acp is set,
+// records the mcpServers of each session/new, and routes mcp/message
+// notifications to its Caller.
+type agent struct {
+	unstable.UnimplementedAgentHandler
+	acp      bool
+	mcp      *mcpacp.Caller
+	sessions chan []unstable.MCPServer
+}
+
+func (a *agent) Initialize(context.Context, *unstable.InitializeRequest) (*unstable.InitializeResponse, error) {
+	acp := a.acp
+	return &unstable.InitializeResponse{
+		ProtocolVersion:   unstable.CurrentProtocolVersion,
+		AgentCapabilities: &unstable.AgentCapabilities{MCPCapabilities: &unstable.MCPCapabilities{ACP: &acp}},
+	}, nil
+}
+
+func (a *agent) SessionNew(_ context.Context, p *unstable.NewSessionRequest) (*unstable.NewSessionResponse, error) {
+	a.sessions <- p.MCPServers
+	return &unstable.NewSessionResponse{SessionID: "s1"}, nil
+}
+
+func (a *agent) MCPMessage(_ context.Context, n *unstable.MessageMCPNotification) {
+	acp1.Notify(a.mcp, n)
+}
+
+// pair is one ACP connection between an editor and an agent, initialized.
+type pair struct {
+	editor  *editor
+	agent   *agent
+	client  *unstable.ClientConn
+	agentC  *unstable.AgentConn
+	initRes *unstable.InitializeResponse
+}
+
+func newPair(t *testing.T, advertise bool) *pair {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	toAgentR, toAgentW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	p := &pair{
+		editor: &editor{mcp: mcpacp.NewProvider()},
+		agent:  &agent{acp: advertise, mcp: mcpacp.NewCaller(nil), sessions: make(chan []unstable.MCPServer, 4)},
+	}
+	p.client = unstable.NewClientConn(p.editor, toClientR, toAgentW, unstable.ConnOptions{})
+	p.agentC = unstable.NewAgentConn(p.agent, toAgentR, toClientW, unstable.ConnOptions{})
+	p.editor.mcp.Bind(p.client)
+	p.agent.mcp.Bind(p.agentC)
+	done := make(chan struct{}, 2)
+	go func() { p.client.Run(ctx); done <- struct{}{} }()
+	go func() { p.agentC.Run(ctx); done <- struct{}{} }()
+	t.Cleanup(func() {
+		cancel()
+		toAgentW.Close()
+		toClientW.Close()
+		<-done
+		<-done
+	})
+	res, err := p.client.Initialize(ctx, &unstable.InitializeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.initRes = res
+	return p
+}
+
+type greetIn struct {
+	Name string `json:"name"`
+}
+
+// testServer is the MCP server the tests offer: greet (arguments and a
+// text result), progress (one progress notification, then a result), and
+// slow (blocks until cancelled, reporting start and cancellation).
+func testServer(started, cancelled chan<- string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "project-tools", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "greets"}, func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Name}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "progress"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "half way"})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		started <- "slow"
+		<-ctx.Done()
+		cancelled <- fmt.Sprint(ctx.Err())
+		return nil, nil, ctx.Err()
+	})
+	return s
+}
