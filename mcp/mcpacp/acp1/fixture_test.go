@@ -9,6 +9,7 @@ import (
 	"github.com/acpgen/acpgen/gen/acp/unstable"
 	"github.com/acpgen/acpgen/mcp/mcpacp"
 	"github.com/acpgen/acpgen/mcp/mcpacp/acp1"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -93,9 +94,14 @@ type greetIn struct {
 	Name string `json:"name"`
 }
 
-// testServer is the MCP server the tests offer: greet (arguments and a
-// text result), progress (one progress notification, then a result), and
-// slow (blocks until cancelled, reporting start and cancellation).
+// failCode is the inner error the fail tool answers.
+const failCode = 1234
+
+// testServer is the MCP server the tests offer, as interop/ts-mcp-client.mjs
+// does: greet (arguments and a text result), progress (one progress
+// notification, then a result), fail (an inner error) and slow (a "started"
+// progress notification, then blocks until cancelled, reporting start and
+// cancellation on the channels).
 func testServer(started, cancelled chan<- string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "project-tools", Version: "1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "greets"}, func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
@@ -110,10 +116,22 @@ func testServer(started, cancelled chan<- string) *mcp.Server {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		return nil, nil, &jsonrpc.Error{Code: failCode, Message: "failed on purpose"}
+	})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		started <- "slow"
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: "started"}); err != nil {
+				return nil, nil, err
+			}
+		}
+		if started != nil {
+			started <- "slow"
+		}
 		<-ctx.Done()
-		cancelled <- fmt.Sprint(ctx.Err())
+		if cancelled != nil {
+			cancelled <- fmt.Sprint(ctx.Err())
+		}
 		return nil, nil, ctx.Err()
 	})
 	return s

@@ -1,0 +1,85 @@
+// An ACP agent written with the official TypeScript SDK (unstable entry
+// point) that calls, through the SDK's McpOverAcpCaller, the MCP server the
+// client declared with type "acp" in session/new. acpgen's Go provider
+// (mcp/mcpacp) is the client; mcp/mcpacp/acp1's interop test drives it.
+//
+// Each prompt runs four calls on the first acp server and streams one
+// agent_message_chunk whose text is a JSON report of what they returned:
+//   greet    tools/call greet {name: "ada"}: the text of the result
+//   progress tools/call progress with a progress token: the notifications
+//            received before the answer, and the result's text
+//   fail     tools/call fail: the inner error (an outcome, not a rejection)
+//   slow     tools/call slow, aborted once its "started" progress arrives:
+//            the rejection's code
+//
+// It advertises mcpCapabilities.acp unless given --no-acp.
+//
+// Usage: node ts-mcp-agent.mjs [--no-acp]   (logs go to stderr)
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { Readable, Writable } from "node:stream";
+
+const advertise = !process.argv.includes("--no-acp");
+const mcp = new acp.McpOverAcpCaller({ clientInfo: { name: "ts-mcp-agent", version: "2.4.0" } });
+const servers = new Map();
+
+function text(outcome) {
+  return outcome.result?.content?.[0]?.text;
+}
+
+async function scenario(client, serverId) {
+  const report = { serverId };
+  report.greet = text(await mcp.request(client, serverId, "tools/call", { name: "greet", arguments: { name: "ada" } }));
+
+  const notes = [];
+  const progress = await mcp.request(
+    client,
+    serverId,
+    "tools/call",
+    { name: "progress", arguments: {}, _meta: { progressToken: "tok-1" } },
+    { onNotification: (n) => notes.push({ method: n.method, params: n.params }) },
+  );
+  report.progress = { result: text(progress), notes };
+
+  report.fail = await mcp.request(client, serverId, "tools/call", { name: "fail", arguments: {} });
+
+  const abort = new AbortController();
+  try {
+    await mcp.request(
+      client,
+      serverId,
+      "tools/call",
+      { name: "slow", arguments: {}, _meta: { progressToken: "slow-1" } },
+      { signal: abort.signal, onNotification: (n) => n.params?.message === "started" && abort.abort() },
+    );
+    report.slow = "answered";
+  } catch (e) {
+    report.slow = { code: e.code ?? null, name: e.name };
+  }
+  return report;
+}
+
+const app = acp
+  .agent({ name: "acpgen-interop-ts-mcp-agent" })
+  .onNotification(acp.methods.agent.mcp.message, mcp.handleNotification)
+  .onRequest(acp.methods.agent.initialize, () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentInfo: { name: "ts-mcp-agent", version: "2.4.0" },
+    agentCapabilities: { mcpCapabilities: { acp: advertise } },
+  }))
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    const sessionId = `ts-${servers.size + 1}`;
+    servers.set(sessionId, (params.mcpServers ?? []).filter(acp.isMcpServerAcp));
+    return { sessionId };
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    const declared = servers.get(params.sessionId) ?? [];
+    const report = declared.length === 0 ? { error: "no acp server declared" } : await scenario(client, declared[0].serverId);
+    await client.notify(acp.methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: JSON.stringify(report) } },
+    });
+    return { stopReason: "end_turn" };
+  });
+
+const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+await connection.closed;
