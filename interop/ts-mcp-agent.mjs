@@ -8,7 +8,8 @@
 //   greet    tools/call greet {name: "ada"}: the text of the result
 //   progress tools/call progress with a progress token: the notifications
 //            received before the answer, and the result's text
-//   fail     tools/call fail: the inner error (an outcome, not a rejection)
+//   unknown  tools/call no-such-tool: the inner error (an outcome, not a
+//            rejection)
 //   slow     tools/call slow, aborted once its "started" progress arrives:
 //            the rejection's code
 //
@@ -40,7 +41,7 @@ async function scenario(client, serverId) {
   );
   report.progress = { result: text(progress), notes };
 
-  report.fail = await mcp.request(client, serverId, "tools/call", { name: "fail", arguments: {} });
+  report.unknown = await mcp.request(client, serverId, "tools/call", { name: "no-such-tool", arguments: {} });
 
   const abort = new AbortController();
   try {

@@ -92,7 +92,7 @@ func TestCallToolWithArguments(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"fail", "greet", "progress", "slow"}) {
+	if !slices.Equal(names, []string{"greet", "progress", "slow"}) {
 		t.Errorf("tools %v", names)
 	}
 }

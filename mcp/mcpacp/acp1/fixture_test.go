@@ -9,7 +9,6 @@ import (
 	"github.com/acpgen/acpgen/gen/acp/unstable"
 	"github.com/acpgen/acpgen/mcp/mcpacp"
 	"github.com/acpgen/acpgen/mcp/mcpacp/acp1"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -94,12 +93,9 @@ type greetIn struct {
 	Name string `json:"name"`
 }
 
-// failCode is the inner error the fail tool answers.
-const failCode = 1234
-
 // testServer is the MCP server the tests offer, as interop/ts-mcp-client.mjs
 // does: greet (arguments and a text result), progress (one progress
-// notification, then a result), fail (an inner error) and slow (a "started"
+// notification, then a result) and slow (a "started"
 // progress notification, then blocks until cancelled, reporting start and
 // cancellation on the channels).
 func testServer(started, cancelled chan<- string) *mcp.Server {
@@ -115,9 +111,6 @@ func testServer(started, cancelled chan<- string) *mcp.Server {
 			}
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
-	})
-	mcp.AddTool(s, &mcp.Tool{Name: "fail"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		return nil, nil, &jsonrpc.Error{Code: failCode, Message: "failed on purpose"}
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		if tok := req.Params.GetProgressToken(); tok != nil {

@@ -3,7 +3,9 @@ package acp1_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/acpgen/acpgen/gen/acp/unstable"
@@ -64,8 +66,8 @@ func TestGoProviderTypeScriptCaller(t *testing.T) {
 				Params map[string]any
 			}
 		}
-		Fail map[string]any
-		Slow map[string]any
+		Unknown map[string]any
+		Slow    map[string]any
 	}
 	if err := json.Unmarshal([]byte(<-ed.chunks), &report); err != nil {
 		t.Fatal(err)
@@ -77,9 +79,8 @@ func TestGoProviderTypeScriptCaller(t *testing.T) {
 	if n := report.Progress.Notes; len(n) != 1 || n[0].Method != "notifications/progress" || !reflect.DeepEqual(n[0].Params, wantNote) {
 		t.Errorf("progress notifications %+v, want one with %v", n, wantNote)
 	}
-	wantFail := map[string]any{"error": map[string]any{"code": float64(failCode), "message": "failed on purpose"}}
-	if !reflect.DeepEqual(report.Fail, wantFail) {
-		t.Errorf("fail outcome %v, want %v", report.Fail, wantFail)
+	if e, ok := report.Unknown["error"].(map[string]any); !ok || e["code"] != float64(-32602) || len(report.Unknown) != 1 {
+		t.Errorf("unknown tool: outcome %v, want the inner error -32602", report.Unknown)
 	}
 	if report.Slow["code"] != float64(mcpacp.CodeCancelled) {
 		t.Errorf("slow call: %v, want a -32800 rejection", report.Slow)
@@ -92,4 +93,59 @@ func TestGoProviderTypeScriptCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	node.wait(t)
+}
+
+// scenarioAgent runs scenario on the first acp server of each session when
+// prompted, and hands the outcome to results.
+type scenarioAgent struct {
+	agent
+	results chan error
+	servers []unstable.MCPServerACP
+}
+
+func (a *scenarioAgent) SessionNew(_ context.Context, p *unstable.NewSessionRequest) (*unstable.NewSessionResponse, error) {
+	a.servers = acp1.ACPServers(p.MCPServers)
+	return &unstable.NewSessionResponse{SessionID: "s1"}, nil
+}
+
+func (a *scenarioAgent) SessionPrompt(ctx context.Context, p *unstable.PromptRequest) (*unstable.PromptResponse, error) {
+	if len(a.servers) == 0 {
+		a.results <- errors.New("no acp server declared")
+	} else {
+		a.results <- scenario(ctx, a.mcp, string(a.servers[0].ServerID))
+	}
+	return &unstable.PromptResponse{StopReason: unstable.StopReasonEndTurn}, nil
+}
+
+// TestTypeScriptProviderGoCaller: the Go caller's SDK client session calls
+// an @modelcontextprotocol/server server that a TypeScript SDK client
+// offers through its McpOverAcpProvider.
+func TestTypeScriptProviderGoCaller(t *testing.T) {
+	node := startNode(t, "ts-mcp-client.mjs")
+	a := &scenarioAgent{agent: agent{acp: true, mcp: mcpacp.NewCaller(nil)}, results: make(chan error, 1)}
+	conn := unstable.NewAgentConn(a, node.stdout, node.stdin, unstable.ConnOptions{})
+	a.mcp.Bind(conn)
+	go conn.Run(context.Background())
+	if err := <-a.results; err != nil {
+		t.Error(err)
+	}
+	node.wait(t)
+	log := node.stderr.String()
+	for _, want := range []string{"declared\n", "slow: aborted\n", "stopReason: end_turn\n"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("ts-mcp-client.mjs did not log %q:\n%s", want, log)
+		}
+	}
+}
+
+// TestGoProviderGoCaller runs the interop scenario Go to Go.
+func TestGoProviderGoCaller(t *testing.T) {
+	p := newPair(t, true)
+	_, id, _, cancelled := register(t, p, nil)
+	if err := scenario(context.Background(), p.agent.mcp, id); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-cancelled; got != context.Canceled.Error() {
+		t.Errorf("the slow tool's context ended with %q", got)
+	}
 }
