@@ -12,7 +12,8 @@
 //
 // It initializes, registers the server, declares it in session/new only if
 // the agent advertised mcpCapabilities.acp (and logs "declared" or
-// "not declared"), sends one prompt, then unregisters the server and exits.
+// "not declared"), sends one prompt, then unregisters the server and exits 0 (the agent's
+// input stays open until then).
 //
 // Usage: node ts-mcp-client.mjs   (logs go to stderr)
 import * as acp from "@agentclientprotocol/sdk/unstable";
@@ -66,3 +67,6 @@ await app.connectWith(stream, async (ctx) => {
   await registration.dispose();
   await adapter.close();
 });
+// The flow is over and the connection closed: stdin, still open, would keep
+// node running.
+process.exit(0);

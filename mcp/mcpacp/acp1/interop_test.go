@@ -92,7 +92,7 @@ func TestGoProviderTypeScriptCaller(t *testing.T) {
 	if err := reg.Close(); err != nil {
 		t.Fatal(err)
 	}
-	node.wait(t)
+	node.wait(t, true)
 }
 
 // scenarioAgent runs scenario on the first acp server of each session when
@@ -129,7 +129,7 @@ func TestTypeScriptProviderGoCaller(t *testing.T) {
 	if err := <-a.results; err != nil {
 		t.Error(err)
 	}
-	node.wait(t)
+	node.wait(t, false)
 	log := node.stderr.String()
 	for _, want := range []string{"declared\n", "slow: aborted\n", "stopReason: end_turn\n"} {
 		if !strings.Contains(log, want) {

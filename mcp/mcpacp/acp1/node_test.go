@@ -74,10 +74,14 @@ func startNode(t *testing.T, script string, args ...string) *nodeProc {
 	return p
 }
 
-// wait closes the script's input and waits for it to exit.
-func (p *nodeProc) wait(t *testing.T) {
+// wait waits for the script to exit, closing its input first when
+// closeInput is set (an agent ends at the end of its input; a client ends
+// by itself).
+func (p *nodeProc) wait(t *testing.T, closeInput bool) {
 	t.Helper()
-	p.stdin.Close()
+	if closeInput {
+		p.stdin.Close()
+	}
 	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("node: %v\n%s", err, p.stderr.String())
 	}
