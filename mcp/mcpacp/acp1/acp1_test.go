@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpgen/acpgen/gen/acp/unstable"
+	"github.com/acpgen/acpgen/mcp/internal/mcptest"
 	"github.com/acpgen/acpgen/mcp/mcpacp"
 	"github.com/acpgen/acpgen/mcp/mcpacp/acp1"
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -22,7 +23,7 @@ import (
 func register(t *testing.T, p *pair, o *mcpacp.ServerOptions) (*mcpacp.Registration, string, chan string, chan string) {
 	t.Helper()
 	started, cancelled := make(chan string, 4), make(chan string, 4)
-	reg, err := p.editor.mcp.Register("project-tools", mcpacp.ServerHandler(testServer(started, cancelled)), o)
+	reg, err := p.editor.mcp.Register("project-tools", mcpacp.ServerHandler(mcptest.Server(started, cancelled)), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestInnerMetaRequired(t *testing.T) {
 
 func TestDeclaredOnlyWhenAdvertised(t *testing.T) {
 	p := newPair(t, false)
-	reg, err := p.editor.mcp.Register("project-tools", mcpacp.ServerHandler(testServer(nil, nil)), nil)
+	reg, err := p.editor.mcp.Register("project-tools", mcpacp.ServerHandler(mcptest.Server(nil, nil)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +273,7 @@ func TestDeclaredOnlyWhenAdvertised(t *testing.T) {
 		t.Fatalf("declarations %+v for an agent without mcpCapabilities.acp", d)
 	}
 	p2 := newPair(t, true)
-	reg2, _ := p2.editor.mcp.Register("project-tools", mcpacp.ServerHandler(testServer(nil, nil)), nil)
+	reg2, _ := p2.editor.mcp.Register("project-tools", mcpacp.ServerHandler(mcptest.Server(nil, nil)), nil)
 	d := acp1.Declarations(p2.initRes, reg2)
 	b, _ := json.Marshal(d)
 	want := `[{"type":"acp","name":"project-tools","serverId":"` + reg2.ServerID + `"}]`
@@ -287,7 +288,7 @@ func TestFirstFrameIsDiscover(t *testing.T) {
 	p := newPair(t, true)
 	var mu sync.Mutex
 	var methods []string
-	inner := mcpacp.ServerHandler(testServer(nil, nil))
+	inner := mcpacp.ServerHandler(mcptest.Server(nil, nil))
 	reg, err := p.editor.mcp.Register("project-tools", mcpacp.HandlerFunc(func(ctx context.Context, r *mcpacp.Request, n mcpacp.NotifyFunc) (*mcpacp.Outcome, error) {
 		mu.Lock()
 		methods = append(methods, r.Method)

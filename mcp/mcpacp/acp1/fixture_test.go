@@ -2,14 +2,12 @@ package acp1_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"testing"
 
 	"github.com/acpgen/acpgen/gen/acp/unstable"
 	"github.com/acpgen/acpgen/mcp/mcpacp"
 	"github.com/acpgen/acpgen/mcp/mcpacp/acp1"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // editor is the client side: it serves mcp/message through its Provider.
@@ -87,45 +85,4 @@ func newPair(t *testing.T, advertise bool) *pair {
 	}
 	p.initRes = res
 	return p
-}
-
-type greetIn struct {
-	Name string `json:"name"`
-}
-
-// testServer is the MCP server the tests offer, as interop/ts-mcp-client.mjs
-// does: greet (arguments and a text result), progress (one progress
-// notification, then a result) and slow (a "started"
-// progress notification, then blocks until cancelled, reporting start and
-// cancellation on the channels).
-func testServer(started, cancelled chan<- string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "project-tools", Version: "1.0.0"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "greets"}, func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Name}}}, nil, nil
-	})
-	mcp.AddTool(s, &mcp.Tool{Name: "progress"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		if tok := req.Params.GetProgressToken(); tok != nil {
-			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "half way"})
-			if err != nil {
-				return nil, nil, err
-			}
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
-	})
-	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		if tok := req.Params.GetProgressToken(); tok != nil {
-			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: "started"}); err != nil {
-				return nil, nil, err
-			}
-		}
-		if started != nil {
-			started <- "slow"
-		}
-		<-ctx.Done()
-		if cancelled != nil {
-			cancelled <- fmt.Sprint(ctx.Err())
-		}
-		return nil, nil, ctx.Err()
-	})
-	return s
 }

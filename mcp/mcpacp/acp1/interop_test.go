@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpgen/acpgen/gen/acp/unstable"
+	"github.com/acpgen/acpgen/mcp/internal/mcptest"
 	"github.com/acpgen/acpgen/mcp/mcpacp"
 	"github.com/acpgen/acpgen/mcp/mcpacp/acp1"
 )
@@ -40,7 +41,7 @@ func TestGoProviderTypeScriptCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	started, cancelled := make(chan string, 1), make(chan string, 1)
-	reg, err := ed.mcp.Register("project-tools", mcpacp.ServerHandler(testServer(started, cancelled)), nil)
+	reg, err := ed.mcp.Register("project-tools", mcpacp.ServerHandler(mcptest.Server(started, cancelled)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func (a *scenarioAgent) SessionPrompt(ctx context.Context, p *unstable.PromptReq
 	if len(a.servers) == 0 {
 		a.results <- errors.New("no acp server declared")
 	} else {
-		a.results <- scenario(ctx, a.mcp, string(a.servers[0].ServerID))
+		a.results <- mcptest.Scenario(ctx, a.mcp, string(a.servers[0].ServerID))
 	}
 	return &unstable.PromptResponse{StopReason: unstable.StopReasonEndTurn}, nil
 }
@@ -142,7 +143,7 @@ func TestTypeScriptProviderGoCaller(t *testing.T) {
 func TestGoProviderGoCaller(t *testing.T) {
 	p := newPair(t, true)
 	_, id, _, cancelled := register(t, p, nil)
-	if err := scenario(context.Background(), p.agent.mcp, id); err != nil {
+	if err := mcptest.Scenario(context.Background(), p.agent.mcp, id); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-cancelled; got != context.Canceled.Error() {

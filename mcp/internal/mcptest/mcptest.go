@@ -1,4 +1,8 @@
-package acp1_test
+// Package mcptest holds what the mcp module's tests share: the MCP server
+// every pair of the interop matrix offers and the scenario every caller runs
+// (interop/ts-mcp-client.mjs and ts-mcp-agent.mjs are their TypeScript
+// sides).
+package mcptest
 
 import (
 	"context"
@@ -11,12 +15,53 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// scenario connects an SDK client session through caller to serverID and
+type greetIn struct {
+	Name string `json:"name"`
+}
+
+// Server is the MCP server the tests offer, as interop/ts-mcp-client.mjs
+// does: greet (arguments and a text result), progress (one progress
+// notification, then a result) and slow (a "started"
+// progress notification, then blocks until cancelled, reporting start and
+// cancellation on the channels).
+func Server(started, cancelled chan<- string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "project-tools", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "greets"}, func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Name}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "progress"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "half way"})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: "started"}); err != nil {
+				return nil, nil, err
+			}
+		}
+		if started != nil {
+			started <- "slow"
+		}
+		<-ctx.Done()
+		if cancelled != nil {
+			cancelled <- fmt.Sprint(ctx.Err())
+		}
+		return nil, nil, ctx.Err()
+	})
+	return s
+}
+
+// Scenario connects an SDK client session through caller to serverID and
 // runs what every pair of the interop matrix runs: greet with arguments,
 // progress with its notification, an unknown tool's inner error, and slow cancelled
 // once its "started" progress arrived. It returns the first difference from
 // what the server should answer.
-func scenario(ctx context.Context, caller *mcpacp.Caller, serverID string) error {
+func Scenario(ctx context.Context, caller *mcpacp.Caller, serverID string) error {
 	progress := make(chan *mcp.ProgressNotificationParams, 8)
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-agent", Version: "1.0.0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { progress <- r.Params },
