@@ -308,3 +308,37 @@ func TestFirstFrameIsDiscover(t *testing.T) {
 		t.Errorf("inner methods %v, want server/discover then tools/call", methods)
 	}
 }
+
+// TestDiscoverRefusedConnectFails: a server that refuses server/discover
+// makes the SDK fall back to initialize; the caller fills its inner _meta
+// as for every request, so the SDK's server takes it as 2026-07-28, which
+// has no initialize (inner -32601), and Connect fails.
+func TestDiscoverRefusedConnectFails(t *testing.T) {
+	p := newPair(t, true)
+	var mu sync.Mutex
+	var methods []string
+	inner := mcpacp.ServerHandler(mcptest.Server(nil, nil))
+	reg, err := p.editor.mcp.Register("old", mcpacp.HandlerFunc(func(ctx context.Context, r *mcpacp.Request, n mcpacp.NotifyFunc) (*mcpacp.Outcome, error) {
+		mu.Lock()
+		methods = append(methods, r.Method)
+		mu.Unlock()
+		if r.Method == "server/discover" {
+			return &mcpacp.Outcome{Error: &mcpacp.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}}, nil
+		}
+		return inner.ServeMCP(ctx, r, n)
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1.0.0"}, nil)
+	_, err = p.agent.mcp.Connect(context.Background(), client, reg.ServerID)
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound || strings.HasPrefix(je.Message, "mcp/message:") {
+		t.Fatalf("Connect: %v, want the inner -32601 answering initialize", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(methods, []string{"server/discover", "initialize"}) {
+		t.Errorf("handler saw %v", methods)
+	}
+}
