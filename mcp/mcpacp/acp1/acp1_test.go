@@ -20,7 +20,7 @@ import (
 
 // register offers testServer on p's editor and declares it in session/new;
 // it returns the registration and the serverId the agent received.
-func register(t *testing.T, p *pair, o *mcpacp.ServerOptions) (*mcpacp.Registration, string, chan string, chan string) {
+func register(t testing.TB, p *pair, o *mcpacp.ServerOptions) (*mcpacp.Registration, string, chan string, chan string) {
 	t.Helper()
 	started, cancelled := make(chan string, 4), make(chan string, 4)
 	reg, err := p.editor.mcp.Register("project-tools", mcpacp.ServerHandler(mcptest.Server(started, cancelled)), o)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acpgen/acpgen/gen/acp/unstable"
+	"github.com/acpgen/acpgen/mcp/internal/mcptest"
 	"github.com/acpgen/acpgen/mcp/mcpacp"
 	"github.com/acpgen/acpgen/mcp/mcpacp/acp1"
 )
@@ -56,7 +57,7 @@ type pair struct {
 	initRes *unstable.InitializeResponse
 }
 
-func newPair(t *testing.T, advertise bool) *pair {
+func newPair(t testing.TB, advertise bool) *pair {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	toAgentR, toAgentW := io.Pipe()
@@ -85,4 +86,8 @@ func newPair(t *testing.T, advertise bool) *pair {
 	}
 	p.initRes = res
 	return p
+}
+
+func mcptestHandler() mcpacp.Handler {
+	return mcpacp.ServerHandler(mcptest.Server(nil, nil))
 }
