@@ -4,6 +4,8 @@ go 1.26.0
 
 require github.com/acpgen/acpgen v0.0.0
 
+require github.com/coder/websocket v1.8.15 // indirect
+
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.8.0
