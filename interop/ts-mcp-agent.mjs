@@ -13,11 +13,18 @@
 //   slow     tools/call slow, aborted once its "started" progress arrives:
 //            the rejection's code
 //
-// It advertises mcpCapabilities.acp unless given --no-acp.
+// It advertises mcpCapabilities.acp unless given --no-acp. With --listen it
+// serves ACP over the network with the SDK's AcpServer (Streamable HTTP and,
+// through the `ws` package, WebSocket) at /acp on 127.0.0.1, and prints
+// "listening on http://127.0.0.1:PORT/acp".
 //
-// Usage: node ts-mcp-agent.mjs [--no-acp]   (logs go to stderr)
+// Usage: node ts-mcp-agent.mjs [--no-acp] [--listen]   (logs go to stderr)
 import * as acp from "@agentclientprotocol/sdk/unstable";
+import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
+import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from "@agentclientprotocol/sdk/experimental/node";
+import { createServer } from "node:http";
 import { Readable, Writable } from "node:stream";
+import { WebSocketServer } from "ws";
 
 const advertise = !process.argv.includes("--no-acp");
 const mcp = new acp.McpOverAcpCaller({ clientInfo: { name: "ts-mcp-agent", version: "2.4.0" } });
@@ -82,5 +89,24 @@ const app = acp
     return { stopReason: "end_turn" };
   });
 
-const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-await connection.closed;
+if (process.argv.includes("--listen")) {
+  const server = new AcpServer({ agent: app });
+  const handleHttp = createNodeHttpHandler(server);
+  const handleUpgrade = createNodeWebSocketUpgradeHandler(server, new WebSocketServer({ noServer: true }));
+  const atEndpoint = (req) => new URL(req.url, "http://x").pathname === "/acp";
+  const http = createServer((req, res) => (atEndpoint(req) ? handleHttp(req, res) : res.writeHead(404).end()));
+  http.on("upgrade", (req, socket, head) =>
+    atEndpoint(req) ? handleUpgrade(req, socket, head) : socket.end("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
+  );
+  http.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${http.address().port}/acp`));
+  const stop = async () => {
+    await server.close();
+    http.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+} else {
+  const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+  await connection.closed;
+}

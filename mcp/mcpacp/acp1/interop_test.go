@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,8 +31,16 @@ func (e *recordingEditor) SessionUpdate(_ context.Context, n *unstable.SessionNo
 // an agent on stdio, calls the Go provider's *mcp.Server.
 func TestGoProviderTypeScriptCaller(t *testing.T) {
 	node := startNode(t, "ts-mcp-agent.mjs")
+	typeScriptCaller(t, node.stdout, node.stdin)
+	node.wait(t, true)
+}
+
+// typeScriptCaller is the Go editor of TestGoProviderTypeScriptCaller on
+// the connection r, w to ts-mcp-agent.mjs: it offers mcptest.Server, prompts
+// once and checks the report the agent streams back.
+func typeScriptCaller(t *testing.T, r io.Reader, w io.Writer) {
 	ed := &recordingEditor{editor: editor{mcp: mcpacp.NewProvider()}, chunks: make(chan string, 4)}
-	conn := unstable.NewClientConn(ed, node.stdout, node.stdin, unstable.ConnOptions{})
+	conn := unstable.NewClientConn(ed, r, w, unstable.ConnOptions{})
 	ed.mcp.Bind(conn)
 	ctx := context.Background()
 	go conn.Run(ctx)
@@ -93,7 +102,6 @@ func TestGoProviderTypeScriptCaller(t *testing.T) {
 	if err := reg.Close(); err != nil {
 		t.Fatal(err)
 	}
-	node.wait(t, true)
 }
 
 // scenarioAgent runs scenario on the first acp server of each session when

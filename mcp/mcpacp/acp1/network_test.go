@@ -1,8 +1,10 @@
 package acp1_test
 
 import (
+	"bufio"
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/acpgen/acpgen/gen/acp/unstable"
@@ -61,6 +63,28 @@ func TestGoProviderGoCallerOverNetwork(t *testing.T) {
 			if got := <-cancelled; got != context.Canceled.Error() {
 				t.Errorf("the slow tool's context ended with %q", got)
 			}
+		})
+	}
+}
+
+// TestGoProviderTypeScriptCallerOverNetwork: ts-mcp-agent.mjs serves ACP
+// with the TypeScript SDK's AcpServer; the Go editor dials it over each
+// profile and runs what TestGoProviderTypeScriptCaller runs.
+func TestGoProviderTypeScriptCallerOverNetwork(t *testing.T) {
+	node := startNode(t, "ts-mcp-agent.mjs", "--listen")
+	line, err := bufio.NewReader(node.stdout).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("ts-mcp-agent.mjs printed %q (%v)", line, err)
+	}
+	for _, profile := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
+		t.Run(string(profile), func(t *testing.T) {
+			c, err := acphttp.Dial(context.Background(), url, acphttp.DialOptions{Profile: profile})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			typeScriptCaller(t, c, c)
 		})
 	}
 }
