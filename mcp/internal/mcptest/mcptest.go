@@ -62,11 +62,16 @@ func Server(started, cancelled chan<- string) *mcp.Server {
 // once its "started" progress arrived. It returns the first difference from
 // what the server should answer.
 func Scenario(ctx context.Context, caller *mcpacp.Caller, serverID string) error {
+	return ScenarioOver(ctx, caller.Transport(serverID))
+}
+
+// ScenarioOver runs Scenario's calls over t, at revision 2026-07-28.
+func ScenarioOver(ctx context.Context, t mcp.Transport) error {
 	progress := make(chan *mcp.ProgressNotificationParams, 8)
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-agent", Version: "1.0.0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { progress <- r.Params },
 	})
-	cs, err := caller.Connect(ctx, client, serverID)
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: mcpacp.ProtocolVersion})
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
