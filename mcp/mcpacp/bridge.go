@@ -45,8 +45,8 @@ type Endpoint struct {
 
 type endpoint struct {
 	Endpoint
-	serverID string
-	c        *Caller
+	// forward answers one request, sending its notifications to notify.
+	forward  func(ctx context.Context, req *jsonrpc.Request, notify NotifyFunc) (*Outcome, error)
 	srv      *http.Server
 	mu       sync.Mutex
 	inflight map[any]context.CancelFunc
@@ -67,17 +67,30 @@ func (b *Bridge) Endpoint(serverID string) (Endpoint, error) {
 	if e := b.endpoints[serverID]; e != nil {
 		return e.Endpoint, nil
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	e, err := listen(func(ctx context.Context, req *jsonrpc.Request, notify NotifyFunc) (*Outcome, error) {
+		return b.c.Request(ctx, serverID, "", req.Method, req.Params, func(method string, params json.RawMessage) {
+			notify(ctx, method, params)
+		})
+	})
 	if err != nil {
 		return Endpoint{}, err
 	}
-	e := &endpoint{serverID: serverID, c: b.c, inflight: map[any]context.CancelFunc{}}
+	b.endpoints[serverID] = e
+	return e.Endpoint, nil
+}
+
+// listen starts a loopback endpoint that answers with forward.
+func listen(forward func(context.Context, *jsonrpc.Request, NotifyFunc) (*Outcome, error)) (*endpoint, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	e := &endpoint{forward: forward, inflight: map[any]context.CancelFunc{}}
 	e.URL = fmt.Sprintf("http://%s/mcp", ln.Addr())
 	e.Token = rand.Text()
 	e.srv = &http.Server{Handler: e, ReadHeaderTimeout: acphttp.DefaultReadHeaderTimeout}
 	go e.srv.Serve(ln)
-	b.endpoints[serverID] = e
-	return e.Endpoint, nil
+	return e, nil
 }
 
 // Close stops every endpoint, cancelling the requests they carry.
@@ -134,12 +147,12 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	e.forward(w, r, req)
+	e.answer(w, r, req)
 }
 
-// forward sends req on through the Caller and streams its notifications and
-// answer as server-sent events.
-func (e *endpoint) forward(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+// answer forwards req and streams its notifications and answer as
+// server-sent events.
+func (e *endpoint) answer(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	e.mu.Lock()
@@ -167,8 +180,9 @@ func (e *endpoint) forward(w http.ResponseWriter, r *http.Request, req *jsonrpc.
 			f.Flush()
 		}
 	}
-	out, err := e.c.Request(ctx, e.serverID, "", req.Method, req.Params, func(method string, params json.RawMessage) {
+	out, err := e.forward(ctx, req, func(_ context.Context, method string, params json.RawMessage) error {
 		send(&jsonrpc.Request{Method: method, Params: params})
+		return nil
 	})
 	if ctx.Err() != nil {
 		return // the client went away or cancelled: nobody reads an answer
@@ -202,4 +216,30 @@ func (e *endpoint) cancel(params json.RawMessage) {
 	if cancel != nil {
 		cancel()
 	}
+}
+
+// HTTPEndpoint offers r's server at a loopback MCP endpoint too, for an
+// agent that takes MCP servers over HTTP but not over ACP: requests POSTed
+// there follow the binding's rules as mcp/message requests do (MaxActive,
+// the inner _meta, unregistration), and are refused as the Bridge's are
+// (token, Host, Origin). The endpoint stops when r is closed.
+func (r *Registration) HTTPEndpoint() (Endpoint, error) {
+	r.p.mu.Lock()
+	defer r.p.mu.Unlock()
+	if r.http != nil {
+		return r.http.Endpoint, nil
+	}
+	if r.ctx.Err() != nil {
+		return Endpoint{}, errors.New("mcpacp: registration closed")
+	}
+	e, err := listen(func(ctx context.Context, req *jsonrpc.Request, notify NotifyFunc) (*Outcome, error) {
+		id := fmt.Sprintf("http:%v", req.ID.Raw())
+		return r.p.serve(ctx, &Envelope{ServerID: r.ServerID, RequestID: id, Method: req.Method, Params: req.Params}, notify)
+	})
+	if err != nil {
+		return Endpoint{}, err
+	}
+	r.http = e
+	context.AfterFunc(r.ctx, func() { e.srv.Close() })
+	return e.Endpoint, nil
 }

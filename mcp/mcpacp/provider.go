@@ -93,6 +93,7 @@ type Registration struct {
 	cancel    context.CancelFunc
 	active    map[string]struct{}
 	wg        sync.WaitGroup
+	http      *endpoint // HTTPEndpoint's, once started
 }
 
 // Register registers h under name. The server answers as soon as Register
@@ -141,6 +142,12 @@ func (r *Registration) Close() error {
 // Serve answers one mcp/message request: the inner outcome, or a
 // *wire.RPCError for a binding failure.
 func (p *Provider) Serve(ctx context.Context, env *Envelope) (*Outcome, error) {
+	return p.serve(ctx, env, nil)
+}
+
+// serve answers env; the request's notifications go to send, or as
+// mcp/message notifications on the bound connection when send is nil.
+func (p *Provider) serve(ctx context.Context, env *Envelope, send NotifyFunc) (*Outcome, error) {
 	if env.ServerID == "" || env.RequestID == "" || env.Method == "" {
 		return nil, bindingError(CodeInvalidParams, "Invalid params: mcp/message needs serverId, requestId and method", nil)
 	}
@@ -163,7 +170,19 @@ func (p *Provider) Serve(ctx context.Context, env *Envelope) (*Outcome, error) {
 	stop := context.AfterFunc(r.ctx, cancel)
 	defer stop()
 
-	n := &scope{peer: peer, env: env}
+	if send == nil {
+		send = func(ctx context.Context, method string, params json.RawMessage) error {
+			if peer == nil {
+				return nil
+			}
+			b, err := json.Marshal(Envelope{ServerID: env.ServerID, RequestID: env.RequestID, Method: method, Params: params})
+			if err != nil {
+				return err
+			}
+			return peer.SendNotification(ctx, Method, wire.Raw(b))
+		}
+	}
+	n := &scope{send: send}
 	out, err := r.h.ServeMCP(ctx, req, n.notify)
 	n.finish() // no notification after the answer
 	switch {
@@ -240,21 +259,16 @@ func checkMeta(env *Envelope) (*Request, *Error) {
 type scope struct {
 	mu   sync.Mutex
 	done bool
-	peer Peer
-	env  *Envelope
+	send NotifyFunc
 }
 
 func (s *scope) notify(ctx context.Context, method string, params json.RawMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock() // held while sending: finish waits for a send under way
-	if s.done || s.peer == nil {
+	if s.done {
 		return nil
 	}
-	b, err := json.Marshal(Envelope{ServerID: s.env.ServerID, RequestID: s.env.RequestID, Method: method, Params: params})
-	if err != nil {
-		return err
-	}
-	return s.peer.SendNotification(ctx, Method, wire.Raw(b))
+	return s.send(ctx, method, params)
 }
 
 func (s *scope) finish() {

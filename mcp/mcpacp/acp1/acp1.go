@@ -61,6 +61,40 @@ func Declarations(res *unstable.InitializeResponse, regs ...*mcpacp.Registration
 	return out
 }
 
+// AdvertisedHTTP reports whether the agent's initialize result advertises
+// MCP servers over HTTP (agentCapabilities.mcpCapabilities.http).
+func AdvertisedHTTP(res *unstable.InitializeResponse) bool {
+	if res == nil || res.AgentCapabilities == nil || res.AgentCapabilities.MCPCapabilities == nil {
+		return false
+	}
+	h := res.AgentCapabilities.MCPCapabilities.HTTP
+	return h != nil && *h
+}
+
+// DeclarationsOrHTTP returns the acp declarations of regs when the agent
+// advertised MCP over ACP; otherwise, when it advertised MCP over HTTP, an
+// http declaration of each registration's loopback endpoint
+// (Registration.HTTPEndpoint) with its bearer token in an Authorization
+// header; otherwise none.
+func DeclarationsOrHTTP(res *unstable.InitializeResponse, regs ...*mcpacp.Registration) ([]unstable.MCPServer, error) {
+	if Advertised(res) || !AdvertisedHTTP(res) {
+		return Declarations(res, regs...), nil
+	}
+	out := make([]unstable.MCPServer, 0, len(regs))
+	for _, r := range regs {
+		ep, err := r.HTTPEndpoint()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, unstable.NewMCPServerHTTP(unstable.MCPServerHTTP{
+			Name:    r.Name,
+			URL:     ep.URL,
+			Headers: []unstable.HTTPHeader{{Name: "Authorization", Value: "Bearer " + ep.Token}},
+		}))
+	}
+	return out, nil
+}
+
 // ACPServers returns the acp declarations among servers (as session/new,
 // load, resume or fork carried them): name and serverId to Connect to.
 func ACPServers(servers []unstable.MCPServer) []unstable.MCPServerACP {

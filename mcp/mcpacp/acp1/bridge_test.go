@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgen/acpgen/gen/acp/unstable"
 	"github.com/acpgen/acpgen/mcp/internal/mcptest"
 	"github.com/acpgen/acpgen/mcp/mcpacp"
+	"github.com/acpgen/acpgen/mcp/mcpacp/acp1"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -87,5 +89,44 @@ func TestBridgeRefuses(t *testing.T) {
 		if res.StatusCode != c.want {
 			t.Errorf("%s: %d, want %d", c.name, res.StatusCode, c.want)
 		}
+	}
+}
+
+// TestHTTPDeclarationWithoutACP: an agent that takes MCP servers over HTTP
+// but not over ACP is offered the registration's loopback endpoint as an
+// http declaration, and the scenario runs through it; closing the
+// registration stops the endpoint.
+func TestHTTPDeclarationWithoutACP(t *testing.T) {
+	p := newPairOf(t, &agent{http: true})
+	cancelled := make(chan string, 1)
+	reg, err := p.editor.mcp.Register("project-tools", mcpacp.ServerHandler(mcptest.Server(nil, cancelled)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl, err := acp1.DeclarationsOrHTTP(p.initRes, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.client.SessionNew(context.Background(), &unstable.NewSessionRequest{Cwd: "/", MCPServers: decl}); err != nil {
+		t.Fatal(err)
+	}
+	got := <-p.agent.sessions
+	if len(got) != 1 || got[0].HTTP == nil || len(got[0].HTTP.Headers) != 1 || got[0].HTTP.Headers[0].Name != "Authorization" {
+		t.Fatalf("the agent received %+v, want one http declaration with an Authorization header", got)
+	}
+	h := got[0].HTTP
+	token := strings.TrimPrefix(h.Headers[0].Value, "Bearer ")
+	transport := &mcp.StreamableClientTransport{Endpoint: h.URL, HTTPClient: &http.Client{Transport: bearer{token}}, DisableStandaloneSSE: true}
+	if err := mcptest.ScenarioOver(context.Background(), transport); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-cancelled; got != context.Canceled.Error() {
+		t.Errorf("the slow tool's context ended with %q", got)
+	}
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcptest.ScenarioOver(context.Background(), transport); err == nil {
+		t.Error("the endpoint still answers after the registration was closed")
 	}
 }

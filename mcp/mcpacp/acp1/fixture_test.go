@@ -27,15 +27,16 @@ func (e *editor) MCPMessage(ctx context.Context, p *unstable.MessageMCPRequest) 
 type agent struct {
 	unstable.UnimplementedAgentHandler
 	acp      bool
+	http     bool // advertise mcpCapabilities.http
 	mcp      *mcpacp.Caller
 	sessions chan []unstable.MCPServer
 }
 
 func (a *agent) Initialize(context.Context, *unstable.InitializeRequest) (*unstable.InitializeResponse, error) {
-	acp := a.acp
+	acp, http := a.acp, a.http
 	return &unstable.InitializeResponse{
 		ProtocolVersion:   unstable.CurrentProtocolVersion,
-		AgentCapabilities: &unstable.AgentCapabilities{MCPCapabilities: &unstable.MCPCapabilities{ACP: &acp}},
+		AgentCapabilities: &unstable.AgentCapabilities{MCPCapabilities: &unstable.MCPCapabilities{ACP: &acp, HTTP: &http}},
 	}, nil
 }
 
@@ -58,14 +59,17 @@ type pair struct {
 }
 
 func newPair(t testing.TB, advertise bool) *pair {
+	return newPairOf(t, &agent{acp: advertise})
+}
+
+// newPairOf is newPair with the agent a (its Caller and sessions filled in).
+func newPairOf(t testing.TB, a *agent) *pair {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
-	p := &pair{
-		editor: &editor{mcp: mcpacp.NewProvider()},
-		agent:  &agent{acp: advertise, mcp: mcpacp.NewCaller(nil), sessions: make(chan []unstable.MCPServer, 4)},
-	}
+	a.mcp, a.sessions = mcpacp.NewCaller(nil), make(chan []unstable.MCPServer, 4)
+	p := &pair{editor: &editor{mcp: mcpacp.NewProvider()}, agent: a}
 	p.client = unstable.NewClientConn(p.editor, toClientR, toAgentW, unstable.ConnOptions{})
 	p.agentC = unstable.NewAgentConn(p.agent, toAgentR, toClientW, unstable.ConnOptions{})
 	p.editor.mcp.Bind(p.client)
