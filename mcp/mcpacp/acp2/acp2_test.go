@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/acpgen/acpgen/gen/acp/v2/unstable"
@@ -24,15 +25,21 @@ func (e *editor) MCPMessage(ctx context.Context, p *unstable.MessageMCPRequest) 
 type agent struct {
 	unstable.UnimplementedAgentHandler
 	acp      bool
+	http     bool
 	mcp      *mcpacp.Caller
 	sessions chan []unstable.MCPServer
 }
 
 func (a *agent) Initialize(context.Context, *unstable.InitializeRequest) (*unstable.InitializeResponse, error) {
 	res := &unstable.InitializeResponse{ProtocolVersion: unstable.CurrentProtocolVersion, Info: unstable.Implementation{Name: "agent", Version: "1"}}
+	caps := &unstable.MCPCapabilities{}
 	if a.acp {
-		res.Capabilities = &unstable.AgentCapabilities{Session: &unstable.SessionCapabilities{MCP: &unstable.MCPCapabilities{ACP: &unstable.MCPACPCapabilities{}}}}
+		caps.ACP = &unstable.MCPACPCapabilities{}
 	}
+	if a.http {
+		caps.HTTP = &unstable.MCPHTTPCapabilities{}
+	}
+	res.Capabilities = &unstable.AgentCapabilities{Session: &unstable.SessionCapabilities{MCP: caps}}
 	return res, nil
 }
 
@@ -48,12 +55,16 @@ func (a *agent) MCPMessage(_ context.Context, n *unstable.MessageMCPNotification
 // connect returns an initialized v2 connection between an editor and an
 // agent that advertises MCP over ACP when advertise is set.
 func connect(t *testing.T, advertise bool) (*editor, *agent, *unstable.ClientConn, *unstable.InitializeResponse) {
+	return connectTo(t, &agent{acp: advertise})
+}
+
+func connectTo(t *testing.T, a *agent) (*editor, *agent, *unstable.ClientConn, *unstable.InitializeResponse) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
 	e := &editor{mcp: mcpacp.NewProvider()}
-	a := &agent{acp: advertise, mcp: mcpacp.NewCaller(nil), sessions: make(chan []unstable.MCPServer, 1)}
+	a.mcp, a.sessions = mcpacp.NewCaller(nil), make(chan []unstable.MCPServer, 1)
 	client := unstable.NewClientConn(e, toClientR, toAgentW, unstable.ConnOptions{})
 	agentConn := unstable.NewAgentConn(a, toAgentR, toClientW, unstable.ConnOptions{})
 	e.mcp.Bind(client)
@@ -112,5 +123,27 @@ func TestNotDeclaredWithoutCapabilityV2(t *testing.T) {
 	}
 	if d := acp2.Declarations(init, reg); len(d) != 0 {
 		t.Fatalf("declarations %+v for an agent without capabilities.session.mcp.acp", d)
+	}
+}
+
+// TestHTTPDeclarationWithoutACPV2: capabilities.session.mcp.http without
+// acp gets an http declaration of the registration's loopback endpoint.
+func TestHTTPDeclarationWithoutACPV2(t *testing.T) {
+	e, a, client, init := connectTo(t, &agent{http: true})
+	reg, err := e.mcp.Register("project-tools", mcpacp.ServerHandler(mcptest.Server(nil, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl, err := acp2.DeclarationsOrHTTP(init, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.SessionNew(context.Background(), &unstable.NewSessionRequest{Cwd: "/", MCPServers: decl}); err != nil {
+		t.Fatal(err)
+	}
+	got := <-a.sessions
+	if len(got) != 1 || got[0].HTTP == nil || !strings.HasPrefix(got[0].HTTP.URL, "http://127.0.0.1:") ||
+		len(got[0].HTTP.Headers) != 1 || !strings.HasPrefix(got[0].HTTP.Headers[0].Value, "Bearer ") {
+		t.Fatalf("the agent received %+v", got)
 	}
 }
