@@ -167,7 +167,15 @@ func (e *endpoint) answer(w http.ResponseWriter, r *http.Request, req *jsonrpc.R
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	// A notification may be on its way when forward returns (the client
+	// went away): done stops writes once the handler is over.
 	var mu sync.Mutex
+	done := false
+	defer func() {
+		mu.Lock()
+		done = true
+		mu.Unlock()
+	}()
 	send := func(m jsonrpc.Message) {
 		b, err := jsonrpc.EncodeMessage(m)
 		if err != nil {
@@ -175,6 +183,9 @@ func (e *endpoint) answer(w http.ResponseWriter, r *http.Request, req *jsonrpc.R
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		if done {
+			return
+		}
 		fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
