@@ -4,6 +4,11 @@
 // Go MCP SDK (an *mcp.Server behind the Provider, an *mcp.ClientSession over
 // the Caller's Transport).
 //
+// For MCP clients that only take URLs, a Bridge re-exports the servers an
+// agent was offered as loopback Streamable HTTP endpoints; for agents that
+// take MCP over HTTP but not over ACP, Registration.HTTPEndpoint offers a
+// registration the same way on the client side.
+//
 // The package speaks JSON only: it works with any generated ACP connection
 // (v1 or v2 unstable) through the Peer interface, which their AgentConn and
 // ClientConn implement. The packages acp1 and acp2 below it adapt the typed
