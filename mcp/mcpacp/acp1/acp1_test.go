@@ -272,6 +272,11 @@ func TestDeclaredOnlyWhenAdvertised(t *testing.T) {
 	if d := acp1.Declarations(p.initRes, reg); len(d) != 0 {
 		t.Fatalf("declarations %+v for an agent without mcpCapabilities.acp", d)
 	}
+	// The generated gate refuses an acp declaration sent regardless.
+	forced := []unstable.MCPServer{unstable.NewMCPServerACP(unstable.MCPServerACP{Name: reg.Name, ServerID: unstable.MCPServerACPID(reg.ServerID)})}
+	if _, err := p.client.SessionNew(context.Background(), &unstable.NewSessionRequest{Cwd: "/", MCPServers: forced}); err == nil {
+		t.Error("session/new carried an acp declaration to an agent without mcpCapabilities.acp")
+	}
 	p2 := newPair(t, true)
 	reg2, _ := p2.editor.mcp.Register("project-tools", mcpacp.ServerHandler(mcptest.Server(nil, nil)), nil)
 	d := acp1.Declarations(p2.initRes, reg2)
