@@ -58,6 +58,9 @@ go test -count=1 -timeout 30m ./...
 # suite and the committer.
 (cd store && go vet ./... && GOOS=windows go vet ./... && go test -count=1 ./... &&
 	go test -race -count=1 -run 'TestSQLite$|TestPostgres$|TestCloseStore|TestSharedPostgres' ./...)
+# The mcp module (MCP over ACP on the official Go MCP SDK) likewise; its
+# interop tests run the TypeScript SDK installed above.
+(cd mcp && go vet ./... && GOOS=windows go vet ./... && go test -count=1 ./... && go test -race -count=1 ./...)
 # The race detector on a subset that runs in bounded time: the hand-written
 # runtime and the examples, and the dispatcher tests of every generated
 # channel (the full generated suites take minutes under -race; -short skips

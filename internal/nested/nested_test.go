@@ -1,0 +1,61 @@
+package nested
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/modfile"
+)
+
+// rootRequires returns the module paths the root go.mod requires.
+func rootRequires(t *testing.T) []string {
+	t.Helper()
+	path := filepath.Join("..", "..", "go.mod")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := modfile.Parse(path, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range f.Require {
+		out = append(out, r.Mod.Path)
+	}
+	return out
+}
+
+// The official MCP SDK lives in the mcp module (MCP over ACP).
+func TestMainModuleRequiresNoMCPSDK(t *testing.T) {
+	for _, p := range rootRequires(t) {
+		if strings.HasPrefix(p, "github.com/modelcontextprotocol/") {
+			t.Errorf("go.mod requires %s; the MCP SDK belongs in the mcp module", p)
+		}
+	}
+}
+
+// The mcp module is nested in this repository and builds on this checkout.
+func TestMCPModuleReplacesRoot(t *testing.T) {
+	path := filepath.Join("..", "..", "mcp", "go.mod")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := modfile.Parse(path, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Module.Mod.Path != "github.com/acpgen/acpgen/mcp" {
+		t.Errorf("mcp/go.mod is module %s", f.Module.Mod.Path)
+	}
+	ok := false
+	for _, r := range f.Replace {
+		ok = ok || (r.Old.Path == "github.com/acpgen/acpgen" && r.New.Path == "..")
+	}
+	if !ok {
+		t.Error("mcp/go.mod does not replace github.com/acpgen/acpgen with ..")
+	}
+}
