@@ -2,6 +2,7 @@ package nested
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +58,30 @@ func TestMCPModuleReplacesRoot(t *testing.T) {
 	}
 	if !ok {
 		t.Error("mcp/go.mod does not replace github.com/acpgen/acpgen with ..")
+	}
+}
+
+// SQL drivers live in the store module: acpgen's go.mod requires none, and
+// no package of acpgen's module links one (a driver implements
+// database/sql/driver), so an agent on acpgen pulls one only by importing
+// the store module.
+func TestMainModuleRequiresNoSQLDriver(t *testing.T) {
+	drivers := []string{"modernc.org/sqlite", "github.com/jackc/pgx", "github.com/lib/pq", "github.com/mattn/go-sqlite3",
+		"github.com/ncruces/go-sqlite3", "zombiezen.com/go/sqlite", "crawshaw.io/sqlite", "github.com/go-sql-driver/mysql"}
+	for _, p := range rootRequires(t) {
+		for _, d := range drivers {
+			if p == d || strings.HasPrefix(p, d+"/") {
+				t.Errorf("go.mod requires %s; SQL drivers belong in the store module", p)
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/acpgen/acpgen/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "database/sql/driver" {
+			t.Error("a package of acpgen's module depends on database/sql/driver (go list -deps): SQL drivers belong in the store module")
+		}
 	}
 }
