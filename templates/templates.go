@@ -39,6 +39,9 @@ type Data struct {
 	// HTTP makes the agent serve ACP over the network (runtime/acphttp)
 	// instead of stdio.
 	HTTP bool
+	// Store, when set, keeps the agent's sessions in a session store: the
+	// default of its -store flag (store.Open's spec).
+	Store string
 	// Require lists go.mod's requirements, in order; none when the
 	// version of github.com/acpgen/acpgen is unknown (`go get` adds it).
 	Require []Requirement

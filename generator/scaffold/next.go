@@ -63,14 +63,39 @@ func (st *Starter) printModuleSteps(w io.Writer) {
 	switch {
 	case d.Module == "" && !requiresAcpgen(st.Parent):
 		fmt.Fprintf(w, "  %s\n", st.requireAcpgen())
+		st.printRequireStore(w)
 		if st.Install.Version == "" {
 			fmt.Fprintf(w, "  go mod tidy\n")
 		}
 	case d.Module != "" && len(d.Require) == 0:
-		fmt.Fprintf(w, "  %s\n  go mod tidy\n", st.requireAcpgen())
+		fmt.Fprintf(w, "  %s\n", st.requireAcpgen())
+		st.printRequireStore(w)
+		fmt.Fprintf(w, "  go mod tidy\n")
+	case d.Module == "" && d.Store != "":
+		st.printRequireStore(w)
+		fmt.Fprintf(w, "  go mod tidy\n")
 	case d.Module != "":
 		fmt.Fprintf(w, "  go mod tidy\n")
 	}
+}
+
+// printRequireStore prints the command that adds the store module to a
+// module whose go.mod the starter did not write, when it keeps sessions in
+// a store: as acpgen is required (its version, else its checkout's store/).
+func (st *Starter) printRequireStore(w io.Writer) {
+	if st.Data.Store == "" {
+		return
+	}
+	req := st.requireAcpgen()
+	if v := st.Install.Version; v != "" {
+		fmt.Fprintf(w, "  go get %s@%s\n", StoreModule, v)
+		return
+	}
+	dir, note, _ := strings.Cut(strings.TrimPrefix(req, "go mod edit -require="+generator.Module+"@v0.0.0 -replace="+generator.Module+"="), "   #")
+	if note != "" {
+		note = "   #" + note
+	}
+	fmt.Fprintf(w, "  go mod edit -require=%s@v0.0.0 -replace=%s=%s%s\n", StoreModule, StoreModule, filepath.Join(dir, "store"), note)
 }
 
 // requireAcpgen is the go command that adds acpgen to the module, as this

@@ -54,7 +54,16 @@ type Options struct {
 	AcpgenVersion string // --acpgen-version
 	Replace       string // --replace
 	HTTP          bool   // --http
+	Store         string // --store: "", or a key of StoreDefaults
 	Install       Install
+}
+
+// StoreDefaults are the --store choices and the default each gives the
+// starter's own -store flag (store.Open's spec).
+var StoreDefaults = map[string]string{
+	"sqlite":   "sqlite:sessions.db",
+	"postgres": "postgres://localhost/acp",
+	"memory":   "memory",
 }
 
 // Starter is a starter written.
@@ -81,6 +90,16 @@ func Write(o Options) (*Starter, error) {
 	st.Data = templates.Data{Name: filepath.Base(out), GoVersion: GoVersion, HTTP: o.HTTP}
 	if st.Data.HTTP && o.Kind == "proxy" {
 		return nil, fmt.Errorf("--http applies to agents and clients")
+	}
+	if o.Store != "" {
+		spec, ok := StoreDefaults[o.Store]
+		switch {
+		case o.Kind != "agent":
+			return nil, fmt.Errorf("--store applies to agents")
+		case !ok:
+			return nil, fmt.Errorf("--store %q: want sqlite, postgres or memory", o.Store)
+		}
+		st.Data.Store = spec
 	}
 	if !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`).MatchString(st.Data.Name) {
 		return nil, fmt.Errorf("--out %s: the folder's name %q is not a usable program name (letters, digits, '.', '_', '-')", o.Out, st.Data.Name)
@@ -125,6 +144,9 @@ func (st *Starter) moduleData(o Options) error {
 	}
 	if req.Version != "" {
 		d.Require = append(d.Require, req)
+		if d.Store != "" {
+			d.Require = append(d.Require, storeRequirement(req))
+		}
 	}
 	// A package generated inside a local module: the starter requires
 	// that module from its folder.
@@ -133,6 +155,23 @@ func (st *Starter) moduleData(o Options) error {
 	}
 	return nil
 }
+
+// storeRequirement is the store module's requirement beside acpgen's req:
+// the same version, and its folder in a replaced checkout.
+func storeRequirement(req templates.Requirement) templates.Requirement {
+	r := templates.Requirement{Path: StoreModule, Version: req.Version}
+	if req.Replace != "" && !strings.Contains(req.Replace, " ") {
+		dir, err := strconv.Unquote(req.Replace)
+		if err != nil {
+			dir = req.Replace
+		}
+		r.Replace = goModString(filepath.Join(dir, "store"))
+	}
+	return r
+}
+
+// StoreModule is the nested module of the session stores.
+const StoreModule = generator.Module + "/store"
 
 // writeNew writes files into out, never replacing one.
 func writeNew(out string, files map[string][]byte) error {
