@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 
+	"github.com/acpgen/acpgen/internal/procgroup"
 	"github.com/acpgen/acpgen/internal/syncwriter"
 )
 
@@ -81,14 +81,5 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if s.err != nil {
 		return nil, fmt.Errorf("writing the trace: %w", s.err)
 	}
-	return &Result{ExitStatus: exitStatus(cmd), Findings: s.findings}, nil
-}
-
-// exitStatus is the agent's exit status, as a shell reports it.
-func exitStatus(cmd *exec.Cmd) int {
-	st := cmd.ProcessState
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return st.ExitCode()
+	return &Result{ExitStatus: procgroup.ExitStatus(cmd.ProcessState), Findings: s.findings}, nil
 }

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/acpgen/acpgen/internal/procgroup"
@@ -95,18 +94,9 @@ func closeAll(files ...*os.File) {
 // its end.
 func (c *component) wait() {
 	_ = c.cmd.Wait()
-	c.status = exitStatus(c.cmd.ProcessState)
+	c.status = procgroup.ExitStatus(c.cmd.ProcessState)
 	_ = procgroup.Kill(c.cmd)
 	close(c.exited)
-}
-
-// exitStatus is a process's exit status as a shell reports it: 128+N when
-// signal N ended it.
-func exitStatus(st *os.ProcessState) int {
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return st.ExitCode()
 }
 
 // kill stops the component's process group at once.
