@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 
 	"github.com/acpgen/acpgen/conform"
 	"github.com/acpgen/acpgen/inspect"
@@ -68,12 +67,13 @@ func inspectCommand() *cli.Command {
 	}
 }
 
-// createTrace creates the trace file at path, if one is asked for.
+// createTrace opens the trace file at path, if one is asked for (see
+// inspect.CreateTrace).
 func createTrace(path string) (io.Writer, func(), error) {
 	if path == "" {
 		return nil, func() {}, nil
 	}
-	f, err := os.Create(path)
+	f, err := inspect.CreateTrace(path)
 	if err != nil {
 		return nil, nil, err
 	}
