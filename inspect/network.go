@@ -98,11 +98,7 @@ func relayMessages(dst, src *acphttp.Conn, st stream, dir Direction) error {
 		if err != nil {
 			return err
 		}
-		if len(msg) > maxJudged {
-			st.observe(dir, msg[:maxJudged], true)
-		} else {
-			st.observe(dir, msg, false)
-		}
+		st.observe(dir, msg[:min(len(msg), maxJudged)], len(msg))
 		if err := dst.WriteMessage(msg); err != nil {
 			return err
 		}
