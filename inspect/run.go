@@ -31,6 +31,8 @@ type Result struct {
 	ExitStatus int
 	// Findings counts the findings by level.
 	Findings map[string]int
+	// Connections counts the client connections served (ServeNetwork).
+	Connections int
 }
 
 // Run starts the agent and relays the editor's stdio to it unchanged, both
