@@ -25,6 +25,9 @@ import (
 //	                                           each direction to FILE
 //	-helper=burst:N --                         an agent whose prompt turn
 //	                                           streams N updates of 1 KiB
+//	-helper=huge:KIND --                       an agent whose prompt turn
+//	                                           writes one frame of hugeFrame
+//	                                           bytes (see hugeLine)
 func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && strings.HasPrefix(os.Args[1], "-helper=") && os.Args[2] == "--" {
 		os.Exit(helper(strings.TrimPrefix(os.Args[1], "-helper="), os.Args[3:]))
@@ -44,6 +47,8 @@ func helper(mode string, argv []string) int {
 		var n int
 		fmt.Sscan(arg, &n)
 		return helperBurst(n)
+	case "huge":
+		return helperAgent(func(w io.Writer) { w.Write(hugeLine(arg)) })
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper", mode)
 	return 2
@@ -101,12 +106,22 @@ func helperRecord(file string, argv []string) int {
 	return cmd.ProcessState.ExitCode()
 }
 
-// helperBurst is a minimal v1 agent: one session, and a prompt turn of n
-// agent_message_chunk updates before its response.
+// helperBurst is an agent whose prompt turn is n agent_message_chunk
+// updates of 1 KiB.
 func helperBurst(n int) int {
+	text := strings.Repeat("x", 1024)
+	return helperAgent(func(w io.Writer) {
+		for range n {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%s"}}}}`+"\n", text)
+		}
+	})
+}
+
+// helperAgent is a minimal v1 agent: one session, and a prompt turn that
+// writes what turn writes before its response.
+func helperAgent(turn func(io.Writer)) int {
 	sc := bufio.NewScanner(os.Stdin)
 	w := bufio.NewWriter(os.Stdout)
-	text := strings.Repeat("x", 1024)
 	for sc.Scan() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -121,9 +136,7 @@ func helperBurst(n int) int {
 		case "session/new":
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s1"}}`+"\n", m.ID)
 		case "session/prompt":
-			for range n {
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%s"}}}}`+"\n", text)
-			}
+			turn(w)
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}`+"\n", m.ID)
 		}
 		if w.Flush() != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 )
@@ -20,11 +21,11 @@ const (
 )
 
 // relay copies src to dst byte for byte. Each complete line is handed to
-// observe (without its newline; truncated when longer than maxJudged)
+// observe (without its newline, cut to maxJudged bytes, with its length)
 // before the bytes ending it are written, so a request is judged before its
 // receiver can answer it. A last line without a newline is observed at the
 // end of src. It returns src's or dst's error; nil at src's end.
-func relay(dst io.Writer, src io.Reader, observe func(line []byte, truncated bool)) error {
+func relay(dst io.Writer, src io.Reader, observe func(line []byte, size int)) error {
 	buf := make([]byte, readSize)
 	var held []byte // read, not written: the start of an unfinished line
 	lc := &lineCollector{}
@@ -82,29 +83,30 @@ func write(dst io.Writer, parts ...[]byte) error {
 	return nil
 }
 
-// lineCollector gathers one line's bytes for judging, up to maxJudged.
+// lineCollector gathers one line's bytes for judging, up to maxJudged:
+// its buffer never grows past that.
 type lineCollector struct {
-	cur       []byte
-	n         int // the line's length so far
-	truncated bool
+	cur []byte
+	n   int // the line's length so far
 }
 
 func (l *lineCollector) add(b []byte) {
 	l.n += len(b)
-	if room := maxJudged - len(l.cur); len(b) > room {
-		b, l.truncated = b[:room], true
+	b = b[:min(len(b), maxJudged-len(l.cur))]
+	if need := len(l.cur) + len(b); need > cap(l.cur) {
+		l.cur = slices.Grow(l.cur, min(max(need, 2*cap(l.cur)), maxJudged)-len(l.cur))
 	}
 	l.cur = append(l.cur, b...)
 }
 
 func (l *lineCollector) pending() bool { return l.n > 0 }
 
-func (l *lineCollector) emit(observe func([]byte, bool)) {
-	observe(l.cur, l.truncated)
+func (l *lineCollector) emit(observe func([]byte, int)) {
+	observe(l.cur, l.n)
 	if cap(l.cur) > holdMax {
 		l.cur = nil // a rare long line does not keep its buffer
 	} else {
 		l.cur = l.cur[:0]
 	}
-	l.n, l.truncated = 0, false
+	l.n = 0
 }

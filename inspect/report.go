@@ -166,17 +166,25 @@ func row(n int, r Record, start Record) rowView {
 	return v
 }
 
-// pretty is the frame indented when it is JSON, else as it was written.
+// pretty is the frame indented when it is JSON, else as it was written,
+// with what the trace left out of it.
 func pretty(r Record) string {
 	raw := r.Bytes()
+	var note string
+	if r.RawSize > 0 {
+		note += fmt.Sprintf("(the first %d bytes of a frame of %d bytes)\n", len(raw), r.RawSize)
+	}
+	if r.FindingsOmitted > 0 {
+		note += fmt.Sprintf("(%d more findings, on stderr only)\n", r.FindingsOmitted)
+	}
 	var b bytes.Buffer
 	if json.Indent(&b, raw, "", "  ") == nil {
-		return b.String()
+		return note + b.String()
 	}
 	if r.RawBase64 != nil {
-		return fmt.Sprintf("(not UTF-8) %q", raw)
+		return note + fmt.Sprintf("(not UTF-8) %q", raw)
 	}
-	return string(raw)
+	return note + string(raw)
 }
 
 // viewBuilder puts each frame in its session's timeline, in the group of

@@ -45,7 +45,7 @@ func scriptTrace(t *testing.T, script []step) []byte {
 			dir = ToClient
 		}
 		clock = clock.Add(7 * time.Millisecond)
-		s.observe(dir, []byte(st[2:]), false)
+		s.observe(dir, []byte(st[2:]), len(st)-2)
 	}
 	return trace.Bytes()
 }

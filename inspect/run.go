@@ -31,6 +31,8 @@ type Result struct {
 	ExitStatus int
 	// Findings counts the findings by level.
 	Findings map[string]int
+	// Connections counts the client connections served (ServeNetwork).
+	Connections int
 }
 
 // Run starts the agent and relays the editor's stdio to it unchanged, both
@@ -61,11 +63,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	s := stream{sink: newSink(stderr, o.Trace), checker: NewChecker(o.Profiles)}
 	go func() {
-		_ = relay(toAgent, o.Stdin, func(line []byte, long bool) { s.observe(ToAgent, line, long) })
+		_ = relay(toAgent, o.Stdin, func(line []byte, size int) { s.observe(ToAgent, line, size) })
 		toAgent.Close()
 	}()
 	// The agent's output is read to its end before Wait closes the pipe.
-	outErr := relay(o.Stdout, fromAgent, func(line []byte, long bool) { s.observe(ToClient, line, long) })
+	outErr := relay(o.Stdout, fromAgent, func(line []byte, size int) { s.observe(ToClient, line, size) })
 	if outErr != nil {
 		// The editor stopped reading: drain the agent so it can go on
 		// to its exit.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 
 	"github.com/acpgen/acpgen/conform"
 	"github.com/acpgen/acpgen/inspect"
@@ -22,8 +21,9 @@ func inspectCommand() *cli.Command {
 			"(direction, method, level, rule, JSON pointer); stdout carries the agent's bytes only.\n" +
 			"Exits with the agent's exit status.\n" +
 			"With --listen and --connect it serves ACP over the network at http://ADDR/acp (loopback only) and\n" +
-			"relays each client connection to the agent at URL over a connection of its own, until interrupted;\n" +
-			"it prints \"listening on URL\" on stderr once bound.",
+			"relays each client connection to the agent at URL over a connection of its own, until SIGINT or SIGTERM;\n" +
+			"it prints \"listening on URL\" on stderr once bound. Stopped, it lets the requests in flight finish (up to 10 s),\n" +
+			"prints a one-line summary (connections, findings by level) and exits 0.",
 		Flags: []cli.Flag{
 			configFlag(),
 			cacheFlag(),
@@ -68,19 +68,22 @@ func inspectCommand() *cli.Command {
 	}
 }
 
-// createTrace creates the trace file at path, if one is asked for.
+// createTrace opens the trace file at path, if one is asked for (see
+// inspect.CreateTrace).
 func createTrace(path string) (io.Writer, func(), error) {
 	if path == "" {
 		return nil, func() {}, nil
 	}
-	f, err := os.Create(path)
+	f, err := inspect.CreateTrace(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil
 }
 
-// inspectNetwork serves --listen, relaying to --connect, until interrupted.
+// inspectNetwork serves --listen, relaying to --connect, until SIGINT or
+// SIGTERM ends c.Context; then the connections drain (see
+// inspect.ServeNetwork).
 func inspectNetwork(c *cli.Context, profiles *inspect.Profiles, trace io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))
 	o := inspect.NetOptions{
@@ -91,11 +94,15 @@ func inspectNetwork(c *cli.Context, profiles *inspect.Profiles, trace io.Writer)
 			fmt.Fprintf(c.App.ErrWriter, "listening on http://%s%s\n", a, acphttp.DefaultPath)
 		},
 	}
-	if _, err := inspect.ServeNetwork(c.Context, o); err != nil {
+	res, err := inspect.ServeNetwork(c.Context, o)
+	if err != nil {
 		return err
 	}
-	return c.Context.Err() // interrupted: exit 130
-
+	// Stopping is how a server ends: a summary, and exit 0 whatever was
+	// found, as the stdio mode exits with the agent's status.
+	fmt.Fprintf(c.App.ErrWriter, "acpgen inspect: stopped; connections: %d, findings: %d MUST, %d SHOULD, %d INFO\n",
+		res.Connections, res.Findings["MUST"], res.Findings["SHOULD"], res.Findings["INFO"])
+	return nil
 }
 
 // agentExit ends inspect with the agent's exit status.

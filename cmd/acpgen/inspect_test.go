@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -46,28 +47,35 @@ func TestInspectExitStatus(t *testing.T) {
 	}
 }
 
-// inspect --listen prints the address it bound on stderr, and serves until
-// interrupted (exit 130).
+// inspect --listen prints the address it bound on stderr and serves until
+// SIGINT or SIGTERM; then it drains, prints a one-line summary and exits 0.
 func TestInspectListening(t *testing.T) {
 	root, _ := filepath.Abs("../..")
-	cmd := exec.Command(acpgenBinary(t), "inspect", "--config", filepath.Join(root, "acpgen.json"),
-		"--listen", "127.0.0.1:0", "--connect", "ws://127.0.0.1:1/acp")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(stderr).ReadString('\n')
-	if !regexp.MustCompile(`^listening on http://127\.0\.0\.1:[1-9][0-9]*/acp\n$`).MatchString(line) {
-		t.Errorf("stderr %q, want the bound URL", line)
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, stderr) // to its end: the process exited
-	if cmd.Wait(); cmd.ProcessState.ExitCode() != ExitStatusInterrupted {
-		t.Errorf("interrupted: %v, want exit %d", cmd.ProcessState, ExitStatusInterrupted)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		cmd := exec.Command(acpgenBinary(t), "inspect", "--config", filepath.Join(root, "acpgen.json"),
+			"--listen", "127.0.0.1:0", "--connect", "ws://127.0.0.1:1/acp")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(stderr)
+		line, _ := r.ReadString('\n')
+		for strings.HasPrefix(line, "acpgen: fetching") { // the schema, on first use
+			line, _ = r.ReadString('\n')
+		}
+		if !regexp.MustCompile(`^listening on http://127\.0\.0\.1:[1-9][0-9]*/acp\n$`).MatchString(line) {
+			t.Errorf("stderr %q, want the bound URL", line)
+		}
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		rest, _ := io.ReadAll(r) // to its end: the process exited
+		want := "acpgen inspect: stopped; connections: 0, findings: 0 MUST, 0 SHOULD, 0 INFO\n"
+		if cmd.Wait(); cmd.ProcessState.ExitCode() != 0 || string(rest) != want {
+			t.Errorf("stopped by %v: %v, stderr %q; want exit 0 and %q", sig, cmd.ProcessState, rest, want)
+		}
 	}
 }
