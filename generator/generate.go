@@ -195,6 +195,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			return nil, err
 		}
 		resolved = append(resolved, channelGates(ch.Name, max(ch.Protocol, 1), ld))
+		models[max(ch.Protocol, 1)] = append(models[max(ch.Protocol, 1)], ld.Model)
 	}
 	// A lifecycle fact a channel lacks, like a row that applies to no
 	// channel, is stale: against the pinned schema that is an error; against

@@ -80,8 +80,7 @@ func (a *Agent) Connect(r io.Reader, w io.Writer, log *slog.Logger) *acp.AgentCo
 func (c *Conn) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
 	caps := &acp.AgentCapabilities{}
 	if c.durable {
-		load := true
-		caps.LoadSession = &load
+		caps.LoadSession = new(true)
 		caps.SessionCapabilities = &acp.SessionCapabilities{
 			List: &acp.SessionListCapabilities{}, Resume: &acp.SessionResumeCapabilities{},
 			Close: &acp.SessionCloseCapabilities{}, Delete: &acp.SessionDeleteCapabilities{},

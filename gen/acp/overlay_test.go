@@ -57,12 +57,12 @@ func TestOverlayMembersAreKnown(t *testing.T) {
 	}
 }
 
-func TestCarriesBothRFDs(t *testing.T) {
+func TestCarriesTheRFDs(t *testing.T) {
 	var ids []string
 	for _, o := range acp.Overlays {
 		ids = append(ids, o.ID)
 	}
-	if strings.Join(ids, ",") != "additional-directories,runtime-context" {
+	if strings.Join(ids, ",") != "additional-directories,runtime-context,resumable-transport" {
 		t.Errorf("Overlays = %v", ids)
 	}
 }

@@ -20,16 +20,17 @@ func TestRepoConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rfds := []string{filepath.Join("overlays", "additional-directories.json"), filepath.Join("overlays", "runtime-context.json")}
+	resumable := filepath.Join("overlays", "resumable-transport.json")
+	rfds := []string{filepath.Join("overlays", "additional-directories.json"), filepath.Join("overlays", "runtime-context.json"), resumable}
 	want := []generator.Channel{
 		{Name: "stable", Protocol: 1, SchemaFile: "schema.json", MetaFile: "meta.json", OutDir: "gen/acp", Package: "acp",
 			ImportPath: "github.com/acpgen/acpgen/gen/acp", Overlays: rfds},
 		{Name: "unstable", Protocol: 1, SchemaFile: "schema.unstable.json", MetaFile: "meta.unstable.json", OutDir: "gen/acp/unstable", Package: "unstable",
 			ImportPath: "github.com/acpgen/acpgen/gen/acp/unstable", Overlays: rfds},
 		{Name: "v2", Protocol: 2, SchemaFile: "schema.v2.json", MetaFile: "meta.v2.json", OutDir: "gen/acp/v2", Package: "acp",
-			ImportPath: "github.com/acpgen/acpgen/gen/acp/v2"},
+			ImportPath: "github.com/acpgen/acpgen/gen/acp/v2", Overlays: []string{resumable}},
 		{Name: "v2-unstable", Protocol: 2, SchemaFile: "schema.v2.unstable.json", MetaFile: "meta.v2.unstable.json", OutDir: "gen/acp/v2/unstable", Package: "unstable",
-			ImportPath: "github.com/acpgen/acpgen/gen/acp/v2/unstable"},
+			ImportPath: "github.com/acpgen/acpgen/gen/acp/v2/unstable", Overlays: []string{resumable}},
 	}
 	if !reflect.DeepEqual(r.Config.Channels, want) {
 		t.Fatalf("channels\n%+v\nwant\n%+v", r.Config.Channels, want)
