@@ -165,14 +165,19 @@ func relayConn(ctx context.Context, st stream, down *acphttp.Conn, url string, o
 		return fmt.Errorf("connecting to the agent: %w", err)
 	}
 	r := &relayed{st: st, down: down, up: up, progress: make(chan struct{}, 1)}
-	done := make(chan error, 2)
-	go func() { done <- r.clientMessages() }()
-	go func() { done <- r.agentMessages() }()
-	ended := 0
+	type end struct {
+		agent bool // the agent's side ended
+		err   error
+	}
+	done := make(chan end, 2)
+	go func() { done <- end{false, r.clientMessages()} }()
+	go func() { done <- end{true, r.agentMessages()} }()
+	ended, agentEnded := 0, false
 wait:
 	for {
 		select {
-		case err = <-done:
+		case e := <-done:
+			err, agentEnded = e.err, e.agent
 			ended++
 			break wait
 		case <-ctx.Done():
@@ -188,7 +193,12 @@ wait:
 			}
 		}
 	}
-	// One side ended: end the other, so that its relay returns too.
+	// One side ended: end the other, so that its relay returns too. The
+	// agent's end reaches the client as a failure (WebSocket 1011), not as
+	// an ordinary close.
+	if agentEnded && ctx.Err() == nil {
+		down.Fail("the agent's connection ended")
+	}
 	down.Close()
 	up.Close()
 	for ; ended < 2; ended++ {

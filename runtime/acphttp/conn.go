@@ -1,9 +1,11 @@
 package acphttp
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
+	"unicode/utf8"
 )
 
 // Profile names a transport profile of the /acp endpoint.
@@ -90,6 +92,47 @@ func (c *Conn) Write(p []byte) (int, error) {
 func (c *Conn) Close() error {
 	c.once.Do(func() { c.cerr = c.l.close() })
 	return c.cerr
+}
+
+// Fail closes the connection as failed, so that the client tells it from an
+// ordinary close: a WebSocket with 1011 (internal error) and reason (cut to
+// the 123 bytes a close frame holds); a Streamable HTTP connection as Close
+// does. A proxy ends its client's connection so when its upstream died.
+func (c *Conn) Fail(reason string) error {
+	c.once.Do(func() {
+		if f, ok := c.l.(failer); ok {
+			c.cerr = f.fail(closeReason(reason))
+		} else {
+			c.cerr = c.l.close()
+		}
+	})
+	return c.cerr
+}
+
+// failer is a link that can tell its peer the connection ended in failure.
+type failer interface{ fail(reason string) error }
+
+// closeEnded closes c once its ServeFunc returned err: a failure (not the
+// peer leaving, not this side's shutdown) with Fail.
+func (c *Conn) closeEnded(err error, ctx context.Context) {
+	if err != nil && ctx.Err() == nil && !peerGone(err) {
+		c.Fail(err.Error())
+	}
+	c.Close()
+}
+
+// closeReason fits s into a WebSocket close frame's reason (123 bytes),
+// cut at a character boundary.
+func closeReason(s string) string {
+	const max = 123
+	if len(s) <= max {
+		return s
+	}
+	s = s[:max]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 var _ io.ReadWriteCloser = (*Conn)(nil)

@@ -533,8 +533,9 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
-		s.logEnd(c, s.serve(ctx, c), ctx)
-		c.Close()
+		err := s.serve(ctx, c)
+		s.logEnd(c, err, ctx)
+		c.closeEnded(err, ctx)
 		s.mu.Lock()
 		delete(s.conns, c.id)
 		s.leavePool(sc)

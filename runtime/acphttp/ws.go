@@ -163,6 +163,11 @@ func (l *wsLink) close() error {
 	return l.closeWith(websocket.StatusNormalClosure, "")
 }
 
+// fail closes the socket with 1011 (internal error) and reason.
+func (l *wsLink) fail(reason string) error {
+	return l.closeWith(websocket.StatusInternalError, reason)
+}
+
 // closeWith closes the socket with a status, then unblocks a pending read.
 // The close frame goes first: cancelling the read first would drop the
 // socket without one.
