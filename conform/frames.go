@@ -31,6 +31,14 @@ type frameLog struct {
 	versions map[string]int
 	// keys judges the ids keyed session updates name.
 	keys *keyedIDs
+	// mutants maps the ids of invalid-params requests (proc#id) to their
+	// case; outstanding and accepted hold, per process, the one awaiting
+	// its answer and the last one answered with a result.
+	mutants, outstanding, accepted map[string]string
+	// robust holds, per invalid-params case, the schema violations of the
+	// frames blamed on it (see blame).
+	robust     map[string]*frameKind
+	robustMust bool
 }
 
 type frameKind struct {
@@ -40,7 +48,8 @@ type frameKind struct {
 }
 
 func newFrameLog(p *Profile) *frameLog {
-	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs()}
+	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs(),
+		mutants: map[string]string{}, outstanding: map[string]string{}, accepted: map[string]string{}, robust: map[string]*frameKind{}}
 }
 
 func (l *frameLog) gatesOf(proc string) *gateCheck {
@@ -59,13 +68,63 @@ func (l *frameLog) expect(proc, id, method string) {
 	l.mu.Unlock()
 }
 
+// expectMutant records that the request id (per process tag) sends the
+// invalid params of case name.
+func (l *frameLog) expectMutant(proc, id, name string) {
+	l.mu.Lock()
+	l.mutants[proc+"#"+id] = name
+	l.outstanding[proc] = name
+	l.mu.Unlock()
+}
+
+// mutantsSent is how many invalid-params requests were sent.
+func (l *frameLog) mutantsSent() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.mutants)
+}
+
+// answered notes the answer to a request: an invalid-params request
+// answered with a result was accepted.
+func (l *frameLog) answered(proc string, f *frame) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	name, ok := l.mutants[proc+"#"+strings.Trim(string(f.ID), `"`)]
+	if !ok {
+		return
+	}
+	if l.outstanding[proc] == name {
+		delete(l.outstanding, proc)
+	}
+	if f.Error == nil {
+		l.accepted[proc] = name
+	}
+}
+
+// blame is the invalid-params case a frame of proc follows: the one it is
+// answering, else the last it accepted; "" when none. A schema violation
+// in such a frame may echo the invalid value the checker sent, so it is
+// judged in the robustness group, not as a defect of valid traffic.
+func (l *frameLog) blame(proc string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if name := l.outstanding[proc]; name != "" {
+		return name
+	}
+	return l.accepted[proc]
+}
+
 func (l *frameLog) add(kind, def string, problems ...string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	k := l.kinds[kind]
+	l.addTo(l.kinds, kind, def, problems)
+}
+
+func (l *frameLog) addTo(kinds map[string]*frameKind, kind, def string, problems []string) {
+	k := kinds[kind]
 	if k == nil {
 		k = &frameKind{def: def}
-		l.kinds[kind] = k
+		kinds[kind] = k
 	}
 	k.n++
 	for _, pr := range problems {
@@ -94,6 +153,9 @@ func (l *frameLog) see(proc string, f *frame) {
 		l.add("lines", "", `"jsonrpc" is not "2.0"`)
 	} else {
 		l.add("lines", "")
+	}
+	if f.Method == "" && len(f.ID) > 0 {
+		l.answered(proc, f)
 	}
 	switch {
 	case f.Method != "":
@@ -179,6 +241,12 @@ func (l *frameLog) validate(proc, kind, def string, payload json.RawMessage, at 
 	for _, v := range vs {
 		probs = append(probs, fmt.Sprintf("%s%s: %s", at, v.Pointer, v.Reason))
 	}
+	if blamed := l.blame(proc); blamed != "" && len(probs) > 0 {
+		l.mu.Lock()
+		l.addTo(l.robust, blamed, "", []string{kind + ": " + strings.Join(probs, "; ")})
+		l.mu.Unlock()
+		probs = nil
+	}
 	l.add(kind+suffix, def, probs...)
 	return suffix == ""
 }
@@ -187,6 +255,7 @@ func (l *frameLog) validate(proc, kind, def string, payload json.RawMessage, at 
 // gates' cases.
 func (l *frameLog) results() []Result {
 	out := append(l.frameResults(), l.keys.results()...)
+	out = append(out, l.robustResults()...)
 	if l.procGates == nil {
 		return append(out, l.gates.results("")...)
 	}
@@ -235,6 +304,35 @@ func (l *frameLog) frameResults() []Result {
 		if len(k.violations) > 0 {
 			r.Verdict, r.Observed = Fail, strings.Join(k.violations, "; ")
 		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// robustResults are the robustness cases of the frames blamed on invalid
+// params the agent was sent: judged at the level of those params' case
+// (SHOULD), or at MUST with RobustnessMust.
+func (l *frameLog) robustResults() []Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	names := make([]string, 0, len(l.robust))
+	for name := range l.robust {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []Result
+	if len(names) == 0 && len(l.mutants) > 0 {
+		out = append(out, Result{Category: "robustness", Case: "valid frames after invalid params", Level: Should, Source: srcRPCParams,
+			Expected: "frames valid against the schema (no invalid value echoed)", Observed: "all valid", Verdict: Pass})
+	}
+	for _, name := range names {
+		c, expected := "valid frames after accepting invalid params: "+name, "frames valid against the schema (no invalid value echoed)"
+		r := Result{Category: "robustness", Case: c, Level: Should, Source: srcRPCParams, Expected: expected}
+		if l.robustMust {
+			r = mustCase(kindSchema, "", c, expected)
+			r.Category = "robustness"
+		}
+		r.Verdict, r.Observed = Fail, strings.Join(l.robust[name].violations, "; ")
 		out = append(out, r)
 	}
 	return out

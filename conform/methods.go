@@ -231,17 +231,61 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 			r.unsupportedBlock(c, m, valid)
 		}
 	}
-	if at != nil {
-		// Each mutant names no object, or another than the advertised one:
-		// a request the schema forbids sending.
-		return
+	r.unimplemented[m.Wire] = unimplemented
+}
+
+// mutantPhase sends every method the agent handles and advertises the
+// mutants of its valid params, each expected to get -32602. It runs on a
+// process of its own, after the valid traffic: what invalid params do to
+// the agent (a crash, a value accepted and echoed later) is judged in the
+// robustness group, never as a defect of valid traffic.
+func (r *agentRun) mutantPhase(c *proc) {
+	crashes, sent := len(r.crashes), r.log.mutantsSent()
+	defer func() {
+		if n := r.log.mutantsSent() - sent; n > 0 && len(r.crashes) == crashes {
+			r.add(Result{Category: "robustness", Case: "keeps running after invalid params", Level: Should, Source: srcRPCParams,
+				Expected: "an answer to each, and the process still running", Observed: plural(n, "request") + ", no death", Verdict: Pass})
+		}
+	}()
+	for _, m := range lifecycle(r.p.Model.Methods) {
+		if m.Side != "agent" || m.Notification || m.Wire == "initialize" || r.isGated(m) {
+			continue
+		}
+		if list, ok := advertisedIn[m.Wire]; ok && !capGranted(r.caps, []string{list}) {
+			continue
+		}
+		if _, ok := cancelTargets[m.Wire]; ok && r.p.Protocol >= 2 {
+			// Each mutant names no object, or another than the advertised
+			// one: a request the schema forbids sending.
+			continue
+		}
+		r.mutantsOf(c, m)
 	}
+}
+
+// mutantsOf sends m's mutants, on a live session when m names one. Without
+// one (session/new refused), the mutants that make the params invalid
+// whatever the session run anyway; the others are blocked.
+func (r *agentRun) mutantsOf(c *proc, m *ir.Method) {
+	var session string
+	var created json.RawMessage
+	var noSession error
+	if m.Params.Member("sessionId") != nil {
+		session, created, noSession = r.newSession(c)
+	}
+	valid := r.advertised(m, r.fill(m.Params, r.p.example(m.Params.Def), session, promptText), created)
+	unimplemented := r.unimplemented[m.Wire]
 	live, gen := session, c.gen
 	for _, mu := range r.mutants(m.Params, valid) {
 		// The schema's required lists bind the sender; JSON-RPC 2.0 names
 		// -32602 for invalid params without making a receiver use it.
 		res := Result{Category: "methods", Case: fmt.Sprintf("%s %s %s", m.Wire, orRoot(mu.Pointer), mu.Change), Level: Should,
-			Source: srcRPCParams, Expected: "error -32602"}
+			Source: srcRPCParams, Expected: "error -32602", invalid: true}
+		if noSession != nil && namesSession(mu.Pointer) {
+			res.Verdict, res.Observed = Blocked, "blocked: no live session to name: "+noSession.Error()
+			r.add(res)
+			continue
+		}
 		if c.ensure() == nil && c.gen != gen && session != "" {
 			// The agent was restarted: the mutants name a session of
 			// the dead one.
@@ -249,7 +293,9 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 				live, gen = s, c.gen
 			}
 		}
+		c.mutant = res.Case
 		f, err := c.request(m.Wire, swapSession(mu.JSON, session, live))
+		c.mutant = ""
 		res.Verdict, res.Observed = codeVerdict(f, err, -32602)
 		if unimplemented && codeIs(f, -32601) {
 			// An agent without the method refuses every call alike.
@@ -265,6 +311,12 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		}
 		r.add(res)
 	}
+}
+
+// namesSession reports whether a mutant at ptr keeps the params' sessionId:
+// only then does the agent need a live session to judge the rest.
+func namesSession(ptr string) bool {
+	return ptr != "" && ptr != "/sessionId"
 }
 
 // withRaw sets member of the params object to v.
@@ -442,7 +494,7 @@ func (r *agentRun) malformed(c *proc) {
 		// ACP adopts JSON-RPC 2.0 but says nothing of lines that are not
 		// messages; JSON-RPC 2.0 names the codes, implementations differ.
 		res := Result{Category: "malformed", Case: k.name, Level: Should, Source: srcRPCError,
-			Expected: fmt.Sprintf("error %d", k.code)}
+			Expected: fmt.Sprintf("error %d", k.code), invalid: true}
 		if err := c.ensure(); err != nil {
 			res.Verdict, res.Observed = Fail, err.Error()
 			r.add(res)

@@ -127,6 +127,9 @@ func main() {
 				}
 				mu.Unlock()
 			} else {
+				if crashExtNote && strings.HasPrefix(m.Method, "_") {
+					crash("unknown notification " + m.Method)
+				}
 				notification(m.Method)
 			}
 			continue
@@ -146,8 +149,8 @@ func main() {
 		case acp.MethodInitialize:
 			if p, ok := check[acp.InitializeRequest](m.ID, m.Params); ok {
 				initialized = true
+				beforeInitAnswer()
 				reply(m.ID, initResult(int(p.ProtocolVersion)))
-				afterInit()
 			}
 		case acp.MethodAuthenticate:
 			if p, ok := check[acp.AuthenticateRequest](m.ID, m.Params); ok {
@@ -169,7 +172,7 @@ func main() {
 		case acp.MethodSessionPrompt:
 			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok && !refused(m.ID, m.Method) {
 				record(p)
-				go prompt(m.ID, p)
+				go prompt(m.ID, p, echoInvalid && textlessPrompt(m.Params))
 			}
 		case acp.MethodSessionLoad:
 			if p, ok := check[acp.LoadSessionRequest](m.ID, absolutize(m.Params)); ok && rfdMode {
@@ -189,8 +192,9 @@ func main() {
 }
 
 // prompt echoes one chunk; a prompt containing "wait" holds the turn until
-// session/cancel.
-func prompt(id json.RawMessage, p *acp.PromptRequest) {
+// session/cancel. With echo the chunk is the prompt's text-less block as
+// the agent accepted it.
+func prompt(id json.RawMessage, p *acp.PromptRequest, echo bool) {
 	sid := string(p.SessionID)
 	wait := false
 	for _, b := range p.Prompt {
@@ -211,11 +215,15 @@ func prompt(id json.RawMessage, p *acp.PromptRequest) {
 		named = sid + "-other"
 	}
 	chunk := map[string]any{"sessionUpdate": "agent_message_chunk", "content": chunkContent()}
+	if echo {
+		chunk["content"] = map[string]any{"type": "text"}
+	}
 	if keyedMode {
 		chunk["messageId"] = "m-1"
 	}
 	sendUpdate(map[string]any{"sessionId": named, "update": chunk})
 	duringTurn(sid)
+	flushUpdates()
 	if !wait {
 		if promptError {
 			fail(id, -32603, "Internal error", "prompt failed")
@@ -224,10 +232,12 @@ func prompt(id json.RawMessage, p *acp.PromptRequest) {
 		reply(id, map[string]any{"stopReason": "end_turn"})
 		afterTurn(sid)
 		afterTurnNote()
+		flushUpdates()
 		return
 	}
 	<-ch
 	reply(id, map[string]any{"stopReason": cancelledReason()})
 	afterTurn(sid)
 	afterTurnNote()
+	flushUpdates()
 }

@@ -161,13 +161,70 @@ func keyedUpdates(sid string) {
 }
 
 func update(sid string, u map[string]any) {
-	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid, "update": u}})
+	emitUpdate(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid, "update": u}})
+}
+
+// Correct behaviours of agents that conform must not fail (exit 0 without
+// --robustness must), each seen in real agents or the official test kit's:
+var (
+	// echoInvalid accepts a prompt's text block without text (as the
+	// default agent does) and echoes that block, as given, in the turn's
+	// chunk: a frame that breaks the schema only by the checker's value.
+	echoInvalid = has("-echo-invalid")
+	// batchUpdates writes the session/updates of each turn as one JSON-RPC
+	// batch (a JSON array) instead of one line each.
+	batchUpdates = has("-batch-updates")
+)
+
+// pendingUpdates holds the turn's updates with batchUpdates.
+var pendingUpdates []any
+
+// emitUpdate writes a session/update, or holds it for the turn's batch.
+func emitUpdate(msg map[string]any) {
+	if !batchUpdates {
+		send(msg)
+		return
+	}
+	outMu.Lock()
+	pendingUpdates = append(pendingUpdates, msg)
+	outMu.Unlock()
+}
+
+// flushUpdates writes the held updates as one batch.
+func flushUpdates() {
+	outMu.Lock()
+	batch := pendingUpdates
+	pendingUpdates = nil
+	outMu.Unlock()
+	if len(batch) > 0 {
+		send(batch)
+	}
+}
+
+// textlessPrompt reports whether a prompt's params hold a text block
+// without text.
+func textlessPrompt(params json.RawMessage) bool {
+	var p struct {
+		Prompt []map[string]any `json:"prompt"`
+	}
+	_ = json.Unmarshal(params, &p)
+	for _, b := range p.Prompt {
+		if _, ok := b["text"]; b["type"] == "text" && !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Defects: each flag breaks one more rule conform checks, and nothing else.
 var (
-	// crashNonObject exits on params that are neither object nor array.
+	// crashNonObject exits on params that are neither object nor array,
+	// as the official test kit's agents do: a robustness defect, not a
+	// MUST one (they are invalid params).
 	crashNonObject = has("-crash-on-nonobject-params")
+	// crashExtNote exits on an _ notification it does not know: a death
+	// on valid traffic.
+	crashExtNote = has("-crash-on-extension-notification")
 	// stringIDs answers number ids as strings ("7" for 7).
 	stringIDs = has("-string-ids")
 	// parseErrorID answers a parse error with id 0 instead of null.
@@ -233,7 +290,7 @@ func parseError() {
 func sendUpdate(params map[string]any) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": params}
 	if !badUTF8 {
-		send(msg)
+		emitUpdate(msg)
 		return
 	}
 	b, _ := json.Marshal(msg)

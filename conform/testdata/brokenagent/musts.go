@@ -27,7 +27,8 @@ var (
 	// ignoreCancel ends a cancelled turn a second after the cancel, with
 	// end_turn.
 	ignoreCancel = has("-ignore-cancel")
-	// garbageLine writes a line that is not JSON after initialize's answer.
+	// garbageLine writes a line that is not JSON before initialize's
+	// answer (so the checker has read it once the answer arrives).
 	garbageLine = has("-garbage-line")
 	// noMessage leaves the message out of every error object.
 	noMessage = has("-error-without-message")
@@ -52,8 +53,8 @@ func answeredVersion(requested int) int {
 	return 1
 }
 
-// afterInit sends what the modes add after initialize's answer.
-func afterInit() {
+// beforeInitAnswer sends what the modes add before initialize's answer.
+func beforeInitAnswer() {
 	if garbageLine {
 		outMu.Lock()
 		defer outMu.Unlock()
