@@ -76,3 +76,30 @@ func TestAgentBatchRequestsAnswered(t *testing.T) {
 type nopCloser struct{ *bytes.Buffer }
 
 func (nopCloser) Close() error { return nil }
+
+// A request that times out names the responses that came meanwhile but
+// answer no request of the checker's: one without an id (an id-less
+// -32700), one with an id the checker never sent; a response to another
+// request of the checker's is not named.
+func TestTimeoutNamesStrayAnswers(t *testing.T) {
+	log := &frameLog{sent: map[string]string{"1#3": "session/new", "1#4": "session/prompt"}}
+	var frames []*frame
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`,
+		`{"jsonrpc":"2.0","id":9,"result":{}}`,
+		`{"jsonrpc":"2.0","id":4,"result":{}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{}}`,
+	} {
+		f := &frame{Raw: []byte(line)}
+		if err := parseFrame([]byte(line), f); err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, f)
+	}
+	c := &proc{peer: &peer{frames: frames}, tag: "1", run: &agentRun{log: log}}
+	got := c.strayAnswers(0)
+	want := "; meanwhile a response without an id: error -32700 Parse error; a response with id 9, which matches no request: result {}"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

@@ -39,6 +39,7 @@ var mustFixtures = []struct {
 	{[]string{"-garbage-line"}, []string{"initialize", "frames"}, []string{kindLines}, ""},
 	{[]string{"-bad-utf8"}, []string{"methods", "frames"}, []string{kindUTF8}, ""},
 	{[]string{"-string-ids"}, []string{"initialize", "frames"}, []string{kindResponseIDs}, ""},
+	{[]string{"-ext-id-plus-one"}, []string{"unknown-method", "frames"}, []string{kindResponseIDs}, ""},
 	{[]string{"-result-and-error"}, []string{"unknown-method", "frames"}, []string{kindResultOrErr}, ""},
 	{[]string{"-error-without-message"}, []string{"unknown-method", "frames"}, []string{kindErrorObjects}, ""},
 	{[]string{"-unknown-notification"}, []string{"methods", "frames"}, []string{kindUnknownSent}, ""},

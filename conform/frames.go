@@ -15,8 +15,13 @@ import (
 type frameLog struct {
 	p  *Profile
 	mu sync.Mutex
-	// sent maps request ids to methods, per process.
-	sent map[string]string
+	// sent maps request ids to methods, per process; answeredIDs holds
+	// those a response answered.
+	sent        map[string]string
+	answeredIDs map[string]bool
+	// loose holds request ids whose answer other cases judge (a batch's,
+	// which a single -32600 may answer): not counted as unanswered.
+	loose map[string]bool
 	// kinds are what was validated ("result of session/new"), with how many
 	// frames and the violations found.
 	kinds map[string]*frameKind
@@ -48,7 +53,7 @@ type frameKind struct {
 }
 
 func newFrameLog(p *Profile) *frameLog {
-	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs(),
+	return &frameLog{p: p, sent: map[string]string{}, answeredIDs: map[string]bool{}, loose: map[string]bool{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs(),
 		mutants: map[string]string{}, outstanding: map[string]string{}, accepted: map[string]string{}, robust: map[string]*frameKind{}}
 }
 
@@ -66,6 +71,66 @@ func (l *frameLog) expect(proc, id, method string) {
 	l.mu.Lock()
 	l.sent[proc+"#"+id] = method
 	l.mu.Unlock()
+}
+
+// unanswered lists the requests of proc that no response answered, as
+// "id method", sorted by id.
+func (l *frameLog) unanswered(proc string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for key, method := range l.sent {
+		tag, id, _ := strings.Cut(key, "#")
+		if tag == proc && method != "" && !l.answeredIDs[key] && !l.loose[key] {
+			out = append(out, id+" "+method)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) < len(out[j]) || len(out[i]) == len(out[j]) && out[i] < out[j] })
+	return out
+}
+
+// settled records, once proc has ended, whether each of its requests was
+// answered: the frames case of valid traffic, or for an invalid-params
+// request the robustness group's (returned: the cases it left unanswered).
+func (l *frameLog) settled(proc string) (mutants []string) {
+	open := map[string]bool{}
+	for _, r := range l.unanswered(proc) {
+		open[r] = true
+	}
+	l.mu.Lock()
+	var reqs []string
+	for key, method := range l.sent {
+		if tag, id, _ := strings.Cut(key, "#"); tag == proc && method != "" && !l.loose[key] {
+			reqs = append(reqs, id+" "+method)
+		}
+	}
+	l.mu.Unlock()
+	sort.Strings(reqs)
+	for _, r := range reqs {
+		id, method, _ := strings.Cut(r, " ")
+		if !open[r] {
+			l.add("requests answered", "")
+			continue
+		}
+		l.mu.Lock()
+		name, mutant := l.mutants[proc+"#"+id]
+		l.mu.Unlock()
+		if mutant {
+			mutants = append(mutants, name)
+			continue
+		}
+		l.add("requests answered", "", fmt.Sprintf("%s (id %s) never answered", method, id))
+	}
+	return mutants
+}
+
+// sentID reports whether the checker sent a request with id (a response's
+// raw id) on proc.
+func (l *frameLog) sentID(proc, id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.sent[proc+"#"+strings.Trim(id, `"`)]
+	return ok
 }
 
 // expectMutant records that the request id (per process tag) sends the
@@ -114,6 +179,14 @@ func (l *frameLog) blame(proc string) string {
 	return l.accepted[proc]
 }
 
+// expectLoose is expect for a request whose answer other cases judge.
+func (l *frameLog) expectLoose(proc, id, method string) {
+	l.expect(proc, id, method)
+	l.mu.Lock()
+	l.loose[proc+"#"+id] = true
+	l.mu.Unlock()
+}
+
 func (l *frameLog) add(kind, def string, problems ...string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -143,7 +216,7 @@ func (l *frameLog) see(proc string, f *frame) {
 		l.seeBatch(proc, f)
 		return
 	}
-	l.responseChecks(f)
+	l.responseChecks(proc, f)
 	if f.Bad != "" {
 		l.add("lines", "", f.Bad)
 		return

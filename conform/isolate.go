@@ -144,7 +144,34 @@ func (c *proc) roundTrip(method string, params json.RawMessage) (*frame, error) 
 	if err != nil {
 		return nil, err
 	}
-	return c.response(c.run.ctx, c.run.o.Timeout, seq, id)
+	f, err := c.response(c.run.ctx, c.run.o.Timeout, seq, id)
+	if err != nil && err != errExited {
+		err = fmt.Errorf("%w%s", err, c.strayAnswers(seq))
+	}
+	return f, err
+}
+
+// strayAnswers names the responses since seq that answer no request of the
+// checker's: one of them may be the answer the checker waited for, with
+// the wrong id, or none (JSON-RPC 2.0 §5: the id is the request's).
+func (c *proc) strayAnswers(seq int) string {
+	var stray []string
+	for _, f := range c.since(seq) {
+		if f.Method != "" || f.Bad != "" || f.Batch != nil || (f.Result == nil && f.Error == nil) {
+			continue
+		}
+		id := strings.TrimSpace(string(f.ID))
+		switch {
+		case id == "" || id == "null":
+			stray = append(stray, "a response without an id: "+describe(f))
+		case !c.run.log.sentID(c.tag, id):
+			stray = append(stray, "a response with id "+id+", which matches no request: "+describe(f))
+		}
+	}
+	if len(stray) == 0 {
+		return ""
+	}
+	return "; meanwhile " + strings.Join(stray, "; ")
 }
 
 // died adds to a failed request's error how the agent exited, if it did,

@@ -485,11 +485,12 @@ func (r *agentRun) malformed(c *proc) {
 	for _, k := range []struct {
 		name, line string
 		code       int
+		id         string // the id an answer may carry
 	}{
-		{"truncated JSON", `{"jsonrpc":"2.0","id":900,"method":"session/new","params":{`, -32700},
-		{"not JSON", `conformance check: not json`, -32700},
-		{"request without method", `{"jsonrpc":"2.0","id":901}`, -32600},
-		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":902,"method":"session/new","params":{}}`, -32600},
+		{"truncated JSON", `{"jsonrpc":"2.0","id":900,"method":"session/new","params":{`, -32700, ""},
+		{"not JSON", `conformance check: not json`, -32700, ""},
+		{"request without method", `{"jsonrpc":"2.0","id":901}`, -32600, "901"},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":902,"method":"session/new","params":{}}`, -32600, "902"},
 	} {
 		// ACP adopts JSON-RPC 2.0 but says nothing of lines that are not
 		// messages; JSON-RPC 2.0 names the codes, implementations differ.
@@ -501,6 +502,9 @@ func (r *agentRun) malformed(c *proc) {
 			continue
 		}
 		seq := c.seq()
+		if k.id != "" {
+			r.log.expect(c.tag, k.id, "")
+		}
 		_ = c.write([]byte(k.line))
 		ctx, stop := context.WithTimeout(r.ctx, r.o.Timeout)
 		// Any response counts, one without an id too: frames judges ids.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -36,6 +37,9 @@ var (
 	unknownNote = has("-unknown-notification")
 	// textlessChunk sends the prompt's chunk as a text block without text.
 	textlessChunk = has("-textless-chunk")
+	// extIDPlusOne answers requests of _ methods with the request's id
+	// plus one: a response that answers no request.
+	extIDPlusOne = has("-ext-id-plus-one")
 	// ungatedRead asks the client to read a file during each turn, though
 	// the client granted no fs capability.
 	ungatedRead = has("-ungated-read")
@@ -64,6 +68,10 @@ func beforeInitAnswer() {
 
 // unknownMethod answers a request for a method the agent does not know.
 func unknownMethod(id json.RawMessage, method string) {
+	var n int
+	if extIDPlusOne && strings.HasPrefix(method, "_") && json.Unmarshal(id, &n) == nil {
+		id, _ = json.Marshal(n + 1)
+	}
 	if unknownInternal && method != "" && method[0] != '_' {
 		fail(id, -32603, "Internal error", method)
 		return
