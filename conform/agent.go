@@ -89,6 +89,11 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	if r.wants("initialize") && p.Protocol >= 2 {
+		if err := r.fresh(r.oldVersion); err != nil {
+			return nil, err
+		}
+	}
 	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "robustness", "frames", "gates") {
 		if err := r.fresh(r.main); err != nil {
 			return nil, err
@@ -229,9 +234,36 @@ func (r *agentRun) fresh(fn func(*proc)) error {
 		return err
 	}
 	c := &proc{peer: pe, tag: tag, run: r}
-	defer func() { c.peer.kill() }()
+	defer func() { r.settle(c); c.peer.kill() }()
 	fn(c)
 	return nil
+}
+
+// settle judges, before a live agent is stopped, whether it answered every
+// request it was sent, waiting up to the timeout for answers still owed. A
+// dead agent's unanswered requests are its death's, judged with it.
+func (r *agentRun) settle(c *proc) {
+	if c.dying() {
+		return
+	}
+	if len(r.log.unanswered(c.tag)) > 0 {
+		ctx, stop := context.WithTimeout(r.ctx, r.o.Timeout)
+		c.wait(ctx, c.seq(), func(*frame) bool { return len(r.log.unanswered(c.tag)) == 0 })
+		stop()
+	}
+	if c.dying() {
+		return
+	}
+	for _, name := range r.log.settled(c.tag) {
+		res := Result{Category: "robustness", Case: "answers invalid params: " + name, Level: Should, Source: srcRPCParams,
+			Expected: "a response (any result or error)"}
+		if r.robustMust {
+			res = mustCase(kindAnswered, "", res.Case, res.Expected)
+			res.Category = "robustness"
+		}
+		res.Observed, res.Verdict = "never answered", Fail
+		r.add(res)
+	}
 }
 
 // answer replies to the agent's requests: a permission request is
@@ -300,17 +332,37 @@ func (r *agentRun) beforeInit(c *proc) {
 		}
 		r.add(res)
 	}
-	// MUST as the spec words it (answer the latest version supported); an
-	// error only warns: the v1 params the checker sends are not a v2
-	// initialize, and routers (runtime/router, the TypeScript SDK's) hand
-	// every version from 2 up to a v2 agent, which may refuse them.
+	// MUST as the spec words it (answer the latest version supported). The
+	// probe carries info, which v2's initialize requires, so that routers
+	// (runtime/router, the TypeScript SDK's), which hand every version from
+	// 2 up to a v2 agent, get params that agent accepts.
 	res := mustCase(kindNegotiates, "", "protocolVersion 65535 (unsupported) negotiates down",
 		"result with the latest version the agent supports (< 65535)")
-	f, err := c.request("initialize", r.initParams(65535))
+	f, err := c.request("initialize", withInfo(r.initParams(65535)))
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 && v < 65535 })
-	if err == nil && f.Error != nil {
-		res.Verdict = Warn
+	r.add(res)
+}
+
+// withInfo gives initialize params the info member v2 requires, when they
+// lack one.
+func withInfo(params json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil || obj["info"] != nil {
+		return params
 	}
+	obj["info"] = json.RawMessage(`{"name":"acpgen-conform","version":"1"}`)
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+// oldVersion asks a v2 profile's agent for protocol version 1: it answers
+// 1 when it still speaks it, else the latest version it supports; an error
+// breaks version negotiation.
+func (r *agentRun) oldVersion(c *proc) {
+	res := mustCase(kindNegotiates, "", "protocolVersion 1 (older) is answered with a version",
+		"result with protocolVersion 1, or the latest version the agent supports")
+	f, err := c.request("initialize", r.initParams(1))
+	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 })
 	r.add(res)
 }
 

@@ -18,6 +18,7 @@ var mustFixtures = []struct {
 	robustness string
 }{
 	{[]string{"-echo-version"}, []string{"initialize"}, []string{kindNegotiates}, ""},
+	{[]string{"-refuse-future-version"}, []string{"initialize"}, []string{kindNegotiates}, ""},
 	// A wrong version stops the run: every category it would have run
 	// reports an uninitialized connection.
 	{[]string{"-version-zero"}, []string{"initialize", "unknown-method"}, []string{kindVersion, kindInitialized}, ""},
@@ -39,7 +40,9 @@ var mustFixtures = []struct {
 	{[]string{"-garbage-line"}, []string{"initialize", "frames"}, []string{kindLines}, ""},
 	{[]string{"-bad-utf8"}, []string{"methods", "frames"}, []string{kindUTF8}, ""},
 	{[]string{"-string-ids"}, []string{"initialize", "frames"}, []string{kindResponseIDs}, ""},
-	{[]string{"-ext-id-plus-one"}, []string{"unknown-method", "frames"}, []string{kindResponseIDs}, ""},
+	// The request answered with the wrong id is answered by none.
+	{[]string{"-ext-id-plus-one"}, []string{"unknown-method", "frames"}, []string{kindResponseIDs, kindAnswered}, ""},
+	{[]string{"-no-answer-ext"}, []string{"unknown-method", "frames"}, []string{kindAnswered}, ""},
 	{[]string{"-result-and-error"}, []string{"unknown-method", "frames"}, []string{kindResultOrErr}, ""},
 	{[]string{"-error-without-message"}, []string{"unknown-method", "frames"}, []string{kindErrorObjects}, ""},
 	{[]string{"-unknown-notification"}, []string{"methods", "frames"}, []string{kindUnknownSent}, ""},
@@ -66,6 +69,7 @@ var v2Fixtures = []struct {
 	{"-drop-unknown-blocks", []string{"methods"}, []string{kindBlockType}},
 	{"-batch-empty-parse-error", []string{"batch"}, []string{kindV2BatchEmpty}},
 	{"-batch-answer-notifications", []string{"batch"}, []string{kindV2BatchNotify}},
+	{"-refuse-v1", []string{"initialize"}, []string{kindNegotiates}},
 }
 
 // mustExceptions are the MUST kinds no fixture mode can break, and why.

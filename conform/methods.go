@@ -93,9 +93,19 @@ func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame,
 func (r *agentRun) unknownMethods(c *proc) {
 	r.unknownRequests(c.request)
 	res := mustCase(kindUnknownNote, "", "notification _acpgen/conform_note", "no reply; the connection keeps working")
+	if err := c.ensure(); err != nil {
+		res.Verdict, res.Observed = Fail, err.Error()
+		r.add(res)
+		return
+	}
 	seq := c.seq()
 	_ = c.notify("_acpgen/conform_note", json.RawMessage(`{}`))
-	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
+	// On the same process, not one restarted: an agent the notification
+	// killed must not be replaced before the request shows it.
+	f, err := c.roundTrip("acpgen/conform_unknown", json.RawMessage(`{}`))
+	if err != nil {
+		err = c.died(err)
+	}
 	res.Verdict, res.Observed = Pass, "no reply"
 	for _, g := range c.since(seq) {
 		// A reply without an id is a reply too (codex-acp 0.16.0 answers
@@ -189,6 +199,11 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 	}
 	src := srcResultDef
 	unimplemented := false
+	if why := r.unlisted(c, m, session); why != "" {
+		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Must, Source: src,
+			Expected: "result valid against " + m.Result.Def, Observed: why, Verdict: Skipped})
+		return
+	}
 	if sideEffects[m.Wire] {
 		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Should, Source: src,
 			Expected: "result", Observed: "not sent: changes the agent's login", Verdict: Skipped})
@@ -203,7 +218,11 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		switch {
 		case err != nil:
 			res.Verdict, res.Observed = Fail, err.Error()
-		case f.Error != nil && !stateFree(m):
+		case codeIs(f, -32601) && r.optional(m, created):
+			// Nothing binds the agent to implement it: recorded.
+			res = Result{Category: "methods", Case: res.Case, Level: Info, Source: srcOptional,
+				Expected: res.Expected + ", or -32601 (an optional method the agent does not advertise)",
+				Observed: describe(f) + ": not implemented", Verdict: Noted}
 			// The example's ids (modeId, configId, ...) may name nothing
 			// this agent has: an error is worth a look, not a failure.
 			res.Verdict, res.Observed = Warn, describe(f)
@@ -317,6 +336,65 @@ func (r *agentRun) mutantsOf(c *proc, m *ir.Method) {
 // only then does the agent need a live session to judge the rest.
 func namesSession(ptr string) bool {
 	return ptr != "" && ptr != "/sessionId"
+}
+
+// baselineMethods are the v1 methods every agent handles (spec: agents MUST
+// support them); v2 gates its session methods on capabilities.session.
+var baselineMethods = map[string]bool{"session/new": true, "session/prompt": true}
+
+// optional reports whether m is a method the agent need not implement: not
+// baseline, gated by no capability (a gated one is called only when
+// advertised), and not advertised by the session's state (the modes
+// session/set_mode picks from, the options session/set_config_option sets).
+func (r *agentRun) optional(m *ir.Method, created json.RawMessage) bool {
+	if baselineMethods[m.Wire] || r.p.Protocol >= 2 && m.Wire == "session/prompt" {
+		return false
+	}
+	for _, g := range r.log.gates.gates {
+		if g.Method == m && g.Row.Path == "" && !g.Row.Result && g.Cap.InResult {
+			return false
+		}
+	}
+	var state struct {
+		Modes *struct {
+			AvailableModes []json.RawMessage `json:"availableModes"`
+		} `json:"modes"`
+		ConfigOptions []json.RawMessage `json:"configOptions"`
+	}
+	_ = json.Unmarshal(created, &state)
+	if m.Params.Member("modeId") != nil && state.Modes != nil && len(state.Modes.AvailableModes) > 0 {
+		return false
+	}
+	return m.Params.Member("configId") == nil || len(state.ConfigOptions) == 0
+}
+
+// unlisted says why session/delete is not sent for session, "" when it is:
+// the schema deletes "an existing session from session/list", so the
+// checker deletes only a session that session/list returned.
+func (r *agentRun) unlisted(c *proc, m *ir.Method, session string) string {
+	if m.Wire != "session/delete" {
+		return ""
+	}
+	list := r.p.Method("session/list")
+	if list == nil || r.isGated(list) {
+		return "not sent: the agent does not advertise session/list, which names the sessions session/delete deletes"
+	}
+	f, err := c.request(list.Wire, r.fill(list.Params, r.p.example(list.Params.Def), session, ""))
+	if err != nil || f.Error != nil {
+		return "not sent: session/list, which names the sessions session/delete deletes, gave " + errOr(err, f)
+	}
+	var res struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+		} `json:"sessions"`
+	}
+	_ = json.Unmarshal(f.Result, &res)
+	for _, s := range res.Sessions {
+		if s.SessionID == session {
+			return ""
+		}
+	}
+	return fmt.Sprintf("not sent: session/list did not return session %q (session/delete deletes an existing session from session/list)", session)
 }
 
 // withRaw sets member of the params object to v.
@@ -490,7 +568,9 @@ func (r *agentRun) malformed(c *proc) {
 		{"truncated JSON", `{"jsonrpc":"2.0","id":900,"method":"session/new","params":{`, -32700, ""},
 		{"not JSON", `conformance check: not json`, -32700, ""},
 		{"request without method", `{"jsonrpc":"2.0","id":901}`, -32600, "901"},
-		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":902,"method":"session/new","params":{}}`, -32600, "902"},
+		// Valid params, so that -32602 cannot stand for them: only the
+		// version makes the request invalid.
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":902,"method":"session/new","params":` + string(orEmpty(r.sessionParams())) + `}`, -32600, "902"},
 	} {
 		// ACP adopts JSON-RPC 2.0 but says nothing of lines that are not
 		// messages; JSON-RPC 2.0 names the codes, implementations differ.
@@ -521,6 +601,13 @@ func (r *agentRun) malformed(c *proc) {
 	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
 	res.Verdict, res.Observed = codeVerdict(f, err, -32601)
 	r.add(res)
+}
+
+func orEmpty(params json.RawMessage) json.RawMessage {
+	if params == nil {
+		return json.RawMessage(`{}`)
+	}
+	return params
 }
 
 // promptThenCancel starts a turn that lasts until cancelled (cancelText)

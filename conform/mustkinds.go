@@ -29,6 +29,7 @@ const (
 	kindLines        = "frames: lines"
 	kindUTF8         = "frames: lines in UTF-8"
 	kindResponseIDs  = "frames: response ids"
+	kindAnswered     = "frames: requests answered"
 	kindResultOrErr  = "frames: responses result or error"
 	kindErrorObjects = "frames: error responses"
 	kindUnknownSent  = "frames: messages of unknown methods"
@@ -62,6 +63,7 @@ var mustKinds = map[string]mustKind{
 	kindLines:         {"frames", srcStdio},
 	kindUTF8:          {"frames", srcUTF8},
 	kindResponseIDs:   {"frames", srcRPCResponse},
+	kindAnswered:      {"frames", srcRPCReply},
 	kindResultOrErr:   {"frames", srcRPCResponse},
 	kindErrorObjects:  {"frames", srcRPCError},
 	kindUnknownSent:   {"frames", srcXSide},
@@ -108,6 +110,8 @@ func frameMustKind(name string) string {
 		return kindUTF8
 	case name == "response ids":
 		return kindResponseIDs
+	case name == "requests answered":
+		return kindAnswered
 	case name == "responses result or error":
 		return kindResultOrErr
 	case name == "error responses":

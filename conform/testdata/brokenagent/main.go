@@ -110,7 +110,7 @@ func main() {
 		if m.Method == "" && (m.Result != nil || m.Error != nil) {
 			continue // the client's answer to a request of duringTurn
 		}
-		if m.JSONRPC != "2.0" || m.Method == "" {
+		if (m.JSONRPC != "2.0" && !ignoreJSONRPC) || m.Method == "" {
 			fail(m.ID, -32600, "Invalid request", nil)
 			continue
 		}
@@ -147,7 +147,9 @@ func main() {
 		}
 		switch m.Method {
 		case acp.MethodInitialize:
-			if p, ok := check[acp.InitializeRequest](m.ID, m.Params); ok {
+			if p, ok := check[acp.InitializeRequest](m.ID, m.Params); ok && refuseFuture && p.ProtocolVersion > 1 {
+				fail(m.ID, -32602, "Invalid params", "unsupported protocol version")
+			} else if ok {
 				initialized = true
 				beforeInitAnswer()
 				reply(m.ID, initResult(int(p.ProtocolVersion)))
@@ -179,8 +181,12 @@ func main() {
 				load(m.ID, p)
 			}
 		case acp.MethodSessionList:
-			if _, ok := check[acp.ListSessionsRequest](m.ID, absolutize(m.Params)); ok && rfdMode {
+			if _, ok := check[acp.ListSessionsRequest](m.ID, absolutize(m.Params)); ok && (rfdMode || deleteListedOnly) {
 				list(m.ID)
+			}
+		case acp.MethodSessionDelete:
+			if p, ok := check[acp.DeleteSessionRequest](m.ID, m.Params); ok && deleteListedOnly {
+				deleteSession(m.ID, string(p.SessionID))
 			}
 		default:
 			unknownMethod(m.ID, m.Method)

@@ -171,6 +171,11 @@ var (
 	// default agent does) and echoes that block, as given, in the turn's
 	// chunk: a frame that breaks the schema only by the checker's value.
 	echoInvalid = has("-echo-invalid")
+	// deleteListedOnly advertises session/list and session/delete, lists
+	// only sessions with history, and answers session/delete for any other
+	// with -32002 (the schema deletes "an existing session from
+	// session/list"), as claude-agent-acp does.
+	deleteListedOnly = has("-delete-listed-only")
 	// batchUpdates writes the session/updates of each turn as one JSON-RPC
 	// batch (a JSON array) instead of one line each.
 	batchUpdates = has("-batch-updates")

@@ -37,9 +37,16 @@ var (
 	unknownNote = has("-unknown-notification")
 	// textlessChunk sends the prompt's chunk as a text block without text.
 	textlessChunk = has("-textless-chunk")
+	// refuseFuture answers an initialize asking for a version above 1 with
+	// an error instead of its own version.
+	refuseFuture = has("-refuse-future-version")
+	// ignoreJSONRPC takes a request whose jsonrpc is not "2.0" as one.
+	ignoreJSONRPC = has("-ignore-jsonrpc-version")
 	// extIDPlusOne answers requests of _ methods with the request's id
 	// plus one: a response that answers no request.
 	extIDPlusOne = has("-ext-id-plus-one")
+	// silentExt never answers requests of _ methods.
+	silentExt = has("-no-answer-ext")
 	// ungatedRead asks the client to read a file during each turn, though
 	// the client granted no fs capability.
 	ungatedRead = has("-ungated-read")
@@ -68,6 +75,9 @@ func beforeInitAnswer() {
 
 // unknownMethod answers a request for a method the agent does not know.
 func unknownMethod(id json.RawMessage, method string) {
+	if silentExt && strings.HasPrefix(method, "_") {
+		return
+	}
 	var n int
 	if extIDPlusOne && strings.HasPrefix(method, "_") && json.Unmarshal(id, &n) == nil {
 		id, _ = json.Marshal(n + 1)

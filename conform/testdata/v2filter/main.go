@@ -22,6 +22,8 @@
 //	-batch-empty-parse-error  answers an empty batch [] itself with -32700
 //	-batch-answer-notifications  answers a batch of notifications with a
 //	                  -32600 error (a reply to notifications)
+//	-refuse-v1        answers an initialize asking for protocol version 1
+//	                  with an error instead of a version
 //
 // And correct behaviours of agents conform must not fail (exit 0 without
 // --robustness must):
@@ -158,7 +160,7 @@ func input(mode string, o *output, agent io.Writer) {
 		case isReq && mode == "-echo-invalid" && req.Method == "session/prompt" && req.Params["prompt"] != nil:
 			req.Params["prompt"] = withText(req.Params["prompt"])
 			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
-		case isReq && holdFor[mode] == req.Method:
+		case isReq && holdFor[mode] != "" && holdFor[mode] == req.Method:
 			o.hold(string(req.ID))
 		case isReq && mode == "-accept-any-cursor" && req.Method == "session/resume" && req.Params["replayFrom"] != nil:
 			req.Params["replayFrom"] = json.RawMessage(`{"type":"start"}`)
@@ -166,6 +168,10 @@ func input(mode string, o *output, agent io.Writer) {
 		case isReq && mode == "-drop-unknown-blocks" && req.Method == "session/prompt" && req.Params["prompt"] != nil:
 			req.Params["prompt"] = knownBlocks(req.Params["prompt"])
 			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
+		case isReq && mode == "-refuse-v1" && req.Method == "initialize" && string(req.Params["protocolVersion"]) == "1":
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32602, "message": "unsupported protocol version"}})
+			o.locked(string(b))
+			continue
 		case mode == "-batch-empty-parse-error" && string(line) == "[]":
 			o.locked(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 			continue
