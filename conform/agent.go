@@ -31,6 +31,11 @@ type Options struct {
 	// invalid input (a crash, frames echoing an accepted invalid value) at
 	// MUST; otherwise at the level of the case that sent the input.
 	Robustness string
+	// CancelPrompt is the text of the prompts the checker cancels (or
+	// closes the session of) while their turn runs; empty: one that holds
+	// examples/agent's turn. An agent whose turns end at once needs a
+	// prompt it works on longer for those cases to be exercised.
+	CancelPrompt string
 }
 
 // RobustnessMust judges the robustness group at MUST: an agent that dies on
@@ -404,6 +409,7 @@ func (r *agentRun) main(c *proc) {
 		return
 	}
 	r.caps = f.Result
+	r.authMethodIDs()
 	r.authenticate(c)
 }
 

@@ -52,7 +52,13 @@ func (r *agentRun) categories() error {
 	for _, ph := range []phase{
 		{[]string{"unknown-method"}, r.unknownMethods, false},
 		{[]string{"methods", "order"}, func(c *proc) { r.methods(c); r.sessionChecks(c) }, false},
-		{[]string{"cancel", "order"}, func(c *proc) { r.cancel(c); r.loadReplay(c); r.resumeReplay(c); r.closeTurn(c) }, false},
+		{[]string{"cancel", "order"}, func(c *proc) {
+			r.cancel(c)
+			r.loadReplay(c)
+			r.resumeReplay(c)
+			r.resumeWithoutReplay(c)
+			r.closeTurn(c)
+		}, false},
 		{[]string{"malformed"}, r.malformed, false},
 		{[]string{"batch"}, r.batches, false},
 		{[]string{"rfd"}, r.rfd, false},

@@ -544,9 +544,9 @@ func (r *agentRun) cancel(c *proc) {
 		r.refusedBy(pm.Wire, f)
 		res.Verdict, res.Observed = Fail, describe(f)
 	case f.Seq < sent && json.Unmarshal(f.Result, &out) == nil:
-		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") before the cancel was sent; a prompt the agent works on longer would test it"
+		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") before the cancel was sent; a prompt the agent works on longer (--cancel-prompt) would test it"
 	case crossed && json.Unmarshal(f.Result, &out) == nil && out.StopReason != "cancelled":
-		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") as the cancel was sent; a prompt the agent works on longer would test it"
+		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") as the cancel was sent; a prompt the agent works on longer (--cancel-prompt) would test it"
 	case json.Unmarshal(f.Result, &out) != nil || out.StopReason != "cancelled":
 		res.Verdict, res.Observed = Fail, "stopReason "+out.StopReason
 	default:
@@ -610,6 +610,15 @@ func orEmpty(params json.RawMessage) json.RawMessage {
 	return params
 }
 
+// cancelPrompt is the text of the turns the checker cancels: --cancel-prompt,
+// else cancelText.
+func (r *agentRun) cancelPrompt() string {
+	if r.o.CancelPrompt != "" {
+		return r.o.CancelPrompt
+	}
+	return cancelText
+}
+
 // promptThenCancel starts a turn that lasts until cancelled (cancelText)
 // with promptAndHold, then sends the cancel.
 func (r *agentRun) promptThenCancel(c *proc, pm, cm *ir.Method, session string, wait, hold time.Duration, started func(*frame) bool) (id string, seq, sent int, err error) {
@@ -626,7 +635,7 @@ func (r *agentRun) promptThenCancel(c *proc, pm, cm *ir.Method, session string, 
 // prompt could not be sent): what the caller sends next goes out then.
 func (r *agentRun) promptAndHold(c *proc, pm *ir.Method, session string, wait, hold time.Duration, started func(*frame) bool) (id string, seq, sent int, err error) {
 	seq = c.seq()
-	id, err = c.sendLogged(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText),
+	id, err = c.sendLogged(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, r.cancelPrompt()),
 		func(id string) { c.run.log.expect(c.tag, id, pm.Wire) })
 	if err != nil {
 		return id, seq, 0, err

@@ -184,6 +184,10 @@ func main() {
 			if _, ok := check[acp.ListSessionsRequest](m.ID, absolutize(m.Params)); ok && (rfdMode || deleteListedOnly) {
 				list(m.ID)
 			}
+		case acp.MethodSessionResume:
+			if p, ok := check[acp.ResumeSessionRequest](m.ID, m.Params); ok && resumeMode {
+				resume(m.ID, string(p.SessionID))
+			}
 		case acp.MethodSessionDelete:
 			if p, ok := check[acp.DeleteSessionRequest](m.ID, m.Params); ok && deleteListedOnly {
 				deleteSession(m.ID, string(p.SessionID))
@@ -204,7 +208,7 @@ func prompt(id json.RawMessage, p *acp.PromptRequest, echo bool) {
 	sid := string(p.SessionID)
 	wait := false
 	for _, b := range p.Prompt {
-		if b.Text != nil && strings.Contains(b.Text.Text, "wait") {
+		if b.Text != nil && strings.Contains(b.Text.Text, holdWord) {
 			wait = true
 		}
 	}

@@ -61,6 +61,9 @@ func initResult(requested int) any {
 	res := map[string]any{"protocolVersion": answeredVersion(requested), "agentCapabilities": capabilities()}
 	if authMode || authPrompt {
 		res["authMethods"] = []any{map[string]any{"id": "conform-key", "name": "Key"}}
+		if duplicateAuthIDs {
+			res["authMethods"] = append(res["authMethods"].([]any), map[string]any{"id": "conform-key", "name": "Key again"})
+		}
 	}
 	return res
 }
@@ -176,10 +179,28 @@ var (
 	// with -32002 (the schema deletes "an existing session from
 	// session/list"), as claude-agent-acp does.
 	deleteListedOnly = has("-delete-listed-only")
+	// holdWord holds a turn until session/cancel when its prompt contains
+	// this word (default "wait"): an agent whose turns end at once for the
+	// checker's default cancel prompt.
+	holdWord = orDefault(argValue("-hold-word="), "wait")
+	// resumeMode advertises session/resume and resumes a known session
+	// without replaying it; resumeReplays (with it) replays the session's
+	// history first, though session/resume resumes without replay.
+	resumeMode    = has("-resume") || has("-resume-replays")
+	resumeReplays = has("-resume-replays")
+	// duplicateAuthIDs (with -auth) lists the auth method id twice.
+	duplicateAuthIDs = has("-duplicate-auth-ids")
 	// batchUpdates writes the session/updates of each turn as one JSON-RPC
 	// batch (a JSON array) instead of one line each.
 	batchUpdates = has("-batch-updates")
 )
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
 
 // pendingUpdates holds the turn's updates with batchUpdates.
 var pendingUpdates []any

@@ -35,6 +35,9 @@ func capabilities() map[string]any {
 	if deleteListedOnly {
 		return map[string]any{"sessionCapabilities": map[string]any{"list": map[string]any{}, "delete": map[string]any{}}}
 	}
+	if resumeMode {
+		return map[string]any{"sessionCapabilities": map[string]any{"resume": map[string]any{}}}
+	}
 	if !rfdMode {
 		return map[string]any{}
 	}
@@ -151,5 +154,28 @@ func deleteSession(id json.RawMessage, sid string) {
 	}
 	delete(store, sid)
 	order = slices.DeleteFunc(order, func(o string) bool { return o == sid })
+	reply(id, map[string]any{})
+}
+
+// resume resumes a known session; with resumeReplays it first replays the
+// session's prompts, as session/load would.
+func resume(id json.RawMessage, sid string) {
+	storeMu.Lock()
+	s := store[sid]
+	var texts []string
+	if s != nil {
+		texts = append(texts, s.texts...)
+	}
+	storeMu.Unlock()
+	if s == nil {
+		fail(id, -32002, "Resource not found", sid)
+		return
+	}
+	for _, t := range texts {
+		if resumeReplays {
+			update(sid, map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": t}})
+		}
+	}
+	flushUpdates()
 	reply(id, map[string]any{})
 }

@@ -22,6 +22,8 @@
 //	-batch-empty-parse-error  answers an empty batch [] itself with -32700
 //	-batch-answer-notifications  answers a batch of notifications with a
 //	                  -32600 error (a reply to notifications)
+//	-replay-always    turns a session/resume without replayFrom into one
+//	                  with replayFrom start (a replay nobody asked for)
 //	-refuse-v1        answers an initialize asking for protocol version 1
 //	                  with an error instead of a version
 //
@@ -163,6 +165,9 @@ func input(mode string, o *output, agent io.Writer) {
 		case isReq && holdFor[mode] != "" && holdFor[mode] == req.Method:
 			o.hold(string(req.ID))
 		case isReq && mode == "-accept-any-cursor" && req.Method == "session/resume" && req.Params["replayFrom"] != nil:
+			req.Params["replayFrom"] = json.RawMessage(`{"type":"start"}`)
+			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
+		case isReq && mode == "-replay-always" && req.Method == "session/resume" && req.Params["replayFrom"] == nil:
 			req.Params["replayFrom"] = json.RawMessage(`{"type":"start"}`)
 			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
 		case isReq && mode == "-drop-unknown-blocks" && req.Method == "session/prompt" && req.Params["prompt"] != nil:
