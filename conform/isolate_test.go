@@ -123,6 +123,7 @@ func TestBrokenAgentModes(t *testing.T) {
 		{"", "-duplicate-sessions", "methods/session/new gives a new sessionId each time"},
 		{"", "-foreign-session-update", "order/session/prompt updates name the turn's session"},
 		{"-modes", "-partial-config-options", "methods/session/set_config_option answers every option"},
+		{"-image", "-image-refused", "methods/session/prompt with an image block (advertised promptCapabilities.image)"},
 		{"-rfd", "-load-answer-first", "order/session/load replays the history before its response"},
 		{"-keyed", "-orphan-tool-update", "frames/tool_call_update names an id its session's tool_call introduced"},
 		{"-keyed", "-chunk-id-returns", "frames/" + chunkCase},

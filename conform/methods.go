@@ -249,6 +249,9 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		if t := r.p.Model.Turn; t != nil && m == t.Prompt && r.p.Protocol >= 2 {
 			r.unsupportedBlock(c, m, valid)
 		}
+		if t := r.p.Model.Turn; t != nil && m == t.Prompt && f != nil && f.Error == nil {
+			r.advertisedImage(c, m, valid)
+		}
 	}
 	r.unimplemented[m.Wire] = unimplemented
 }

@@ -172,6 +172,10 @@ func main() {
 		case acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption:
 			setState(m.ID, m.Method, m.Params)
 		case acp.MethodSessionPrompt:
+			if imageRefused && strings.Contains(string(m.Params), `"type":"image"`) {
+				fail(m.ID, -32602, "Invalid params", "images are not taken")
+				continue
+			}
 			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok && !refused(m.ID, m.Method) {
 				record(p)
 				go prompt(m.ID, p, echoInvalid && textlessPrompt(m.Params))

@@ -188,6 +188,10 @@ var (
 	// history first, though session/resume resumes without replay.
 	resumeMode    = has("-resume") || has("-resume-replays")
 	resumeReplays = has("-resume-replays")
+	// imageMode advertises promptCapabilities.image and takes image
+	// blocks; imageRefused (with it) answers a prompt holding one -32602.
+	imageMode    = has("-image") || has("-image-refused")
+	imageRefused = has("-image-refused")
 	// duplicateAuthIDs (with -auth) lists the auth method id twice.
 	duplicateAuthIDs = has("-duplicate-auth-ids")
 	// batchUpdates writes the session/updates of each turn as one JSON-RPC

@@ -35,6 +35,9 @@ func capabilities() map[string]any {
 	if deleteListedOnly {
 		return map[string]any{"sessionCapabilities": map[string]any{"list": map[string]any{}, "delete": map[string]any{}}}
 	}
+	if imageMode {
+		return map[string]any{"promptCapabilities": map[string]any{"image": true}}
+	}
 	if resumeMode {
 		return map[string]any{"sessionCapabilities": map[string]any{"resume": map[string]any{}}}
 	}
