@@ -319,9 +319,11 @@ func (r *agentRun) mutantsOf(c *proc, m *ir.Method) {
 		f, err := c.request(m.Wire, swapSession(mu.JSON, session, live))
 		c.mutant = ""
 		res.Verdict, res.Observed = codeVerdict(f, err, -32602)
-		if unimplemented && codeIs(f, -32601) {
-			// An agent without the method refuses every call alike.
-			res.Expected, res.Verdict = "error -32602, or -32601 as for valid params", Pass
+		if codeIs(f, -32601) && (unimplemented || r.optional(m, created)) {
+			// An agent without the method refuses every call alike; an
+			// optional method's valid params may not have been sent (no
+			// session), and -32601 says the agent lacks it.
+			res.Expected, res.Verdict = "error -32602, or -32601 from an agent without the method", Pass
 		}
 		if mu.Pointer == "" && !structured(mu.JSON) {
 			// JSON-RPC 2.0 §4.2: params that are neither object nor array

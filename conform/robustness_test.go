@@ -64,6 +64,7 @@ func TestInvalidInputIsNotMust(t *testing.T) {
 // params of a session-scoped method still run where they are invalid
 // whatever the session (params that are not an object, sessionId dropped
 // or replaced); the others are blocked, with the refusal as the reason.
+// An optional method the agent lacks may answer them -32601.
 func TestMutantsWithoutSession(t *testing.T) {
 	rep := checkOpts(t, "", Options{Argv: []string{buildCmd(t, "./conform/testdata/brokenagent"), "-auth"}, Categories: []string{"methods"}})
 	ran, blocked := 0, 0
@@ -83,6 +84,11 @@ func TestMutantsWithoutSession(t *testing.T) {
 	}
 	if ran == 0 || blocked == 0 {
 		t.Errorf("session/prompt mutants: %d ran without a session, %d blocked", ran, blocked)
+	}
+	// session/set_mode, optional and not implemented, answers -32601 to
+	// every call: right, though its valid params never ran (no session).
+	if res := find(rep, "session/set_mode /sessionId dropped"); res == nil || res.Verdict != Pass {
+		t.Errorf("set_mode mutant: %+v", res)
 	}
 }
 
