@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -82,6 +84,40 @@ func (r *agentRun) sessionChecks(c *proc) {
 	if errA == nil {
 		r.configOptions(c, a, created)
 	}
+	r.emptyListFilter(c)
+}
+
+const srcListFilter = "schema: ListSessionsRequest cwd (\"Filter sessions by working directory\")"
+
+// emptyListFilter lists the sessions of a folder no session has: an empty
+// list, neither an error nor sessions of other folders.
+func (r *agentRun) emptyListFilter(c *proc) {
+	list := r.p.Method("session/list")
+	if list == nil || r.isGated(list) || list.Params.Member("cwd") == nil {
+		return
+	}
+	res := Result{Category: "methods", Case: "session/list with a cwd no session has", Level: Should, Source: srcListFilter,
+		Expected: "result with no sessions"}
+	dir := filepath.Join(r.cwd, "no-sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		res.Verdict, res.Observed = Fail, "not sent: "+err.Error()
+		r.add(res)
+		return
+	}
+	cwd, _ := json.Marshal(dir)
+	f, err := c.request(list.Wire, withRaw(r.fill(list.Params, r.p.example(list.Params.Def), "", ""), "cwd", cwd))
+	var out struct {
+		Sessions []json.RawMessage `json:"sessions"`
+	}
+	switch {
+	case err != nil || f.Error != nil:
+		res.Verdict, res.Observed = Fail, errOr(err, f)
+	case json.Unmarshal(f.Result, &out) != nil || len(out.Sessions) > 0:
+		res.Verdict, res.Observed = Fail, plural(len(out.Sessions), "session")+" listed"
+	default:
+		res.Verdict, res.Observed = Pass, "no sessions"
+	}
+	r.add(res)
 }
 
 func firstErr(errs ...error) error {

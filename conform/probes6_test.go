@@ -61,3 +61,21 @@ func TestAuthMethodIDsDistinct(t *testing.T) {
 		}
 	}
 }
+
+// session/list with a cwd no session has answers an empty list (SHOULD:
+// "Filter sessions by working directory"): examples/agent filters, the
+// broken agent's -rfd lists every session whatever the filter.
+func TestListFilterMatchingNothing(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want Verdict
+	}{
+		{[]string{buildCmd(t, "./examples/agent")}, Pass},
+		{[]string{buildCmd(t, "./conform/testdata/brokenagent"), "-rfd"}, Fail},
+	} {
+		rep := checkArgs(t, c.argv, "methods")
+		if res := find(rep, "session/list with a cwd no session has"); res == nil || res.Verdict != c.want || res.Level != Should {
+			t.Errorf("%v: %+v, want %s", c.argv[1:], res, c.want)
+		}
+	}
+}
