@@ -1,6 +1,11 @@
 package conform
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+)
 
 // A mustKind is one MUST rule the agent checker judges: the category its
 // cases are reported in ("" when any category's cases can fail it) and the
@@ -122,4 +127,17 @@ func frameMustKind(name string) string {
 		return kindExtension
 	}
 	return kindSchema
+}
+
+// MustKindsFingerprint identifies the agent checker's MUST kinds (name,
+// category and source of each): results recorded by an acpgen whose
+// fingerprint differs were judged by other MUST rules.
+func MustKindsFingerprint() string {
+	lines := make([]string, 0, len(mustKinds))
+	for name, k := range mustKinds {
+		lines = append(lines, name+"\t"+k.Category+"\t"+k.Source)
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:8])
 }
