@@ -27,10 +27,27 @@ type Options struct {
 	// AuthMethod, when set, is the id the checker authenticates with right
 	// after initialize (v1 authenticate, v2 auth/login).
 	AuthMethod string
+	// Robustness is RobustnessMust to judge what the agent does after
+	// invalid input (a crash, frames echoing an accepted invalid value) at
+	// MUST; otherwise at the level of the case that sent the input.
+	Robustness string
+	// CancelPrompt is the text of the prompts the checker cancels (or
+	// closes the session of) while their turn runs; empty: one that holds
+	// examples/agent's turn. An agent whose turns end at once needs a
+	// prompt it works on longer for those cases to be exercised.
+	CancelPrompt string
 }
 
+// RobustnessMust judges the robustness group at MUST: an agent that dies on
+// invalid params, or echoes an invalid value it accepted, fails the run.
+const RobustnessMust = "must"
+
 // Categories lists the agent checks in the order they run.
-var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "exit", "frames", "gates"}
+var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "robustness", "exit", "frames", "gates"}
+
+// robustnessOf are the categories whose invalid input the robustness group
+// follows: it is reported whenever one of them runs.
+var robustnessOf = []string{"methods", "malformed"}
 
 // agentRun is one check of an agent: the profile, the options, the log of
 // every frame, and the results so far.
@@ -45,6 +62,8 @@ type agentRun struct {
 	ctx    context.Context
 	params json.RawMessage // the checker's initialize params
 	auth   authState
+	// unimplemented holds the methods whose valid params got -32601.
+	unimplemented map[string]bool
 }
 
 // CheckAgent starts the agent (once per group of cases) and checks it.
@@ -65,7 +84,8 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(cwd)
-	r := &agentRun{p: p, o: o, log: newFrameLog(p), results: results{categories: o.Categories}, cwd: cwd, ctx: ctx}
+	r := &agentRun{p: p, o: o, log: newFrameLog(p), results: results{categories: o.Categories, robustMust: o.Robustness == RobustnessMust}, cwd: cwd, ctx: ctx, unimplemented: map[string]bool{}}
+	r.log.robustMust = r.robustMust
 	r.params = r.initParams(p.Protocol)
 	r.log.gates.grant(r.params)
 	r.log.gates.overlay = func(id string) (Level, string) { return r.overlayLevel(), r.overlaySource(id) }
@@ -74,7 +94,12 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "frames", "gates") {
+	if r.wants("initialize") && p.Protocol >= 2 {
+		if err := r.fresh(r.oldVersion); err != nil {
+			return nil, err
+		}
+	}
+	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "robustness", "frames", "gates") {
 		if err := r.fresh(r.main); err != nil {
 			return nil, err
 		}
@@ -87,7 +112,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if r.wants("frames") || r.wants("gates") {
+	if r.wants("frames", "gates", "robustness") {
 		for _, res := range r.log.results() {
 			if r.wants(res.Category) {
 				r.out = append(r.out, r.judge(res))
@@ -118,6 +143,8 @@ type results struct {
 	// is the case that killed it.
 	pending *Crash
 	crashes []Crash
+	// robustMust judges the robustness group at MUST (RobustnessMust).
+	robustMust bool
 }
 
 func (r *results) wants(cats ...string) bool {
@@ -128,6 +155,13 @@ func (r *results) wants(cats ...string) bool {
 		if contains(r.categories, c) {
 			return true
 		}
+		if c == "robustness" {
+			for _, of := range robustnessOf {
+				if contains(r.categories, of) {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }
@@ -135,29 +169,64 @@ func (r *results) wants(cats ...string) bool {
 func (r *results) add(res Result) {
 	crash := r.pending
 	r.pending = nil
-	if !r.wants(res.Category) {
+	if r.wants(res.Category) {
+		r.out = append(r.out, res)
+	}
+	if crash == nil {
 		return
 	}
-	r.out = append(r.out, res)
-	if crash != nil {
-		crash.Category, crash.Case = res.Category, res.Case
-		r.crashes = append(r.crashes, *crash)
-		if res.Category != "exit" { // there, exiting is what is asked
-			r.out = append(r.out, survives(*crash))
-		}
+	// A death after invalid input is the robustness group's, reported
+	// whenever that group is, even when the input's own case is not.
+	robust := res.Category != "exit" && (res.invalid || crash.after != "")
+	if robust && !r.wants("robustness") || !robust && !r.wants(res.Category) {
+		return
+	}
+	crash.Category, crash.Case = res.Category, res.Case
+	r.crashes = append(r.crashes, *crash)
+	switch {
+	case res.Category == "exit": // there, exiting is what is asked
+	case robust:
+		r.out = append(r.out, r.robustCrash(*crash, res))
+	default:
+		r.out = append(r.out, survives(*crash))
 	}
 }
 
-// survives is the MUST case a death fails, whatever the level of the case
-// that caused it: a peer that exits answers none of the requests it holds
-// or is sent later.
+// survives is the MUST case a death on valid traffic fails, whatever the
+// level of the case that caused it: a peer that exits answers none of the
+// requests it holds or is sent later.
 func survives(k Crash) Result {
+	res := mustCase(kindKeepsRunning, k.Category, "keeps running after: "+k.Case, "an answer, and the process still running")
+	res.Observed, res.Verdict = crashObserved(k), Fail
+	return res
+}
+
+func crashObserved(k Crash) string {
 	obs := "exited (" + k.Exit + ")"
 	if k.Stderr != "" {
 		obs += "; stderr: " + k.Stderr
 	}
-	res := mustCase(kindKeepsRunning, k.Category, "keeps running after: "+k.Case, "an answer, and the process still running")
-	res.Observed, res.Verdict = obs, Fail
+	return obs
+}
+
+// robustCrash is the robustness case of a death after invalid input: on
+// the input itself (cause, a mutant or a malformed line), or later on a
+// process that had accepted invalid params (k.after). It is judged at the
+// level of the case that sent the input, or at MUST with RobustnessMust.
+func (r *results) robustCrash(k Crash, cause Result) Result {
+	name := "keeps running after a malformed line: " + cause.Case
+	switch {
+	case k.after != "" && k.after != cause.Case:
+		name = "keeps running after accepting invalid params: " + k.after
+	case cause.Category == "methods":
+		name = "keeps running after invalid params: " + cause.Case
+	}
+	res := Result{Category: "robustness", Case: name, Level: cause.Level, Source: cause.Source,
+		Expected: "an answer, and the process still running"}
+	if r.robustMust {
+		res = mustCase(kindKeepsRunning, "robustness", name, res.Expected)
+	}
+	res.Observed, res.Verdict = crashObserved(k), Fail
 	return res
 }
 
@@ -170,9 +239,36 @@ func (r *agentRun) fresh(fn func(*proc)) error {
 		return err
 	}
 	c := &proc{peer: pe, tag: tag, run: r}
-	defer func() { c.peer.kill() }()
+	defer func() { r.settle(c); c.peer.kill() }()
 	fn(c)
 	return nil
+}
+
+// settle judges, before a live agent is stopped, whether it answered every
+// request it was sent, waiting up to the timeout for answers still owed. A
+// dead agent's unanswered requests are its death's, judged with it.
+func (r *agentRun) settle(c *proc) {
+	if c.dying() {
+		return
+	}
+	if len(r.log.unanswered(c.tag)) > 0 {
+		ctx, stop := context.WithTimeout(r.ctx, r.o.Timeout)
+		c.wait(ctx, c.seq(), func(*frame) bool { return len(r.log.unanswered(c.tag)) == 0 })
+		stop()
+	}
+	if c.dying() {
+		return
+	}
+	for _, name := range r.log.settled(c.tag) {
+		res := Result{Category: "robustness", Case: "answers invalid params: " + name, Level: Should, Source: srcRPCParams,
+			Expected: "a response (any result or error)"}
+		if r.robustMust {
+			res = mustCase(kindAnswered, "", res.Case, res.Expected)
+			res.Category = "robustness"
+		}
+		res.Observed, res.Verdict = "never answered", Fail
+		r.add(res)
+	}
 }
 
 // answer replies to the agent's requests: a permission request is
@@ -191,6 +287,9 @@ type proc struct {
 	tag string
 	run *agentRun
 	restart
+	// mutant names the invalid-params case the next request sends ("" for
+	// valid traffic).
+	mutant string
 }
 
 // request sends a request, logging its method for result validation. On a
@@ -238,17 +337,37 @@ func (r *agentRun) beforeInit(c *proc) {
 		}
 		r.add(res)
 	}
-	// MUST as the spec words it (answer the latest version supported); an
-	// error only warns: the v1 params the checker sends are not a v2
-	// initialize, and routers (runtime/router, the TypeScript SDK's) hand
-	// every version from 2 up to a v2 agent, which may refuse them.
+	// MUST as the spec words it (answer the latest version supported). The
+	// probe carries info, which v2's initialize requires, so that routers
+	// (runtime/router, the TypeScript SDK's), which hand every version from
+	// 2 up to a v2 agent, get params that agent accepts.
 	res := mustCase(kindNegotiates, "", "protocolVersion 65535 (unsupported) negotiates down",
 		"result with the latest version the agent supports (< 65535)")
-	f, err := c.request("initialize", r.initParams(65535))
+	f, err := c.request("initialize", withInfo(r.initParams(65535)))
 	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 && v < 65535 })
-	if err == nil && f.Error != nil {
-		res.Verdict = Warn
+	r.add(res)
+}
+
+// withInfo gives initialize params the info member v2 requires, when they
+// lack one.
+func withInfo(params json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil || obj["info"] != nil {
+		return params
 	}
+	obj["info"] = json.RawMessage(`{"name":"acpgen-conform","version":"1"}`)
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+// oldVersion asks a v2 profile's agent for protocol version 1: it answers
+// 1 when it still speaks it, else the latest version it supports; an error
+// breaks version negotiation.
+func (r *agentRun) oldVersion(c *proc) {
+	res := mustCase(kindNegotiates, "", "protocolVersion 1 (older) is answered with a version",
+		"result with protocolVersion 1, or the latest version the agent supports")
+	f, err := c.request("initialize", r.initParams(1))
+	res.Verdict, res.Observed = versionVerdict(f, err, func(v int) bool { return v >= 1 })
 	r.add(res)
 }
 
@@ -290,6 +409,7 @@ func (r *agentRun) main(c *proc) {
 		return
 	}
 	r.caps = f.Result
+	r.authMethodIDs()
 	r.authenticate(c)
 }
 

@@ -154,3 +154,34 @@ func (r *agentRun) hint() string {
 	}
 	return fmt.Sprintf("%s: authenticate first: --auth-method ID; %s", r.auth.refused, lists)
 }
+
+const srcAuthIDs = "schema: AuthMethod id (\"Unique identifier for this authentication method\")"
+
+// authMethodIDs expects the authMethods the agent lists to have distinct
+// ids (v1 id, v2 methodId): the client names one by its id.
+func (r *agentRun) authMethodIDs() {
+	var res struct {
+		AuthMethods []struct {
+			ID       string `json:"id"`
+			MethodID string `json:"methodId"`
+		} `json:"authMethods"`
+	}
+	if json.Unmarshal(r.caps, &res) != nil || len(res.AuthMethods) == 0 {
+		return
+	}
+	out := Result{Category: "initialize", Case: "authMethods have distinct ids", Level: Should, Source: srcAuthIDs,
+		Expected: "each id listed once"}
+	seen, dup := map[string]bool{}, ""
+	for _, m := range res.AuthMethods {
+		id := m.ID + m.MethodID
+		if seen[id] && dup == "" {
+			dup = id
+		}
+		seen[id] = true
+	}
+	out.Verdict, out.Observed = Pass, fmt.Sprintf("%d ids, distinct", len(seen))
+	if dup != "" {
+		out.Verdict, out.Observed = Fail, fmt.Sprintf("id %q listed twice", dup)
+	}
+	r.add(out)
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -82,6 +84,40 @@ func (r *agentRun) sessionChecks(c *proc) {
 	if errA == nil {
 		r.configOptions(c, a, created)
 	}
+	r.emptyListFilter(c)
+}
+
+const srcListFilter = "schema: ListSessionsRequest cwd (\"Filter sessions by working directory\")"
+
+// emptyListFilter lists the sessions of a folder no session has: an empty
+// list, neither an error nor sessions of other folders.
+func (r *agentRun) emptyListFilter(c *proc) {
+	list := r.p.Method("session/list")
+	if list == nil || r.isGated(list) || list.Params.Member("cwd") == nil {
+		return
+	}
+	res := Result{Category: "methods", Case: "session/list with a cwd no session has", Level: Should, Source: srcListFilter,
+		Expected: "result with no sessions"}
+	dir := filepath.Join(r.cwd, "no-sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		res.Verdict, res.Observed = Fail, "not sent: "+err.Error()
+		r.add(res)
+		return
+	}
+	cwd, _ := json.Marshal(dir)
+	f, err := c.request(list.Wire, withRaw(r.fill(list.Params, r.p.example(list.Params.Def), "", ""), "cwd", cwd))
+	var out struct {
+		Sessions []json.RawMessage `json:"sessions"`
+	}
+	switch {
+	case err != nil || f.Error != nil:
+		res.Verdict, res.Observed = Fail, errOr(err, f)
+	case json.Unmarshal(f.Result, &out) != nil || len(out.Sessions) > 0:
+		res.Verdict, res.Observed = Fail, plural(len(out.Sessions), "session")+" listed"
+	default:
+		res.Verdict, res.Observed = Pass, "no sessions"
+	}
+	r.add(res)
 }
 
 func firstErr(errs ...error) error {
@@ -214,14 +250,15 @@ func (r *agentRun) loadReplay(c *proc) {
 // expect (frameKind names the rule they rest on).
 var frameRules = map[string]string{
 	"lines in UTF-8":            "every line valid UTF-8",
-	"response ids":              "an id on every response: the request's number, null only on an error (always on a parse error)",
+	"response ids":              "an id on every response: the number of a request the checker sent and that has no answer yet, null only on an error (always on a parse error)",
 	"responses result or error": "exactly one of result and error",
+	"requests answered":         "a response (any result or error) to every request the checker sent, by the time the process ends",
 }
 
 // responseChecks judges the bytes and envelope of one line: UTF-8, and for
 // a response its id and its result or error. The checker's requests all
 // carry number ids.
-func (l *frameLog) responseChecks(f *frame) {
+func (l *frameLog) responseChecks(proc string, f *frame) {
 	if utf8.Valid(f.Raw) {
 		l.add("lines in UTF-8", "")
 	} else {
@@ -237,7 +274,15 @@ func (l *frameLog) responseChecks(f *frame) {
 	id, hasID := env["id"]
 	_, hasResult := env["result"]
 	_, hasError := env["error"]
-	l.add("response ids", "", idProblems(id, hasID, hasError, f)...)
+	probs := idProblems(id, hasID, hasError, f)
+	if hasID && string(bytes.TrimSpace(id)) != "null" {
+		// Matched even when its type is wrong ("7" for 7), as the cases
+		// take it for the answer; its problem is the type's.
+		if unmatched := l.matchID(proc, f); len(probs) == 0 {
+			probs = unmatched
+		}
+	}
+	l.add("response ids", "", probs...)
 	switch {
 	case hasResult && hasError:
 		l.add("responses result or error", "", "both: "+quote(f.Raw))
@@ -260,6 +305,23 @@ func idProblems(id json.RawMessage, hasID, hasError bool, f *frame) []string {
 	case string(id) != "null" && !isNumber(id):
 		return []string{"id " + string(id) + " is not a number, as the request's was: " + quote(f.Raw)}
 	}
+	return nil
+}
+
+// matchID ties a response to the request of its id (JSON-RPC 2.0 §5: the
+// same id as the request's): one the checker sent on this connection and
+// that no earlier response answered.
+func (l *frameLog) matchID(proc string, f *frame) []string {
+	key := proc + "#" + strings.Trim(string(bytes.TrimSpace(f.ID)), `"`)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, sent := l.sent[key]; !sent {
+		return []string{"id " + string(f.ID) + " matches no request the checker sent: " + quote(f.Raw)}
+	}
+	if l.answeredIDs[key] {
+		return []string{"id " + string(f.ID) + " answered a second time: " + quote(f.Raw)}
+	}
+	l.answeredIDs[key] = true
 	return nil
 }
 

@@ -14,28 +14,40 @@ var mustFixtures = []struct {
 	flags []string
 	cats  []string
 	kinds []string
+	// robustness is the run's Options.Robustness.
+	robustness string
 }{
-	{[]string{"-echo-version"}, []string{"initialize"}, []string{kindNegotiates}},
+	{[]string{"-echo-version"}, []string{"initialize"}, []string{kindNegotiates}, ""},
+	{[]string{"-refuse-future-version"}, []string{"initialize"}, []string{kindNegotiates}, ""},
 	// A wrong version stops the run: every category it would have run
 	// reports an uninitialized connection.
-	{[]string{"-version-zero"}, []string{"initialize", "unknown-method"}, []string{kindVersion, kindInitialized}},
-	{[]string{"-crash-on-nonobject-params"}, []string{"methods"}, []string{kindKeepsRunning}},
-	{[]string{"-unknown-method-internal"}, []string{"unknown-method"}, []string{kindUnknownReq}},
-	{[]string{"-answer-notifications"}, []string{"unknown-method"}, []string{kindUnknownNote}},
-	{[]string{"-answer-notifications-without-id"}, []string{"unknown-method"}, []string{kindUnknownNote}},
-	{[]string{"-prompt-error"}, []string{"methods"}, []string{kindValidParams}},
-	{[]string{"-duplicate-sessions"}, []string{"methods"}, []string{kindSessionIDs}},
-	{[]string{"-rfd", "-load-answer-first"}, []string{"order"}, []string{kindLoadReplay}},
-	{[]string{"-ignore-cancel"}, []string{"cancel"}, []string{kindCancelEnds}},
-	{[]string{"-late"}, []string{"cancel", "order"}, []string{kindCancelOrder}},
-	{[]string{"-garbage-line"}, []string{"initialize", "frames"}, []string{kindLines}},
-	{[]string{"-bad-utf8"}, []string{"methods", "frames"}, []string{kindUTF8}},
-	{[]string{"-string-ids"}, []string{"initialize", "frames"}, []string{kindResponseIDs}},
-	{[]string{"-result-and-error"}, []string{"unknown-method", "frames"}, []string{kindResultOrErr}},
-	{[]string{"-error-without-message"}, []string{"unknown-method", "frames"}, []string{kindErrorObjects}},
-	{[]string{"-unknown-notification"}, []string{"methods", "frames"}, []string{kindUnknownSent}},
-	{[]string{"-textless-chunk"}, []string{"methods", "frames"}, []string{kindSchema}},
-	{[]string{"-ungated-read"}, []string{"methods", "gates"}, []string{kindGates}},
+	{[]string{"-version-zero"}, []string{"initialize", "unknown-method"}, []string{kindVersion, kindInitialized}, ""},
+	// A death on valid traffic (a notification): the next request of the
+	// notification's case gets no answer either.
+	{[]string{"-crash-on-extension-notification"}, []string{"unknown-method"}, []string{kindKeepsRunning, kindUnknownNote}, ""},
+	// What correct agents do after invalid params fails MUST cases only
+	// with --robustness must.
+	{[]string{"-crash-on-nonobject-params"}, []string{"methods"}, []string{kindKeepsRunning}, RobustnessMust},
+	{[]string{"-echo-invalid"}, []string{"methods"}, []string{kindSchema}, RobustnessMust},
+	{[]string{"-unknown-method-internal"}, []string{"unknown-method"}, []string{kindUnknownReq}, ""},
+	{[]string{"-answer-notifications"}, []string{"unknown-method"}, []string{kindUnknownNote}, ""},
+	{[]string{"-answer-notifications-without-id"}, []string{"unknown-method"}, []string{kindUnknownNote}, ""},
+	{[]string{"-prompt-error"}, []string{"methods"}, []string{kindValidParams}, ""},
+	{[]string{"-duplicate-sessions"}, []string{"methods"}, []string{kindSessionIDs}, ""},
+	{[]string{"-rfd", "-load-answer-first"}, []string{"order"}, []string{kindLoadReplay}, ""},
+	{[]string{"-ignore-cancel"}, []string{"cancel"}, []string{kindCancelEnds}, ""},
+	{[]string{"-late"}, []string{"cancel", "order"}, []string{kindCancelOrder}, ""},
+	{[]string{"-garbage-line"}, []string{"initialize", "frames"}, []string{kindLines}, ""},
+	{[]string{"-bad-utf8"}, []string{"methods", "frames"}, []string{kindUTF8}, ""},
+	{[]string{"-string-ids"}, []string{"initialize", "frames"}, []string{kindResponseIDs}, ""},
+	// The request answered with the wrong id is answered by none.
+	{[]string{"-ext-id-plus-one"}, []string{"unknown-method", "frames"}, []string{kindResponseIDs, kindAnswered}, ""},
+	{[]string{"-no-answer-ext"}, []string{"unknown-method", "frames"}, []string{kindAnswered}, ""},
+	{[]string{"-result-and-error"}, []string{"unknown-method", "frames"}, []string{kindResultOrErr}, ""},
+	{[]string{"-error-without-message"}, []string{"unknown-method", "frames"}, []string{kindErrorObjects}, ""},
+	{[]string{"-unknown-notification"}, []string{"methods", "frames"}, []string{kindUnknownSent}, ""},
+	{[]string{"-textless-chunk"}, []string{"methods", "frames"}, []string{kindSchema}, ""},
+	{[]string{"-ungated-read"}, []string{"methods", "gates"}, []string{kindGates}, ""},
 }
 
 // v2Fixtures give the v2 MUST kinds their defect: a mode of
@@ -57,6 +69,7 @@ var v2Fixtures = []struct {
 	{"-drop-unknown-blocks", []string{"methods"}, []string{kindBlockType}},
 	{"-batch-empty-parse-error", []string{"batch"}, []string{kindV2BatchEmpty}},
 	{"-batch-answer-notifications", []string{"batch"}, []string{kindV2BatchNotify}},
+	{"-refuse-v1", []string{"initialize"}, []string{kindNegotiates}},
 }
 
 // mustExceptions are the MUST kinds no fixture mode can break, and why.
@@ -128,8 +141,8 @@ func TestEveryMustKindHasAFixture(t *testing.T) {
 		}
 	})
 	for _, f := range mustFixtures {
-		t.Run(strings.Join(f.flags, " "), func(t *testing.T) {
-			onlyKinds(t, checkArgs(t, append([]string{bin}, f.flags...), f.cats...), f.kinds)
+		t.Run(strings.Join(append(f.flags, f.robustness), " "), func(t *testing.T) {
+			onlyKinds(t, checkOpts(t, "", Options{Argv: append([]string{bin}, f.flags...), Categories: f.cats, Robustness: f.robustness}), f.kinds)
 		})
 	}
 	for _, f := range v2Fixtures {

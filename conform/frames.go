@@ -15,8 +15,13 @@ import (
 type frameLog struct {
 	p  *Profile
 	mu sync.Mutex
-	// sent maps request ids to methods, per process.
-	sent map[string]string
+	// sent maps request ids to methods, per process; answeredIDs holds
+	// those a response answered.
+	sent        map[string]string
+	answeredIDs map[string]bool
+	// loose holds request ids whose answer other cases judge (a batch's,
+	// which a single -32600 may answer): not counted as unanswered.
+	loose map[string]bool
 	// kinds are what was validated ("result of session/new"), with how many
 	// frames and the violations found.
 	kinds map[string]*frameKind
@@ -31,6 +36,14 @@ type frameLog struct {
 	versions map[string]int
 	// keys judges the ids keyed session updates name.
 	keys *keyedIDs
+	// mutants maps the ids of invalid-params requests (proc#id) to their
+	// case; outstanding and accepted hold, per process, the one awaiting
+	// its answer and the last one answered with a result.
+	mutants, outstanding, accepted map[string]string
+	// robust holds, per invalid-params case, the schema violations of the
+	// frames blamed on it (see blame).
+	robust     map[string]*frameKind
+	robustMust bool
 }
 
 type frameKind struct {
@@ -40,7 +53,8 @@ type frameKind struct {
 }
 
 func newFrameLog(p *Profile) *frameLog {
-	return &frameLog{p: p, sent: map[string]string{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs()}
+	return &frameLog{p: p, sent: map[string]string{}, answeredIDs: map[string]bool{}, loose: map[string]bool{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs(),
+		mutants: map[string]string{}, outstanding: map[string]string{}, accepted: map[string]string{}, robust: map[string]*frameKind{}}
 }
 
 func (l *frameLog) gatesOf(proc string) *gateCheck {
@@ -59,13 +73,131 @@ func (l *frameLog) expect(proc, id, method string) {
 	l.mu.Unlock()
 }
 
+// unanswered lists the requests of proc that no response answered, as
+// "id method", sorted by id.
+func (l *frameLog) unanswered(proc string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for key, method := range l.sent {
+		tag, id, _ := strings.Cut(key, "#")
+		if tag == proc && method != "" && !l.answeredIDs[key] && !l.loose[key] {
+			out = append(out, id+" "+method)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) < len(out[j]) || len(out[i]) == len(out[j]) && out[i] < out[j] })
+	return out
+}
+
+// settled records, once proc has ended, whether each of its requests was
+// answered: the frames case of valid traffic, or for an invalid-params
+// request the robustness group's (returned: the cases it left unanswered).
+func (l *frameLog) settled(proc string) (mutants []string) {
+	open := map[string]bool{}
+	for _, r := range l.unanswered(proc) {
+		open[r] = true
+	}
+	l.mu.Lock()
+	var reqs []string
+	for key, method := range l.sent {
+		if tag, id, _ := strings.Cut(key, "#"); tag == proc && method != "" && !l.loose[key] {
+			reqs = append(reqs, id+" "+method)
+		}
+	}
+	l.mu.Unlock()
+	sort.Strings(reqs)
+	for _, r := range reqs {
+		id, method, _ := strings.Cut(r, " ")
+		if !open[r] {
+			l.add("requests answered", "")
+			continue
+		}
+		l.mu.Lock()
+		name, mutant := l.mutants[proc+"#"+id]
+		l.mu.Unlock()
+		if mutant {
+			mutants = append(mutants, name)
+			continue
+		}
+		l.add("requests answered", "", fmt.Sprintf("%s (id %s) never answered", method, id))
+	}
+	return mutants
+}
+
+// sentID reports whether the checker sent a request with id (a response's
+// raw id) on proc.
+func (l *frameLog) sentID(proc, id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.sent[proc+"#"+strings.Trim(id, `"`)]
+	return ok
+}
+
+// expectMutant records that the request id (per process tag) sends the
+// invalid params of case name.
+func (l *frameLog) expectMutant(proc, id, name string) {
+	l.mu.Lock()
+	l.mutants[proc+"#"+id] = name
+	l.outstanding[proc] = name
+	l.mu.Unlock()
+}
+
+// mutantsSent is how many invalid-params requests were sent.
+func (l *frameLog) mutantsSent() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.mutants)
+}
+
+// answered notes the answer to a request: an invalid-params request
+// answered with a result was accepted.
+func (l *frameLog) answered(proc string, f *frame) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	name, ok := l.mutants[proc+"#"+strings.Trim(string(f.ID), `"`)]
+	if !ok {
+		return
+	}
+	if l.outstanding[proc] == name {
+		delete(l.outstanding, proc)
+	}
+	if f.Error == nil {
+		l.accepted[proc] = name
+	}
+}
+
+// blame is the invalid-params case a frame of proc follows: the one it is
+// answering, else the last it accepted; "" when none. A schema violation
+// in such a frame may echo the invalid value the checker sent, so it is
+// judged in the robustness group, not as a defect of valid traffic.
+func (l *frameLog) blame(proc string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if name := l.outstanding[proc]; name != "" {
+		return name
+	}
+	return l.accepted[proc]
+}
+
+// expectLoose is expect for a request whose answer other cases judge.
+func (l *frameLog) expectLoose(proc, id, method string) {
+	l.expect(proc, id, method)
+	l.mu.Lock()
+	l.loose[proc+"#"+id] = true
+	l.mu.Unlock()
+}
+
 func (l *frameLog) add(kind, def string, problems ...string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	k := l.kinds[kind]
+	l.addTo(l.kinds, kind, def, problems)
+}
+
+func (l *frameLog) addTo(kinds map[string]*frameKind, kind, def string, problems []string) {
+	k := kinds[kind]
 	if k == nil {
 		k = &frameKind{def: def}
-		l.kinds[kind] = k
+		kinds[kind] = k
 	}
 	k.n++
 	for _, pr := range problems {
@@ -84,7 +216,7 @@ func (l *frameLog) see(proc string, f *frame) {
 		l.seeBatch(proc, f)
 		return
 	}
-	l.responseChecks(f)
+	l.responseChecks(proc, f)
 	if f.Bad != "" {
 		l.add("lines", "", f.Bad)
 		return
@@ -94,6 +226,9 @@ func (l *frameLog) see(proc string, f *frame) {
 		l.add("lines", "", `"jsonrpc" is not "2.0"`)
 	} else {
 		l.add("lines", "")
+	}
+	if f.Method == "" && len(f.ID) > 0 {
+		l.answered(proc, f)
 	}
 	switch {
 	case f.Method != "":
@@ -179,6 +314,12 @@ func (l *frameLog) validate(proc, kind, def string, payload json.RawMessage, at 
 	for _, v := range vs {
 		probs = append(probs, fmt.Sprintf("%s%s: %s", at, v.Pointer, v.Reason))
 	}
+	if blamed := l.blame(proc); blamed != "" && len(probs) > 0 {
+		l.mu.Lock()
+		l.addTo(l.robust, blamed, "", []string{kind + ": " + strings.Join(probs, "; ")})
+		l.mu.Unlock()
+		probs = nil
+	}
 	l.add(kind+suffix, def, probs...)
 	return suffix == ""
 }
@@ -187,6 +328,7 @@ func (l *frameLog) validate(proc, kind, def string, payload json.RawMessage, at 
 // gates' cases.
 func (l *frameLog) results() []Result {
 	out := append(l.frameResults(), l.keys.results()...)
+	out = append(out, l.robustResults()...)
 	if l.procGates == nil {
 		return append(out, l.gates.results("")...)
 	}
@@ -235,6 +377,35 @@ func (l *frameLog) frameResults() []Result {
 		if len(k.violations) > 0 {
 			r.Verdict, r.Observed = Fail, strings.Join(k.violations, "; ")
 		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// robustResults are the robustness cases of the frames blamed on invalid
+// params the agent was sent: judged at the level of those params' case
+// (SHOULD), or at MUST with RobustnessMust.
+func (l *frameLog) robustResults() []Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	names := make([]string, 0, len(l.robust))
+	for name := range l.robust {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []Result
+	if len(names) == 0 && len(l.mutants) > 0 {
+		out = append(out, Result{Category: "robustness", Case: "valid frames after invalid params", Level: Should, Source: srcRPCParams,
+			Expected: "frames valid against the schema (no invalid value echoed)", Observed: "all valid", Verdict: Pass})
+	}
+	for _, name := range names {
+		c, expected := "valid frames after accepting invalid params: "+name, "frames valid against the schema (no invalid value echoed)"
+		r := Result{Category: "robustness", Case: c, Level: Should, Source: srcRPCParams, Expected: expected}
+		if l.robustMust {
+			r = mustCase(kindSchema, "", c, expected)
+			r.Category = "robustness"
+		}
+		r.Verdict, r.Observed = Fail, strings.Join(l.robust[name].violations, "; ")
 		out = append(out, r)
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -19,6 +20,9 @@ type Crash struct {
 	Case     string `json:"case"`
 	Exit     string `json:"exit"`
 	Stderr   string `json:"stderr,omitempty"`
+	// after is the invalid params the process had accepted, or was
+	// answering, when it died ("" when none).
+	after string
 }
 
 // restart is what a proc does when its agent has died.
@@ -34,6 +38,9 @@ type restart struct {
 type phase struct {
 	cats []string
 	run  func(*proc)
+	// named runs the phase only when one of cats is selected by name (not
+	// the robustness group that other categories bring along).
+	named bool
 }
 
 // categories runs each group of the main categories on a fresh agent,
@@ -43,14 +50,26 @@ func (r *agentRun) categories() error {
 		return nil
 	}
 	for _, ph := range []phase{
-		{[]string{"unknown-method"}, r.unknownMethods},
-		{[]string{"methods", "order"}, func(c *proc) { r.methods(c); r.sessionChecks(c) }},
-		{[]string{"cancel", "order"}, func(c *proc) { r.cancel(c); r.loadReplay(c); r.resumeReplay(c); r.closeTurn(c) }},
-		{[]string{"malformed"}, r.malformed},
-		{[]string{"batch"}, r.batches},
-		{[]string{"rfd"}, r.rfd},
+		{[]string{"unknown-method"}, r.unknownMethods, false},
+		{[]string{"methods", "order"}, func(c *proc) { r.methods(c); r.sessionChecks(c) }, false},
+		{[]string{"cancel", "order"}, func(c *proc) {
+			r.cancel(c)
+			r.loadReplay(c)
+			r.resumeReplay(c)
+			r.resumeWithoutReplay(c)
+			r.closeTurn(c)
+		}, false},
+		{[]string{"malformed"}, r.malformed, false},
+		{[]string{"batch"}, r.batches, false},
+		{[]string{"rfd"}, r.rfd, false},
+		// Invalid params last, on a process of their own: what they do to
+		// the agent cannot change a verdict on valid traffic.
+		{[]string{"methods", "robustness"}, r.mutantPhase, true},
 	} {
 		if !r.wants(ph.cats...) || (ph.cats[0] == "rfd" && len(r.p.Overlays) == 0) {
+			continue
+		}
+		if ph.named && len(r.results.categories) > 0 && !slices.ContainsFunc(ph.cats, func(c string) bool { return contains(r.results.categories, c) }) {
 			continue
 		}
 		if err := r.fresh(func(c *proc) { r.initialized(c, ph) }); err != nil {
@@ -121,12 +140,44 @@ func (c *proc) roundTrip(method string, params json.RawMessage) (*frame, error) 
 	if method == replayMethod || method == "session/resume" {
 		c.run.log.keys.reset(c.tag, sessionOf(&frame{Params: params}))
 	}
-	seq := c.seq()
-	id, err := c.sendLogged(method, params, func(id string) { c.run.log.expect(c.tag, id, method) })
+	seq, mutant := c.seq(), c.mutant
+	id, err := c.sendLogged(method, params, func(id string) {
+		c.run.log.expect(c.tag, id, method)
+		if mutant != "" {
+			c.run.log.expectMutant(c.tag, id, mutant)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	return c.response(c.run.ctx, c.run.o.Timeout, seq, id)
+	f, err := c.response(c.run.ctx, c.run.o.Timeout, seq, id)
+	if err != nil && err != errExited {
+		err = fmt.Errorf("%w%s", err, c.strayAnswers(seq))
+	}
+	return f, err
+}
+
+// strayAnswers names the responses since seq that answer no request of the
+// checker's: one of them may be the answer the checker waited for, with
+// the wrong id, or none (JSON-RPC 2.0 §5: the id is the request's).
+func (c *proc) strayAnswers(seq int) string {
+	var stray []string
+	for _, f := range c.since(seq) {
+		if f.Method != "" || f.Bad != "" || f.Batch != nil || (f.Result == nil && f.Error == nil) {
+			continue
+		}
+		id := strings.TrimSpace(string(f.ID))
+		switch {
+		case id == "" || id == "null":
+			stray = append(stray, "a response without an id: "+describe(f))
+		case !c.run.log.sentID(c.tag, id):
+			stray = append(stray, "a response with id "+id+", which matches no request: "+describe(f))
+		}
+	}
+	if len(stray) == 0 {
+		return ""
+	}
+	return "; meanwhile " + strings.Join(stray, "; ")
 }
 
 // died adds to a failed request's error how the agent exited, if it did,
@@ -138,7 +189,7 @@ func (c *proc) died(err error) error {
 	}
 	if c.noted != c.tag {
 		c.noted = c.tag
-		crash := &Crash{Exit: "closed its input"}
+		crash := &Crash{Exit: "closed its input", after: c.run.log.blame(c.tag)}
 		if st := c.state; isClosed(c.exited) && st != nil {
 			crash.Exit = st.String()
 		}

@@ -33,6 +33,7 @@ const (
 	srcLoadReplay    = "spec: session setup loading"
 	srcConfigSet     = "schema: configOptions full set"
 	srcUpdateSession = "schema: SessionNotification sessionId"
+	srcOptional      = "spec: optional method (not advertised)"
 )
 
 // OverlaysStrict judges the rules an overlay adds at their own level; by

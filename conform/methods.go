@@ -93,9 +93,19 @@ func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame,
 func (r *agentRun) unknownMethods(c *proc) {
 	r.unknownRequests(c.request)
 	res := mustCase(kindUnknownNote, "", "notification _acpgen/conform_note", "no reply; the connection keeps working")
+	if err := c.ensure(); err != nil {
+		res.Verdict, res.Observed = Fail, err.Error()
+		r.add(res)
+		return
+	}
 	seq := c.seq()
 	_ = c.notify("_acpgen/conform_note", json.RawMessage(`{}`))
-	f, err := c.request("acpgen/conform_unknown", json.RawMessage(`{}`))
+	// On the same process, not one restarted: an agent the notification
+	// killed must not be replaced before the request shows it.
+	f, err := c.roundTrip("acpgen/conform_unknown", json.RawMessage(`{}`))
+	if err != nil {
+		err = c.died(err)
+	}
 	res.Verdict, res.Observed = Pass, "no reply"
 	for _, g := range c.since(seq) {
 		// A reply without an id is a reply too (codex-acp 0.16.0 answers
@@ -189,6 +199,11 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 	}
 	src := srcResultDef
 	unimplemented := false
+	if why := r.unlisted(c, m, session); why != "" {
+		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Must, Source: src,
+			Expected: "result valid against " + m.Result.Def, Observed: why, Verdict: Skipped})
+		return
+	}
 	if sideEffects[m.Wire] {
 		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Should, Source: src,
 			Expected: "result", Observed: "not sent: changes the agent's login", Verdict: Skipped})
@@ -203,7 +218,11 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		switch {
 		case err != nil:
 			res.Verdict, res.Observed = Fail, err.Error()
-		case f.Error != nil && !stateFree(m):
+		case codeIs(f, -32601) && r.optional(m, created):
+			// Nothing binds the agent to implement it: recorded.
+			res = Result{Category: "methods", Case: res.Case, Level: Info, Source: srcOptional,
+				Expected: res.Expected + ", or -32601 (an optional method the agent does not advertise)",
+				Observed: describe(f) + ": not implemented", Verdict: Noted}
 			// The example's ids (modeId, configId, ...) may name nothing
 			// this agent has: an error is worth a look, not a failure.
 			res.Verdict, res.Observed = Warn, describe(f)
@@ -230,18 +249,65 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		if t := r.p.Model.Turn; t != nil && m == t.Prompt && r.p.Protocol >= 2 {
 			r.unsupportedBlock(c, m, valid)
 		}
+		if t := r.p.Model.Turn; t != nil && m == t.Prompt && f != nil && f.Error == nil {
+			r.advertisedImage(c, m, valid)
+		}
 	}
-	if at != nil {
-		// Each mutant names no object, or another than the advertised one:
-		// a request the schema forbids sending.
-		return
+	r.unimplemented[m.Wire] = unimplemented
+}
+
+// mutantPhase sends every method the agent handles and advertises the
+// mutants of its valid params, each expected to get -32602. It runs on a
+// process of its own, after the valid traffic: what invalid params do to
+// the agent (a crash, a value accepted and echoed later) is judged in the
+// robustness group, never as a defect of valid traffic.
+func (r *agentRun) mutantPhase(c *proc) {
+	crashes, sent := len(r.crashes), r.log.mutantsSent()
+	defer func() {
+		if n := r.log.mutantsSent() - sent; n > 0 && len(r.crashes) == crashes {
+			r.add(Result{Category: "robustness", Case: "keeps running after invalid params", Level: Should, Source: srcRPCParams,
+				Expected: "an answer to each, and the process still running", Observed: plural(n, "request") + ", no death", Verdict: Pass})
+		}
+	}()
+	for _, m := range lifecycle(r.p.Model.Methods) {
+		if m.Side != "agent" || m.Notification || m.Wire == "initialize" || r.isGated(m) {
+			continue
+		}
+		if list, ok := advertisedIn[m.Wire]; ok && !capGranted(r.caps, []string{list}) {
+			continue
+		}
+		if _, ok := cancelTargets[m.Wire]; ok && r.p.Protocol >= 2 {
+			// Each mutant names no object, or another than the advertised
+			// one: a request the schema forbids sending.
+			continue
+		}
+		r.mutantsOf(c, m)
 	}
+}
+
+// mutantsOf sends m's mutants, on a live session when m names one. Without
+// one (session/new refused), the mutants that make the params invalid
+// whatever the session run anyway; the others are blocked.
+func (r *agentRun) mutantsOf(c *proc, m *ir.Method) {
+	var session string
+	var created json.RawMessage
+	var noSession error
+	if m.Params.Member("sessionId") != nil {
+		session, created, noSession = r.newSession(c)
+	}
+	valid := r.advertised(m, r.fill(m.Params, r.p.example(m.Params.Def), session, promptText), created)
+	unimplemented := r.unimplemented[m.Wire]
 	live, gen := session, c.gen
 	for _, mu := range r.mutants(m.Params, valid) {
 		// The schema's required lists bind the sender; JSON-RPC 2.0 names
 		// -32602 for invalid params without making a receiver use it.
 		res := Result{Category: "methods", Case: fmt.Sprintf("%s %s %s", m.Wire, orRoot(mu.Pointer), mu.Change), Level: Should,
-			Source: srcRPCParams, Expected: "error -32602"}
+			Source: srcRPCParams, Expected: "error -32602", invalid: true}
+		if noSession != nil && namesSession(mu.Pointer) {
+			res.Verdict, res.Observed = Blocked, "blocked: no live session to name: "+noSession.Error()
+			r.add(res)
+			continue
+		}
 		if c.ensure() == nil && c.gen != gen && session != "" {
 			// The agent was restarted: the mutants name a session of
 			// the dead one.
@@ -249,11 +315,15 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 				live, gen = s, c.gen
 			}
 		}
+		c.mutant = res.Case
 		f, err := c.request(m.Wire, swapSession(mu.JSON, session, live))
+		c.mutant = ""
 		res.Verdict, res.Observed = codeVerdict(f, err, -32602)
-		if unimplemented && codeIs(f, -32601) {
-			// An agent without the method refuses every call alike.
-			res.Expected, res.Verdict = "error -32602, or -32601 as for valid params", Pass
+		if codeIs(f, -32601) && (unimplemented || r.optional(m, created)) {
+			// An agent without the method refuses every call alike; an
+			// optional method's valid params may not have been sent (no
+			// session), and -32601 says the agent lacks it.
+			res.Expected, res.Verdict = "error -32602, or -32601 from an agent without the method", Pass
 		}
 		if mu.Pointer == "" && !structured(mu.JSON) {
 			// JSON-RPC 2.0 §4.2: params that are neither object nor array
@@ -265,6 +335,71 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 		}
 		r.add(res)
 	}
+}
+
+// namesSession reports whether a mutant at ptr keeps the params' sessionId:
+// only then does the agent need a live session to judge the rest.
+func namesSession(ptr string) bool {
+	return ptr != "" && ptr != "/sessionId"
+}
+
+// baselineMethods are the v1 methods every agent handles (spec: agents MUST
+// support them); v2 gates its session methods on capabilities.session.
+var baselineMethods = map[string]bool{"session/new": true, "session/prompt": true}
+
+// optional reports whether m is a method the agent need not implement: not
+// baseline, gated by no capability (a gated one is called only when
+// advertised), and not advertised by the session's state (the modes
+// session/set_mode picks from, the options session/set_config_option sets).
+func (r *agentRun) optional(m *ir.Method, created json.RawMessage) bool {
+	if baselineMethods[m.Wire] || r.p.Protocol >= 2 && m.Wire == "session/prompt" {
+		return false
+	}
+	for _, g := range r.log.gates.gates {
+		if g.Method == m && g.Row.Path == "" && !g.Row.Result && g.Cap.InResult {
+			return false
+		}
+	}
+	var state struct {
+		Modes *struct {
+			AvailableModes []json.RawMessage `json:"availableModes"`
+		} `json:"modes"`
+		ConfigOptions []json.RawMessage `json:"configOptions"`
+	}
+	_ = json.Unmarshal(created, &state)
+	if m.Params.Member("modeId") != nil && state.Modes != nil && len(state.Modes.AvailableModes) > 0 {
+		return false
+	}
+	return m.Params.Member("configId") == nil || len(state.ConfigOptions) == 0
+}
+
+// unlisted says why session/delete is not sent for session, "" when it is:
+// the schema deletes "an existing session from session/list", so the
+// checker deletes only a session that session/list returned.
+func (r *agentRun) unlisted(c *proc, m *ir.Method, session string) string {
+	if m.Wire != "session/delete" {
+		return ""
+	}
+	list := r.p.Method("session/list")
+	if list == nil || r.isGated(list) {
+		return "not sent: the agent does not advertise session/list, which names the sessions session/delete deletes"
+	}
+	f, err := c.request(list.Wire, r.fill(list.Params, r.p.example(list.Params.Def), session, ""))
+	if err != nil || f.Error != nil {
+		return "not sent: session/list, which names the sessions session/delete deletes, gave " + errOr(err, f)
+	}
+	var res struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+		} `json:"sessions"`
+	}
+	_ = json.Unmarshal(f.Result, &res)
+	for _, s := range res.Sessions {
+		if s.SessionID == session {
+			return ""
+		}
+	}
+	return fmt.Sprintf("not sent: session/list did not return session %q (session/delete deletes an existing session from session/list)", session)
 }
 
 // withRaw sets member of the params object to v.
@@ -414,9 +549,9 @@ func (r *agentRun) cancel(c *proc) {
 		r.refusedBy(pm.Wire, f)
 		res.Verdict, res.Observed = Fail, describe(f)
 	case f.Seq < sent && json.Unmarshal(f.Result, &out) == nil:
-		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") before the cancel was sent; a prompt the agent works on longer would test it"
+		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") before the cancel was sent; a prompt the agent works on longer (--cancel-prompt) would test it"
 	case crossed && json.Unmarshal(f.Result, &out) == nil && out.StopReason != "cancelled":
-		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") as the cancel was sent; a prompt the agent works on longer would test it"
+		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+out.StopReason+") as the cancel was sent; a prompt the agent works on longer (--cancel-prompt) would test it"
 	case json.Unmarshal(f.Result, &out) != nil || out.StopReason != "cancelled":
 		res.Verdict, res.Observed = Fail, "stopReason "+out.StopReason
 	default:
@@ -433,22 +568,28 @@ func (r *agentRun) malformed(c *proc) {
 	for _, k := range []struct {
 		name, line string
 		code       int
+		id         string // the id an answer may carry
 	}{
-		{"truncated JSON", `{"jsonrpc":"2.0","id":900,"method":"session/new","params":{`, -32700},
-		{"not JSON", `conformance check: not json`, -32700},
-		{"request without method", `{"jsonrpc":"2.0","id":901}`, -32600},
-		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":902,"method":"session/new","params":{}}`, -32600},
+		{"truncated JSON", `{"jsonrpc":"2.0","id":900,"method":"session/new","params":{`, -32700, ""},
+		{"not JSON", `conformance check: not json`, -32700, ""},
+		{"request without method", `{"jsonrpc":"2.0","id":901}`, -32600, "901"},
+		// Valid params, so that -32602 cannot stand for them: only the
+		// version makes the request invalid.
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":902,"method":"session/new","params":` + string(orEmpty(r.sessionParams())) + `}`, -32600, "902"},
 	} {
 		// ACP adopts JSON-RPC 2.0 but says nothing of lines that are not
 		// messages; JSON-RPC 2.0 names the codes, implementations differ.
 		res := Result{Category: "malformed", Case: k.name, Level: Should, Source: srcRPCError,
-			Expected: fmt.Sprintf("error %d", k.code)}
+			Expected: fmt.Sprintf("error %d", k.code), invalid: true}
 		if err := c.ensure(); err != nil {
 			res.Verdict, res.Observed = Fail, err.Error()
 			r.add(res)
 			continue
 		}
 		seq := c.seq()
+		if k.id != "" {
+			r.log.expect(c.tag, k.id, "")
+		}
 		_ = c.write([]byte(k.line))
 		ctx, stop := context.WithTimeout(r.ctx, r.o.Timeout)
 		// Any response counts, one without an id too: frames judges ids.
@@ -467,6 +608,22 @@ func (r *agentRun) malformed(c *proc) {
 	r.add(res)
 }
 
+func orEmpty(params json.RawMessage) json.RawMessage {
+	if params == nil {
+		return json.RawMessage(`{}`)
+	}
+	return params
+}
+
+// cancelPrompt is the text of the turns the checker cancels: --cancel-prompt,
+// else cancelText.
+func (r *agentRun) cancelPrompt() string {
+	if r.o.CancelPrompt != "" {
+		return r.o.CancelPrompt
+	}
+	return cancelText
+}
+
 // promptThenCancel starts a turn that lasts until cancelled (cancelText)
 // with promptAndHold, then sends the cancel.
 func (r *agentRun) promptThenCancel(c *proc, pm, cm *ir.Method, session string, wait, hold time.Duration, started func(*frame) bool) (id string, seq, sent int, err error) {
@@ -483,7 +640,7 @@ func (r *agentRun) promptThenCancel(c *proc, pm, cm *ir.Method, session string, 
 // prompt could not be sent): what the caller sends next goes out then.
 func (r *agentRun) promptAndHold(c *proc, pm *ir.Method, session string, wait, hold time.Duration, started func(*frame) bool) (id string, seq, sent int, err error) {
 	seq = c.seq()
-	id, err = c.sendLogged(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, cancelText),
+	id, err = c.sendLogged(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, r.cancelPrompt()),
 		func(id string) { c.run.log.expect(c.tag, id, pm.Wire) })
 	if err != nil {
 		return id, seq, 0, err

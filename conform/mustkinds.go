@@ -1,6 +1,11 @@
 package conform
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+)
 
 // A mustKind is one MUST rule the agent checker judges: the category its
 // cases are reported in ("" when any category's cases can fail it) and the
@@ -29,6 +34,7 @@ const (
 	kindLines        = "frames: lines"
 	kindUTF8         = "frames: lines in UTF-8"
 	kindResponseIDs  = "frames: response ids"
+	kindAnswered     = "frames: requests answered"
 	kindResultOrErr  = "frames: responses result or error"
 	kindErrorObjects = "frames: error responses"
 	kindUnknownSent  = "frames: messages of unknown methods"
@@ -62,6 +68,7 @@ var mustKinds = map[string]mustKind{
 	kindLines:         {"frames", srcStdio},
 	kindUTF8:          {"frames", srcUTF8},
 	kindResponseIDs:   {"frames", srcRPCResponse},
+	kindAnswered:      {"frames", srcRPCReply},
 	kindResultOrErr:   {"frames", srcRPCResponse},
 	kindErrorObjects:  {"frames", srcRPCError},
 	kindUnknownSent:   {"frames", srcXSide},
@@ -108,6 +115,8 @@ func frameMustKind(name string) string {
 		return kindUTF8
 	case name == "response ids":
 		return kindResponseIDs
+	case name == "requests answered":
+		return kindAnswered
 	case name == "responses result or error":
 		return kindResultOrErr
 	case name == "error responses":
@@ -118,4 +127,17 @@ func frameMustKind(name string) string {
 		return kindExtension
 	}
 	return kindSchema
+}
+
+// MustKindsFingerprint identifies the agent checker's MUST kinds (name,
+// category and source of each): results recorded by an acpgen whose
+// fingerprint differs were judged by other MUST rules.
+func MustKindsFingerprint() string {
+	lines := make([]string, 0, len(mustKinds))
+	for name, k := range mustKinds {
+		lines = append(lines, name+"\t"+k.Category+"\t"+k.Source)
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:8])
 }

@@ -172,20 +172,54 @@ func (p *peer) read(r io.Reader) {
 		if p.onFrame != nil {
 			p.onFrame(f)
 		}
-		p.mu.Lock()
+		// A batch's entries follow it as frames of their own, so that the
+		// cases see them as they see single lines: turns, requests, order.
+		p.publish(append([]*frame{f}, f.Batch...))
+		p.answer(f)
+	}
+}
+
+// publish appends frames to the log, in order.
+func (p *peer) publish(fs []*frame) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range fs {
 		f.Seq = len(p.frames)
-		if f.Seq < maxFrames {
+		if f.Seq >= maxFrames {
 			// Past the bound a flooding peer's lines are still judged (the
 			// frame log counts them) but not kept for the cases to wait on.
-			p.frames = append(p.frames, f)
-			close(p.changed)
-			p.changed = make(chan struct{})
+			continue
 		}
-		p.mu.Unlock()
-		if f.Bad == "" && f.Method != "" && len(f.ID) > 0 && p.onRequest != nil {
+		p.frames = append(p.frames, f)
+		close(p.changed)
+		p.changed = make(chan struct{})
+	}
+}
+
+// answer replies to the peer's requests in a line: one response for a
+// request, an array of them for a batch's (JSON-RPC 2.0 §6).
+func (p *peer) answer(f *frame) {
+	if p.onRequest == nil {
+		return
+	}
+	isRequest := func(g *frame) bool { return g.Bad == "" && g.Method != "" && len(g.ID) > 0 }
+	if f.Batch == nil {
+		if isRequest(f) {
 			res, rerr := p.onRequest(f)
 			_ = p.write(replyFrame(f.ID, res, rerr))
 		}
+		return
+	}
+	var replies []json.RawMessage
+	for _, g := range f.Batch {
+		if isRequest(g) {
+			res, rerr := p.onRequest(g)
+			replies = append(replies, replyFrame(g.ID, res, rerr))
+		}
+	}
+	if len(replies) > 0 {
+		b, _ := json.Marshal(replies)
+		_ = p.write(b)
 	}
 }
 

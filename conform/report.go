@@ -46,6 +46,9 @@ type Result struct {
 	Verdict  Verdict `json:"verdict"`
 
 	kind string // the MUST kind (mustKinds) a MUST case judges
+	// invalid marks a case that sends invalid input (a mutant, a malformed
+	// line): a death on it is judged in the robustness group.
+	invalid bool
 }
 
 // Report is one run.

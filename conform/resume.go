@@ -189,3 +189,78 @@ func (r *agentRun) unsupportedCursor(c *proc, m *ir.Method, params json.RawMessa
 	res.Verdict, res.Observed = codeVerdict(f, err, -32602)
 	r.add(res)
 }
+
+// Sources of the session/resume case without replay: the schema's
+// descriptions, plain statements (v1) and a lowercase "should" (v2).
+const (
+	srcResumeNoReplay   = "schema: session/resume (resumes \"without replaying the message history\")"
+	srcV2ResumeNoReplay = "schema v2: ResumeSessionRequest replayFrom (omitted: \"resume without replaying\")"
+)
+
+// resumeWithoutReplay gives a session one prompt of history and resumes it
+// without asking for a replay (v1 has none to ask for; v2 omits
+// replayFrom): no message of the history should come back.
+func (r *agentRun) resumeWithoutReplay(c *proc) {
+	m, pm := r.p.Method("session/resume"), r.p.Method("session/prompt")
+	if m == nil || pm == nil || !endsInResponse(r.p.Model.Turn) && !r.v2Turn() {
+		return
+	}
+	res := Result{Category: "order", Case: "session/resume without replay replays nothing", Level: Should, Source: srcResumeNoReplay,
+		Expected: "no message update of the session before its response, nor just after it"}
+	if r.p.Protocol >= 2 {
+		res.Case, res.Source = "v2 session/resume without replayFrom replays nothing", srcV2ResumeNoReplay
+	}
+	if cap, gated := r.gated(m); gated {
+		res.Verdict, res.Observed = Skipped, "the agent does not advertise "+cap
+		r.add(res)
+		return
+	}
+	session, _, err := r.newSession(c)
+	if err == nil && r.v2Turn() {
+		_, err = r.historyTurn(c, session)
+	} else if err == nil {
+		var f *frame
+		f, err = c.request(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, promptText))
+		r.refusedBy(pm.Wire, f)
+		if err == nil && f.Error != nil {
+			err = fmt.Errorf("session/prompt: %s", describe(f))
+		}
+	}
+	if err != nil {
+		res.Verdict, res.Observed = Fail, "no history to resume: "+err.Error()
+		r.add(res)
+		return
+	}
+	time.Sleep(lateGrace) // the turn's own late output is not a replay
+	seq := c.seq()
+	params := withoutMember(r.fill(m.Params, r.p.example(m.Params.Def), session, ""), "replayFrom")
+	f, err := c.request(m.Wire, params)
+	if err != nil || f.Error != nil {
+		res.Verdict, res.Observed = Fail, errOr(err, f)
+		r.add(res)
+		return
+	}
+	time.Sleep(lateGrace)
+	replayed := 0
+	for _, u := range c.since(seq) {
+		if u.Method == "session/update" && sessionOf(u) == session && (historyKind(updateKind(u)) || messageKey(u) != "") {
+			replayed++
+		}
+	}
+	res.Verdict, res.Observed = Pass, "nothing replayed"
+	if replayed > 0 {
+		res.Verdict, res.Observed = Fail, plural(replayed, "message update")+" replayed"
+	}
+	r.add(res)
+}
+
+// withoutMember drops member from a params object.
+func withoutMember(params json.RawMessage, member string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return params
+	}
+	delete(obj, member)
+	b, _ := json.Marshal(obj)
+	return b
+}

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 
 	"github.com/acpgen/acpgen/generator/ir"
@@ -151,4 +152,40 @@ func (r *agentRun) unsupportedBlock(c *proc, m *ir.Method, valid json.RawMessage
 		r.add(res)
 		return
 	}
+}
+
+// tinyPNG is a 1x1 PNG, base64: an image block's data.
+const tinyPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+// advertisedImage sends a prompt with an image block beside its text when
+// the agent advertises promptCapabilities.image (v1, whose turn ends with
+// the response): valid params the agent said it takes, so a result.
+func (r *agentRun) advertisedImage(c *proc, m *ir.Method, valid json.RawMessage) {
+	if !endsInResponse(r.p.Model.Turn) || !capGranted(r.caps, []string{"agentCapabilities", "promptCapabilities", "image"}) {
+		return
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(valid, &obj) != nil || obj["prompt"] == nil {
+		return
+	}
+	obj["prompt"], _ = json.Marshal([]any{
+		map[string]any{"type": "text", "text": promptText},
+		map[string]any{"type": "image", "data": tinyPNG, "mimeType": "image/png"},
+	})
+	params, _ := json.Marshal(obj)
+	res := mustCase(kindValidParams, "", m.Wire+" with an image block (advertised promptCapabilities.image)", "result valid against "+m.Result.Def)
+	f, err := c.request(m.Wire, params)
+	r.refusedBy(m.Wire, f)
+	switch {
+	case err != nil:
+		res.Verdict, res.Observed = Fail, err.Error()
+	case f.Error != nil:
+		res.Verdict, res.Observed = Fail, describe(f)
+	default:
+		res.Verdict, res.Observed = Pass, describe(f)
+		if vs, _ := r.p.Violations(m.Result.Def, f.Result); len(vs) > 0 {
+			res.Verdict, res.Observed = Fail, fmt.Sprintf("/result%s: %s", vs[0].Pointer, vs[0].Reason)
+		}
+	}
+	r.add(res)
 }

@@ -205,7 +205,7 @@ func (r *agentRun) cancelV2(c *proc) {
 	case reason == "cancelled":
 		res.Verdict, res.Observed = Pass, "idle, stopReason cancelled"
 	case t.idle.Seq < sent:
-		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+reason+") before the cancel was sent; a prompt the agent works on longer would test it"
+		res.Verdict, res.Observed = Warn, "not exercised: the turn ended (stopReason "+reason+") before the cancel was sent; a prompt the agent works on longer (--cancel-prompt) would test it"
 	default:
 		res.Verdict, res.Observed = Fail, "idle, stopReason "+orNone(reason)
 	}

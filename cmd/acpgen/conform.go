@@ -18,7 +18,8 @@ func conformCommand() *cli.Command {
 			Usage:     "start an agent and check it: initialize, every advertised method with valid and invalid params, unknown methods, malformed frames, cancellation, the overlays' RFD rules, every frame it writes, exit on EOF",
 			ArgsUsage: "-- CMD [ARGS]",
 			Description: "The schema is the configured one (acpgen.json, else the release this acpgen was tested with), read at run time.\n" +
-				"Exit status 3 when a MUST case fails; else 4 when cases were blocked (the agent wants authentication: --auth-method).",
+				"Exit status 3 when the agent breaks a MUST rule on valid traffic; else 4 when cases were blocked (the agent wants authentication: --auth-method); else 0.\n" +
+				"What the agent does after invalid input (a crash, an invalid value it accepted and echoes) is the robustness group, judged at the input's level (--robustness must: at MUST).",
 			Flags: []cli.Flag{
 				configFlag(),
 				cacheFlag(),
@@ -30,10 +31,15 @@ func conformCommand() *cli.Command {
 				&cli.StringFlag{Name: "overlays", Usage: "strict: judge the rules the configured overlays add at their level (by default they are informational)"},
 				&cli.BoolFlag{Name: "base-only", Usage: "check against the released schema alone, without the configured overlays"},
 				&cli.StringFlag{Name: "auth-method", Usage: "authenticate with this method id right after initialize (v1 authenticate, v2 auth/login)"},
+				&cli.StringFlag{Name: "cancel-prompt", Usage: "the text of the prompts whose turn the cancel and close cases interrupt; give one the agent works on for a while (by default one that holds examples/agent's turn until cancelled)"},
+				&cli.StringFlag{Name: "robustness", Usage: "must: judge the robustness group (a crash after invalid params or a malformed line, frames echoing invalid params the agent accepted) at MUST, so that it fails the run (by default at the level of the case that sent the input)"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() == 0 {
 					return usageErrorf(c, "no command given: %s conform agent [flags] -- CMD [ARGS]", invocation())
+				}
+				if o := c.String("robustness"); o != "" && o != conform.RobustnessMust {
+					return usageErrorf(c, "--robustness %q: the only level is %s (without it, the robustness group is judged at the level of the case that sent the invalid input)", o, conform.RobustnessMust)
 				}
 				if o := c.String("overlays"); o != "" && o != conform.OverlaysStrict {
 					return usageErrorf(c, "--overlays %q: the only mode is %s (without it, overlay rules are informational)", o, conform.OverlaysStrict)
@@ -50,7 +56,7 @@ func conformCommand() *cli.Command {
 				}
 				rep, err := conform.CheckAgent(c.Context, p, conform.Options{
 					Argv: c.Args().Slice(), Timeout: c.Duration("timeout"), Categories: c.StringSlice("category"), MutantsPerMethod: c.Int("mutants"),
-					Overlays: c.String("overlays"), AuthMethod: c.String("auth-method"),
+					Overlays: c.String("overlays"), AuthMethod: c.String("auth-method"), Robustness: c.String("robustness"), CancelPrompt: c.String("cancel-prompt"),
 				})
 				if err != nil {
 					return err

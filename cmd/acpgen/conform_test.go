@@ -12,7 +12,8 @@ import (
 // status 3 exactly when a MUST case fails (the broken agent's overlay rules
 // under --overlays strict), 4 when cases were blocked by an authentication
 // refusal and none failed, 0 on the example agent, on the broken agent's
-// SHOULD defects, and once --auth-method unblocks it.
+// SHOULD defects, on its crash on invalid params (a robustness case, MUST
+// only with --robustness must) and once --auth-method unblocks it.
 func TestConformExitStatus(t *testing.T) {
 	bin := acpgenBinary(t)
 	root, _ := filepath.Abs("../..")
@@ -35,6 +36,8 @@ func TestConformExitStatus(t *testing.T) {
 		{"brokenagent", []string{"--overlays", "strict"}, []string{"-rfd"}, ExitStatusVerdict},
 		{"brokenagent", nil, []string{"-auth"}, ExitStatusBlocked},
 		{"brokenagent", []string{"--auth-method", "conform-key"}, []string{"-auth"}, 0},
+		{"brokenagent", nil, []string{"-crash-on-nonobject-params"}, 0},
+		{"brokenagent", []string{"--robustness", "must"}, []string{"-crash-on-nonobject-params"}, ExitStatusVerdict},
 	} {
 		args := append([]string{"conform", "agent", "--config", filepath.Join(root, "acpgen.json"), "--json",
 			"--category", "methods", "--timeout", "3s"}, c.flags...)
@@ -61,7 +64,7 @@ func TestConformExitStatus(t *testing.T) {
 			t.Fatalf("%s: not a JSON report (%v): %.200s", c.agent, err, out)
 		}
 		for _, r := range rep.Results {
-			if r.Category != "methods" && r.Category != "rfd" && r.Category != "initialize" {
+			if r.Category != "methods" && r.Category != "rfd" && r.Category != "initialize" && r.Category != "robustness" {
 				t.Errorf("%s: category %s outside --category methods", c.agent, r.Category)
 			}
 		}
@@ -74,6 +77,7 @@ func TestConformExitStatus(t *testing.T) {
 		{[]string{"conform", "agent", "--timeout", "0s", "--", "true"}, "--timeout 0s: a case needs a positive time limit"},
 		{[]string{"conform", "nope"}, "acpgen: conform has no command \"nope\"\nrun 'acpgen conform --help' for usage\n"},
 		{[]string{"conform", "agent", "--overlays", "loose", "--", "true"}, `--overlays "loose": the only mode is strict`},
+		{[]string{"conform", "agent", "--robustness", "should", "--", "true"}, `--robustness "should": the only level is must`},
 	} {
 		cmd := exec.Command(bin, c.args...)
 		cmd.Dir = t.TempDir() // no module: hints name plain acpgen

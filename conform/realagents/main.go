@@ -23,6 +23,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/acpgen/acpgen/conform"
 )
 
 // agent is one npm package serving an ACP agent over stdio.
@@ -77,7 +79,7 @@ func run(ctx context.Context, out, doc string, timeout time.Duration, only strin
 	if err := s.prepare(ctx); err != nil {
 		return err
 	}
-	res := &Results{Node: s.node, Date: time.Now().UTC().Format(time.DateOnly), Timeout: timeout.String()}
+	res := &Results{Node: s.node, Date: time.Now().UTC().Format(time.DateOnly), Timeout: timeout.String(), MustKinds: conform.MustKindsFingerprint()}
 	for _, a := range agents {
 		if only != "" && a.Name != only {
 			continue

@@ -17,7 +17,10 @@ type Results struct {
 	Node    string `json:"node"`    // `node --version` the agents ran on
 	Date    string `json:"date"`    // the day of the run (UTC)
 	Timeout string `json:"timeout"` // conform's per-case --timeout
-	Runs    []Run  `json:"runs"`
+	// MustKinds is conform.MustKindsFingerprint of the acpgen that scored
+	// the agents: TestResultsCurrent fails once the MUST kinds change.
+	MustKinds string `json:"mustKinds"`
+	Runs      []Run  `json:"runs"`
 }
 
 // Run is one conform run on one agent and channel.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpgen/acpgen/conform"
 	"github.com/acpgen/acpgen/internal/pinned"
 )
 
@@ -105,5 +106,26 @@ func TestDefectsJudgeEveryFailure(t *testing.T) {
 	defects = defects[:1]
 	if out, err := render(res); err != nil || !strings.Contains(out, "| agent: x |") {
 		t.Errorf("render: %v\n%s", err, out)
+	}
+}
+
+// The committed results were produced by an acpgen with today's MUST kinds
+// and on today's agent versions: a change to either reruns
+// `go run ./conform/realagents` in the same change (npm is available to CI
+// machines), so the table cannot go stale.
+func TestResultsCurrent(t *testing.T) {
+	res, err := readResults(filepath.Join(pinned.Root(t), resultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.MustKinds, conform.MustKindsFingerprint(); got != want {
+		t.Errorf("%s was produced with MUST kinds %q, conform's are %q now: rerun go run ./conform/realagents", resultsFile, got, want)
+	}
+	for _, a := range agents {
+		for _, r := range res.Runs {
+			if r.Agent == a.Name && r.Requested != a.Version {
+				t.Errorf("%s: results for version %s, the table scores %s: rerun go run ./conform/realagents", a.Name, r.Requested, a.Version)
+			}
+		}
 	}
 }

@@ -110,7 +110,7 @@ func main() {
 		if m.Method == "" && (m.Result != nil || m.Error != nil) {
 			continue // the client's answer to a request of duringTurn
 		}
-		if m.JSONRPC != "2.0" || m.Method == "" {
+		if (m.JSONRPC != "2.0" && !ignoreJSONRPC) || m.Method == "" {
 			fail(m.ID, -32600, "Invalid request", nil)
 			continue
 		}
@@ -127,6 +127,9 @@ func main() {
 				}
 				mu.Unlock()
 			} else {
+				if crashExtNote && strings.HasPrefix(m.Method, "_") {
+					crash("unknown notification " + m.Method)
+				}
 				notification(m.Method)
 			}
 			continue
@@ -144,10 +147,12 @@ func main() {
 		}
 		switch m.Method {
 		case acp.MethodInitialize:
-			if p, ok := check[acp.InitializeRequest](m.ID, m.Params); ok {
+			if p, ok := check[acp.InitializeRequest](m.ID, m.Params); ok && refuseFuture && p.ProtocolVersion > 1 {
+				fail(m.ID, -32602, "Invalid params", "unsupported protocol version")
+			} else if ok {
 				initialized = true
+				beforeInitAnswer()
 				reply(m.ID, initResult(int(p.ProtocolVersion)))
-				afterInit()
 			}
 		case acp.MethodAuthenticate:
 			if p, ok := check[acp.AuthenticateRequest](m.ID, m.Params); ok {
@@ -167,17 +172,29 @@ func main() {
 		case acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption:
 			setState(m.ID, m.Method, m.Params)
 		case acp.MethodSessionPrompt:
+			if imageRefused && strings.Contains(string(m.Params), `"type":"image"`) {
+				fail(m.ID, -32602, "Invalid params", "images are not taken")
+				continue
+			}
 			if p, ok := check[acp.PromptRequest](m.ID, textless(m.Params)); ok && !refused(m.ID, m.Method) {
 				record(p)
-				go prompt(m.ID, p)
+				go prompt(m.ID, p, echoInvalid && textlessPrompt(m.Params))
 			}
 		case acp.MethodSessionLoad:
 			if p, ok := check[acp.LoadSessionRequest](m.ID, absolutize(m.Params)); ok && rfdMode {
 				load(m.ID, p)
 			}
 		case acp.MethodSessionList:
-			if _, ok := check[acp.ListSessionsRequest](m.ID, absolutize(m.Params)); ok && rfdMode {
+			if _, ok := check[acp.ListSessionsRequest](m.ID, absolutize(m.Params)); ok && (rfdMode || deleteListedOnly) {
 				list(m.ID)
+			}
+		case acp.MethodSessionResume:
+			if p, ok := check[acp.ResumeSessionRequest](m.ID, m.Params); ok && resumeMode {
+				resume(m.ID, string(p.SessionID))
+			}
+		case acp.MethodSessionDelete:
+			if p, ok := check[acp.DeleteSessionRequest](m.ID, m.Params); ok && deleteListedOnly {
+				deleteSession(m.ID, string(p.SessionID))
 			}
 		default:
 			unknownMethod(m.ID, m.Method)
@@ -189,12 +206,13 @@ func main() {
 }
 
 // prompt echoes one chunk; a prompt containing "wait" holds the turn until
-// session/cancel.
-func prompt(id json.RawMessage, p *acp.PromptRequest) {
+// session/cancel. With echo the chunk is the prompt's text-less block as
+// the agent accepted it.
+func prompt(id json.RawMessage, p *acp.PromptRequest, echo bool) {
 	sid := string(p.SessionID)
 	wait := false
 	for _, b := range p.Prompt {
-		if b.Text != nil && strings.Contains(b.Text.Text, "wait") {
+		if b.Text != nil && strings.Contains(b.Text.Text, holdWord) {
 			wait = true
 		}
 	}
@@ -211,11 +229,15 @@ func prompt(id json.RawMessage, p *acp.PromptRequest) {
 		named = sid + "-other"
 	}
 	chunk := map[string]any{"sessionUpdate": "agent_message_chunk", "content": chunkContent()}
+	if echo {
+		chunk["content"] = map[string]any{"type": "text"}
+	}
 	if keyedMode {
 		chunk["messageId"] = "m-1"
 	}
 	sendUpdate(map[string]any{"sessionId": named, "update": chunk})
 	duringTurn(sid)
+	flushUpdates()
 	if !wait {
 		if promptError {
 			fail(id, -32603, "Internal error", "prompt failed")
@@ -224,10 +246,12 @@ func prompt(id json.RawMessage, p *acp.PromptRequest) {
 		reply(id, map[string]any{"stopReason": "end_turn"})
 		afterTurn(sid)
 		afterTurnNote()
+		flushUpdates()
 		return
 	}
 	<-ch
 	reply(id, map[string]any{"stopReason": cancelledReason()})
 	afterTurn(sid)
 	afterTurnNote()
+	flushUpdates()
 }

@@ -61,6 +61,9 @@ func initResult(requested int) any {
 	res := map[string]any{"protocolVersion": answeredVersion(requested), "agentCapabilities": capabilities()}
 	if authMode || authPrompt {
 		res["authMethods"] = []any{map[string]any{"id": "conform-key", "name": "Key"}}
+		if duplicateAuthIDs {
+			res["authMethods"] = append(res["authMethods"].([]any), map[string]any{"id": "conform-key", "name": "Key again"})
+		}
 	}
 	return res
 }
@@ -161,13 +164,97 @@ func keyedUpdates(sid string) {
 }
 
 func update(sid string, u map[string]any) {
-	send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid, "update": u}})
+	emitUpdate(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid, "update": u}})
+}
+
+// Correct behaviours of agents that conform must not fail (exit 0 without
+// --robustness must), each seen in real agents or the official test kit's:
+var (
+	// echoInvalid accepts a prompt's text block without text (as the
+	// default agent does) and echoes that block, as given, in the turn's
+	// chunk: a frame that breaks the schema only by the checker's value.
+	echoInvalid = has("-echo-invalid")
+	// deleteListedOnly advertises session/list and session/delete, lists
+	// only sessions with history, and answers session/delete for any other
+	// with -32002 (the schema deletes "an existing session from
+	// session/list"), as claude-agent-acp does.
+	deleteListedOnly = has("-delete-listed-only")
+	// holdWord holds a turn until session/cancel when its prompt contains
+	// this word (default "wait"): an agent whose turns end at once for the
+	// checker's default cancel prompt.
+	holdWord = orDefault(argValue("-hold-word="), "wait")
+	// resumeMode advertises session/resume and resumes a known session
+	// without replaying it; resumeReplays (with it) replays the session's
+	// history first, though session/resume resumes without replay.
+	resumeMode    = has("-resume") || has("-resume-replays")
+	resumeReplays = has("-resume-replays")
+	// imageMode advertises promptCapabilities.image and takes image
+	// blocks; imageRefused (with it) answers a prompt holding one -32602.
+	imageMode    = has("-image") || has("-image-refused")
+	imageRefused = has("-image-refused")
+	// duplicateAuthIDs (with -auth) lists the auth method id twice.
+	duplicateAuthIDs = has("-duplicate-auth-ids")
+	// batchUpdates writes the session/updates of each turn as one JSON-RPC
+	// batch (a JSON array) instead of one line each.
+	batchUpdates = has("-batch-updates")
+)
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// pendingUpdates holds the turn's updates with batchUpdates.
+var pendingUpdates []any
+
+// emitUpdate writes a session/update, or holds it for the turn's batch.
+func emitUpdate(msg map[string]any) {
+	if !batchUpdates {
+		send(msg)
+		return
+	}
+	outMu.Lock()
+	pendingUpdates = append(pendingUpdates, msg)
+	outMu.Unlock()
+}
+
+// flushUpdates writes the held updates as one batch.
+func flushUpdates() {
+	outMu.Lock()
+	batch := pendingUpdates
+	pendingUpdates = nil
+	outMu.Unlock()
+	if len(batch) > 0 {
+		send(batch)
+	}
+}
+
+// textlessPrompt reports whether a prompt's params hold a text block
+// without text.
+func textlessPrompt(params json.RawMessage) bool {
+	var p struct {
+		Prompt []map[string]any `json:"prompt"`
+	}
+	_ = json.Unmarshal(params, &p)
+	for _, b := range p.Prompt {
+		if _, ok := b["text"]; b["type"] == "text" && !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Defects: each flag breaks one more rule conform checks, and nothing else.
 var (
-	// crashNonObject exits on params that are neither object nor array.
+	// crashNonObject exits on params that are neither object nor array,
+	// as the official test kit's agents do: a robustness defect, not a
+	// MUST one (they are invalid params).
 	crashNonObject = has("-crash-on-nonobject-params")
+	// crashExtNote exits on an _ notification it does not know: a death
+	// on valid traffic.
+	crashExtNote = has("-crash-on-extension-notification")
 	// stringIDs answers number ids as strings ("7" for 7).
 	stringIDs = has("-string-ids")
 	// parseErrorID answers a parse error with id 0 instead of null.
@@ -233,7 +320,7 @@ func parseError() {
 func sendUpdate(params map[string]any) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": params}
 	if !badUTF8 {
-		send(msg)
+		emitUpdate(msg)
 		return
 	}
 	b, _ := json.Marshal(msg)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -27,7 +28,8 @@ var (
 	// ignoreCancel ends a cancelled turn a second after the cancel, with
 	// end_turn.
 	ignoreCancel = has("-ignore-cancel")
-	// garbageLine writes a line that is not JSON after initialize's answer.
+	// garbageLine writes a line that is not JSON before initialize's
+	// answer (so the checker has read it once the answer arrives).
 	garbageLine = has("-garbage-line")
 	// noMessage leaves the message out of every error object.
 	noMessage = has("-error-without-message")
@@ -35,6 +37,16 @@ var (
 	unknownNote = has("-unknown-notification")
 	// textlessChunk sends the prompt's chunk as a text block without text.
 	textlessChunk = has("-textless-chunk")
+	// refuseFuture answers an initialize asking for a version above 1 with
+	// an error instead of its own version.
+	refuseFuture = has("-refuse-future-version")
+	// ignoreJSONRPC takes a request whose jsonrpc is not "2.0" as one.
+	ignoreJSONRPC = has("-ignore-jsonrpc-version")
+	// extIDPlusOne answers requests of _ methods with the request's id
+	// plus one: a response that answers no request.
+	extIDPlusOne = has("-ext-id-plus-one")
+	// silentExt never answers requests of _ methods.
+	silentExt = has("-no-answer-ext")
 	// ungatedRead asks the client to read a file during each turn, though
 	// the client granted no fs capability.
 	ungatedRead = has("-ungated-read")
@@ -52,8 +64,8 @@ func answeredVersion(requested int) int {
 	return 1
 }
 
-// afterInit sends what the modes add after initialize's answer.
-func afterInit() {
+// beforeInitAnswer sends what the modes add before initialize's answer.
+func beforeInitAnswer() {
 	if garbageLine {
 		outMu.Lock()
 		defer outMu.Unlock()
@@ -63,6 +75,13 @@ func afterInit() {
 
 // unknownMethod answers a request for a method the agent does not know.
 func unknownMethod(id json.RawMessage, method string) {
+	if silentExt && strings.HasPrefix(method, "_") {
+		return
+	}
+	var n int
+	if extIDPlusOne && strings.HasPrefix(method, "_") && json.Unmarshal(id, &n) == nil {
+		id, _ = json.Marshal(n + 1)
+	}
 	if unknownInternal && method != "" && method[0] != '_' {
 		fail(id, -32603, "Internal error", method)
 		return

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/acpgen/acpgen/gen/acp"
@@ -31,6 +32,15 @@ var (
 )
 
 func capabilities() map[string]any {
+	if deleteListedOnly {
+		return map[string]any{"sessionCapabilities": map[string]any{"list": map[string]any{}, "delete": map[string]any{}}}
+	}
+	if imageMode {
+		return map[string]any{"promptCapabilities": map[string]any{"image": true}}
+	}
+	if resumeMode {
+		return map[string]any{"sessionCapabilities": map[string]any{"resume": map[string]any{}}}
+	}
 	if !rfdMode {
 		return map[string]any{}
 	}
@@ -123,6 +133,9 @@ func list(id json.RawMessage) {
 	sessions := []any{}
 	for _, sid := range order {
 		s := store[sid]
+		if deleteListedOnly && len(s.texts) == 0 {
+			continue // listed once it has history
+		}
 		info := map[string]any{"sessionId": sid, "cwd": s.cwd}
 		if len(s.dirs) > 0 {
 			info["additionalDirectories"] = s.dirs
@@ -130,4 +143,42 @@ func list(id json.RawMessage) {
 		sessions = append(sessions, info)
 	}
 	reply(id, map[string]any{"sessions": sessions})
+}
+
+// deleteSession deletes a session session/list returns; any other is not
+// found (-32002).
+func deleteSession(id json.RawMessage, sid string) {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	s := store[sid]
+	if s == nil || len(s.texts) == 0 {
+		fail(id, -32002, "Resource not found", sid)
+		return
+	}
+	delete(store, sid)
+	order = slices.DeleteFunc(order, func(o string) bool { return o == sid })
+	reply(id, map[string]any{})
+}
+
+// resume resumes a known session; with resumeReplays it first replays the
+// session's prompts, as session/load would.
+func resume(id json.RawMessage, sid string) {
+	storeMu.Lock()
+	s := store[sid]
+	var texts []string
+	if s != nil {
+		texts = append(texts, s.texts...)
+	}
+	storeMu.Unlock()
+	if s == nil {
+		fail(id, -32002, "Resource not found", sid)
+		return
+	}
+	for _, t := range texts {
+		if resumeReplays {
+			update(sid, map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": t}})
+		}
+	}
+	flushUpdates()
+	reply(id, map[string]any{})
 }

@@ -22,6 +22,20 @@
 //	-batch-empty-parse-error  answers an empty batch [] itself with -32700
 //	-batch-answer-notifications  answers a batch of notifications with a
 //	                  -32600 error (a reply to notifications)
+//	-replay-always    turns a session/resume without replayFrom into one
+//	                  with replayFrom start (a replay nobody asked for)
+//	-refuse-v1        answers an initialize asking for protocol version 1
+//	                  with an error instead of a version
+//
+// And correct behaviours of agents conform must not fail (exit 0 without
+// --robustness must):
+//
+//	-crash-on-nonobject-params  exits on a request whose params are neither
+//	                  object nor array, as the official test kit's agents do
+//	-echo-invalid     accepts a prompt's text block without text (gives it
+//	                  an empty one) and echoes it without text in the
+//	                  session's user_message update
+//	-batch-updates    writes each session/update as a batch (a JSON array)
 //
 // Everything else passes through unchanged, stdin and stderr too.
 package main
@@ -142,14 +156,27 @@ func input(mode string, o *output, agent io.Writer) {
 		}
 		isReq := json.Unmarshal(line, &req) == nil
 		switch {
-		case isReq && holdFor[mode] == req.Method:
+		case mode == "-crash-on-nonobject-params" && isReq && nonObjectParams(line):
+			fmt.Fprintln(os.Stderr, "panic: params is not an object")
+			os.Exit(2)
+		case isReq && mode == "-echo-invalid" && req.Method == "session/prompt" && req.Params["prompt"] != nil:
+			req.Params["prompt"] = withText(req.Params["prompt"])
+			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
+		case isReq && holdFor[mode] != "" && holdFor[mode] == req.Method:
 			o.hold(string(req.ID))
 		case isReq && mode == "-accept-any-cursor" && req.Method == "session/resume" && req.Params["replayFrom"] != nil:
+			req.Params["replayFrom"] = json.RawMessage(`{"type":"start"}`)
+			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
+		case isReq && mode == "-replay-always" && req.Method == "session/resume" && req.Params["replayFrom"] == nil:
 			req.Params["replayFrom"] = json.RawMessage(`{"type":"start"}`)
 			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
 		case isReq && mode == "-drop-unknown-blocks" && req.Method == "session/prompt" && req.Params["prompt"] != nil:
 			req.Params["prompt"] = knownBlocks(req.Params["prompt"])
 			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
+		case isReq && mode == "-refuse-v1" && req.Method == "initialize" && string(req.Params["protocolVersion"]) == "1":
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32602, "message": "unsupported protocol version"}})
+			o.locked(string(b))
+			continue
 		case mode == "-batch-empty-parse-error" && string(line) == "[]":
 			o.locked(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 			continue
@@ -203,6 +230,52 @@ func knownBlocks(prompt json.RawMessage) json.RawMessage {
 	return out
 }
 
+// nonObjectParams reports whether a request's params are present and
+// neither object nor array.
+func nonObjectParams(line []byte) bool {
+	var msg struct {
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(line, &msg)
+	return len(msg.Params) > 0 && msg.Params[0] != '{' && msg.Params[0] != '['
+}
+
+// withText gives each text block without text an empty one.
+func withText(prompt json.RawMessage) json.RawMessage {
+	var blocks []map[string]json.RawMessage
+	if json.Unmarshal(prompt, &blocks) != nil {
+		return prompt
+	}
+	for _, b := range blocks {
+		if _, ok := b["text"]; str(b["type"]) == "text" && !ok {
+			b["text"] = json.RawMessage(`""`)
+		}
+	}
+	out, _ := json.Marshal(blocks)
+	return out
+}
+
+// withoutEmptyText drops the empty text of a user_message's blocks: the
+// text-less block -echo-invalid accepted, echoed as the checker sent it.
+func withoutEmptyText(u update) ([]byte, bool) {
+	var blocks []map[string]json.RawMessage
+	if json.Unmarshal(u.Params.Update["content"], &blocks) != nil {
+		return nil, false
+	}
+	changed := false
+	for _, b := range blocks {
+		if string(b["text"]) == `""` {
+			delete(b, "text")
+			changed = true
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	u.Params.Update["content"], _ = json.Marshal(blocks)
+	return rewrite(u), true
+}
+
 // notificationsOnly reports whether line is a non-empty batch of
 // notifications.
 func notificationsOnly(line []byte) bool {
@@ -237,6 +310,14 @@ func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 	}
 	if json.Unmarshal(line, &u) != nil || u.Method != "session/update" {
 		return [][]byte{line}
+	}
+	if mode == "-batch-updates" {
+		return [][]byte{append(append([]byte("["), line...), ']')}
+	}
+	if mode == "-echo-invalid" && str(u.Params.Update["sessionUpdate"]) == "user_message" {
+		if echoed, ok := withoutEmptyText(u); ok {
+			return [][]byte{echoed}
+		}
 	}
 	kind, state, stop := str(u.Params.Update["sessionUpdate"]), str(u.Params.Update["state"]), str(u.Params.Update["stopReason"])
 	switch {
