@@ -25,12 +25,39 @@ if ! command -v chromium >/dev/null 2>&1; then
 		sudo -n apt-get update -q && sudo -n apt-get install -y -q chromium
 	fi
 fi
+# The session store's tests run a throwaway PostgreSQL cluster (Debian's
+# postgresql: initdb and postgres from /usr/lib/postgresql/*/bin, as an
+# unprivileged user), and the fleet test HAProxy. Installed when missing and
+# this user may, waiting for another apt or dpkg to let go of its lock; an
+# install that fails does not stop this script: the tests that need the
+# engine skip, and fail under CI=true.
+apt_install() {
+	local sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		sudo -n true 2>/dev/null || return 0
+		sudo=(sudo -n)
+	fi
+	"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 update -q &&
+		"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -q "$@" ||
+		echo "test.sh: could not install $*; the tests that need it skip (and fail under CI=true)" >&2
+}
+missing=()
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+if [ ${#missing[@]} -gt 0 ]; then
+	apt_install "${missing[@]}"
+fi
 # The interop tests run the official TypeScript SDK, pinned by interop/package-lock.json.
 npm ci --prefix interop --ignore-scripts --no-audit --no-fund --loglevel=error
 go test -count=1 -timeout 30m ./...
 # The otel module (OpenTelemetry tracing) is a module of its own, which ./...
 # does not reach.
 (cd otel && go vet ./... && GOOS=windows go vet ./... && go test -count=1 ./...)
+# The store module (the SQLite and PostgreSQL session stores, their SQL
+# drivers) is a module of its own too; its race run covers the conformance
+# suite and the committer.
+(cd store && go vet ./... && GOOS=windows go vet ./... && go test -count=1 ./... &&
+	go test -race -count=1 -run 'TestSQLite$|TestPostgres$|TestCloseStore|TestSharedPostgres' ./...)
 # The race detector on a subset that runs in bounded time: the hand-written
 # runtime and the examples, and the dispatcher tests of every generated
 # channel (the full generated suites take minutes under -race; -short skips

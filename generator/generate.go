@@ -117,6 +117,8 @@ func Generate(cfg Config) (map[string][]byte, error) {
 	var resolved []ir.ChannelGates
 	var lifecycle []string                // ACP lifecycle facts a channel lacks
 	streamed := map[int]map[string]bool{} // protocol -> streamed tags of its channels with a session/update
+	models := map[int][]*ir.Model{}       // protocol -> its channels' models
+	var undecided []string                // methods without a gate decision
 	var lock *source.Lock
 	if l, err := source.ReadLock(filepath.Join(cfg.SchemaDir, source.LockFile)); err == nil {
 		lock = l
@@ -175,6 +177,10 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		cg := channelGates(ch.Name, protocol, ld)
 		o.Gates = cg.Gates
 		resolved = append(resolved, cg)
+		models[protocol] = append(models[protocol], m)
+		for _, x := range m.UndecidedMethods(append(slices.Clone(tables.ForProtocol(protocol)), ld.Gates...), tables.UngatedForProtocol(protocol)) {
+			undecided = append(undecided, ch.Name+": "+x)
+		}
 		files, err := emit.Files(m, o)
 		if err != nil {
 			return nil, err
@@ -219,6 +225,20 @@ func Generate(cfg Config) (map[string][]byte, error) {
 			for _, s := range stale {
 				fmt.Fprintf(cfg.Report, "gate skipped: %s\n", s)
 			}
+		}
+	}
+	// Every method has a gate decision: a method-level row, or an entry of
+	// tables.Ungated saying why none. Checked against the pinned schema only:
+	// another base (an older release, a vendor overlay's methods) is not this
+	// table's to cover.
+	if cfg.StrictGates {
+		for _, protocol := range slices.Sorted(maps.Keys(models)) {
+			for _, x := range ir.StaleUngated(tables.UngatedForProtocol(protocol), models[protocol]) {
+				undecided = append(undecided, fmt.Sprintf("v%d: tables.Ungated names %s, which no channel has", protocol, x))
+			}
+		}
+		if len(undecided) > 0 {
+			return nil, fmt.Errorf("methods without a gate decision (add a row to generator/tables: a gate, or an Ungated entry with its reason):\n  %s", strings.Join(undecided, "\n  "))
 		}
 	}
 	return out, nil

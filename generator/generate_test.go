@@ -11,6 +11,7 @@ import (
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/output"
+	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/internal/pinned"
 )
 
@@ -164,5 +165,37 @@ func TestStreamedUpdateRenamed(t *testing.T) {
 	files, err := generator.Generate(cfg)
 	if err == nil || !strings.Contains(err.Error(), "\n  "+stale) || files != nil {
 		t.Fatalf("got %d files, error %v; want the stale entry %q", len(files), err, stale)
+	}
+}
+
+// Against the pinned schema every method has a gate decision: a method the
+// tables neither gate nor list as ungated is an error naming the channel
+// and the method, and so is an Ungated entry no channel has (a method
+// upstream renamed).
+func TestEveryMethodHasAGateDecision(t *testing.T) {
+	dir := t.TempDir()
+	cfg := generator.Config{Root: t.TempDir(), SchemaDir: dir, StrictGates: true}
+	for _, name := range []string{"stable", "unstable"} {
+		file := map[string]string{"stable": "schema.json", "unstable": "schema.unstable.json"}[name]
+		if err := os.WriteFile(filepath.Join(dir, file), pinned.File(t, file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Channels = append(cfg.Channels, generator.Channel{Name: name, SchemaFile: file, OutDir: name, Package: "acp", ImportPath: generator.Module + "/" + name})
+	}
+	keep := tables.UngatedV1
+	t.Cleanup(func() { tables.UngatedV1 = keep })
+	for _, c := range []struct {
+		name    string
+		ungated []tables.Ungated
+		want    string
+	}{
+		{"undecided", slices.DeleteFunc(slices.Clone(keep), func(u tables.Ungated) bool { return u.Method == "session/set_mode" }), "\n  stable: session/set_mode (agent)"},
+		{"stale", append(slices.Clone(keep), tables.Ungated{Method: "session/frobnicate", Reason: "test"}), "\n  v1: tables.Ungated names session/frobnicate, which no channel has"},
+	} {
+		tables.UngatedV1 = c.ungated
+		files, err := generator.Generate(cfg)
+		if err == nil || !strings.HasPrefix(err.Error(), "methods without a gate decision") || !strings.Contains(err.Error(), c.want) || files != nil {
+			t.Errorf("%s: got %d files, error %v; want %q", c.name, len(files), err, c.want)
+		}
 	}
 }

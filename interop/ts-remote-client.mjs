@@ -103,13 +103,16 @@ async function reconnect(ctx, sessionId) {
   check("session/load", loaded !== undefined, "no answer");
   // Over Streamable HTTP the answer to session/load comes on the connection
   // stream and the replay on the session's, so the replay may trail it.
-  await waitFor("session/load", () => texts(sessionId, "user_message_chunk").length >= 2);
+  // v1: the whole conversation, the agent's replies included.
+  const agentSaid = "hello streamed worldbefore";
+  await waitFor("session/load", () => texts(sessionId, "user_message_chunk").length >= 2 && texts(sessionId, "agent_message_chunk").join("") === agentSaid);
   const replay = texts(sessionId, "user_message_chunk");
   const want = ["hello streamed world", "before wait after"];
   check("session/load", isDeepStrictEqual(replay, want), `replayed ${JSON.stringify(replay)}, want ${JSON.stringify(want)}`);
+  updates.length = 0;
   const res = await ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
   check("session/load", res.stopReason === "end_turn" && isDeepStrictEqual(texts(sessionId, "agent_message_chunk"), ["again"]), "prompt after load failed");
-  ok("session/load", `new connection replayed ${replay.length} prompts and took another turn`);
+  ok("session/load", `new connection replayed ${replay.length} prompts and the replies and took another turn`);
 }
 
 const deadline = setTimeout(() => {

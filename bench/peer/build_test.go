@@ -64,7 +64,8 @@ func BenchmarkCompile(b *testing.B) {
 // under cachegrind (buildcost.Instructions: one backend worker, GC off) and
 // reports the millions of instructions each compile executed (label-Minstr):
 // the compile cost without the machine's load in it. Skipped without
-// valgrind on PATH.
+// valgrind on PATH, and when valgrind cannot run the compiler here (the
+// reason is printed).
 func BenchmarkCompileInstructions(b *testing.B) {
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		b.Skip("valgrind not on PATH")
@@ -86,7 +87,9 @@ func BenchmarkCompileInstructions(b *testing.B) {
 		for _, c := range pkgs {
 			n, err := c.Instructions(compiler)
 			if err != nil {
-				b.Fatal(err)
+				// A machine whose valgrind cannot run the compiler gives no
+				// count; BenchmarkCompile's CPU-time median stands instead.
+				b.Skipf("instruction counts unavailable on this machine, use BenchmarkCompile's CPU time: %v", err)
 			}
 			b.ReportMetric(float64(n)/1e6, c.Label+"-Minstr")
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,5 +97,42 @@ func TestHistoryBounded(t *testing.T) {
 	prompt(t, a, "small")
 	if got := history(t, a); len(got) != 1 || got[0] != "small" || a.sessions["s"].historyBytes != turnSize(&a.sessions["s"].history[0]) {
 		t.Errorf("after a turn over the bound: %d turns, %d bytes", len(got), a.sessions["s"].historyBytes)
+	}
+}
+
+// session/load replays the whole conversation, as v1 requires: the user's
+// prompts and the agent's replies, in the order they were sent.
+func TestLoadReplaysWholeConversation(t *testing.T) {
+	st := &store{sessions: map[acp.SessionID]*session{}}
+	serve := func(ctx context.Context, r io.Reader, w io.Writer) error {
+		return serveConn(ctx, st, slog.New(slog.DiscardHandler), r, w)
+	}
+	first := newRaceClient(t, serve)
+	sid := openSession(first, 1)
+	for i, text := range []string{"hello world", "again"} {
+		if r := first.call(10+i, "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":%q}]}`, sid, text)); stopReason(r) != "end_turn" {
+			t.Fatalf("prompt %q: %s", text, r)
+		}
+	}
+	second := newRaceClient(t, serve)
+	second.call(1, "initialize", `{"protocolVersion":1}`)
+	second.call(2, "session/load", fmt.Sprintf(`{"sessionId":%q,"cwd":"/","mcpServers":[]}`, sid))
+	second.mu.Lock()
+	var got []string
+	for _, u := range second.updates {
+		var v struct {
+			SessionUpdate string
+			Content       struct{ Text string }
+		}
+		_ = json.Unmarshal(u, &v)
+		got = append(got, v.SessionUpdate+" "+v.Content.Text)
+	}
+	second.mu.Unlock()
+	want := []string{
+		"user_message_chunk hello world", "agent_message_chunk hello", "agent_message_chunk  world",
+		"user_message_chunk again", "agent_message_chunk again",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("replayed\n%q\nwant\n%q", got, want)
 	}
 }

@@ -21,8 +21,9 @@
 //     "_acpgen/history" returns.
 //
 // Sessions outlive a connection: session/load (advertised) replays a
-// session's recorded prompts as user_message_chunk updates on whichever
-// connection loads it.
+// session's whole conversation on whichever connection loads it: the
+// prompts as user_message_chunk updates, the agent's replies as
+// agent_message_chunk updates, in the order they were sent.
 //
 // With -listen ADDR it serves ACP over the network instead, at /acp, in both
 // profiles (WebSocket and Streamable HTTP, on HTTP/1.1 and h2c), printing
@@ -61,6 +62,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -82,6 +84,11 @@ type session struct {
 	history []acp.PromptRequest // as recorded for replay: no runtimeContext; bounded (record)
 	// historyBytes is the JSON size of history, bounded by maxHistoryBytes.
 	historyBytes int
+	// conversation is what session/load replays: the user's prompts and the
+	// agent's replies, as the updates that carry them, in order; bounded
+	// (said).
+	conversation      []acp.SessionUpdate
+	conversationBytes int
 }
 
 // store holds the sessions of every connection.
@@ -184,6 +191,11 @@ func (a *agent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.P
 	}
 	a.mu.Lock()
 	s.record(p.ForHistory())
+	for _, b := range p.Prompt {
+		if b.Text != nil {
+			s.said(acp.UserMessageChunkText(b.Text.Text))
+		}
+	}
 	a.mu.Unlock()
 
 	if len(p.RuntimeContext) > 0 {
@@ -227,35 +239,35 @@ func (a *agent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.P
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
-// SessionLoad replays the session's recorded prompts, one
-// user_message_chunk per text block, before answering.
+// SessionLoad replays the whole conversation, as v1 requires: each prompt's
+// text blocks as user_message_chunk, the agent's replies as
+// agent_message_chunk, in the order they were sent, before answering.
 func (a *agent) SessionLoad(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
 	s, err := a.session(ctx, p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	a.mu.Lock()
-	var texts []string
-	for _, turn := range s.history {
-		for _, b := range turn.Prompt {
-			if b.Text != nil {
-				texts = append(texts, b.Text.Text)
-			}
-		}
-	}
+	replay := slices.Clone(s.conversation)
 	a.mu.Unlock()
-	for _, t := range texts {
-		u := &acp.SessionNotification{SessionID: p.SessionID, Update: acp.UserMessageChunkText(t)}
-		if err := a.conn.SessionUpdate(ctx, u); err != nil {
+	for _, u := range replay {
+		if err := a.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: p.SessionID, Update: u}); err != nil {
 			return nil, err
 		}
 	}
-	a.log.Info("session loaded", "sessionId", p.SessionID, "replayed", len(texts))
+	a.log.Info("session loaded", "sessionId", p.SessionID, "replayed", len(replay))
 	return &acp.LoadSessionResponse{}, nil
 }
 
+// chunk sends an agent_message_chunk and records it in the conversation.
 func (a *agent) chunk(ctx context.Context, id acp.SessionID, text string) error {
-	return a.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: id, Update: acp.AgentMessageChunkText(text)})
+	u := acp.AgentMessageChunkText(text)
+	a.mu.Lock()
+	if s := a.sessions[id]; s != nil {
+		s.said(u)
+	}
+	a.mu.Unlock()
+	return a.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: id, Update: u})
 }
 
 func (a *agent) SessionCancel(ctx context.Context, p *acp.CancelNotification) {

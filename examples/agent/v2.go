@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	acp2 "github.com/acpgen/acpgen/gen/acp/v2"
+	"github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/router"
 )
@@ -46,11 +47,11 @@ type sessionV2 struct {
 	// turn holds one token while a turn runs: a prompt that arrives during
 	// a turn is held (not yet inserted) until that turn ends.
 	turn chan struct{}
-	// cancelled is closed by session/cancel, which ends the running turn and
-	// the prompts held behind it; it is then replaced, so that a prompt sent
-	// after the cancel is not affected.
-	cancelled chan struct{}
-	messages  int
+	// closed is closed by session/close, which ends the running turn and
+	// the prompts held behind it. session/cancel ends them through the
+	// runtime's turns (dispatch.Turn).
+	closed   chan struct{}
+	messages int
 	// history is the session's messages as sent (the user messages echoed,
 	// the agent's chunks), replayed in that order by session/resume.
 	history []acp2.SessionUpdate
@@ -90,7 +91,7 @@ func (a *agentV2) SessionNew(ctx context.Context, p *acp2.NewSessionRequest) (*a
 	id := acp2.SessionID(newSessionID())
 	a.mu.Lock()
 	a.next++
-	a.sessions[id] = &sessionV2{n: a.next, roots: roots, turn: make(chan struct{}, 1), cancelled: make(chan struct{})}
+	a.sessions[id] = &sessionV2{n: a.next, roots: roots, turn: make(chan struct{}, 1), closed: make(chan struct{})}
 	a.mu.Unlock()
 	a.log.Info("v2 session created", "sessionId", id, "roots", roots)
 	return &acp2.NewSessionResponse{SessionID: id, Meta: map[string]acp2.Raw{rootsMetaKey: rootsJSON}}, nil
@@ -163,8 +164,7 @@ func (a *agentV2) SessionClose(ctx context.Context, p *acp2.CloseSessionRequest)
 		a.mu.Unlock()
 		return nil, acp2.NewResourceNotFoundError(map[string]any{"sessionId": p.SessionID})
 	}
-	close(s.cancelled)
-	s.cancelled = make(chan struct{})
+	close(s.closed)
 	delete(a.sessions, p.SessionID)
 	a.mu.Unlock()
 	// The turn's token comes back once the turn has reported idle; kept, it
@@ -180,10 +180,6 @@ func (a *agentV2) SessionClose(ctx context.Context, p *acp2.CloseSessionRequest)
 func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp2.PromptResponse, error) {
 	a.mu.Lock()
 	s := a.sessions[p.SessionID]
-	var cancelled chan struct{}
-	if s != nil {
-		cancelled = s.cancelled
-	}
 	a.mu.Unlock()
 	if s == nil {
 		return nil, acp2.NewResourceNotFoundError(map[string]any{"sessionId": p.SessionID})
@@ -195,11 +191,22 @@ func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*ac
 			return nil, acp2.NewInvalidParamsError(map[string]any{"pointer": fmt.Sprintf("/prompt/%d/type", i), "unsupported": b.Other.Type})
 		}
 	}
+	// The runtime registered the turn when the prompt was read, so a
+	// session/cancel read after it ends it, even while it is held behind
+	// another turn, and one read before it never does. The turn runs on
+	// after the response: Keep keeps it registered until it reports idle.
+	turn := dispatch.TurnFrom(ctx)
+	release := turn.Keep()
 	select {
 	case s.turn <- struct{}{}:
-	case <-cancelled:
+	case <-turn.Done():
+		release()
+		return nil, acp2.NewRequestCancelledError(nil)
+	case <-s.closed:
+		release()
 		return nil, acp2.NewRequestCancelledError(nil)
 	case <-ctx.Done():
+		release()
 		return nil, ctx.Err()
 	}
 	a.mu.Lock()
@@ -213,22 +220,26 @@ func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*ac
 	echo := acp2.UserMessage{MessageID: userID, Content: p.Prompt}
 	if err := a.record(s, p.SessionID, acp2.NewSessionUpdateUserMessage(echo)); err != nil {
 		<-s.turn
+		release()
 		return nil, err
 	}
 	if err := a.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(acp2.RunningUpdate())); err != nil {
 		<-s.turn
+		release()
 		return nil, err
 	}
 	// A drain of the connection waits for the turn, and ends it at its
 	// deadline as session/cancel does.
-	release, expired := func() {}, (<-chan struct{})(nil)
+	turnDone, expired := release, (<-chan struct{})(nil)
+	release = func() {}
 	if d := jsonrpc.DrainFrom(ctx); d != nil {
 		release, expired = d.Hold(), d.Expired()
 	}
 	go func() {
 		defer release()
+		defer turnDone()
 		defer func() { <-s.turn }()
-		stop := a.run(s, p, agentID, cancelled, expired)
+		stop := a.run(s, p, agentID, turn.Done(), expired)
 		idle := acp2.IdleStateUpdate{StopReason: stop}
 		if err := a.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(acp2.NewStateUpdateIdle(idle))); err != nil {
 			a.logSendFailure("v2 turn: reporting idle failed", err)
@@ -238,7 +249,8 @@ func (a *agentV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*ac
 }
 
 // run streams the prompt's words and returns the turn's stop reason:
-// cancelled once cancelled or expired (a drain's deadline) is closed.
+// cancelled once cancelled, the session closed or expired (a drain's
+// deadline) is closed.
 func (a *agentV2) run(s *sessionV2, p *acp2.PromptRequest, msg acp2.MessageID, cancelled, expired <-chan struct{}) acp2.IdleStateUpdateStopReason {
 	sep := ""
 	for _, b := range p.Prompt {
@@ -249,12 +261,15 @@ func (a *agentV2) run(s *sessionV2, p *acp2.PromptRequest, msg acp2.MessageID, c
 			if w == waitWord {
 				select { // a long-running step, until session/cancel
 				case <-cancelled:
+				case <-s.closed:
 				case <-expired:
 				case <-a.ctx.Done():
 				}
 			}
 			select {
 			case <-cancelled:
+				return acp2.NewIdleStateUpdateStopReasonCancelled(acp2.IdleStateUpdateStopReasonCancelled{})
+			case <-s.closed:
 				return acp2.NewIdleStateUpdateStopReasonCancelled(acp2.IdleStateUpdateStopReasonCancelled{})
 			case <-expired:
 				return acp2.NewIdleStateUpdateStopReasonCancelled(acp2.IdleStateUpdateStopReasonCancelled{})
@@ -293,14 +308,9 @@ func (a *agentV2) update(id acp2.SessionID, u acp2.SessionUpdate) error {
 	return a.conn.SessionUpdate(a.ctx, &acp2.UpdateSessionNotification{SessionID: id, Update: u})
 }
 
-// SessionCancel ends the session's running turn and the prompts held
+// SessionCancel is for bookkeeping: the runtime has already ended the
+// session's turns read before the cancel, the running one and those held
 // behind it (answered -32800).
 func (a *agentV2) SessionCancel(ctx context.Context, p *acp2.CancelSessionNotification) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if s := a.sessions[p.SessionID]; s != nil {
-		close(s.cancelled)
-		s.cancelled = make(chan struct{})
-		a.log.Info("v2 turn cancelled", "sessionId", p.SessionID)
-	}
+	a.log.Info("v2 turn cancelled", "sessionId", p.SessionID)
 }

@@ -279,8 +279,9 @@ func runRemote(ctx context.Context, url string, o acphttp.DialOptions, cwd strin
 		return stepErr("session/load", "%v", err)
 	}
 	// Over Streamable HTTP the answer to session/load comes on the
-	// connection's stream and the replay on the session's: wait for it.
-	replay := r.h.awaitUser(ctx, sid, 2)
+	// connection's stream and the replay on the session's: wait for it. v1
+	// replays the whole conversation: the prompts and the agent's replies.
+	replay := r.h.awaitReplay(ctx, sid, 2, "hello streamed worldbefore")
 	if want := []string{"hello streamed world", "before wait after"}; !slices.Equal(replay, want) {
 		return stepErr("session/load", "replayed %q, want %q", replay, want)
 	}
@@ -288,7 +289,7 @@ func runRemote(ctx context.Context, url string, o acphttp.DialOptions, cwd strin
 	if err != nil || res.StopReason != acp.StopReasonEndTurn || strings.Join(r.h.take(sid), "") != "again" {
 		return stepErr("session/load", "a turn after loading: %v", err)
 	}
-	ok("session/load", "a new connection replayed %d prompts and took another turn", len(replay))
+	ok("session/load", "a new connection replayed %d prompts and the replies and took another turn", len(replay))
 	if err := r.close(ctx); err != nil {
 		return stepErr("exit", "%v", err)
 	}
@@ -521,9 +522,10 @@ func (h *handler) handled(p *acp.SessionNotification) {
 	}
 }
 
-// awaitUser waits until n user_message_chunk texts arrived for the session
-// (or ctx ends) and returns them.
-func (h *handler) awaitUser(ctx context.Context, id acp.SessionID, n int) []string {
+// awaitReplay waits until n user_message_chunk texts and agent_message_chunk
+// texts joining to agent arrived for the session (or ctx ends), and returns
+// the user texts and takes the agent's.
+func (h *handler) awaitReplay(ctx context.Context, id acp.SessionID, n int, agent string) []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	stop := context.AfterFunc(ctx, func() {
@@ -532,9 +534,10 @@ func (h *handler) awaitUser(ctx context.Context, id acp.SessionID, n int) []stri
 		h.cond.Broadcast()
 	})
 	defer stop()
-	for len(h.user[id]) < n && ctx.Err() == nil {
+	for (len(h.user[id]) < n || strings.Join(h.chunks[id], "") != agent) && ctx.Err() == nil {
 		h.cond.Wait()
 	}
+	delete(h.chunks, id)
 	return h.user[id]
 }
 

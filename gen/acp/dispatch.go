@@ -10,8 +10,6 @@ import (
 	jsonrpc "github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"io"
-	"sync"
-	"sync/atomic"
 )
 
 // ExtHandler receives "_"-prefixed extension methods that the schema does not describe.
@@ -246,18 +244,13 @@ var _ AgentHandler = UnimplementedAgentHandler{}
 // checked against what the peer advertised. Concurrency is the runtime's: requests run
 // concurrently, notifications in order; see package runtime/jsonrpc.
 type AgentConn struct {
-	end   dispatch.End
-	h     AgentHandler
-	mu    sync.Mutex
-	turns map[SessionID]map[*turn]struct{}
+	end dispatch.End
+	h   AgentHandler
 }
 
 // NewAgentConn connects h to a peer over r (its output) and w (its input), e.g. os.Stdin and os.Stdout.
 func NewAgentConn(h AgentHandler, r io.Reader, w io.Writer, o ConnOptions) *AgentConn {
-	c := &AgentConn{
-		h:     h,
-		turns: map[SessionID]map[*turn]struct{}{},
-	}
+	c := &AgentConn{h: h}
 	dispatch.Connect(&c.end, &agentRoutes, c.route, h, r, w, o)
 	return c
 }
@@ -382,12 +375,18 @@ func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicita
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
+// On the context of a session/prompt turn that session/cancel or a drain ended, it still writes until
+// the prompt is answered (each write within dispatch.FinalWriteTimeout), so the turn's last
+// updates reach the client; otherwise a ctx that has ended writes nothing.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *SessionNotification) error {
 	return c.end.Notify(ctx, &clientSessionUpdateDesc.Method, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
+// On the context of a session/prompt turn that session/cancel or a drain ended, it still writes until
+// the prompt is answered (each write within dispatch.FinalWriteTimeout), so the turn's last
+// updates reach the client; otherwise a ctx that has ended writes nothing.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
 	return c.end.Notify(ctx, &clientElicitationCompleteDesc.Method, params)
 }
@@ -412,6 +411,10 @@ var agentRoutes = dispatch.Routes{
 		{Method: &agentSessionCancelDesc.Method, Params: (*CancelNotification)(nil)},
 	},
 	Open: MethodInitialize,
+	Turn: &dispatch.TurnMethods{
+		Cancel: MethodSessionCancel,
+		Prompt: MethodSessionPrompt,
+	},
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked
@@ -467,7 +470,7 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 			return res, err
 		}
 	case 12:
-		c.handleSessionCancel(ctx, p.(*CancelNotification))
+		c.h.SessionCancel(ctx, p.(*CancelNotification))
 	}
 	return nil, nil
 }
@@ -486,74 +489,16 @@ func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) 
 	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
-// handleSessionPrompt runs the handler's SessionPrompt as a turn that session/cancel can end.
+// handleSessionPrompt calls the handler's SessionPrompt: the runtime ended its context when session/cancel for
+// its session was read after it (see dispatch.Turn).
 func (c *AgentConn) handleSessionPrompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error) {
-	ctx, t := c.startTurn(ctx, p.SessionID)
-	defer c.endTurn(p.SessionID, t)
 	res, err := c.h.SessionPrompt(ctx, p)
 	// A turn ended by session/cancel, or by the end of a drain of the connection (see
 	// jsonrpc.Drain), answers stopReason "cancelled", not an error.
-	if (t.cancelled.Load() || jsonrpc.Drained(ctx)) && (err != nil || res == nil) {
+	if (dispatch.TurnCancelled(ctx) || jsonrpc.Drained(ctx)) && (err != nil || res == nil) {
 		return &PromptResponse{StopReason: StopReasonCancelled}, nil
 	}
 	return res, err
-}
-
-// handleSessionCancel ends the session's turns, then calls the handler's SessionCancel.
-func (c *AgentConn) handleSessionCancel(ctx context.Context, p *CancelNotification) {
-	c.cancelTurn(p.SessionID)
-	c.h.SessionCancel(ctx, p)
-}
-
-// turn is one in-flight session/prompt.
-type turn struct {
-	cancel    context.CancelFunc
-	cancelled atomic.Bool
-	// awaiting ends the turn's runtime mark: it may wait for session/cancel.
-	awaiting func()
-}
-
-// startTurn registers a prompt turn of session s beside the session's other turns. A turn
-// may run until session/cancel, so the runtime is told it awaits input: past its bounds
-// it refuses requests rather than stop reading (see runtime/jsonrpc, Flow control).
-func (c *AgentConn) startTurn(ctx context.Context, s SessionID) (context.Context, *turn) {
-	ctx, cancel := context.WithCancel(ctx)
-	t := &turn{
-		awaiting: c.end.Conn.AwaitingInput(),
-		cancel:   cancel,
-	}
-	c.mu.Lock()
-	ts := c.turns[s]
-	if ts == nil {
-		ts = map[*turn]struct{}{}
-		c.turns[s] = ts
-	}
-	ts[t] = struct{}{}
-	c.mu.Unlock()
-	return ctx, t
-}
-
-// endTurn unregisters a turn started by startTurn.
-func (c *AgentConn) endTurn(s SessionID, t *turn) {
-	t.cancel()
-	t.awaiting()
-	c.mu.Lock()
-	delete(c.turns[s], t)
-	if len(c.turns[s]) == 0 {
-		delete(c.turns, s)
-	}
-	c.mu.Unlock()
-}
-
-// cancelTurn ends every in-flight prompt turn of the session: each turn's context is
-// cancelled and each answers "cancelled".
-func (c *AgentConn) cancelTurn(s SessionID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for t := range c.turns[s] {
-		t.cancelled.Store(true)
-		t.cancel()
-	}
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -804,6 +749,8 @@ func (c *ClientConn) SessionSetConfigOption(ctx context.Context, params *SetSess
 
 // SessionPrompt calls session/prompt on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
+// When ctx ends first, it sends session/cancel for params' session as well as the runtime's
+// $/cancel_request (which agents may ignore), and returns ctx's error.
 func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (*PromptResponse, error) {
 	res := new(PromptResponse)
 	if err := c.end.CallTurn(ctx, &agentSessionPromptDesc.Method, params, res, MethodSessionCancel, &CancelNotification{SessionID: params.SessionID}); err != nil {
@@ -812,8 +759,6 @@ func (c *ClientConn) SessionPrompt(ctx context.Context, params *PromptRequest) (
 	return res, nil
 }
 
-// When ctx ends first, it sends session/cancel for params' session as well as the runtime's
-// $/cancel_request (which agents may ignore), and returns ctx's error.
 // SessionCancel sends the notification session/cancel to the agent, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
 func (c *ClientConn) SessionCancel(ctx context.Context, params *CancelNotification) error {

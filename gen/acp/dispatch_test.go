@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/session"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -21,6 +22,10 @@ type echoAgent struct {
 	acp.UnimplementedAgentHandler
 	conn    *acp.AgentConn
 	waiting chan struct{}
+	// final, when set, is sent as a last update on the turn's context once
+	// session/cancel has ended it; finalErr is what sending it returned.
+	final    string
+	finalErr chan error
 }
 
 func (a *echoAgent) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -41,6 +46,10 @@ func (a *echoAgent) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*a
 		if b.Text.Text == "wait" {
 			close(a.waiting)
 			<-ctx.Done()
+			if a.final != "" {
+				u := acp.SessionNotification{SessionID: p.SessionID, Update: acp.AgentMessageChunkText(a.final)}
+				a.finalErr <- a.conn.SessionUpdate(ctx, &u)
+			}
 			return nil, ctx.Err()
 		}
 		for _, w := range strings.Fields(b.Text.Text) {
@@ -390,5 +399,107 @@ func TestDispatchPromptContextEndSendsSessionCancel(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no session/cancel after the prompt's context ended")
+	}
+}
+
+// A handler that sends its last update on the turn's own context after
+// session/cancel ended it (the obvious code) still gets it written, before
+// the prompt's answer, and gets no error back.
+func TestDispatchFinalUpdateAfterCancel(t *testing.T) {
+	cc, client, agent, stop := pair(t)
+	defer stop()
+	agent.final, agent.finalErr = "stopped", make(chan error, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cc.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	answer := make(chan *acp.PromptResponse, 1)
+	go func() {
+		r, err := cc.SessionPrompt(ctx, &acp.PromptRequest{SessionID: "s", Prompt: []acp.ContentBlock{acp.TextBlock("wait")}})
+		if err != nil {
+			t.Error(err)
+		}
+		answer <- r
+	}()
+	<-agent.waiting
+	if err := cc.SessionCancel(ctx, &acp.CancelNotification{SessionID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-agent.finalErr; err != nil {
+		t.Errorf("SessionUpdate on the cancelled turn's context: %v", err)
+	}
+	if r := <-answer; r == nil || r.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("answer %+v, want stopReason cancelled", r)
+	}
+	client.mu.Lock()
+	defer client.mu.Unlock()
+	if len(client.updates) != 1 || client.updates[0] != "stopped" {
+		t.Errorf("updates before the answer: %q, want the final one", client.updates)
+	}
+}
+
+// failingStore is a session store whose Append always fails.
+type failingStore struct{ session.Store }
+
+func (failingStore) Append(context.Context, string, ...session.Event) (uint64, error) {
+	return 0, errors.New("disk full")
+}
+
+// With session.Recorder as its Record hook, an agent connection appends the
+// update of every session/update it sends to the session's log before the
+// frame is written, and session.Replay gives them back in order; an update
+// the store cannot record is not sent, and SessionUpdate returns why.
+func TestDispatchRecordsUpdatesBeforeSending(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		store func(session.Store) session.Store
+	}{{"recorded", func(s session.Store) session.Store { return s }}, {"store fails", func(s session.Store) session.Store { return failingStore{s} }}} {
+		t.Run(c.name, func(t *testing.T) {
+			mem := session.NewMemory()
+			ctx := context.Background()
+			if _, err := mem.Create(ctx, session.Info{ID: "s", Cwd: "/"}); err != nil {
+				t.Fatal(err)
+			}
+			ar, cw := io.Pipe()
+			cr, aw := io.Pipe()
+			agent := &echoAgent{waiting: make(chan struct{})}
+			agent.conn = acp.NewAgentConn(agent, ar, aw, acp.ConnOptions{Record: session.Recorder(c.store(mem))})
+			client := &recordingClient{}
+			cc := acp.NewClientConn(client, cr, cw, acp.ConnOptions{})
+			runCtx, stop := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); agent.conn.Run(runCtx) }()
+			go func() { defer wg.Done(); cc.Run(runCtx) }()
+			defer func() { stop(); cw.Close(); aw.Close(); wg.Wait() }()
+			if _, err := cc.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := cc.SessionPrompt(ctx, &acp.PromptRequest{SessionID: "s", Prompt: []acp.ContentBlock{acp.TextBlock("one two")}})
+			var texts []string
+			n, rerr := session.Replay(ctx, mem, "s", func(u json.RawMessage) error {
+				var v acp.SessionUpdate
+				if err := v.UnmarshalJSON(u); err != nil {
+					return err
+				}
+				texts = append(texts, v.AgentMessageChunk.Content.Text.Text)
+				return nil
+			})
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			client.mu.Lock()
+			defer client.mu.Unlock()
+			if c.name == "recorded" {
+				if err != nil || n != 2 || strings.Join(texts, " ") != "one two" || len(client.updates) != 2 {
+					t.Errorf("prompt %v; replayed %d %q; client got %q", err, n, texts, client.updates)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "disk full") || n != 0 || len(client.updates) != 0 {
+				t.Errorf("prompt %v, want the store's error; replayed %d; client got %q", err, n, client.updates)
+			}
+		})
 	}
 }

@@ -56,10 +56,20 @@ func ctxParam() jen.Code { return jen.Id("ctx").Qual("context", "Context") }
 // (see ir.Versioning).
 func (e *emitter) versioned() bool { return e.m.Version.Negotiated() }
 
-// turns returns the prompt turn when session/cancel can end it (see
-// ir.Turn), else nil.
+// turns returns the prompt turn when session/cancel can end it and the
+// prompt then answers "cancelled" (see ir.Turn), else nil.
 func (e *emitter) turns() *ir.Turn {
 	if !e.m.Turn.Cancellable() {
+		return nil
+	}
+	return e.m.Turn
+}
+
+// tracked returns the prompt turn when session/cancel ends a session's
+// turns, so the agent's connection tracks them (see dispatch.TurnMethods),
+// else nil.
+func (e *emitter) tracked() *ir.Turn {
+	if !e.m.Turn.Tracked() {
 		return nil
 	}
 	return e.m.Turn
@@ -166,21 +176,18 @@ func (e *emitter) sideDispatch(f *jen.File, sd *side) {
 	}
 	e.handlerInterface(f, sd)
 	wrapped := e.wrappedMethods(sd, turns)
-	cname := e.connType(f, sd, turns)
+	cname := e.connType(f, sd)
 	e.connMethods(f, sd, cname)
 	for _, m := range sd.calls {
 		e.outboundCall(f, sd, cname, m)
 	}
 	e.inboundRouting(f, sd, cname, turns, wrapped)
-	if turns != nil {
-		e.turnHelpers(f, cname, turns)
-	}
 	f.Line()
 }
 
 // wrappedMethods are the methods sd's connection handles itself before or
 // after the handler: initialize (the negotiation), and with turns the
-// prompt and its cancel. Each is a method of the connection route calls
+// prompt (its answer when cancelled). Each is a method of the connection route calls
 // (handleInitialize), so the handler needs no wrapper type, whose method
 // set Go would compile twice (value and pointer) for the interface.
 func (e *emitter) wrappedMethods(sd *side, turns *ir.Turn) map[*ir.Method]bool {
@@ -189,7 +196,7 @@ func (e *emitter) wrappedMethods(sd *side, turns *ir.Turn) map[*ir.Method]bool {
 	}
 	w := map[*ir.Method]bool{e.m.Initialize(): true}
 	if turns != nil {
-		w[turns.Prompt], w[turns.Cancel] = true, true
+		w[turns.Prompt] = true
 	}
 	return w
 }
@@ -244,18 +251,12 @@ func (e *emitter) handlerInterface(f *jen.File, sd *side) {
 	f.Line()
 }
 
-// connType emits the side's connection struct and its constructor; turns
-// set adds the in-flight turn table.
-func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn) (cname string) {
+// connType emits the side's connection struct and its constructor.
+func (e *emitter) connType(f *jen.File, sd *side) (cname string) {
 	cname, hname := sd.Name+"Conn", sd.Name+"Handler"
 	fields := []jen.Code{
 		jen.Id("end").Qual(DispatchPath, "End"),
 		jen.Id("h").Id(hname),
-	}
-	if turns != nil {
-		// Every in-flight prompt turn, by session: a session may run several at
-		// once, and session/cancel ends all of them.
-		fields = append(fields, jen.Id("mu").Qual("sync", "Mutex"), jen.Id("turns").Map(goType(turns.PromptSession.Ref)).Map(jen.Op("*").Id("turn")).Struct())
 	}
 	f.Comment(fmt.Sprintf("%s is the %s's end of a connection: it routes inbound messages to a %s", cname, sd.name, hname))
 	f.Comment(fmt.Sprintf("(decoding, validating and gate-checking them first) and sends typed calls to the %s,", sd.peer))
@@ -263,9 +264,6 @@ func (e *emitter) connType(f *jen.File, sd *side, turns *ir.Turn) (cname string)
 	f.Comment("concurrently, notifications in order; see package runtime/jsonrpc.")
 	f.Type().Id(cname).Struct(fields...)
 	init := jen.Dict{jen.Id("h"): jen.Id("h")}
-	if turns != nil {
-		init[jen.Id("turns")] = jen.Map(goType(turns.PromptSession.Ref)).Map(jen.Op("*").Id("turn")).Struct().Values()
-	}
 	body := []jen.Code{
 		jen.Id("c").Op(":=").Op("&").Id(cname).Values(init),
 		jen.Qual(DispatchPath, "Connect").Call(jen.Op("&").Id("c").Dot("end"), jen.Op("&").Id(routesVar(sd)), jen.Id("c").Dot("route"), jen.Id("h"), jen.Id("r"), jen.Id("w"), jen.Id("o")),
@@ -327,10 +325,18 @@ func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.
 	f.Comment(fmt.Sprintf("%s are the methods a %s routes to its handler and their params types,", routesVar(sd), cname))
 	f.Comment("numbered as its route numbers them. It is static data: a program that never serves this")
 	f.Comment("side links none of it.")
-	f.Var().Id(routesVar(sd)).Op("=").Qual(DispatchPath, "Routes").Values(jen.Dict{
+	routesLit := jen.Dict{
 		jen.Id("Open"):    jen.Id(MethodConst(e.m.Initialize().Wire)),
 		jen.Id("Methods"): jen.Index().Qual(DispatchPath, "Handled").Values(append(methods, jen.Line())...),
-	})
+	}
+	if t := e.tracked(); t != nil && sd.name == t.Prompt.Side {
+		// The runtime registers turns and applies cancels in wire order.
+		routesLit[jen.Id("Turn")] = jen.Op("&").Qual(DispatchPath, "TurnMethods").Values(jen.Dict{
+			jen.Id("Prompt"): jen.Id(MethodConst(t.Prompt.Wire)),
+			jen.Id("Cancel"): jen.Id(MethodConst(t.Cancel.Wire)),
+		})
+	}
+	f.Var().Id(routesVar(sd)).Op("=").Qual(DispatchPath, "Routes").Values(routesLit)
 	f.Comment(fmt.Sprintf("route calls the handler of %s' method i with its params p, decoded and checked", routesVar(sd)))
 	f.Comment("(see dispatch.Route): a result the handler returned nil is no result.")
 	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("route").Params(ctxParam(), jen.Id("i").Int(), jen.Id("p").Any()).Params(jen.Any(), jen.Error()).Block(
@@ -366,68 +372,19 @@ func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Tur
 	if turns == nil {
 		return
 	}
-	session := jen.Id("p").Dot(turns.PromptSession.Name)
-	f.Comment(fmt.Sprintf("%s runs the handler's %s as a turn that %s can end.", wrapperName(turns.Prompt), methodGo(turns.Prompt), turns.Cancel.Wire))
+	f.Comment(fmt.Sprintf("%s calls the handler's %s: the runtime ended its context when %s for", wrapperName(turns.Prompt), methodGo(turns.Prompt), turns.Cancel.Wire))
+	f.Comment("its session was read after it (see dispatch.Turn).")
 	f.Func().Params(recv.Clone()).Id(wrapperName(turns.Prompt)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Prompt.Params.Name)).Params(jen.Op("*").Id(turns.Prompt.Result.Name), jen.Error()).Block(
-		jen.List(jen.Id("ctx"), jen.Id("t")).Op(":=").Id("c").Dot("startTurn").Call(jen.Id("ctx"), session.Clone()),
-		jen.Defer().Id("c").Dot("endTurn").Call(session.Clone(), jen.Id("t")),
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(inner(turns.Prompt)).Call(jen.Id("ctx"), jen.Id("p")),
 		jen.Comment(fmt.Sprintf("A turn ended by %s, or by the end of a drain of the connection (see", turns.Cancel.Wire)),
 		jen.Comment(fmt.Sprintf("jsonrpc.Drain), answers %s %q, not an error.", turns.StopReason.JSON, turns.Cancelled.String)),
-		jen.If(jen.Parens(jen.Id("t").Dot("cancelled").Dot("Load").Call().Op("||").Qual(JSONRPCPath, "Drained").Call(jen.Id("ctx"))).Op("&&").Parens(jen.Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil())).Block(
+		jen.If(jen.Parens(jen.Qual(DispatchPath, "TurnCancelled").Call(jen.Id("ctx")).Op("||").Qual(JSONRPCPath, "Drained").Call(jen.Id("ctx"))).Op("&&").Parens(jen.Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil())).Block(
 			jen.Return(jen.Op("&").Id(turns.Prompt.Result.Name).Values(jen.Dict{jen.Id(turns.StopReason.Name): jen.Id(turns.Cancelled.Name)}), jen.Nil())),
 		jen.Return(jen.Id("res"), jen.Err()),
-	)
-	f.Comment(fmt.Sprintf("%s ends the session's turns, then calls the handler's %s.", wrapperName(turns.Cancel), methodGo(turns.Cancel)))
-	f.Func().Params(recv.Clone()).Id(wrapperName(turns.Cancel)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Cancel.Params.Name)).Block(
-		jen.Id("c").Dot("cancelTurn").Call(jen.Id("p").Dot(turns.CancelSession.Name)),
-		inner(turns.Cancel).Call(jen.Id("ctx"), jen.Id("p")),
 	)
 }
 
 func lower(s string) string { return string(s[0]+32) + s[1:] }
-
-// turnHelpers tracks in-flight prompt turns so session/cancel can end them.
-func (e *emitter) turnHelpers(f *jen.File, cname string, turns *ir.Turn) {
-	session := goType(turns.PromptSession.Ref)
-	f.Comment("turn is one in-flight session/prompt.")
-	f.Type().Id("turn").Struct(
-		jen.Id("cancel").Qual("context", "CancelFunc"),
-		jen.Id("cancelled").Qual("sync/atomic", "Bool"),
-		jen.Comment("awaiting ends the turn's runtime mark: it may wait for session/cancel."),
-		jen.Id("awaiting").Func().Params(),
-	)
-	f.Comment("startTurn registers a prompt turn of session s beside the session's other turns. A turn")
-	f.Comment("may run until session/cancel, so the runtime is told it awaits input: past its bounds")
-	f.Comment("it refuses requests rather than stop reading (see runtime/jsonrpc, Flow control).")
-	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("startTurn").Params(ctxParam(), jen.Id("s").Add(session.Clone())).Params(jen.Qual("context", "Context"), jen.Op("*").Id("turn")).Block(
-		jen.List(jen.Id("ctx"), jen.Id("cancel")).Op(":=").Qual("context", "WithCancel").Call(jen.Id("ctx")),
-		jen.Id("t").Op(":=").Op("&").Id("turn").Values(jen.Dict{jen.Id("cancel"): jen.Id("cancel"), jen.Id("awaiting"): jen.Id("c").Dot("end").Dot("Conn").Dot("AwaitingInput").Call()}),
-		jen.Id("c").Dot("mu").Dot("Lock").Call(),
-		jen.Id("ts").Op(":=").Id("c").Dot("turns").Index(jen.Id("s")),
-		jen.If(jen.Id("ts").Op("==").Nil()).Block(
-			jen.Id("ts").Op("=").Map(jen.Op("*").Id("turn")).Struct().Values(),
-			jen.Id("c").Dot("turns").Index(jen.Id("s")).Op("=").Id("ts")),
-		jen.Id("ts").Index(jen.Id("t")).Op("=").Struct().Values(),
-		jen.Id("c").Dot("mu").Dot("Unlock").Call(),
-		jen.Return(jen.Id("ctx"), jen.Id("t")))
-	f.Comment("endTurn unregisters a turn started by startTurn.")
-	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("endTurn").Params(jen.Id("s").Add(session.Clone()), jen.Id("t").Op("*").Id("turn")).Block(
-		jen.Id("t").Dot("cancel").Call(),
-		jen.Id("t").Dot("awaiting").Call(),
-		jen.Id("c").Dot("mu").Dot("Lock").Call(),
-		jen.Delete(jen.Id("c").Dot("turns").Index(jen.Id("s")), jen.Id("t")),
-		jen.If(jen.Len(jen.Id("c").Dot("turns").Index(jen.Id("s"))).Op("==").Lit(0)).Block(jen.Delete(jen.Id("c").Dot("turns"), jen.Id("s"))),
-		jen.Id("c").Dot("mu").Dot("Unlock").Call())
-	f.Comment("cancelTurn ends every in-flight prompt turn of the session: each turn's context is")
-	f.Comment("cancelled and each answers \"cancelled\".")
-	f.Func().Params(jen.Id("c").Op("*").Id(cname)).Id("cancelTurn").Params(jen.Id("s").Add(session.Clone())).Block(
-		jen.Id("c").Dot("mu").Dot("Lock").Call(),
-		jen.Defer().Id("c").Dot("mu").Dot("Unlock").Call(),
-		jen.For(jen.Id("t").Op(":=").Range().Id("c").Dot("turns").Index(jen.Id("s"))).Block(
-			jen.Id("t").Dot("cancelled").Dot("Store").Call(jen.True()),
-			jen.Id("t").Dot("cancel").Call()))
-}
 
 // outboundCall emits a typed call to the peer: one call into
 // runtime/dispatch. initialize opens the connection (its protocol version
@@ -440,6 +397,11 @@ func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method
 	if m.Notification {
 		f.Comment(fmt.Sprintf("%s sends the notification %s to the %s, after checking it is valid and allowed.", name, m.Wire, sd.peer))
 		f.Comment("It returns once the frame is written, so notifications precede a later response.")
+		if t := e.tracked(); t != nil && sd.name == t.Prompt.Side {
+			f.Comment(fmt.Sprintf("On the context of a %s turn that %s or a drain ended, it still writes until", t.Prompt.Wire, t.Cancel.Wire))
+			f.Comment("the prompt is answered (each write within dispatch.FinalWriteTimeout), so the turn's last")
+			f.Comment(fmt.Sprintf("updates reach the %s; otherwise a ctx that has ended writes nothing.", sd.peer))
+		}
 		f.Func().Params(recv).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Error().Block(
 			jen.Return(end().Dot("Notify").Call(jen.Id("ctx"), methodRef(m), jen.Id("params"))))
 		return
@@ -447,17 +409,17 @@ func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method
 	args := []jen.Code{jen.Id("ctx"), methodRef(m), jen.Id("params"), jen.Id("res")}
 	f.Comment(fmt.Sprintf("%s calls %s on the %s, after checking the params are valid and allowed; the result is", name, m.Wire, sd.peer))
 	f.Comment("decoded, validated and checked against what this side advertised.")
-	sig := f.Func().Params(recv).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error())
-	if m == e.m.Initialize() {
-		sig.Block(e.openCall(m, args)...)
-		return
-	}
 	call := end().Dot("Call").Call(args...)
 	if t := e.turns(); sd.name == "client" && t != nil && m == t.Prompt {
 		f.Comment(fmt.Sprintf("When ctx ends first, it sends %s for params' session as well as the runtime's", t.Cancel.Wire))
 		f.Comment("$/cancel_request (which agents may ignore), and returns ctx's error.")
 		cancel := jen.Op("&").Id(t.Cancel.Params.Name).Values(jen.Dict{jen.Id(t.CancelSession.Name): jen.Id("params").Dot(t.PromptSession.Name)})
 		call = end().Dot("CallTurn").Call(append(args, jen.Id(MethodConst(t.Cancel.Wire)), cancel)...)
+	}
+	sig := f.Func().Params(recv).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error())
+	if m == e.m.Initialize() {
+		sig.Block(e.openCall(m, args)...)
+		return
 	}
 	sig.Block(typedCall(m, call)...)
 }

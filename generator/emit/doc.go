@@ -166,8 +166,10 @@ func (e *emitter) handlerDoc(b *strings.Builder) {
 	b.WriteString("that then returns an error, such as ctx.Err(), is answered -32800 (request\n")
 	b.WriteString("cancelled).\n")
 	if t := e.turns(); t != nil {
-		fmt.Fprintf(b, "The %s notification also ends the context of every %s handler running\n", t.Cancel.Wire, t.Prompt.Wire)
-		b.WriteString("for that session; whatever the handler then returns, ctx.Err() or a partial\n")
+		fmt.Fprintf(b, "The %s notification also ends the context of every %s handler of\n", t.Cancel.Wire, t.Prompt.Wire)
+		b.WriteString("that session whose request was read before it (the runtime registers turns and\n")
+		b.WriteString("applies cancels in the order it reads them, so a cancel read before a prompt\n")
+		b.WriteString("never ends it); whatever the handler then returns, ctx.Err() or a partial\n")
 		fmt.Fprintf(b, "result, the request is answered with stopReason %q, as the protocol requires\n", t.Cancelled.String)
 		b.WriteString("of a cancelled turn. On the client side, when the context given to the\n")
 		fmt.Fprintf(b, "%s call ends first, the connection sends %s for its session and\n", t.Prompt.Wire, t.Cancel.Wire)

@@ -70,3 +70,78 @@ func packageDoc(t *testing.T, src []byte) string {
 	}
 	return p.Doc
 }
+
+// Every exported function and method of a generated package has a doc
+// comment that opens with its own name (go doc shows a comment the emitter
+// wrote after a function as the next one's doc), and no comment lies
+// between declarations unattached; the client's SessionPrompt keeps its
+// cancellation paragraph.
+func TestFuncDocsBelongToTheirFunc(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "schema.json"), pinned.File(t, source.StableFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := generator.Generate(generator.Config{Root: t.TempDir(), SchemaDir: dir, Channels: []generator.Channel{{
+		Name: "stable", Protocol: 1, SchemaFile: "schema.json", OutDir: "acp", Package: "acp", ImportPath: "example.com/acp",
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{}
+	for name, src := range files {
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		attached := map[*ast.CommentGroup]bool{f.Doc: true}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				attached[d.Doc] = true
+				key := d.Name.Name
+				if d.Recv != nil {
+					key = recvName(d.Recv.List[0].Type) + "." + key
+				}
+				docs[key] = d.Doc.Text()
+				if d.Name.IsExported() && !strings.HasPrefix(d.Doc.Text(), d.Name.Name+" ") {
+					t.Errorf("%s: %s's doc opens %.60q", name, key, d.Doc.Text())
+				}
+			case *ast.GenDecl:
+				attached[d.Doc] = true
+			}
+		}
+		for _, cg := range f.Comments {
+			if cg.Pos() > f.Package && !attached[cg] && !insideDecl(f, cg) {
+				t.Errorf("%s:%d: comment belongs to no declaration: %.60q", name, fset.Position(cg.Pos()).Line, cg.Text())
+			}
+		}
+	}
+	if d := docs["ClientConn.SessionPrompt"]; !strings.Contains(d, "When ctx ends first, it sends session/cancel") {
+		t.Errorf("ClientConn.SessionPrompt's doc lacks its cancellation paragraph:\n%s", d)
+	}
+}
+
+func recvName(e ast.Expr) string {
+	if s, ok := e.(*ast.StarExpr); ok {
+		e = s.X
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return "?"
+}
+
+// insideDecl reports whether cg lies within a declaration of f (a field's
+// or statement's comment).
+func insideDecl(f *ast.File, cg *ast.CommentGroup) bool {
+	for _, d := range f.Decls {
+		if d.Pos() <= cg.Pos() && cg.End() <= d.End() {
+			return true
+		}
+	}
+	return false
+}

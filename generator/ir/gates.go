@@ -122,7 +122,7 @@ func (m *Model) ResolveGates(rows []tables.Gate) (gates []*Gate, skipped []Skipp
 	seen := map[tables.Gate]bool{}
 	for _, row := range rows {
 		key := row
-		key.Source = ""
+		key.Source, key.Reason = "", ""
 		if toks, err := jsonpointer.SplitPath(row.Capability); err == nil {
 			key.Capability = jsonpointer.FormatPath(toks)
 		}
@@ -378,4 +378,46 @@ func (f *Field) namespace(key string) *MetaNamespace {
 		}
 	}
 	return nil
+}
+
+// UndecidedMethods returns the methods of m that rows gate at method level
+// (no Path, not on the result) nowhere and ungated does not list, as
+// "wire (side)", sorted: a method nobody decided about.
+func (m *Model) UndecidedMethods(rows []tables.Gate, ungated []tables.Ungated) []string {
+	decided := map[string]bool{}
+	for _, r := range rows {
+		if r.Path == "" && !r.Result {
+			decided[r.Method] = true
+		}
+	}
+	for _, u := range ungated {
+		decided[u.Method] = true
+	}
+	var out []string
+	for _, x := range m.Methods {
+		if !decided[x.Wire] {
+			out = append(out, x.Wire+" ("+x.Side+")")
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// StaleUngated returns the entries of ungated that name no method of any
+// of models, sorted.
+func StaleUngated(ungated []tables.Ungated, models []*Model) []string {
+	have := map[string]bool{}
+	for _, m := range models {
+		for _, x := range m.Methods {
+			have[x.Wire] = true
+		}
+	}
+	var out []string
+	for _, u := range ungated {
+		if !have[u.Method] {
+			out = append(out, u.Method)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -10,18 +10,24 @@ package ir
 type Turn struct {
 	Prompt     *Method // the agent's session/prompt request
 	StopReason *Field  // its result's stopReason member when required and not null
-	// The rest is set together, when the turn can be cancelled: the agent's
-	// session/cancel notification ends every turn of a session (both params
-	// carry a required sessionId: PromptSession and CancelSession), and a
-	// cancelled turn answers StopReason, of the StopReason enum, with the
-	// Cancelled value ("cancelled").
+	// Set together when the agent's session/cancel notification ends every
+	// turn of a session: both params carry a required sessionId
+	// (PromptSession and CancelSession).
 	Cancel                       *Method
 	PromptSession, CancelSession *Field
-	Cancelled                    *EnumValue
+	// Set when, besides, the prompt's response ends the turn (v1): a
+	// cancelled turn answers StopReason, of the StopReason enum, with the
+	// Cancelled value ("cancelled").
+	Cancelled *EnumValue
 }
 
-// Cancellable reports whether session/cancel can end the turn.
-func (t *Turn) Cancellable() bool { return t != nil && t.Cancel != nil }
+// Tracked reports whether session/cancel ends the session's turns, so the
+// connection tracks them.
+func (t *Turn) Tracked() bool { return t != nil && t.Cancel != nil }
+
+// Cancellable reports whether session/cancel ends the turn and the prompt's
+// response then says "cancelled" (v1).
+func (t *Turn) Cancellable() bool { return t != nil && t.Cancelled != nil }
 
 // Versioning is the protocol version a connection negotiates in initialize.
 type Versioning struct {
@@ -66,6 +72,8 @@ func (m *Model) lifecycle() {
 	if ps == nil || cs == nil {
 		return
 	}
+	t := m.Turn
+	t.Cancel, t.PromptSession, t.CancelSession = cancel, ps, cs
 	sr := m.TypeByDef("StopReason")
 	if sr == nil || sr.Kind != Enum {
 		return
@@ -79,8 +87,7 @@ func (m *Model) lifecycle() {
 	if stop := m.Turn.StopReason; cancelled == nil || stop == nil || stop.Ref.NamedType() != sr {
 		return
 	}
-	t := m.Turn
-	t.Cancel, t.PromptSession, t.CancelSession, t.Cancelled = cancel, ps, cs, cancelled
+	t.Cancelled = cancelled
 }
 
 // Member returns t's member with JSON name json; nil when t has none (or t

@@ -39,8 +39,10 @@ func TestLifecyclePinned(t *testing.T) {
 }
 
 // A turn is cancellable only when all of it is there: a cancel whose
-// sessionId is optional, or a stop reason without "cancelled", leaves the
-// prompt without cancel; initialize without protocolVersion is not negotiated.
+// sessionId is optional leaves the prompt without cancel (not tracked); a
+// stop reason without "cancelled" leaves it tracked (a cancel still ends the
+// session's turns) but not answered "cancelled"; initialize without
+// protocolVersion is not negotiated.
 func TestLifecycleIncomplete(t *testing.T) {
 	edit := func(t *testing.T, change func(defs map[string]any)) *Model {
 		t.Helper()
@@ -60,20 +62,26 @@ func TestLifecycleIncomplete(t *testing.T) {
 		return m
 	}
 	def := func(defs map[string]any, name string) map[string]any { return defs[name].(map[string]any) }
-	for name, change := range map[string]func(map[string]any){
-		"optional session": func(defs map[string]any) { def(defs, "CancelNotification")["required"] = []any{} },
-		"no cancelled": func(defs map[string]any) {
+	for name, c := range map[string]struct {
+		change  func(map[string]any)
+		tracked bool
+	}{
+		"optional session": {change: func(defs map[string]any) { def(defs, "CancelNotification")["required"] = []any{} }},
+		"no cancelled": {tracked: true, change: func(defs map[string]any) {
 			sr := def(defs, "StopReason")
 			sr["oneOf"] = slices.DeleteFunc(sr["oneOf"].([]any), func(v any) bool { return v.(map[string]any)["const"] == "cancelled" })
-		},
+		}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := edit(t, change)
+			m := edit(t, c.change)
 			if m.Turn == nil || m.Turn.Prompt.Wire != "session/prompt" || m.Turn.StopReason == nil {
 				t.Fatalf("turn %+v lost its prompt", m.Turn)
 			}
-			if m.Turn.Cancellable() || m.Turn.Cancel != nil || m.Turn.Cancelled != nil {
+			if m.Turn.Cancellable() || m.Turn.Cancelled != nil {
 				t.Errorf("turn %+v is cancellable", m.Turn)
+			}
+			if m.Turn.Tracked() != c.tracked || (m.Turn.Cancel != nil) != c.tracked {
+				t.Errorf("turn %+v: tracked %v, want %v", m.Turn, m.Turn.Tracked(), c.tracked)
 			}
 			if !m.Version.Negotiated() {
 				t.Error("version no longer negotiated")

@@ -32,4 +32,8 @@ type Gate struct {
 	Require bool `json:"require,omitempty"`
 	// Source says where the gate comes from: "table" or an overlay id.
 	Source string `json:"source,omitempty"`
+	// Reason says why the row holds: what the capability's description
+	// says it allows. Every row of this package's tables has one
+	// (TestEveryRowHasAReason); an overlay's rows have the overlay's text.
+	Reason string `json:"reason,omitempty"`
 }

@@ -70,7 +70,12 @@ func (e *End) CallTurn(ctx context.Context, m *Method, params, res any, cancel s
 
 // Notify sends m's notification with params to the peer, checked as Call
 // checks params. It returns once the frame is written, so notifications
-// precede a later response.
+// precede a later response. When ctx ends first, nothing is written and
+// ctx's error is returned, except on the context of a prompt turn that the
+// peer cancelled or a drain ended (see Turn): until the prompt is answered
+// the turn's last updates are still written, each within FinalWriteTimeout,
+// as the protocol asks an agent to send pending updates before it answers
+// "cancelled".
 func (e *End) Notify(ctx context.Context, m *Method, params any) error {
 	neg, err := e.ready(m.Wire)
 	if err == nil {
@@ -78,6 +83,11 @@ func (e *End) Notify(ctx context.Context, m *Method, params any) error {
 	}
 	if err != nil {
 		return err
+	}
+	if t := TurnFrom(ctx); t != nil && ctx.Err() != nil && t.flushing(ctx) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), FinalWriteTimeout)
+		defer cancel()
 	}
 	return e.notify(ctx, m.Wire, m.Params.AppendValue(nil, params))
 }

@@ -33,6 +33,14 @@ type Options struct {
 	// Observer, when set, is told about every request and notification
 	// the connection receives or sends (tracing); see Observer.
 	Observer Observer
+	// Record, when set, is given every request and notification this side
+	// sends through its typed methods, after their checks and before the
+	// frame is written: the method, the params' sessionId ("" when none)
+	// and the params as they will be written (valid only during the call).
+	// An error stops the send, which returns it: what a session store
+	// could not record never reaches the peer, so a later replay lacks
+	// nothing the peer saw (runtime/session.Recorder).
+	Record func(ctx context.Context, method, sessionID string, params []byte) error
 }
 
 // End is the runtime's part of a generated connection end: the JSON-RPC
@@ -48,6 +56,8 @@ type End struct {
 	obs    Observer
 	neg    atomic.Value    // *negotiation; see negotiated
 	drops  peerlog.Limiter // the default OnDrop's warning
+	turns  turnTable       // the side's prompt turns, when its Routes name them
+	record func(ctx context.Context, method, sessionID string, params []byte) error
 }
 
 // negotiation is what initialize settled, read without a lock: the
@@ -79,7 +89,13 @@ func Connect(e *End, routes *Routes, route Route, ext any, r io.Reader, w io.Wri
 	}
 	e.ext, _ = ext.(ExtHandler)
 	e.obs = o.Observer
-	e.Conn = jsonrpc.NewConn(r, w, &router{e, routes, route}, o.RPC)
+	e.record = o.Record
+	var h jsonrpc.Handler = &router{e, routes, route}
+	if routes.Turn != nil {
+		e.turns.methods = routes.Turn
+		h = turnRouter{h.(*router)}
+	}
+	e.Conn = jsonrpc.NewConn(r, w, h, o.RPC)
 }
 
 // Mode is how received messages are decoded.

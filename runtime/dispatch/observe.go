@@ -3,8 +3,10 @@ package dispatch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -227,8 +229,12 @@ func Observe(ctx context.Context, o Observer, dir Direction, method string, noti
 	return ctx, params, finish
 }
 
-// call sends a request, observed when the End has an Observer.
+// call sends a request, recorded and observed when the End has a Record
+// hook and an Observer.
 func (e *End) call(ctx context.Context, method string, params []byte) (wire.Raw, error) {
+	if err := e.recordSend(ctx, method, params); err != nil {
+		return nil, err
+	}
 	if e.obs == nil {
 		return e.Conn.Call(ctx, method, params)
 	}
@@ -238,8 +244,12 @@ func (e *End) call(ctx context.Context, method string, params []byte) (wire.Raw,
 	return raw, err
 }
 
-// notify sends a notification, observed when the End has an Observer.
+// notify sends a notification, recorded and observed when the End has a
+// Record hook and an Observer.
 func (e *End) notify(ctx context.Context, method string, params []byte) error {
+	if err := e.recordSend(ctx, method, params); err != nil {
+		return err
+	}
 	if e.obs == nil {
 		return e.Conn.Notify(ctx, method, params)
 	}
@@ -247,6 +257,19 @@ func (e *End) notify(ctx context.Context, method string, params []byte) error {
 	err := e.Conn.Notify(ctx, method, params)
 	finish(errorCode(err, false), err)
 	return err
+}
+
+// recordSend gives a message about to be sent to the Record hook; its
+// error stops the send.
+func (e *End) recordSend(ctx context.Context, method string, params []byte) error {
+	if e.record == nil {
+		return nil
+	}
+	session, _ := jsonrpc.SessionID(params)
+	if err := e.record(ctx, method, session, params); err != nil {
+		return fmt.Errorf("%s not sent: not recorded: %w", method, err)
+	}
+	return nil
 }
 
 // errPanicked ends the observation of a handler that panicked; the

@@ -22,6 +22,9 @@ type Routes struct {
 	Open string
 	// Methods are the methods the side handles.
 	Methods []Handled
+	// Turn, when set, names the side's prompt turn: the End then tracks
+	// turns in wire order (see Turn).
+	Turn *TurnMethods
 
 	once   sync.Once
 	byWire map[string]int
@@ -63,6 +66,15 @@ type router struct {
 	e      *End
 	routes *Routes
 	route  Route
+}
+
+// turnRouter is a router whose side has prompt turns: it sees each message
+// in wire order (jsonrpc.ArrivalHandler) to register turns and apply
+// cancels before any handler runs.
+type turnRouter struct{ *router }
+
+func (r turnRouter) Arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context {
+	return r.e.turns.arrived(ctx, r.e.Conn, method, params, request)
 }
 
 func (r *router) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {

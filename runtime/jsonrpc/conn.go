@@ -33,6 +33,25 @@ type Handler interface {
 	HandleNotification(ctx context.Context, method string, params wire.Raw)
 }
 
+// ArrivalHandler is a Handler that must act on messages in the order they
+// were read: requests run concurrently and notifications on a goroutine of
+// their own, so without it a handler cannot tell whether a notification was
+// sent before or after a request (ACP: whether a session/cancel came before
+// or after the session/prompt it should end).
+type ArrivalHandler interface {
+	Handler
+	// Arrived is called on the goroutine reading the connection, once for
+	// each request and notification (batch entries included, $/cancel_request
+	// excluded), in the order they were read, before the message is handed
+	// to HandleRequest or HandleNotification. For a request, ctx is the
+	// request's context and the context Arrived returns is the one
+	// HandleRequest receives (derive it from ctx); a request refused at the
+	// bounds or read during shutdown does not arrive. For a notification,
+	// ctx is the connection's and the result is ignored. Arrived must return
+	// quickly: nothing is read meanwhile.
+	Arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context
+}
+
 // Options tune a Conn; the zero value is usable. The bounds are described
 // under "Flow control" in the package documentation.
 type Options struct {
@@ -109,6 +128,7 @@ type MessageWriter interface {
 // Conn is one JSON-RPC connection. Its methods are safe for concurrent use.
 type Conn struct {
 	h           Handler
+	arrivals    ArrivalHandler // h, when it is one
 	log         *slog.Logger
 	maxFrame    int
 	maxInFlight int
@@ -235,6 +255,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		closing:     make(chan struct{}),
 		jobs:        make(chan job),
 	}
+	c.arrivals, _ = h.(ArrivalHandler)
 	if c.mr, _ = r.(MessageReader); c.mr == nil {
 		c.br = bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2))
 	}

@@ -140,6 +140,7 @@ func (c *Conn) startBatched(m *message, cost int, b *batchReply) {
 	}
 	j := c.track(m, cost)
 	c.mu.Unlock()
+	j.ctx = c.arrived(j.ctx, m, true)
 	j.batch = b
 	b.mu.Lock()
 	b.owed++

@@ -120,6 +120,7 @@ func (c *Conn) handleOther(m *message, cost int) {
 			c.cancelInbound(m.params)
 			return
 		}
+		c.arrived(c.base, m, false)
 		c.queueNotification(note{method: m.method, params: m.params, cost: cost})
 		return
 	}

@@ -49,11 +49,22 @@ func (c *Conn) startRequest(m *message, cost int, mayInline bool) (reading bool)
 		}
 	}
 	c.mu.Unlock()
+	j.ctx = c.arrived(j.ctx, m, true)
 	if inline {
 		return c.runInline(j)
 	}
 	c.dispatch(j)
 	return true
+}
+
+// arrived tells an ArrivalHandler of m, on the reading goroutine; see
+// ArrivalHandler. It returns the context m is handled with. Called without
+// mu (Arrived may call back into the Conn), before m is handed on.
+func (c *Conn) arrived(ctx context.Context, m *message, request bool) context.Context {
+	if c.arrivals == nil {
+		return ctx
+	}
+	return c.arrivals.Arrived(ctx, m.method, m.params, request)
 }
 
 // admission is what admit decided.

@@ -230,3 +230,31 @@ func callIDOf(raw wire.Raw) int64 {
 	}
 	return n
 }
+
+// SessionID returns the top-level "sessionId" string of params, an ACP
+// session-scoped message's session, and whether params has one. It is the
+// one reading of a session from raw params, for routing and turn tracking
+// before a message is decoded.
+func SessionID(params wire.Raw) (string, bool) {
+	var d wire.Decoder
+	d.Reset(params, wire.Lenient)
+	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
+		return "", false
+	}
+	for {
+		key, more, err := d.NextKey()
+		if err != nil || !more {
+			return "", false
+		}
+		if string(key) == "sessionId" {
+			if d.Peek() != wire.KindString {
+				return "", false
+			}
+			s, err := d.ReadString()
+			return s, err == nil
+		}
+		if d.Skip() != nil {
+			return "", false
+		}
+	}
+}

@@ -44,8 +44,10 @@
 // the connection ends (Run's context, Close, or the peer closing its end); a handler
 // that then returns an error, such as ctx.Err(), is answered -32800 (request
 // cancelled).
-// The session/cancel notification also ends the context of every session/prompt handler running
-// for that session; whatever the handler then returns, ctx.Err() or a partial
+// The session/cancel notification also ends the context of every session/prompt handler of
+// that session whose request was read before it (the runtime registers turns and
+// applies cancels in the order it reads them, so a cancel read before a prompt
+// never ends it); whatever the handler then returns, ctx.Err() or a partial
 // result, the request is answered with stopReason "cancelled", as the protocol requires
 // of a cancelled turn. On the client side, when the context given to the
 // session/prompt call ends first, the connection sends session/cancel for its session and

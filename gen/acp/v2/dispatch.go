@@ -276,12 +276,18 @@ func (c *AgentConn) ElicitationCreate(ctx context.Context, params *CreateElicita
 
 // SessionUpdate sends the notification session/update to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
+// On the context of a session/prompt turn that session/cancel or a drain ended, it still writes until
+// the prompt is answered (each write within dispatch.FinalWriteTimeout), so the turn's last
+// updates reach the client; otherwise a ctx that has ended writes nothing.
 func (c *AgentConn) SessionUpdate(ctx context.Context, params *UpdateSessionNotification) error {
 	return c.end.Notify(ctx, &clientSessionUpdateDesc.Method, params)
 }
 
 // ElicitationComplete sends the notification elicitation/complete to the client, after checking it is valid and allowed.
 // It returns once the frame is written, so notifications precede a later response.
+// On the context of a session/prompt turn that session/cancel or a drain ended, it still writes until
+// the prompt is answered (each write within dispatch.FinalWriteTimeout), so the turn's last
+// updates reach the client; otherwise a ctx that has ended writes nothing.
 func (c *AgentConn) ElicitationComplete(ctx context.Context, params *CompleteElicitationNotification) error {
 	return c.end.Notify(ctx, &clientElicitationCompleteDesc.Method, params)
 }
@@ -306,6 +312,10 @@ var agentRoutes = dispatch.Routes{
 		{Method: &agentSessionCancelDesc.Method, Params: (*CancelSessionNotification)(nil)},
 	},
 	Open: MethodInitialize,
+	Turn: &dispatch.TurnMethods{
+		Cancel: MethodSessionCancel,
+		Prompt: MethodSessionPrompt,
+	},
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked

@@ -396,7 +396,7 @@ var agentRoutes = dispatch.Routes{
 		// ... 8 unchanged elements
 		{Method: &agentSandboxagentSessionSetMetadataDesc.Method, Params: (*SandboxAgentSetMetadataRequest)(nil)},
 	},
-	Open: MethodInitialize,
+	// ... 2 unchanged elements
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked

@@ -357,7 +357,7 @@ var agentRoutes = dispatch.Routes{
 		// ... 8 unchanged elements
 		{Method: &agentSessionStopDesc.Method, Params: (*ZeroClawStopSessionRequest)(nil)},
 	},
-	Open: MethodInitialize,
+	// ... 2 unchanged elements
 }
 
 // route calls the handler of agentRoutes' method i with its params p, decoded and checked

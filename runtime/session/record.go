@@ -1,0 +1,75 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// UpdateMethod is ACP's notification that carries a session's updates, the
+// messages a session's log records.
+const UpdateMethod = "session/update"
+
+// Recorder returns a hook for a connection's dispatch.Options.Record (the
+// generated ConnOptions' Record) that appends the update of every
+// session/update the agent sends to the session's log in s, as a KindUpdate
+// event, before the frame is written: an update the client received is in
+// the store, as durable as s makes an Append. A session/update of a session
+// s does not hold (one the agent did not create through s) is sent
+// unrecorded; one whose Append fails is not sent, and the send returns the
+// error. Other methods pass through.
+func Recorder(s Store) func(ctx context.Context, method, sessionID string, params []byte) error {
+	return func(ctx context.Context, method, sessionID string, params []byte) error {
+		if method != UpdateMethod || sessionID == "" || ctx.Value(unrecordedKey{}) != nil {
+			return nil
+		}
+		var p struct {
+			Update json.RawMessage `json:"update"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil || len(p.Update) == 0 {
+			return fmt.Errorf("%w: session/update params without an update", ErrInvalid)
+		}
+		_, err := s.Append(ctx, sessionID, Event{Kind: KindUpdate, Data: p.Update})
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+}
+
+type unrecordedKey struct{}
+
+// Unrecorded returns ctx marked so that Recorder lets what is sent on it go
+// unrecorded: a replay of the log, which is in the log already.
+func Unrecorded(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unrecordedKey{}, true)
+}
+
+// Replay calls send with every update recorded in session id's log, in
+// order, from the first: what v1's session/load sends before it answers
+// (send on a context from Unrecorded, so the replay is not recorded again).
+// Events are read in pages, so a long log is not held whole.
+func Replay(ctx context.Context, s Store, id string, send func(update json.RawMessage) error) (n int, err error) {
+	const page = 1024
+	var after uint64
+	for {
+		evs, err := s.Events(ctx, id, after, page)
+		if err != nil {
+			return n, err
+		}
+		for _, e := range evs {
+			after = e.Seq
+			if e.Kind != KindUpdate {
+				continue
+			}
+			if err := send(e.Data); err != nil {
+				return n, err
+			}
+			n++
+		}
+		if len(evs) < page {
+			return n, nil
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpgen/acpgen/examples/storeagent"
+	"github.com/acpgen/acpgen/gen/acp"
+)
+
+// client keeps the texts of the chunks an agent sends, as "kind text".
+type client struct {
+	acp.UnimplementedClientHandler
+	mu      sync.Mutex
+	updates []string
+	got     chan struct{} // a token per chunk
+}
+
+func (c *client) SessionUpdate(_ context.Context, p *acp.SessionNotification) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch u := p.Update; {
+	case u.UserMessageChunk != nil:
+		c.updates = append(c.updates, "user "+u.UserMessageChunk.Content.Text.Text)
+	case u.AgentMessageChunk != nil:
+		c.updates = append(c.updates, "agent "+u.AgentMessageChunk.Content.Text.Text)
+	}
+	select {
+	case c.got <- struct{}{}:
+	default:
+	}
+}
+
+// start runs the agent binary on the SQLite file db and connects to it.
+func start(t *testing.T, bin, db string) (*exec.Cmd, *acp.ClientConn, *client) {
+	t.Helper()
+	cmd := exec.Command(bin, "-store", "sqlite:"+db)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	c := &client{got: make(chan struct{}, 64)}
+	conn := acp.NewClientConn(c, out, in, acp.ConnOptions{})
+	go conn.Run(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, conn, c
+}
+
+// An agent killed with SIGKILL mid-turn loses nothing it sent: a new agent
+// process on the same SQLite file replays the conversation on session/load,
+// the updates of the killed turn included, says the turn was interrupted,
+// and runs the session's next turn.
+func TestRestartAfterKillLoadsEverythingSent(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "agent")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "sessions.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	cmd, conn, c := start(t, bin, db)
+	s, err := conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: dir, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("hello world")}}); err != nil {
+		t.Fatal(err)
+	}
+	go conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("a b wait")}})
+	for n := 0; n < 4; n++ { // hello, world, a, b: the killed turn has sent two
+		select {
+		case <-c.got:
+		case <-ctx.Done():
+			t.Fatal("the turn did not stream")
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	c.mu.Lock()
+	sent := slices.Clone(c.updates)
+	c.mu.Unlock()
+
+	_, conn2, c2 := start(t, bin, db)
+	res, err := conn2.SessionLoad(ctx, &acp.LoadSessionRequest{SessionID: s.SessionID, Cwd: dir, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2.mu.Lock()
+	replayed := slices.Clone(c2.updates)
+	c2.mu.Unlock()
+	want := []string{"user hello world", "agent hello", "agent  world", "user a b wait", "agent a", "agent  b"}
+	if !slices.Equal(replayed, want) {
+		t.Errorf("replayed %q, want %q", replayed, want)
+	}
+	for _, u := range sent {
+		if !slices.Contains(replayed, u) {
+			t.Errorf("the client received %q, which the replay lacks", u)
+		}
+	}
+	var state storeagent.TurnState
+	if err := json.Unmarshal(res.Meta[storeagent.TurnStateKey], &state); err != nil || state.State != "interrupted" {
+		t.Errorf("turn state %s, want interrupted", res.Meta[storeagent.TurnStateKey])
+	}
+	r, err := conn2.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("next")}})
+	if err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Errorf("the next turn: %+v, %v", r, err)
+	}
+}
+
+// A store that cannot be opened (here: a SQLite path under a regular
+// file, which no user can create) costs one log line; the agent serves
+// without it and advertises no session/load, list, resume, close or delete.
+func TestUnopenableStoreWithdrawsCapabilities(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "agent")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ro := filepath.Join(dir, "file")
+	if err := os.WriteFile(ro, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-store", "sqlite:"+filepath.Join(ro, "s.db"))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	conn := acp.NewClientConn(&client{got: make(chan struct{}, 8)}, out, in, acp.ConnOptions{})
+	go conn.Run(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := conn.Initialize(ctx, &acp.InitializeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.AgentCapabilities; c != nil && (c.LoadSession != nil && *c.LoadSession || c.SessionCapabilities != nil) {
+		t.Errorf("capabilities %+v with no store", c)
+	}
+	in.Close()
+	cmd.Wait()
+	if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n") + 1; lines != 1 || !strings.Contains(stderr.String(), "serving without a session store") {
+		t.Errorf("stderr (%d lines):\n%s", lines, stderr.String())
+	}
+}

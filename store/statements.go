@@ -1,0 +1,73 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The statements every dialect runs: $N parameters (PostgreSQL's; SQLite
+// reads $N as the N-th argument too), INSERT ... ON CONFLICT DO NOTHING and
+// UPDATE ... RETURNING, which both engines have. Integers stand for flags and
+// enums (closed, turn_state, kind), times are Unix nanoseconds.
+
+const sessionColumns = `n, id, owner, cwd, dirs, title, meta, created, updated, closed, last_seq, turn_start, turn_state, turn_data, turn_reason`
+
+const (
+	stmtCreate = `INSERT INTO acp_sessions (id, owner, cwd, dirs, title, meta, created, updated)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`
+	stmtGet = `SELECT ` + sessionColumns + ` FROM acp_sessions WHERE id = $1`
+	// stmtList: $3 and $5 say whether the cwd ($4) and roots ($6) filters
+	// apply; $2 is the creation number the page starts below.
+	stmtList = `SELECT ` + sessionColumns + ` FROM acp_sessions
+		WHERE owner = $1 AND n < $2 AND ($3 = 0 OR cwd = $4) AND ($5 = 0 OR dirs = $6)
+		ORDER BY n DESC LIMIT $7`
+	// stmtUpdate: each odd parameter from $2 says whether the next applies.
+	stmtUpdate = `UPDATE acp_sessions SET
+		cwd = CASE WHEN $2 = 1 THEN $3 ELSE cwd END,
+		dirs = CASE WHEN $4 = 1 THEN $5 ELSE dirs END,
+		title = CASE WHEN $6 = 1 THEN $7 ELSE title END,
+		meta = CASE WHEN $8 = 1 THEN $9 ELSE meta END,
+		closed = CASE WHEN $10 = 1 THEN 0 ELSE closed END,
+		updated = $11
+		WHERE id = $1`
+	// stmtReserve takes $2 sequences for an append to an open session.
+	stmtReserve = `UPDATE acp_sessions SET last_seq = last_seq + $2, updated = $3
+		WHERE id = $1 AND closed = 0 RETURNING n, last_seq`
+	stmtStartTurn = `UPDATE acp_sessions SET last_seq = last_seq + 1, updated = $2,
+		turn_start = last_seq + 1, turn_state = 1, turn_data = $3, turn_reason = ''
+		WHERE id = $1 AND closed = 0 AND turn_state <> 1 RETURNING n, last_seq`
+	// stmtEndTurn: $3 is the state the turn ends in (ended or interrupted).
+	stmtEndTurn = `UPDATE acp_sessions SET last_seq = last_seq + 1, updated = $2,
+		turn_state = $3, turn_reason = $4
+		WHERE id = $1 AND turn_state = 1 RETURNING n, last_seq`
+	stmtInsertEvent = `INSERT INTO acp_events (session_n, seq, kind, at, data) VALUES ($1, $2, $3, $4, $5)`
+	stmtState       = `SELECT closed, turn_state FROM acp_sessions WHERE id = $1`
+	stmtClose       = `UPDATE acp_sessions SET closed = 1, updated = $2 WHERE id = $1`
+	stmtNumber      = `SELECT n FROM acp_sessions WHERE id = $1`
+	stmtEvents      = `SELECT seq, kind, at, data FROM acp_events WHERE session_n = $1 AND seq > $2 ORDER BY seq LIMIT $3`
+	stmtDelete      = `DELETE FROM acp_sessions WHERE id = $1 RETURNING n`
+	stmtDeleteLog   = `DELETE FROM acp_events WHERE session_n = $1`
+)
+
+// insertRows is the most events one multi-row INSERT holds (5 parameters
+// each, far below either engine's limit).
+const insertRows = 100
+
+var insertMany [insertRows + 1]string
+
+func init() {
+	for k := 2; k <= insertRows; k++ {
+		var b strings.Builder
+		b.WriteString(`INSERT INTO acp_events (session_n, seq, kind, at, data) VALUES `)
+		for i := range k {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d)", 5*i+1, 5*i+2, 5*i+3, 5*i+4, 5*i+5)
+		}
+		insertMany[k] = b.String()
+	}
+}
+
+// insertManyText is the INSERT of k (2..insertRows) events.
+func insertManyText(k int) string { return insertMany[k] }
