@@ -1,0 +1,354 @@
+package acphttp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// event is one server-sent event: its id and data.
+type event struct{ id, data string }
+
+// eventReader reads the events of a raw event stream.
+type eventReader struct{ br *bufio.Reader }
+
+func newEventReader(resp *http.Response) *eventReader {
+	return &eventReader{bufio.NewReaderSize(resp.Body, 1<<20)}
+}
+
+// next returns the next event with data, skipping comments.
+func (r *eventReader) next() (event, error) {
+	var e event
+	for {
+		line, err := r.br.ReadString('\n')
+		if err != nil {
+			return e, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "" && e.data != "":
+			return e, nil
+		case strings.HasPrefix(line, "data: "):
+			e.data += strings.TrimPrefix(line, "data: ")
+		case strings.HasPrefix(line, "id: "):
+			e.id = strings.TrimPrefix(line, "id: ")
+		}
+	}
+}
+
+// resumeGet GETs an event stream with Last-Event-ID (when not empty) and
+// returns the response, open, and for a refusal its body.
+func resumeGet(t *testing.T, ctx context.Context, url string, h map[string]string, id, session, cursor string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set(HeaderConnectionID, id)
+	if session != "" {
+		req.Header.Set(HeaderSessionID, session)
+	}
+	if cursor != "" {
+		req.Header.Set("Last-Event-ID", cursor)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var b strings.Builder
+		bufio.NewReader(resp.Body).WriteTo(&b)
+		resp.Body.Close()
+		return resp, b.String()
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp, ""
+}
+
+// resumeUntilFree retries a resume while the server still holds the dropped
+// stream's lease (stream_in_use), as a client would.
+func resumeUntilFree(t *testing.T, ctx context.Context, url, id, session, cursor string) *http.Response {
+	t.Helper()
+	for {
+		resp, body := resumeGet(t, ctx, url, nil, id, session, cursor)
+		if resp.StatusCode == http.StatusOK {
+			return resp
+		}
+		if resp.StatusCode != http.StatusConflict || !strings.Contains(body, ResumeInUse) {
+			t.Fatalf("resume from %s: %d %s", cursor, resp.StatusCode, body)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the dropped stream's lease was never released")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// streamUpdates POSTs testAgent's "stream" request for session s1 on the
+// connection id, producing n updates and then the answer on s1's stream.
+func streamUpdates(t *testing.T, url, id string, n int) {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"stream","params":{"sessionId":"s1","n":%d}}`, n)
+	if st, _, b := rawPost(t, url, body, map[string]string{HeaderConnectionID: id, HeaderSessionID: "s1"}); st != http.StatusAccepted {
+		t.Fatalf("stream: %d %s", st, b)
+	}
+}
+
+// A session stream dropped after some events and resumed from the last
+// cursor read delivers every later message once, in order, with its
+// original cursor (as _meta["acp/cursor"] too), then the answer.
+func TestResumeReplaysAfterCursor(t *testing.T) {
+	url := startServer(t, NewServer(serveTest, Options{Logger: quiet()}))
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	id := initConn(t, url)
+	first := openStream(t, ctx, url, id, "s1")
+	start := first.Header.Get(HeaderStreamCursor)
+	if start == "" {
+		t.Fatalf("no %s on the stream's answer", HeaderStreamCursor)
+	}
+	const n = 200
+	streamUpdates(t, url, id, n)
+	r := newEventReader(first)
+	var last string
+	for i := range 10 {
+		e, err := r.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkUpdate(t, e, i)
+		last = e.id
+	}
+	first.Body.Close() // the cut: the server may have written more meanwhile
+	resumed := resumeUntilFree(t, ctx, url, id, "s1", last)
+	if got := resumed.Header.Get(HeaderStreamCursor); got != last {
+		t.Errorf("resumed stream starts after %q, want %q", got, last)
+	}
+	r = newEventReader(resumed)
+	for i := 10; i < n; i++ {
+		e, err := r.next()
+		if err != nil {
+			t.Fatalf("update %d: %v", i, err)
+		}
+		checkUpdate(t, e, i)
+	}
+	e, err := r.next()
+	if err != nil || !strings.Contains(e.data, `"result":{"n":200}`) {
+		t.Fatalf("after the updates: %q %v, want the answer", e.data, err)
+	}
+	if !strings.HasSuffix(e.id, fmt.Sprintf(".%d", n+1)) {
+		t.Errorf("the answer's id %q, want cursor %d", e.id, n+1)
+	}
+}
+
+// checkUpdate checks that e is update i of a "stream" request, with the
+// stream's cursor i+1 as its id and in its params' _meta.
+func checkUpdate(t *testing.T, e event, i int) {
+	t.Helper()
+	var m struct {
+		Params struct {
+			Meta map[string]string `json:"_meta"`
+			I    int               `json:"i"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(e.data), &m); err != nil {
+		t.Fatalf("update %d: %v in %q", i, err, e.data)
+	}
+	if m.Params.I != i {
+		t.Fatalf("update %d: got %d (%s)", i, m.Params.I, e.data)
+	}
+	if !strings.HasSuffix(e.id, fmt.Sprintf(".%d", i+1)) || m.Params.Meta[MetaCursor] != e.id {
+		t.Fatalf("update %d: id %q, _meta %v", i, e.id, m.Params.Meta)
+	}
+}
+
+// takeEvents reads n events from resp.
+func takeEvents(t *testing.T, resp *http.Response, n int) []event {
+	t.Helper()
+	r := newEventReader(resp)
+	var es []event
+	for range n {
+		e, err := r.next()
+		if err != nil {
+			t.Fatalf("after %d events: %v", len(es), err)
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// A resume from before what a stream still holds is refused with 409 and
+// the reason expired_cursor: past RetainMessages, past MaxRetained's bytes,
+// and past RetainFor.
+func TestResumePastRetentionRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"messages", Options{RetainMessages: 5}},
+		{"bytes", Options{MaxRetained: 2000}},
+		{"age", Options{RetainFor: time.Nanosecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.Logger = quiet()
+			url := startServer(t, NewServer(serveTest, tc.o))
+			ctx, cancel := context.WithTimeout(context.Background(), guard)
+			defer cancel()
+			id := initConn(t, url)
+			s := openStream(t, ctx, url, id, "s1")
+			streamUpdates(t, url, id, 40)
+			es := takeEvents(t, s, 41)
+			streamUpdates(t, url, id, 1) // taken later: the age bound drops the first 41
+			takeEvents(t, s, 2)
+			s.Body.Close()
+			for {
+				resp, body := resumeGet(t, ctx, url, nil, id, "s1", es[1].id)
+				if resp.StatusCode == http.StatusConflict && strings.Contains(body, ResumeInUse) {
+					time.Sleep(5 * time.Millisecond)
+					continue
+				}
+				if resp.StatusCode != http.StatusConflict || !strings.Contains(body, `"reason":"`+ResumeExpired+`"`) {
+					t.Fatalf("resume from %s: %d %s, want 409 %s", es[1].id, resp.StatusCode, body, ResumeExpired)
+				}
+				break
+			}
+		})
+	}
+}
+
+// Another principal's cursor, with its connection id, is answered exactly
+// as a cursor nobody issued: on an unknown connection, on the asker's own
+// connection, or a made-up one.
+func TestResumeForeignCursorAnsweredAsUnknown(t *testing.T) {
+	url := startServer(t, NewServer(serveTest, Options{Auth: BearerToken("alice", "bob"), Logger: quiet()}))
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	alice := map[string]string{"Authorization": "Bearer alice"}
+	bob := map[string]string{"Authorization": "Bearer bob"}
+	init := func(h map[string]string) string {
+		st, hd, body := rawPost(t, url, initBody, h)
+		if st != http.StatusOK {
+			t.Fatalf("initialize: %d %s", st, body)
+		}
+		return hd.Get(HeaderConnectionID)
+	}
+	aid, bid := init(alice), init(bob)
+	resp, _ := resumeGet(t, ctx, url, alice, aid, "", "")
+	cursor := resp.Header.Get(HeaderStreamCursor)
+	resp.Body.Close()
+	type answer struct {
+		status int
+		body   string
+	}
+	ask := func(h map[string]string, id, cursor string) answer {
+		resp, body := resumeGet(t, ctx, url, h, id, "", cursor)
+		if resp.StatusCode == http.StatusOK {
+			resp.Body.Close()
+		}
+		return answer{resp.StatusCode, body}
+	}
+	unknown := ask(bob, newConnectionID(), "0123456789ab.0")
+	if unknown.status != http.StatusConflict || !strings.Contains(unknown.body, `"reason":"`+ResumeUnknown+`"`) {
+		t.Fatalf("unknown cursor: %+v, want 409 %s", unknown, ResumeUnknown)
+	}
+	for name, got := range map[string]answer{
+		"bob with alice's connection and cursor": ask(bob, aid, cursor),
+		"bob's connection with alice's cursor":   ask(bob, bid, cursor),
+		"a cursor never issued on bob's":         ask(bob, bid, "0123456789ab.0"),
+		"a cursor past the last on alice's":      ask(alice, aid, cursor[:len(cursor)-1]+"9"),
+	} {
+		if got != unknown {
+			t.Errorf("%s: %+v, want %+v", name, got, unknown)
+		}
+	}
+	for { // once the server has seen her first stream end
+		got := ask(alice, aid, cursor)
+		if got.status == http.StatusOK {
+			break
+		}
+		if !strings.Contains(got.body, ResumeInUse) || ctx.Err() != nil {
+			t.Fatalf("alice resuming her own stream: %+v", got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Two clients resuming the same stream at once: one wins, the other is
+// refused with stream_in_use.
+func TestResumeRaceOneWins(t *testing.T) {
+	url := startServer(t, NewServer(serveTest, Options{Logger: quiet()}))
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	id := initConn(t, url)
+	s := openStream(t, ctx, url, id, "s1")
+	streamUpdates(t, url, id, 3)
+	es := takeEvents(t, s, 4)
+	s.Body.Close()
+	// The server drops a lease when it sees its stream end: until then
+	// both are refused, and the race is run again.
+	for won := 0; won < 20; {
+		if ctx.Err() != nil {
+			t.Fatal("no resume won within the guard")
+		}
+		var asked, held sync.WaitGroup
+		release := make(chan struct{})
+		answers := make([]string, 2)
+		for i := range answers {
+			asked.Add(1)
+			held.Go(func() {
+				resp, body := resumeGet(t, ctx, url, nil, id, "s1", es[0].id)
+				answers[i] = fmt.Sprint(resp.StatusCode, " ", body)
+				asked.Done()
+				if resp.StatusCode == http.StatusOK {
+					<-release // the winner holds the stream until both have answers
+					resp.Body.Close()
+				}
+			})
+		}
+		asked.Wait()
+		close(release)
+		held.Wait()
+		ok, refused := 0, 0
+		for _, a := range answers {
+			switch {
+			case a == "200 ":
+				ok++
+			case strings.HasPrefix(a, "409 ") && strings.Contains(a, ResumeInUse):
+				refused++
+			}
+		}
+		if ok+refused != 2 || ok > 1 {
+			t.Fatalf("two resumes at once: %q, want one 200 and one 409 %s", answers, ResumeInUse)
+		}
+		won += ok
+	}
+}
+
+// The cursor goes into params._meta, keeping what is there; a message
+// without params (a response) carries it as the event id only.
+func TestCursorInMeta(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","method":"m","params":{}}`, `{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"t.1"}}}`},
+		{`{"jsonrpc":"2.0","method":"m","params":{"a":1}}`, `{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"t.1"},"a":1}}`},
+		{`{"jsonrpc":"2.0","method":"m","params":{"a":1,"_meta":{}}}`, `{"jsonrpc":"2.0","method":"m","params":{"a":1,"_meta":{"acp/cursor":"t.1"}}}`},
+		{`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"x":[1]},"b":{}}}`, `{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"t.1","x":[1]},"b":{}}}`},
+		{`{"jsonrpc":"2.0","method":"m","params":{"_meta":null}}`, `{"jsonrpc":"2.0","method":"m","params":{"_meta":null}}`},
+		{`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"x"}}}`, `{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"x"}}}`},
+		{`{"jsonrpc":"2.0","method":"m","params":[1]}`, `{"jsonrpc":"2.0","method":"m","params":[1]}`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"a":1}}`, `{"jsonrpc":"2.0","id":1,"result":{"a":1}}`},
+		{` { "params" : { "s" : "{\"_meta\":1}" } , "method":"m","jsonrpc":"2.0"}`, ` { "params" : {"_meta":{"acp/cursor":"t.1"}, "s" : "{\"_meta\":1}" } , "method":"m","jsonrpc":"2.0"}`},
+	} {
+		msg := []byte(tc.in)
+		if got := string(withCursor(msg, findCursorSlot(msg), "t.1")); got != tc.want {
+			t.Errorf("%s\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}
