@@ -4,12 +4,20 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // event is one server-sent event: its id and data.
@@ -350,5 +358,199 @@ func TestCursorInMeta(t *testing.T) {
 		if got := string(withCursor(msg, findCursorSlot(msg), "t.1")); got != tc.want {
 			t.Errorf("%s\n got %s\nwant %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// gatedAgent is testAgent with "turn" {sessionId, n, half}: half updates,
+// then a wait for gate, then the rest, then the answer {"n": n}.
+type gatedAgent struct {
+	testAgent
+	gate <-chan struct{}
+}
+
+func (a *gatedAgent) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+	if method != "turn" {
+		return a.testAgent.HandleRequest(ctx, method, params)
+	}
+	var p struct {
+		SessionID string `json:"sessionId"`
+		N, Half   int
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &wire.RPCError{Code: wire.CodeInvalidParams, Message: err.Error()}
+	}
+	for i := range p.N {
+		if i == p.Half {
+			select {
+			case <-a.gate:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if err := a.conn.Notify(ctx, "session/update", fmt.Appendf(nil, `{"sessionId":%q,"i":%d}`, p.SessionID, i)); err != nil {
+			return nil, err
+		}
+	}
+	return fmt.Appendf(nil, `{"n":%d}`, p.N), nil
+}
+
+// cutter dials TCP connections it can cut all at once, as a network
+// failure would, while the server lives on.
+type cutter struct {
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func (c *cutter) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err == nil {
+		c.mu.Lock()
+		c.conns = append(c.conns, conn)
+		c.mu.Unlock()
+	}
+	return conn, err
+}
+
+func (c *cutter) cut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, conn := range c.conns {
+		conn.Close()
+	}
+	c.conns = nil
+}
+
+// awaitNotes waits until the client holds at least n notifications.
+func awaitNotes(t *testing.T, tc *testClient, n int) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for {
+		tc.mu.Lock()
+		got := len(tc.notes)
+		tc.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d notifications, want at least %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The client's TCP connections are cut mid-turn while the server lives:
+// the Streamable HTTP client resumes its event streams by itself and the
+// application receives every update exactly once, in order, then the
+// answer; on a session's stream and on the connection's, over HTTP/1.1
+// and h2c.
+func TestDialResumesCutStream(t *testing.T) {
+	const n, half = 1500, 50
+	for _, proto := range []string{"http1", "h2c"} {
+		for _, session := range []string{"s1", ""} {
+			t.Run(proto+"/session="+session, func(t *testing.T) {
+				gate := make(chan struct{})
+				serve := func(ctx context.Context, c *Conn) error {
+					a := &gatedAgent{gate: gate}
+					a.conn = jsonrpc.NewConn(c, c, a, jsonrpc.Options{Logger: quiet()})
+					return a.conn.Run(ctx)
+				}
+				// What the server wrote into the socket buffers before the
+				// cut is lost: retention must cover it.
+				url := startServer(t, NewServer(serve, Options{RetainMessages: n, Logger: quiet()}))
+				cut := &cutter{}
+				tr := &http.Transport{DialContext: cut.dial}
+				if proto == "h2c" {
+					tr.Protocols = new(http.Protocols)
+					tr.Protocols.SetUnencryptedHTTP2(true)
+				}
+				rpc, tc, _ := dialRPC(t, url, DialOptions{Profile: StreamableHTTP, HTTPClient: &http.Client{Transport: tr}})
+				ctx, cancel := context.WithTimeout(context.Background(), 2*guard)
+				defer cancel()
+				type answer struct {
+					res wire.Raw
+					err error
+				}
+				done := make(chan answer, 1)
+				go func() {
+					res, err := rpc.Call(ctx, "turn", fmt.Appendf(nil, `{"sessionId":%q,"n":%d,"half":%d}`, session, n, half))
+					done <- answer{res, err}
+				}()
+				awaitNotes(t, tc, half)
+				cut.cut() // mid-turn, the agent waiting at its gate
+				close(gate)
+				awaitNotes(t, tc, half+100)
+				cut.cut() // mid-turn again, the agent streaming
+				a := <-done
+				if a.err != nil || string(a.res) != fmt.Sprintf(`{"n":%d}`, n) {
+					t.Fatalf("turn: %s %v", a.res, a.err)
+				}
+				notes := tc.taken()
+				if len(notes) != n {
+					t.Errorf("%d updates, want %d exactly once", len(notes), n)
+				}
+				for i, note := range notes {
+					note, _ = cutCursor(note)
+					if want := fmt.Sprintf(`session/update {"sessionId":%q,"i":%d}`, session, i); note != want {
+						t.Fatalf("update %d: %s, want %s", i, note, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A dropped stream whose cursor the server refuses (409 expired_cursor)
+// ends the connection with a *ResumeError that names the reason and the
+// cursor, so the application knows to fall back to session/load or
+// session/resume; the client resumed from the last cursor it received.
+func TestDialSurfacesRefusedResume(t *testing.T) {
+	var resumedFrom atomic.Value
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost:
+			w.Header().Set(HeaderConnectionID, "c1")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+		case r.Header.Get("Last-Event-ID") != "":
+			resumedFrom.Store(r.Header.Get("Last-Event-ID"))
+			refuseResume(w, ResumeExpired)
+		case r.Method == http.MethodGet:
+			w.Header().Set(HeaderStreamCursor, "t.0")
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{}}\nid: t.1\n\n")
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // the connection drops
+		}
+	})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	c, err := Dial(ctx, ts.URL, DialOptions{Profile: StreamableHTTP, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WriteMessage([]byte(initBody)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string // the initialize answer and the event, in either order
+	for range 2 {
+		m, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		got = append(got, string(m))
+	}
+	if !strings.Contains(strings.Join(got, " "), `"method":"n"`) {
+		t.Fatalf("messages %q, want the event", got)
+	}
+	_, err = c.ReadMessage()
+	var re *ResumeError
+	if !errors.As(err, &re) || re.Reason != ResumeExpired || re.Session != "" || re.Cursor != "t.1" {
+		t.Fatalf("after the drop: %v, want a *ResumeError %s from t.1", err, ResumeExpired)
+	}
+	if got := resumedFrom.Load(); got != "t.1" {
+		t.Errorf("resumed from %v, want t.1", got)
 	}
 }
