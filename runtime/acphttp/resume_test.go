@@ -554,3 +554,36 @@ func TestDialSurfacesRefusedResume(t *testing.T) {
 		t.Errorf("resumed from %v, want t.1", got)
 	}
 }
+
+// A stream is never resumed after the client sent session/close for its
+// session (until session/load or session/resume reattaches it), nor after
+// Close (DELETE); a drop of any other stream with a cursor is.
+func TestDialNoResumeAfterCloseOrDelete(t *testing.T) {
+	url := startServer(t, NewServer(serveTest, Options{Logger: quiet()}))
+	rpc, _, c := dialRPC(t, url, DialOptions{Profile: StreamableHTTP})
+	l := c.l.(*httpLink)
+	drop := errors.New("read: connection reset")
+	for _, s := range []string{"s1", "s2"} {
+		if _, err := rpc.Call(context.Background(), "stream", wire.Raw(fmt.Sprintf(`{"sessionId":%q,"n":1}`, s))); err != nil {
+			t.Fatal(err)
+		}
+		if !l.resumable(s, drop) {
+			t.Fatalf("%s: a dropped stream with a cursor is not resumed", s)
+		}
+	}
+	rpc.Call(context.Background(), "session/close", wire.Raw(`{"sessionId":"s1"}`))
+	if l.resumable("s1", drop) {
+		t.Error("s1 resumed after session/close")
+	}
+	if !l.resumable("s2", drop) || !l.resumable("", drop) {
+		t.Error("session/close of s1 stopped resuming other streams")
+	}
+	rpc.Call(context.Background(), "session/load", wire.Raw(`{"sessionId":"s1"}`))
+	if !l.resumable("s1", drop) {
+		t.Error("s1 not resumed after session/load reattached it")
+	}
+	c.Close()
+	if l.resumable("s2", drop) || l.resumable("", drop) {
+		t.Error("a stream resumed after Close (DELETE)")
+	}
+}
