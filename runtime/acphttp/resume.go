@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // Resumable event streams (the RFD draft "durable & resumable HTTP
@@ -243,40 +244,52 @@ func findCursorSlot(msg []byte) cursorSlot {
 	if base < 0 || base+len(params) > len(msg) || !bytes.Equal(msg[base:base+len(params)], params) {
 		return none
 	}
-	dec := json.NewDecoder(strings.NewReader(string(params)))
-	if _, err := dec.Token(); err != nil { // {
+	var d wire.Decoder
+	d.Reset(params, wire.Strict)
+	if d.BeginObject() != nil {
 		return none
 	}
-	slot := cursorSlot{off: base + 1, empty: !dec.More()}
-	for dec.More() {
-		k, err := dec.Token()
+	slot := cursorSlot{off: base + d.Offset(), empty: closesAt(params, d.Offset())}
+	for {
+		key, more, err := d.NextKey()
 		if err != nil {
 			return none
 		}
-		if k != "_meta" {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
+		if !more {
+			return slot
+		}
+		if string(key) != "_meta" {
+			if d.Skip() != nil {
 				return none
 			}
 			continue
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		if d.Peek() != wire.KindObject || d.BeginObject() != nil {
 			return none
 		}
-		slot = cursorSlot{off: base + int(dec.InputOffset()), meta: true, empty: !dec.More()}
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil || k == MetaCursor {
+		slot = cursorSlot{off: base + d.Offset(), meta: true, empty: closesAt(params, d.Offset())}
+		for {
+			key, more, err := d.NextKey()
+			if err != nil || (more && string(key) == MetaCursor) {
 				return none
 			}
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
+			if !more {
+				return slot
+			}
+			if d.Skip() != nil {
 				return none
 			}
 		}
-		return slot
 	}
-	return slot
+}
+
+// closesAt reports whether the object whose opening brace ends before i
+// has no members: the next byte past white space is its closing brace.
+func closesAt(b []byte, i int) bool {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i < len(b) && b[i] == '}'
 }
 
 // withCursor returns msg with cursor inserted at slot.
