@@ -420,11 +420,20 @@ func (c *cutter) cut() {
 	c.conns = nil
 }
 
-// awaitNotes waits until the client holds at least n notifications.
-func awaitNotes(t *testing.T, tc *testClient, n int) {
+// awaitNotes waits until the client holds at least n notifications, or
+// the turn has ended (closed done): failed, the test fails with its error.
+func awaitNotes(t *testing.T, tc *testClient, n int, done <-chan struct{}, failed func() error) {
 	t.Helper()
 	deadline := time.Now().Add(guard)
 	for {
+		select {
+		case <-done:
+			if err := failed(); err != nil {
+				t.Fatalf("the turn failed before %d notifications: %v", n, err)
+			}
+			return
+		default:
+		}
 		tc.mu.Lock()
 		got := len(tc.notes)
 		tc.mu.Unlock()
@@ -470,17 +479,19 @@ func TestDialResumesCutStream(t *testing.T) {
 					res wire.Raw
 					err error
 				}
-				done := make(chan answer, 1)
+				var a answer
+				done := make(chan struct{})
 				go func() {
-					res, err := rpc.Call(ctx, "turn", fmt.Appendf(nil, `{"sessionId":%q,"n":%d,"half":%d}`, session, n, half))
-					done <- answer{res, err}
+					defer close(done)
+					a.res, a.err = rpc.Call(ctx, "turn", fmt.Appendf(nil, `{"sessionId":%q,"n":%d,"half":%d}`, session, n, half))
 				}()
-				awaitNotes(t, tc, half)
+				outcome := func() error { return a.err }
+				awaitNotes(t, tc, half, done, outcome)
 				cut.cut() // mid-turn, the agent waiting at its gate
 				close(gate)
-				awaitNotes(t, tc, half+100)
+				awaitNotes(t, tc, half+100, done, outcome)
 				cut.cut() // mid-turn again, the agent streaming
-				a := <-done
+				<-done
 				if a.err != nil || string(a.res) != fmt.Sprintf(`{"n":%d}`, n) {
 					t.Fatalf("turn: %s %v", a.res, a.err)
 				}
