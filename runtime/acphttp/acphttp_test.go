@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,10 +53,16 @@ func TestProfilesStreamInOrder(t *testing.T) {
 				if len(notes) != 50 {
 					t.Fatalf("%s: %d updates before the answer, want 50", sid, len(notes))
 				}
+				last := uint64(0)
 				for i, n := range notes {
+					n, cursor := cutCursor(n)
 					if want := fmt.Sprintf(`session/update {"sessionId":%q,"i":%d}`, sid, i); n != want {
 						t.Fatalf("update %d: %s, want %s", i, n, want)
 					}
+					if c.Profile() == StreamableHTTP && (cursor <= last) {
+						t.Fatalf("update %d: cursor %d after %d", i, cursor, last)
+					}
+					last = cursor
 				}
 			}
 			if _, err := rpc.Call(context.Background(), "nope", nil); err == nil || !strings.Contains(err.Error(), "Method not found") {
@@ -216,4 +224,18 @@ type noteAgent struct {
 
 func (a *noteAgent) HandleNotification(_ context.Context, _ string, params wire.Raw) {
 	a.notes <- string(params)
+}
+
+// cursorMeta matches the _meta a Streamable HTTP event stream adds to params.
+var cursorMeta = regexp.MustCompile(`"_meta":\{"acp/cursor":"[0-9a-f]{12}\.([0-9]+)"\},?`)
+
+// cutCursor removes a received notification's cursor and returns its
+// number (0 without one).
+func cutCursor(note string) (string, uint64) {
+	m := cursorMeta.FindStringSubmatch(note)
+	if m == nil {
+		return note, 0
+	}
+	n, _ := strconv.ParseUint(m[1], 10, 64)
+	return strings.Replace(note, m[0], "", 1), n
 }

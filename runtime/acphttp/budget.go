@@ -34,6 +34,28 @@ type budget struct {
 	inQ, outQ  list.List // *waiter, oldest first
 	assembling list.List // *assembly being read, oldest first
 	waiting    int       // POSTs waiting holding nothing
+
+	// retained is what the event streams' logs hold for resumption, at
+	// most retainMax (Options.MaxRetained). It never waits: a message that
+	// does not fit is not retained (resume.go).
+	retained, retainMax int64
+}
+
+// retain charges n bytes of retained messages if they fit.
+func (b *budget) retain(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.retained+n > b.retainMax {
+		return false
+	}
+	b.retained += n
+	return true
+}
+
+func (b *budget) unretain(n int64) {
+	b.mu.Lock()
+	b.retained -= n
+	b.mu.Unlock()
 }
 
 // waiter is one charge waiting for room.

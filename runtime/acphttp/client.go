@@ -42,6 +42,9 @@ type httpLink struct {
 	failed     map[string]error          // sessions refused with 409, until session/load or resume
 	serverReqs map[string]string         // agent request id -> session stream it came on
 	pending    map[string]pendingReq     // our session requests not yet answered, by id
+	positions  map[string]*position      // each stream's last cursor ("" the connection's)
+	closing    map[string]bool           // sessions closed with session/close: never resumed
+	resumeFor  time.Duration
 }
 
 type sessionStream struct {
@@ -61,6 +64,7 @@ func dialHTTP(u *url.URL, o DialOptions) (*Conn, error) {
 		ctx: ctx, cancel: cancel, in: make(chan []byte, 16),
 		sessions: map[string]*sessionStream{}, failed: map[string]error{},
 		serverReqs: map[string]string{}, pending: map[string]pendingReq{},
+		positions: map[string]*position{}, closing: map[string]bool{}, resumeFor: o.ResumeFor,
 	}
 	return &Conn{l: l, profile: StreamableHTTP}, nil
 }
@@ -226,6 +230,11 @@ func (l *httpLink) write(msg []byte) error {
 		return l.initialize(&p, body)
 	}
 	session := l.sessionOf(&p)
+	if session != "" && p.method() == methodSessionClose {
+		l.mu.Lock()
+		l.closing[session] = true
+		l.mu.Unlock()
+	}
 	if session != "" {
 		err := l.openSession(session, p.method() == methodSessionLoad || p.method() == "session/resume")
 		var he *HTTPError
@@ -367,6 +376,7 @@ func (l *httpLink) openSession(session string, reattach bool) error {
 	l.mu.Lock()
 	if reattach {
 		delete(l.failed, session)
+		delete(l.closing, session)
 	}
 	if err := l.failed[session]; err != nil {
 		l.mu.Unlock()
@@ -423,9 +433,19 @@ func (l *httpLink) failPending(session string, err error) {
 }
 
 // stream runs one event stream: the connection's (session "") or a
-// session's. ready gets the GET's outcome.
+// session's. ready gets the GET's outcome. A stream that drops is resumed
+// (resume.go's client side) until it ends or cannot be resumed.
 func (l *httpLink) stream(session string, ready chan<- error) {
-	err := l.readStream(session, ready)
+	resp, err := l.getStream(session, "")
+	ready <- err
+	if err == nil {
+		err = l.consume(session, resp)
+	}
+	for l.resumable(session, err) {
+		if resp, err = l.resume(session, err); err == nil {
+			err = l.consume(session, resp)
+		}
+	}
 	if session == "" {
 		if err == nil {
 			err = io.EOF // the server ended the connection
@@ -441,8 +461,9 @@ func (l *httpLink) stream(session string, ready chan<- error) {
 		return
 	}
 	var he *HTTPError
-	if errors.As(err, &he) && he.Status == http.StatusConflict {
-		l.failSession(session, he)
+	var re *ResumeError
+	if errors.As(err, &re) || (errors.As(err, &he) && he.Status == http.StatusConflict) {
+		l.failSession(session, err)
 		return
 	}
 	if err == nil {
@@ -473,30 +494,44 @@ func (l *httpLink) awaitSessionStreams() {
 	}
 }
 
-func (l *httpLink) readStream(session string, ready chan<- error) error {
+// getStream GETs an event stream, resuming after cursor when it is not
+// "", and returns the open response.
+func (l *httpLink) getStream(session, cursor string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(l.ctx, http.MethodGet, l.url, nil)
 	if err != nil {
-		ready <- err
-		return err
+		return nil, err
 	}
 	l.mu.Lock()
 	id := l.id
 	l.mu.Unlock()
 	l.setHeaders(req, id, session)
 	req.Header.Set("Accept", "text/event-stream")
+	if cursor != "" {
+		req.Header.Set("Last-Event-ID", cursor)
+	}
 	resp, err := l.hc.Do(req)
 	if err != nil {
-		ready <- err
-		return err
+		return nil, err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		he := l.httpError("event stream", resp)
-		ready <- he
-		return he
+		resp.Body.Close()
+		return nil, he
 	}
-	ready <- nil
-	return readEvents(resp.Body, l.maxMessage, func(m []byte) { l.received(session, m) })
+	if cursor == "" {
+		l.startPosition(session, resp.Header.Get(HeaderStreamCursor))
+	}
+	return resp, nil
+}
+
+// consume reads an open event stream to its end.
+func (l *httpLink) consume(session string, resp *http.Response) error {
+	defer resp.Body.Close()
+	return readEvents(resp.Body, l.maxMessage, func(id string, m []byte) {
+		if l.advance(session, id) {
+			l.received(session, m)
+		}
+	})
 }
 
 // received handles one message from an event stream.
@@ -522,17 +557,17 @@ func (l *httpLink) received(session string, m []byte) {
 }
 
 // readEvents parses server-sent events, calling emit with each event's
-// data (its data lines joined by newlines). Other fields are ignored.
-func readEvents(r io.Reader, maxMessage int, emit func([]byte)) error {
+// data (its data lines joined by newlines) and the stream's last event id
+// (the id field, kept across events). Other fields are ignored. An event
+// cut off by the stream's end is not emitted: only a blank line ends one.
+func readEvents(r io.Reader, maxMessage int, emit func(id string, data []byte)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var data []byte
+	var lastID string
 	has := false
 	for {
 		line, err := readLine(br, maxMessage+16)
 		if err != nil {
-			if err == io.EOF && has {
-				emit(data)
-			}
 			if err == io.EOF {
 				return nil
 			}
@@ -541,8 +576,14 @@ func readEvents(r io.Reader, maxMessage int, emit func([]byte)) error {
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		if len(line) == 0 {
 			if has {
-				emit(data)
+				emit(lastID, data)
 				data, has = nil, false
+			}
+			continue
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("id:")); ok {
+			if v = bytes.TrimPrefix(v, []byte(" ")); bytes.IndexByte(v, 0) < 0 {
+				lastID = string(v)
 			}
 			continue
 		}
@@ -555,7 +596,7 @@ func readEvents(r io.Reader, maxMessage int, emit func([]byte)) error {
 			data = append(data, '\n')
 		}
 		if len(data)+len(v) > maxMessage {
-			return fmt.Errorf("acphttp: event exceeds %d bytes", maxMessage)
+			return fmt.Errorf("%w: event exceeds %d bytes", errEventSize, maxMessage)
 		}
 		data = append(data, v...)
 		has = true
@@ -568,7 +609,7 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(line)+len(chunk) > max {
-			return nil, fmt.Errorf("acphttp: event line exceeds %d bytes", max)
+			return nil, fmt.Errorf("%w: event line exceeds %d bytes", errEventSize, max)
 		}
 		line = append(line, chunk...)
 		if err == bufio.ErrBufferFull {

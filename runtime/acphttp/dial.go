@@ -36,6 +36,12 @@ type DialOptions struct {
 	// StallTimeout bounds how long a write may wait for the server.
 	// Default DefaultStallTimeout.
 	StallTimeout time.Duration
+	// ResumeFor is how long the Streamable HTTP client tries to resume an
+	// event stream that dropped (GET with Last-Event-ID, with backoff and
+	// jitter) before it gives up with a *ResumeError. Default
+	// DefaultResumeFor; negative: never resume (a dropped stream fails as
+	// it did before resumption existed).
+	ResumeFor time.Duration
 	// Logger receives the transport's logs. Default: text on os.Stderr.
 	Logger *slog.Logger
 }
@@ -75,6 +81,9 @@ func Dial(ctx context.Context, rawURL string, o DialOptions) (*Conn, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if o.ResumeFor == 0 {
+		o.ResumeFor = DefaultResumeFor
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {

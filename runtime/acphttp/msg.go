@@ -109,6 +109,7 @@ var defaultSessionMethods = []string{
 func DefaultSessionMethods() []string { return slices.Clone(defaultSessionMethods) }
 
 const (
-	methodInitialize  = "initialize"
-	methodSessionLoad = "session/load"
+	methodInitialize   = "initialize"
+	methodSessionLoad  = "session/load"
+	methodSessionClose = "session/close"
 )

@@ -207,6 +207,21 @@ type Options struct {
 	// is answered 400. Nil means DefaultSessionMethods(); an empty list,
 	// none.
 	SessionMethods []string
+	// RetainMessages is how many delivered messages each Streamable HTTP
+	// event stream keeps for a client that resumes it (GET with
+	// Last-Event-ID; see docs/transports-and-security.md, "Resumable event
+	// streams"). Default DefaultRetainMessages; negative keeps none, and
+	// every resume from before the last message is refused as expired.
+	RetainMessages int
+	// RetainFor is how long a delivered message is kept for a resume.
+	// Default IdleTimeout: a connection with no open stream lives that
+	// long, so a client that comes back within it finds what it missed.
+	RetainFor time.Duration
+	// MaxRetained bounds the bytes the kept messages hold across the
+	// Server (each plus 64 bytes), beside MaxServerBuffered: a message that
+	// does not fit evicts its stream's oldest ones, or is not kept (a resume
+	// from before it is refused). Default MaxServerBuffered/4.
+	MaxRetained int
 	// Logger receives the transport's logs. Default: text on os.Stderr.
 	Logger *slog.Logger
 }
@@ -261,6 +276,7 @@ func (o *Options) defaults() {
 	}
 	o.budgetDefaults()
 	o.streamDefaults()
+	o.retainDefaults()
 	if o.SessionMethods == nil {
 		o.SessionMethods = defaultSessionMethods
 	}
@@ -311,6 +327,7 @@ func NewServer(serve ServeFunc, o Options) *Server {
 		s.sessionScoped[m] = true
 	}
 	s.budget = newBudget(int64(o.MaxServerBuffered), o.MaxWaitingPosts, o.StallTimeout, s.shedStalled)
+	s.budget.retainMax = int64(o.MaxRetained)
 	return s
 }
 
@@ -536,6 +553,9 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 		err := s.serve(ctx, c)
 		s.logEnd(c, err, ctx)
 		c.closeEnded(err, ctx)
+		if sc.stream != nil {
+			sc.stream.dropLogs() // nothing can resume a connection that ended
+		}
 		s.mu.Lock()
 		delete(s.conns, c.id)
 		s.leavePool(sc)
@@ -558,9 +578,10 @@ func (s *Server) lookup(id, principal string) *streamConn {
 	return sc.stream
 }
 
-// reap closes Streamable HTTP connections idle for IdleTimeout.
+// reap closes Streamable HTTP connections idle for IdleTimeout and drops
+// what their streams have retained past RetainFor.
 func (s *Server) reap() {
-	t := time.NewTicker(max(s.o.IdleTimeout/4, 10*time.Millisecond))
+	t := time.NewTicker(max(min(s.o.IdleTimeout, s.o.RetainFor)/4, 10*time.Millisecond))
 	defer t.Stop()
 	for {
 		select {
@@ -568,13 +589,18 @@ func (s *Server) reap() {
 			return
 		case now := <-t.C:
 			s.mu.Lock()
-			var idle []*streamConn
+			var idle, live []*streamConn
 			for _, sc := range s.conns {
 				if sc.stream != nil && sc.stream.idleSince(now) >= s.o.IdleTimeout {
 					idle = append(idle, sc.stream)
+				} else if sc.stream != nil {
+					live = append(live, sc.stream)
 				}
 			}
 			s.mu.Unlock()
+			for _, c := range live {
+				c.trimLogs(now)
+			}
 			for _, c := range idle {
 				s.log.Info("acphttp: closing idle connection", "connection", c.id)
 				c.shut(errIdle)

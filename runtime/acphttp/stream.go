@@ -29,36 +29,47 @@ type streamConn struct {
 	ended     chan struct{} // closed when the agent's side ends or the connection is shut
 	endOnce   sync.Once
 
-	mu       sync.Mutex
-	killed   error // why the connection was shut; queued output is dropped
-	finished bool  // the agent's side ended; streams drain, then end
-	conn     *outbox
-	sessions map[string]*outbox
-	parked   int                 // session outboxes without a receiver
-	routes   map[string]string   // client request id -> session of its response ("" the connection)
-	back     map[string]string   // agent request id -> session its response must name
-	known    map[string]struct{} // sessions whose streams may stay open (see Options.SessionStreamGrace)
-	named    map[string]string   // client request id -> session not known yet its POST named
-	streams  int                 // open event streams (receivers)
-	buffered int                 // bytes queued across outboxes
-	charged  int64               // what the queued output holds of the server's budget
-	since    time.Time           // when output was last taken, or the queue last filled from empty
-	progress chan struct{}       // closed and replaced when output is taken or the connection ends
-	initID   string
-	initResp chan []byte // the answer to initialize, taken by the POST that sent it
-	active   int         // open GETs and POSTs
-	last     time.Time   // when active last dropped to 0
+	mu        sync.Mutex
+	killed    error               // why the connection was shut; queued output is dropped
+	finished  bool                // the agent's side ended; streams drain, then end
+	logsGone  bool                // the connection is gone: streams retain nothing more
+	gone      map[string]struct{} // tags of session streams forgotten (resume.go)
+	goneOrder []string
+	conn      *outbox
+	sessions  map[string]*outbox
+	parked    int                 // session outboxes without a receiver
+	routes    map[string]string   // client request id -> session of its response ("" the connection)
+	back      map[string]string   // agent request id -> session its response must name
+	known     map[string]struct{} // sessions whose streams may stay open (see Options.SessionStreamGrace)
+	named     map[string]string   // client request id -> session not known yet its POST named
+	streams   int                 // open event streams (receivers)
+	buffered  int                 // bytes queued across outboxes
+	charged   int64               // what the queued output holds of the server's budget
+	since     time.Time           // when output was last taken, or the queue last filled from empty
+	progress  chan struct{}       // closed and replaced when output is taken or the connection ends
+	initID    string
+	initResp  chan []byte // the answer to initialize, taken by the POST that sent it
+	active    int         // open GETs and POSTs
+	last      time.Time   // when active last dropped to 0
 }
 
-// outbox is one event stream's queue.
+// outbox is one event stream's queue and the log of what it delivered,
+// for resumption (resume.go).
 type outbox struct {
-	q      [][]byte
+	q      []entry
 	leased bool
 	parked bool          // counted in streamConn.parked
 	wake   chan struct{} // cap 1: something changed for the receiver
+
+	tag      string  // the stream's part of its cursors
+	next     uint64  // the last cursor number given to a message
+	sent     uint64  // the last cursor number taken by a receiver
+	floor    uint64  // the last cursor number no longer in log
+	log      []entry // delivered messages floor+1 .. sent
+	logBytes int64   // what log holds of Options.MaxRetained
 }
 
-func newOutbox() *outbox { return &outbox{wake: make(chan struct{}, 1)} }
+func newOutbox() *outbox { return &outbox{wake: make(chan struct{}, 1), tag: newStreamTag()} }
 
 func (b *outbox) signal() {
 	select {
@@ -114,11 +125,11 @@ func (c *streamConn) write(msg []byte) error {
 		return nil
 	}
 	c.mu.Unlock()
+	slot := findCursorSlot(msg)
 	charge, err := c.s.budget.take(c.ended, int64(len(msg))+outputOverhead, false, nil, false)
 	if err != nil {
 		return errConnClosed
 	}
-	b := append([]byte(nil), msg...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.killed != nil || c.finished {
@@ -138,11 +149,13 @@ func (c *streamConn) write(msg []byte) error {
 		c.shutLocked(errTooManySessions)
 		return errTooManySessions
 	}
-	box.q = append(box.q, b)
+	box.next++
+	e := entry{n: box.next, msg: withCursor(msg, slot, formatCursor(box.tag, box.next))}
+	box.q = append(box.q, e)
 	if c.charged == 0 {
 		c.since = time.Now()
 	}
-	c.buffered += len(b)
+	c.buffered += len(e.msg)
 	c.charged += charge
 	box.signal()
 	return c.waitRoom(nil)
@@ -160,22 +173,26 @@ func (c *streamConn) stalled(now time.Time) bool {
 	return c.killed == nil && c.charged > 0 && now.Sub(c.since) >= c.s.o.StallTimeout
 }
 
-// outboxFor returns the connection's outbox, or a session's, creating it
-// (nil past MaxBufferedSessions). Called with mu held.
+// outboxFor returns the connection's outbox, or a session's, creating it;
+// a session outbox without a receiver is parked (nil past
+// MaxBufferedSessions). Called with mu held.
 func (c *streamConn) outboxFor(session string) *outbox {
 	if session == "" {
 		return c.conn
 	}
-	if b := c.sessions[session]; b != nil {
+	b := c.sessions[session]
+	if b != nil && (b.leased || b.parked) {
 		return b
 	}
 	if c.parked >= c.s.o.MaxBufferedSessions {
 		return nil
 	}
-	b := newOutbox()
+	if b == nil {
+		b = newOutbox()
+		c.sessions[session] = b
+	}
 	b.parked = true
 	c.parked++
-	c.sessions[session] = b
 	return b
 }
 
@@ -248,6 +265,7 @@ func (c *streamConn) shutLocked(err error) {
 	for _, b := range append([]*outbox{c.conn}, mapValues(c.sessions)...) {
 		b.q = nil
 	}
+	c.dropLogsLocked()
 	c.buffered = 0
 	c.s.budget.give(c.charged, false)
 	c.charged = 0
@@ -556,8 +574,13 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal str
 		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
 		return
 	}
+	cursor := r.Header.Get("Last-Event-ID")
 	c, status := s.use(id, principal)
 	if c == nil {
+		if cursor != "" && status == http.StatusNotFound {
+			refuseResume(w, ResumeUnknown) // as for any cursor it never issued
+			return
+		}
 		http.Error(w, refusal(status), status)
 		return
 	}
@@ -568,49 +591,80 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal str
 		return
 	}
 	defer s.giveStream(principal)
-	box, status := c.lease(session)
-	if status == http.StatusTooManyRequests {
-		refuseStream(w, r, status)
+	l := c.lease(session, cursor)
+	switch {
+	case l.reason != "":
+		refuseResume(w, l.reason)
+		return
+	case l.status == http.StatusTooManyRequests:
+		refuseStream(w, r, l.status)
+		return
+	case l.status != 0:
+		http.Error(w, http.StatusText(l.status), l.status)
 		return
 	}
-	if status != 0 {
-		http.Error(w, http.StatusText(status), status)
-		return
-	}
+	box := l.box
 	c.touch(1)
 	defer c.touch(-1)
 	defer c.release(session, box)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
+	h.Set(HeaderStreamCursor, l.start)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	if rc.Flush() != nil {
 		return
 	}
+	if len(l.replay) > 0 && !c.sendAll(rc, w, box.tag, l.replay) {
+		return
+	}
 	c.pump(r.Context(), rc, w, box, session)
+}
+
+// leased is lease's outcome: the outbox and what to replay on it, the
+// cursor the stream starts after; or the status (and for a refused resume
+// the reason) to refuse the GET with.
+type leased struct {
+	box    *outbox
+	replay []entry
+	start  string
+	status int
+	reason string
 }
 
 // lease attaches a receiver to an outbox: 409 if it has one, 404 once the
 // connection can route no more output to a new one, 429 past
-// MaxConnectionStreams.
-func (c *streamConn) lease(session string) (*outbox, int) {
+// MaxConnectionStreams. With a cursor (Last-Event-ID) it resumes the
+// stream: the messages delivered after the cursor are replayed, or the
+// resume is refused with a reason.
+func (c *streamConn) lease(session, cursor string) leased {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.killed != nil {
-		return nil, http.StatusNotFound
+		if cursor != "" {
+			return leased{reason: ResumeUnknown}
+		}
+		return leased{status: http.StatusNotFound}
 	}
 	box := c.conn
 	if session != "" {
 		box = c.sessions[session]
 	}
+	var l leased
+	if cursor != "" {
+		if l.replay, l.reason = c.resumeLocked(box, cursor); l.reason != "" {
+			return l
+		}
+		l.start = cursor
+	}
 	switch {
 	case box == nil && c.finished:
-		return nil, http.StatusNotFound
+		return leased{status: http.StatusNotFound}
 	case box != nil && box.leased:
-		return nil, http.StatusConflict
+		return leased{status: http.StatusConflict}
 	case c.streams >= c.s.o.MaxConnectionStreams:
-		return nil, http.StatusTooManyRequests
+		return leased{status: http.StatusTooManyRequests}
 	}
 	if box == nil {
 		box = newOutbox()
@@ -622,7 +676,11 @@ func (c *streamConn) lease(session string) (*outbox, int) {
 		box.parked = false
 		c.parked--
 	}
-	return box, 0
+	if l.start == "" {
+		l.start = formatCursor(box.tag, box.sent)
+	}
+	l.box = box
+	return l
 }
 
 // release detaches the receiver; a session outbox still holding output is
@@ -638,9 +696,12 @@ func (c *streamConn) release(session string, box *outbox) {
 	if session == "" || c.sessions[session] != box {
 		return
 	}
-	if len(box.q) == 0 || c.killed != nil {
-		delete(c.sessions, session)
+	if c.killed != nil || (len(box.q) == 0 && len(box.log) == 0) {
+		c.forgetLocked(session, box)
 		return
+	}
+	if len(box.q) == 0 {
+		return // kept for a resume; not parked, as it holds no output
 	}
 	box.parked = true
 	c.parked++
@@ -670,7 +731,7 @@ func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io
 			return
 		}
 		if len(q) > 0 {
-			ok := c.sendAll(rc, w, q)
+			ok := c.sendAll(rc, w, box.tag, q)
 			c.s.budget.give(charge, false)
 			if !ok {
 				return
@@ -701,14 +762,22 @@ func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io
 	}
 }
 
-// take empties box for its receiver and returns what the messages charged.
-func (c *streamConn) take(box *outbox) (q [][]byte, charge int64, killed error, finished bool) {
+// take empties box for its receiver and returns what the messages charged;
+// they move to the box's log.
+func (c *streamConn) take(box *outbox) (q []entry, charge int64, killed error, finished bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q, box.q = box.q, nil
-	for _, m := range q {
-		c.buffered -= len(m)
-		charge += int64(len(m)) + outputOverhead
+	now := time.Now()
+	for len(box.log) > 0 && now.Sub(box.log[0].at) > c.s.o.RetainFor {
+		c.evictLocked(box)
+	}
+	for i := range q {
+		c.buffered -= len(q[i].msg)
+		charge += int64(len(q[i].msg)) + outputOverhead
+		q[i].at = now
+		box.sent = q[i].n
+		c.retainLocked(box, q[i])
 	}
 	c.charged -= charge
 	if len(q) > 0 {
@@ -732,17 +801,12 @@ func (c *streamConn) sessionStreaming() bool {
 	return false
 }
 
-// sendAll writes q as events, one message at a time (no copy of the batch).
-func (c *streamConn) sendAll(rc *http.ResponseController, w io.Writer, q [][]byte) bool {
+// sendAll writes q as events, one message at a time (no copy of the batch),
+// each with its cursor as the event's id.
+func (c *streamConn) sendAll(rc *http.ResponseController, w io.Writer, tag string, q []entry) bool {
 	return c.send(rc, func() error {
-		for _, m := range q {
-			if _, err := io.WriteString(w, "data: "); err != nil {
-				return err
-			}
-			if _, err := w.Write(m); err != nil {
-				return err
-			}
-			if _, err := io.WriteString(w, "\n\n"); err != nil {
+		for _, e := range q {
+			if err := writeEvent(w, tag, e); err != nil {
 				return err
 			}
 		}

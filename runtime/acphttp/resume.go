@@ -1,0 +1,334 @@
+package acphttp
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// Resumable event streams (the RFD draft "durable & resumable HTTP
+// transport"): every message a Streamable HTTP event stream carries has a
+// cursor, "TAG.N", where TAG is random per stream and N counts the stream's
+// messages from 1. It is the event's SSE id and, in a request or
+// notification, params._meta["acp/cursor"]. A stream keeps the messages it
+// has delivered (Options.RetainMessages, RetainFor, MaxRetained), so that a
+// client whose GET dropped can ask for what followed its last cursor.
+
+// HeaderStreamCursor is on the answer to every event stream GET: the cursor
+// the stream starts after (what a resume from it replays nothing before).
+// A client that has received no event yet resumes from it.
+const HeaderStreamCursor = "Acp-Stream-Cursor"
+
+// MetaCursor is the _meta member of a request's or notification's params
+// that carries its cursor.
+const MetaCursor = "acp/cursor"
+
+// Defaults for Options' retention.
+const (
+	// DefaultRetainMessages is the draft capability's example floor.
+	DefaultRetainMessages = 1000
+)
+
+// Reasons a resume is refused with, as the 409 body's "reason".
+const (
+	// ResumeUnknown: the cursor was never issued by this stream (another
+	// connection's, another principal's, a connection or session stream
+	// that no longer exists, or not a cursor at all).
+	ResumeUnknown = "unknown_cursor"
+	// ResumeExpired: messages after the cursor are no longer retained.
+	ResumeExpired = "expired_cursor"
+	// ResumeInUse: the stream has a receiver already (another resume won).
+	ResumeInUse = "stream_in_use"
+)
+
+// retainOverhead is what each retained message counts against
+// Options.MaxRetained on top of its length.
+const retainOverhead = 64
+
+// entry is one message of an event stream: its cursor's number, the
+// message as sent (the cursor in its params), and when it was delivered.
+type entry struct {
+	n   uint64
+	msg []byte
+	at  time.Time
+}
+
+func newStreamTag() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func formatCursor(tag string, n uint64) string { return tag + "." + strconv.FormatUint(n, 10) }
+
+// parseCursor reads a cursor of the stream tagged tag.
+func parseCursor(tag, cursor string) (uint64, bool) {
+	t, num, ok := strings.Cut(cursor, ".")
+	if !ok || t != tag {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	return n, err == nil
+}
+
+func (o *Options) retainDefaults() {
+	if o.RetainMessages == 0 {
+		o.RetainMessages = DefaultRetainMessages
+	}
+	if o.RetainFor <= 0 {
+		o.RetainFor = o.IdleTimeout
+	}
+	if o.MaxRetained <= 0 {
+		o.MaxRetained = o.MaxServerBuffered / 4
+	}
+}
+
+// retainLocked keeps a delivered message in box's log, within
+// RetainMessages and the server's MaxRetained: a message that does not fit
+// evicts the box's oldest ones, and if it still does not fit the log is
+// emptied (a resume from before it is then refused as expired). Called with
+// c.mu held.
+func (c *streamConn) retainLocked(box *outbox, e entry) {
+	if c.s.o.RetainMessages < 0 || c.logsGone {
+		box.floor = e.n
+		return
+	}
+	n := int64(len(e.msg)) + retainOverhead
+	for !c.s.budget.retain(n) {
+		if len(box.log) == 0 {
+			box.floor = e.n
+			return
+		}
+		c.evictLocked(box)
+	}
+	box.log = append(box.log, e)
+	box.logBytes += n
+	for len(box.log) > c.s.o.RetainMessages {
+		c.evictLocked(box)
+	}
+}
+
+// evictLocked drops box's oldest retained message.
+func (c *streamConn) evictLocked(box *outbox) {
+	e := box.log[0]
+	box.log[0] = entry{}
+	box.log = box.log[1:]
+	if len(box.log) == 0 {
+		box.log = nil
+	}
+	box.floor = e.n
+	n := int64(len(e.msg)) + retainOverhead
+	box.logBytes -= n
+	c.s.budget.unretain(n)
+}
+
+// trimLogs drops what has been retained longer than RetainFor and forgets
+// session streams that hold nothing and have no receiver.
+func (c *streamConn) trimLogs(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, b := range append([]*outbox{c.conn}, mapValues(c.sessions)...) {
+		for len(b.log) > 0 && now.Sub(b.log[0].at) > c.s.o.RetainFor {
+			c.evictLocked(b)
+		}
+	}
+	for s, b := range c.sessions {
+		if !b.leased && len(b.q) == 0 && len(b.log) == 0 {
+			c.forgetLocked(s, b)
+		}
+	}
+}
+
+// forgetLocked drops a session's outbox that holds nothing. The tag of one
+// that delivered messages is remembered (up to MaxBufferedSessions of
+// them), so that a resume from its cursors is refused as expired rather
+// than unknown. Called with mu held.
+func (c *streamConn) forgetLocked(session string, b *outbox) {
+	delete(c.sessions, session)
+	if b.sent == 0 || c.s.o.RetainMessages < 0 {
+		return
+	}
+	if c.gone == nil {
+		c.gone = map[string]struct{}{}
+	}
+	if len(c.goneOrder) >= c.s.o.MaxBufferedSessions {
+		delete(c.gone, c.goneOrder[0])
+		c.goneOrder = c.goneOrder[1:]
+	}
+	c.gone[b.tag] = struct{}{}
+	c.goneOrder = append(c.goneOrder, b.tag)
+}
+
+// dropLogs gives back what every stream of c retains: the connection is
+// gone, so nothing can resume.
+func (c *streamConn) dropLogs() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropLogsLocked()
+}
+
+func (c *streamConn) dropLogsLocked() {
+	c.logsGone = true
+	for _, b := range append([]*outbox{c.conn}, mapValues(c.sessions)...) {
+		for len(b.log) > 0 {
+			c.evictLocked(b)
+		}
+	}
+}
+
+// resumeLocked checks a resume from cursor on box (nil: a session stream
+// the connection does not have) and returns what to replay, or the reason
+// to refuse. Called with mu held.
+func (c *streamConn) resumeLocked(box *outbox, cursor string) ([]entry, string) {
+	if box == nil || c.logsGone {
+		tag, _, _ := strings.Cut(cursor, ".")
+		if _, ok := c.gone[tag]; ok && !c.logsGone {
+			return nil, ResumeExpired
+		}
+		return nil, ResumeUnknown
+	}
+	n, ok := parseCursor(box.tag, cursor)
+	switch {
+	case !ok || n > box.sent:
+		return nil, ResumeUnknown
+	case n < box.floor:
+		return nil, ResumeExpired
+	case box.leased:
+		return nil, ResumeInUse
+	}
+	// The log holds floor+1 .. sent, contiguous.
+	return append([]entry(nil), box.log[n-box.floor:]...), ""
+}
+
+// refuseResume answers a resume GET with 409 and a JSON reason.
+func refuseResume(w http.ResponseWriter, reason string) {
+	msg := map[string]string{
+		ResumeUnknown: "the stream never issued this cursor",
+		ResumeExpired: "messages after this cursor are no longer retained",
+		ResumeInUse:   "the stream has a receiver already",
+	}[reason]
+	b, _ := json.Marshal(map[string]string{"reason": reason, "message": msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusConflict)
+	w.Write(b)
+}
+
+// cursorSlot is where a cursor goes in a message: at off, after the
+// opening brace of params._meta (meta) or of params (a new _meta member);
+// empty tells whether that object has no members yet. off < 0: the message
+// has no params object (a response), or its _meta is not an object or
+// already names a cursor, and carries its cursor as the SSE id only.
+type cursorSlot struct {
+	off   int
+	meta  bool
+	empty bool
+}
+
+func findCursorSlot(msg []byte) cursorSlot {
+	none := cursorSlot{off: -1}
+	env, err := jsonrpc.PeekEnvelope(msg)
+	if err != nil || len(env.Params) == 0 || env.Params[0] != '{' {
+		return none
+	}
+	params := []byte(env.Params)
+	base := cap(msg) - cap(params) // params aliases msg
+	if base < 0 || base+len(params) > len(msg) || !bytes.Equal(msg[base:base+len(params)], params) {
+		return none
+	}
+	var d wire.Decoder
+	d.Reset(params, wire.Strict)
+	if d.BeginObject() != nil {
+		return none
+	}
+	slot := cursorSlot{off: base + d.Offset(), empty: closesAt(params, d.Offset())}
+	for {
+		key, more, err := d.NextKey()
+		if err != nil {
+			return none
+		}
+		if !more {
+			return slot
+		}
+		if string(key) != "_meta" {
+			if d.Skip() != nil {
+				return none
+			}
+			continue
+		}
+		if d.Peek() != wire.KindObject || d.BeginObject() != nil {
+			return none
+		}
+		slot = cursorSlot{off: base + d.Offset(), meta: true, empty: closesAt(params, d.Offset())}
+		for {
+			key, more, err := d.NextKey()
+			if err != nil || (more && string(key) == MetaCursor) {
+				return none
+			}
+			if !more {
+				return slot
+			}
+			if d.Skip() != nil {
+				return none
+			}
+		}
+	}
+}
+
+// closesAt reports whether the object whose opening brace ends before i
+// has no members: the next byte past white space is its closing brace.
+func closesAt(b []byte, i int) bool {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i < len(b) && b[i] == '}'
+}
+
+// withCursor returns msg with cursor inserted at slot.
+func withCursor(msg []byte, slot cursorSlot, cursor string) []byte {
+	if slot.off < 0 {
+		return append([]byte(nil), msg...)
+	}
+	var ins []byte
+	if !slot.meta {
+		ins = append(ins, `"_meta":{`...)
+	}
+	ins = append(ins, `"`+MetaCursor+`":`...)
+	ins = strconv.AppendQuote(ins, cursor)
+	if !slot.meta {
+		ins = append(ins, '}')
+	}
+	if !slot.empty {
+		ins = append(ins, ',')
+	}
+	b := make([]byte, 0, len(msg)+len(ins))
+	b = append(b, msg[:slot.off]...)
+	b = append(b, ins...)
+	return append(b, msg[slot.off:]...)
+}
+
+// writeEvent writes one message as an event, its data line first (what
+// readers of plain event streams look for), then its cursor as the id.
+func writeEvent(w io.Writer, tag string, e entry) error {
+	if _, err := io.WriteString(w, "data: "); err != nil {
+		return err
+	}
+	if _, err := w.Write(e.msg); err != nil {
+		return err
+	}
+	var tail [64]byte
+	t := append(tail[:0], "\nid: "...)
+	t = append(t, tag...)
+	t = append(t, '.')
+	t = strconv.AppendUint(t, e.n, 10)
+	_, err := w.Write(append(t, "\n\n"...))
+	return err
+}
