@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -196,6 +197,46 @@ func TestMainModuleRequiresNoOpenTelemetry(t *testing.T) {
 	for _, r := range f.Require {
 		if strings.HasPrefix(r.Mod.Path, "go.opentelemetry.io/") {
 			t.Errorf("go.mod requires %s; OpenTelemetry belongs in the otel module", r.Mod.Path)
+		}
+	}
+}
+
+// Request ids are keyed one way (jsonrpc.IDKey: a string and a number with
+// the same text differ, escapes are decoded) and a session is read from raw
+// params one way (jsonrpc.SessionID): outside runtime/jsonrpc, a function
+// named for either must call runtime/jsonrpc's.
+func TestOneIDKeyAndSessionReading(t *testing.T) {
+	for _, root := range []string{"../runtime", "../conform", "../inspect"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "runtime/jsonrpc") {
+				return err
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+			if err != nil {
+				return err
+			}
+			for _, decl := range f.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok || fn.Body == nil {
+					continue
+				}
+				name := strings.ToLower(fn.Name.Name)
+				body := string(src[fn.Body.Pos()-1 : fn.Body.End()-1])
+				if strings.Contains(name, "idkey") && !strings.Contains(body, "jsonrpc.IDKey") {
+					t.Errorf("%s: %s keys ids itself: call jsonrpc.IDKey", path, fn.Name.Name)
+				}
+				if strings.Contains(name, "sessionidof") && !strings.Contains(body, "jsonrpc.SessionID") {
+					t.Errorf("%s: %s reads a session itself: call jsonrpc.SessionID", path, fn.Name.Name)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -46,9 +46,9 @@ func peekFrame(msg []byte) (peek, error) {
 	}
 	if env.MethodIsString() {
 		p.Method = &env.Name
-		p.session = sessionIDOf(json.RawMessage(env.Params))
+		p.session, _ = jsonrpc.SessionID(env.Params)
 	} else {
-		p.session = sessionIDOf(json.RawMessage(env.Result))
+		p.session, _ = jsonrpc.SessionID(env.Result)
 	}
 	return p, nil
 }
@@ -58,23 +58,6 @@ func peekFrame(msg []byte) (peek, error) {
 func errorMessage(id wire.Raw, code wire.ErrorCode, msg string, data any) []byte {
 	b, _ := jsonrpc.AppendError(nil, id, &wire.RPCError{Code: code, Message: msg, Data: data})
 	return b[:len(b)-1]
-}
-
-func sessionIDOf(obj json.RawMessage) string {
-	if len(obj) == 0 || obj[0] != '{' {
-		return ""
-	}
-	var v struct {
-		SessionID json.RawMessage `json:"sessionId"`
-	}
-	if json.Unmarshal(obj, &v) != nil || len(v.SessionID) == 0 || v.SessionID[0] != '"' {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(v.SessionID, &s) != nil {
-		return ""
-	}
-	return s
 }
 
 func (p *peek) isRequest() bool {
@@ -89,8 +72,8 @@ func (p *peek) method() string {
 	return *p.Method
 }
 
-// idKey is a request id as a map key: its JSON text, which tells 1 from "1".
-func (p *peek) idKey() string { return string(bytes.TrimSpace(p.ID)) }
+// idKey is a request id as a map key (jsonrpc.IDKey: 1 and "1" differ).
+func (p *peek) idKey() string { return jsonrpc.IDKey(wire.Raw(bytes.TrimSpace(p.ID))) }
 
 // defaultSessionMethods are the client-to-agent methods whose params
 // require a sessionId, in every channel generated from the pinned schema
