@@ -24,10 +24,6 @@ import (
 const (
 	// MaxPending bounds the conductor's unanswered requests per connection.
 	MaxPending = 4096
-	// MaxIDLength bounds a request's id as written, in bytes: the
-	// conductor keeps each forwarded request's id until it is answered. A
-	// request with a longer id is refused -32600 with id null.
-	MaxIDLength = 1024
 	readSize    = 64 << 10
 )
 
@@ -134,7 +130,7 @@ func (r *router) route(frame []byte) {
 	switch {
 	case reason != "":
 		var id wire.Raw
-		if env.Method != nil && env.ID != nil && env.IDValid() && len(env.ID) <= MaxIDLength {
+		if env.Method != nil && env.ID != nil && env.IDValid() && len(env.ID) <= jsonrpc.MaxIDLength {
 			id = env.ID // a request's id is echoed; a response's never
 		}
 		r.from.write(errorFrame(id, invalidRequest(reason)))

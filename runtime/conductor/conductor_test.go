@@ -322,18 +322,18 @@ func TestProxyInitializeRefusalExplained(t *testing.T) {
 	}
 }
 
-// A request whose id is longer than MaxIDLength is refused -32600 (id
+// A request whose id is longer than jsonrpc.MaxIDLength is refused -32600 (id
 // null) and goes no further: the conductor keeps every forwarded request's
 // id until its answer, so unbounded ids would make MaxPending no bound.
 func TestLongIDRefused(t *testing.T) {
 	e := startChain(t, Options{Components: [][]string{self(t, "agent")}})
-	long := `"` + strings.Repeat("i", MaxIDLength) + `"`
+	long := `"` + strings.Repeat("i", jsonrpc.MaxIDLength) + `"`
 	e.send(`{"jsonrpc":"2.0","id":` + long + `,"method":"_test/echo","params":{}}`)
 	m := e.next()
 	if err := errorOf(t, m); err.Code != -32600 || string(m.ID) != "null" || !strings.Contains(string(err.Data), "id") {
 		t.Errorf("a %d-byte id: %s %+v, want -32600 with id null", len(long), m.ID, err)
 	}
-	fits := `"` + strings.Repeat("i", MaxIDLength-2) + `"`
+	fits := `"` + strings.Repeat("i", jsonrpc.MaxIDLength-2) + `"`
 	e.send(`{"jsonrpc":"2.0","id":` + fits + `,"method":"_test/echo","params":{"ok":1}}`)
 	if m := e.response(fits); !jsonEqual(m.Result, []byte(`{"ok":1}`)) {
 		t.Errorf("a %d-byte id: %+v, want the echo", len(fits), m)

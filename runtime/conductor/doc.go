@@ -44,7 +44,7 @@
 //   - a proxy/ method from the editor, to which the chain is an agent:
 //     -32601;
 //   - a frame that is not JSON-RPC: -32700 or -32600, as a jsonrpc.Conn
-//     answers it; a request whose id is longer than MaxIDLength: -32600,
+//     answers it; a request whose id is longer than jsonrpc.MaxIDLength: -32600,
 //     id null;
 //   - more than MaxPending unanswered requests on one connection:
 //     jsonrpc.CodeOverloaded;
@@ -65,7 +65,7 @@
 // reader holds the frame it routes, its 64 KiB read buffer and the copy it
 // writes, which it lets go once it is larger than the read buffer; the
 // conductor's tables hold an id pair per unanswered request (each id at
-// most MaxIDLength bytes), at most MaxPending per connection.
+// most jsonrpc.MaxIDLength bytes), at most MaxPending per connection.
 //
 // Components must read their stdin while they write their stdout, as every
 // JSON-RPC peer over stdio does: the conductor's answers to a component

@@ -55,8 +55,8 @@ func classifyCall(e *jsonrpc.Envelope) (kind, string) {
 		return 0, "params must be an object or an array"
 	case e.ID == nil:
 		return kindNotification, ""
-	case len(e.ID) > MaxIDLength:
-		return 0, "id longer than " + strconv.Itoa(MaxIDLength) + " bytes"
+	case len(e.ID) > jsonrpc.MaxIDLength:
+		return 0, "id longer than " + strconv.Itoa(jsonrpc.MaxIDLength) + " bytes"
 	}
 	return kindRequest, ""
 }

@@ -84,6 +84,12 @@ const (
 	DefaultMaxBuffered   = 64 << 20
 )
 
+// MaxIDLength bounds a request's id as written, in bytes: every reader of
+// this repository (this connection, the proxy, the conductor) answers a
+// longer one -32600 with id null and does not handle it, since the id is
+// held (and echoed) for as long as the request is in flight.
+const MaxIDLength = 1024
+
 // FrameOverhead is what each held frame counts against Options.MaxBuffered
 // on top of its length: the bookkeeping that goes with it.
 const FrameOverhead = 256

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"fmt"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -46,7 +47,7 @@ func parse(d *wire.Decoder, frame []byte, m *message) *FrameError {
 // request checks a frame with a method: a request when it has an id, else a
 // notification.
 func request(e *Envelope, m *message) *FrameError {
-	if e.ID != nil && e.IDValid() {
+	if e.ID != nil && e.IDValid() && len(e.ID) <= MaxIDLength {
 		m.replyID = e.ID
 	}
 	switch {
@@ -56,6 +57,8 @@ func request(e *Envelope, m *message) *FrameError {
 		return invalidRequest("method must be a string")
 	case !e.IDValid():
 		return invalidRequest("id must be a string, a number or null")
+	case len(e.ID) > MaxIDLength:
+		return invalidRequest(fmt.Sprintf("id longer than %d bytes", MaxIDLength))
 	case e.Result != nil || e.Error != nil:
 		return invalidRequest("a request cannot carry result or error")
 	case e.Params != nil && !validParams(e.Params.Kind()):

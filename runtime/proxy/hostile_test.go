@@ -147,10 +147,10 @@ func TestForgedAnswerToInterceptedRequestDropped(t *testing.T) {
 }
 
 // Ids JSON-RPC does not allow (an object, an array, a boolean) and ids
-// longer than MaxIDLength are refused -32600 with id null, not relayed.
+// longer than jsonrpc.MaxIDLength are refused -32600 with id null, not relayed.
 func TestRequestWithInvalidIDRefused(t *testing.T) {
 	editor, agent := raw(t, proxy.Options{}, nil)
-	long := `"` + strings.Repeat("i", proxy.MaxIDLength) + `"`
+	long := `"` + strings.Repeat("i", jsonrpc.MaxIDLength) + `"`
 	for _, id := range []string{`{"a":1}`, `[1]`, `true`, long} {
 		editor.send(string(frame(wire.Raw(id), "session/new", wire.Raw(`{"cwd":"/","mcpServers":[]}`))))
 		line, env := editor.read()

@@ -45,10 +45,6 @@ const (
 	DefaultMaxInFlight = 1024
 )
 
-// MaxIDLength bounds a peer's request id as written, in bytes: the proxy
-// keeps the id of every open request, so with MaxInFlight it bounds that
-// bookkeeping. A longer id is refused -32600 with id null.
-const MaxIDLength = 1024
 
 // Proxy relays one chain link between a predecessor (the editor's side) and
 // a successor (the agent's side): to its predecessor it is an agent, to its

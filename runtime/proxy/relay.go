@@ -106,8 +106,8 @@ func (c *chain) control(s side, it *item) bool {
 func (c *chain) badID(id wire.Raw) string {
 	key, own := c.ids.owns(id)
 	switch {
-	case len(id) > MaxIDLength:
-		return fmt.Sprintf("Invalid request: id longer than %d bytes", MaxIDLength)
+	case len(id) > jsonrpc.MaxIDLength:
+		return fmt.Sprintf("Invalid request: id longer than %d bytes", jsonrpc.MaxIDLength)
 	case key == "":
 		return "Invalid request: id must be a string, a number or null"
 	case own:
@@ -119,7 +119,7 @@ func (c *chain) badID(id wire.Raw) string {
 // refusal is the -32600 answer to a request refused for its id: the id
 // as sent when JSON-RPC allows it, else null.
 func refusal(id wire.Raw, reason string) []byte {
-	if jsonrpc.IDKey(id) == "" || len(id) > MaxIDLength {
+	if jsonrpc.IDKey(id) == "" || len(id) > jsonrpc.MaxIDLength {
 		id = nil
 	}
 	b, _ := jsonrpc.AppendError(nil, id, &wire.RPCError{Code: wire.CodeInvalidRequest, Message: reason})
