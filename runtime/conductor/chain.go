@@ -24,7 +24,7 @@ import (
 const (
 	// MaxPending bounds the conductor's unanswered requests per connection.
 	MaxPending = 4096
-	readSize    = 64 << 10
+	readSize   = 64 << 10
 )
 
 // peer is one connection of the chain: the editor (position 0) or a

@@ -45,7 +45,6 @@ const (
 	DefaultMaxInFlight = 1024
 )
 
-
 // Proxy relays one chain link between a predecessor (the editor's side) and
 // a successor (the agent's side): to its predecessor it is an agent, to its
 // successor a client. Messages no interceptor claims pass as the same bytes
