@@ -1,6 +1,8 @@
 package acphttp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -38,6 +40,8 @@ type wsLink struct {
 	// nonText bounds the warnings about frames a client may send by the
 	// thousand.
 	nonText peerlog.Limiter
+	// pingTimer runs the next ping (nil without pings).
+	pingTimer atomic.Pointer[time.Timer]
 }
 
 func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Duration, log *slog.Logger) *wsLink {
@@ -45,35 +49,37 @@ func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Durati
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &wsLink{c: c, ctx: ctx, cancel: cancel, writeTimeout: writeTimeout, log: log}
 	if ping > 0 {
-		go l.pinger(ping)
+		// Armed once stored: the first ping re-arms it through pingTimer.
+		t := time.AfterFunc(time.Hour, func() { l.ping(ping) })
+		l.pingTimer.Store(t)
+		t.Reset(ping)
+		context.AfterFunc(ctx, func() { t.Stop() })
 	}
 	return l
 }
 
-// pinger closes the socket when a ping goes unanswered for an interval: the
-// peer is gone without closing it.
-func (l *wsLink) pinger(every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.ctx.Done():
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(l.ctx, every)
-			err := l.c.Ping(ctx)
-			cancel()
-			if err != nil && l.ctx.Err() == nil {
-				level := slog.LevelWarn
-				if l.closing.Load() || peerGone(err) {
-					level = slog.LevelDebug
-				}
-				l.log.Log(context.Background(), level, "acphttp: WebSocket ping failed, closing", "err", err)
-				l.cancel()
-				l.c.CloseNow()
-				return
-			}
+// ping pings the peer and closes the socket when the ping goes unanswered
+// for an interval: the peer is gone without closing it. A timer runs it
+// once per interval, so an idle connection holds no goroutine for it.
+func (l *wsLink) ping(every time.Duration) {
+	if l.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(l.ctx, every)
+	err := l.c.Ping(ctx)
+	cancel()
+	switch {
+	case l.ctx.Err() != nil:
+	case err != nil:
+		level := slog.LevelWarn
+		if l.closing.Load() || peerGone(err) {
+			level = slog.LevelDebug
 		}
+		l.log.Log(context.Background(), level, "acphttp: WebSocket ping failed, closing", "err", err)
+		l.cancel()
+		l.c.CloseNow()
+	default:
+		l.pingTimer.Load().Reset(every)
 	}
 }
 
@@ -192,7 +198,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 	w.Header().Set(HeaderConnectionID, id)
 	// Origins were checked already; Accept's own check would refuse the
 	// patterns Options documents with a scheme.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	ws, err := websocket.Accept(smallReads{w}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		s.log.Debug("acphttp: WebSocket upgrade failed", "err", err)
 		return
@@ -218,3 +224,32 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 		ws.Close(websocket.StatusTryAgainLater, "Server busy")
 	}
 }
+
+// wsReadBuffer is the read buffer a server WebSocket keeps for its life, in
+// place of the 4 KiB net/http reads a request with. Client messages are
+// few (prompts, cancels, answers): a larger one is read past the buffer,
+// straight into the message, at the cost of a read call or two, while every
+// idle connection saves the difference.
+const wsReadBuffer = 512
+
+// smallReads hands the WebSocket library, at the upgrade, a connection whose
+// read buffer is wsReadBuffer bytes. What the client sent after its upgrade
+// request and net/http had read already is in that buffer.
+type smallReads struct{ http.ResponseWriter }
+
+func (w smallReads) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	early, _ := brw.Reader.Peek(brw.Reader.Buffered())
+	early = bytes.Clone(early)
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(early), conn), max(wsReadBuffer, len(early)))
+	if _, err := br.Peek(len(early)); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return conn, bufio.NewReadWriter(br, brw.Writer), nil
+}
+
+func (w smallReads) Unwrap() http.ResponseWriter { return w.ResponseWriter }
