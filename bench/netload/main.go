@@ -30,6 +30,7 @@ type config struct {
 	interval         time.Duration
 	floodConns       int
 	floodUpdates     int
+	rounds           int
 	retain           []string
 	profile          string
 	settle           time.Duration
@@ -46,10 +47,11 @@ func main() {
 	flag.IntVar(&c.ws, "ws", 1000, "idle WebSocket connections")
 	flag.IntVar(&c.http, "http", 200, "idle Streamable HTTP connections")
 	flag.IntVar(&c.sessions, "sessions", 1000, "sessions streaming at once, per profile")
-	flag.IntVar(&c.updates, "updates", 100, "updates per streaming session")
-	flag.DurationVar(&c.interval, "interval", 100*time.Millisecond, "time between a streaming session's updates")
+	flag.IntVar(&c.updates, "updates", 50, "updates per streaming session")
+	flag.DurationVar(&c.interval, "interval", 200*time.Millisecond, "time between a streaming session's updates")
 	flag.IntVar(&c.floodConns, "flood-conns", 8, "connections (and stdio agents) flooding updates, per profile")
 	flag.IntVar(&c.floodUpdates, "flood-updates", 20000, "updates per flooding connection")
+	flag.IntVar(&c.rounds, "rounds", 3, "flood rounds (stdio, WebSocket, Streamable HTTP in turn); the ratios are of the medians")
 	retain := flag.String("retain", "off,on", "resumable log settings to run: off (RetainMessages -1), on (the default)")
 	flag.StringVar(&c.profile, "profile", "", "directory for the server's heap and goroutine profiles at the idle point")
 	flag.DurationVar(&c.settle, "settle", 3*time.Second, "wait before measuring idle connections")
@@ -131,7 +133,8 @@ func drive(c config) error {
 	raiseFDLimit(uint64(2*(c.ws+c.http+c.sessions) + 4*c.floodConns + 4096))
 	fmt.Printf("netload: %s %s/%s, %d CPUs, %s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format(time.RFC3339))
 	fmt.Printf("args: %s\n", strings.Join(os.Args[1:], " "))
-	stdio, err := floodStdio(c)
+	stdio, err := startStdio(c)
+	defer stdio.stop()
 	if err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}
@@ -163,7 +166,7 @@ func loadavg() string {
 }
 
 // runMode measures one server: idle connections, streaming sessions, floods.
-func runMode(c config, name string, retainMessages int, stdioCPU time.Duration) error {
+func runMode(c config, name string, retainMessages int, stdio *stdioAgents) error {
 	srv, err := startChild(false, []string{"acp"}, "-serve", "-retain-messages", strconv.Itoa(retainMessages), "-max-connections", strconv.Itoa(c.maxConnections))
 	if err != nil {
 		return err
@@ -219,19 +222,50 @@ func runMode(c config, name string, retainMessages int, stdioCPU time.Duration) 
 		if err != nil {
 			return fmt.Errorf("stream %s: %w", p, err)
 		}
-		r.print("stream "+string(p), 0)
+		r.print("stream " + string(p))
 	}
-	for _, p := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
-		if len(pools[p]) < c.floodConns {
-			continue
-		}
-		r, err := streamPhase(ctx, srv.usage, pools[p][:c.floodConns], c.floodConns, c.floodUpdates, 0)
+	return floodRounds(ctx, c, srv, pools, stdio)
+}
+
+// floodRounds floods stdio, then each profile, in turn, -rounds times, so
+// that the machine's load falls alike on all three; each profile's CPU per
+// update is compared with stdio's as medians over the rounds.
+func floodRounds(ctx context.Context, c config, srv *child, pools map[acphttp.Profile][]*client, stdio *stdioAgents) error {
+	perUpdate := map[string][]time.Duration{}
+	for round := range c.rounds {
+		r, err := streamPhase(ctx, stdio.usage, stdio.clients, c.floodConns, c.floodUpdates, 0)
 		if err != nil {
-			return fmt.Errorf("flood %s: %w", p, err)
+			return fmt.Errorf("flood stdio: %w", err)
 		}
-		r.print("flood "+string(p), stdioCPU)
+		r.print(fmt.Sprintf("flood %d stdio", round+1))
+		perUpdate["stdio"] = append(perUpdate["stdio"], r.perUpdate())
+		for _, p := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
+			if len(pools[p]) < c.floodConns {
+				continue
+			}
+			r, err := streamPhase(ctx, srv.usage, pools[p][:c.floodConns], c.floodConns, c.floodUpdates, 0)
+			if err != nil {
+				return fmt.Errorf("flood %s: %w", p, err)
+			}
+			r.print(fmt.Sprintf("flood %d %s", round+1, p))
+			perUpdate[string(p)] = append(perUpdate[string(p)], r.perUpdate())
+		}
 	}
+	base := median(perUpdate["stdio"])
+	fmt.Printf("%-28s stdio=%s", "flood median cpu/update", base)
+	for _, p := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
+		if v := perUpdate[string(p)]; len(v) > 0 {
+			fmt.Printf(" %s=%s (%.2fx stdio)", p, median(v), float64(median(v))/float64(base))
+		}
+	}
+	fmt.Println()
 	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // settled waits, collects the server's garbage, and reads its usage.
@@ -302,6 +336,7 @@ type result struct {
 	sessions, want, got, lost, reordered int
 	wall                                 time.Duration
 	cpu                                  time.Duration // the agent side's
+	clientCPU                            time.Duration // the driver's
 	lat                                  []int32
 }
 
@@ -360,21 +395,23 @@ func measure(use func(bool) (usage, error), work func() error, collect func(*res
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
+	start, startCPU := time.Now(), cpuTime()
 	if err := work(); err != nil {
 		return nil, err
 	}
-	wall := time.Since(start)
+	wall, clientCPU := time.Since(start), cpuTime()-startCPU
 	after, err := use(false)
 	if err != nil {
 		return nil, err
 	}
-	r := &result{wall: wall, cpu: after.CPU - before.CPU}
+	r := &result{wall: wall, cpu: after.CPU - before.CPU, clientCPU: clientCPU}
 	collect(r)
 	return r, nil
 }
 
-func (r *result) print(what string, stdioCPU time.Duration) {
+func (r *result) perUpdate() time.Duration { return r.cpu / time.Duration(max(r.got, 1)) }
+
+func (r *result) print(what string) {
 	slices.Sort(r.lat)
 	pct := func(p float64) time.Duration {
 		if len(r.lat) == 0 {
@@ -382,53 +419,50 @@ func (r *result) print(what string, stdioCPU time.Duration) {
 		}
 		return time.Duration(r.lat[int(p*float64(len(r.lat)-1))]) * time.Microsecond
 	}
-	perUpdate := r.cpu / time.Duration(max(r.got, 1))
-	fmt.Printf("%-28s sessions=%d updates=%d/%d lost=%d reordered=%d updates/s=%.0f p50=%s p99=%s cpu/update=%s",
-		what, r.sessions, r.got, r.want, r.lost, r.reordered, float64(r.got)/r.wall.Seconds(), pct(0.50), pct(0.99), perUpdate)
-	if stdioCPU > 0 {
-		fmt.Printf(" vs-stdio=%.2fx", float64(perUpdate)/float64(stdioCPU))
-	}
-	fmt.Println()
+	fmt.Printf("%-28s sessions=%d updates=%d/%d lost=%d reordered=%d updates/s=%.0f p50=%s p99=%s cpu/update=%s client-cpu/update=%s\n",
+		what, r.sessions, r.got, r.want, r.lost, r.reordered, float64(r.got)/r.wall.Seconds(), pct(0.50), pct(0.99),
+		r.perUpdate(), r.clientCPU/time.Duration(max(r.got, 1)))
 }
 
-// floodStdio runs the flood over stdio pipes, one agent process per
-// connection, and returns the agents' CPU per update.
-func floodStdio(c config) (time.Duration, error) {
-	ctx := context.Background()
-	agents := make([]*child, c.floodConns)
-	clients := make([]*client, c.floodConns)
-	defer func() {
-		for _, a := range agents {
-			if a != nil {
-				a.stop()
-			}
-		}
-	}()
-	for i := range agents {
+// stdioAgents are the agents of the stdio floods, one process each, with
+// the driver's connection to each.
+type stdioAgents struct {
+	agents  []*child
+	clients []*client
+}
+
+func startStdio(c config) (*stdioAgents, error) {
+	s := &stdioAgents{}
+	for range c.floodConns {
 		a, err := startChild(true, nil, "-stdio-agent")
 		if err != nil {
-			return 0, err
+			return s, err
 		}
-		agents[i] = a
-		if clients[i], err = start(ctx, a.stdout, a.stdin); err != nil {
-			return 0, err
+		s.agents = append(s.agents, a)
+		cl, err := start(context.Background(), a.stdout, a.stdin)
+		if err != nil {
+			return s, err
 		}
+		s.clients = append(s.clients, cl)
 	}
-	use := func(bool) (usage, error) {
-		var sum usage
-		for _, a := range agents {
-			u, err := a.usage(false)
-			if err != nil {
-				return usage{}, err
-			}
-			sum.CPU += u.CPU
+	return s, nil
+}
+
+// usage sums the agents' CPU time.
+func (s *stdioAgents) usage(bool) (usage, error) {
+	var sum usage
+	for _, a := range s.agents {
+		u, err := a.usage(false)
+		if err != nil {
+			return usage{}, err
 		}
-		return sum, nil
+		sum.CPU += u.CPU
 	}
-	r, err := streamPhase(ctx, use, clients, c.floodConns, c.floodUpdates, 0)
-	if err != nil {
-		return 0, err
+	return sum, nil
+}
+
+func (s *stdioAgents) stop() {
+	for _, a := range s.agents {
+		a.stop()
 	}
-	r.print("flood stdio", 0)
-	return r.cpu / time.Duration(max(r.got, 1)), nil
 }
