@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,10 @@ type wsLink struct {
 	nonText peerlog.Limiter
 	// pingTimer runs the next ping (nil without pings).
 	pingTimer atomic.Pointer[time.Timer]
+	// wmu makes one write at a time; stall, made by the first, closes the
+	// socket when a write has waited writeTimeout.
+	wmu   sync.Mutex
+	stall *time.Timer
 }
 
 func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Duration, log *slog.Logger) *wsLink {
@@ -156,10 +161,23 @@ func (l *wsLink) next() (websocket.MessageType, []byte, error) {
 
 // write waits for the socket at most writeTimeout: a peer that reads none
 // of the output for that long is dropped, and no output queues meanwhile.
+// The bound is one timer per link, re-armed for each write: a context with
+// a deadline per message, which the library also watches per frame, took
+// about a third of the CPU a streamed update costs.
 func (l *wsLink) write(msg []byte) error {
-	ctx, cancel := context.WithTimeout(l.ctx, l.writeTimeout)
-	defer cancel()
-	return l.c.Write(ctx, websocket.MessageText, msg)
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if err := l.ctx.Err(); err != nil {
+		return err
+	}
+	if l.stall == nil {
+		l.stall = time.AfterFunc(l.writeTimeout, func() { l.c.CloseNow() })
+	} else {
+		l.stall.Reset(l.writeTimeout)
+	}
+	err := l.c.Write(context.Background(), websocket.MessageText, msg)
+	l.stall.Stop()
+	return err
 }
 
 func (l *wsLink) close() error {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -183,5 +184,31 @@ func TestPingClosesPeerThatStopsAnswering(t *testing.T) {
 	defer cancel()
 	if _, err := rpc.Call(ctx, "echo", wire.Raw(`{}`)); err != nil {
 		t.Fatalf("the connection that answers pings: %v", err)
+	}
+}
+
+// A WebSocket client that reads none of the agent's output holds the
+// agent's writes for at most StallTimeout: then the socket is closed and
+// the write fails.
+func TestWebSocketStalledWriteCloses(t *testing.T) {
+	var written atomic.Int64
+	ended := make(chan error, 1)
+	serve := func(ctx context.Context, c *Conn) error {
+		var rpc *jsonrpc.Conn
+		h := &notifier{written: &written, ended: ended, conn: &rpc}
+		rpc = jsonrpc.NewConn(c, c, h, jsonrpc.Options{Logger: quiet()})
+		return rpc.Run(ctx)
+	}
+	url := startServer(t, NewServer(serve, Options{StallTimeout: 300 * time.Millisecond, Logger: quiet()}))
+	early := append(clientFrame(opText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)),
+		clientFrame(opText, []byte(`{"jsonrpc":"2.0","method":"flood"}`))...)
+	dialRawWS(t, url, early) // and never read
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("the agent's writes never failed")
+		}
+	case <-time.After(guard):
+		t.Fatalf("the agent's writes to a client that reads nothing never failed (%d written)", written.Load())
 	}
 }
