@@ -173,6 +173,7 @@ func runMode(c config, name string, retainMessages int, stdio *stdioAgents) erro
 	}
 	defer srv.stop()
 	fmt.Printf("\n== resumable log %s (RetainMessages %d)\n", name, retainMessages)
+	fmt.Fprintf(os.Stderr, "netload: server pid %d, control %s\n", srv.cmd.Process.Pid, srv.control)
 	d := newDialer(srv.lines["acp"])
 	ctx := context.Background()
 	base, err := settled(srv, c.settle)
