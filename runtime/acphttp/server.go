@@ -173,10 +173,12 @@ type Options struct {
 	// MaxConnections bounds the open connections of both profiles that are
 	// in use (a WebSocket past initialize, a Streamable HTTP connection past
 	// its first request after initialize); past it new ones are answered
-	// 503. Default DefaultMaxConnections.
+	// 503. Default: a quarter of the process's file descriptor limit (as
+	// for MaxStreams), at least 16 and at most DefaultMaxConnections.
 	MaxConnections int
 	// MaxPendingConnections bounds the connections not in use yet, outside
-	// MaxConnections; past it the oldest is closed. Default
+	// MaxConnections; past it the oldest is closed. Default: an eighth of
+	// the file descriptor limit, at least 16 and at most
 	// DefaultMaxPendingConnections.
 	MaxPendingConnections int
 	// InitTimeout closes a connection not in use that long after it opened.
@@ -233,10 +235,13 @@ const (
 	DefaultStallTimeout        = 60 * time.Second
 	DefaultIdleTimeout         = 5 * time.Minute
 	DefaultPingInterval        = 30 * time.Second
-	DefaultMaxConnections      = 1024
-	// DefaultMaxPendingConnections matches DefaultMaxConnections: a client
-	// is in the pool for the round trips between its upgrade or initialize
-	// and its first message or request.
+	// DefaultMaxConnections caps MaxConnections' default: 10,000 idle
+	// WebSocket connections take about 400 MiB of the server's memory
+	// (bench/netload; docs/transports-and-security.md).
+	DefaultMaxConnections = 10000
+	// DefaultMaxPendingConnections caps MaxPendingConnections' default: a
+	// client is in the pool only for the round trips between its upgrade
+	// or initialize and its first message or request.
 	DefaultMaxPendingConnections = 1024
 	DefaultInitTimeout           = 10 * time.Second
 	// DefaultMaxServerBuffered is 16 messages of DefaultMaxMessage: input
@@ -271,11 +276,8 @@ func (o *Options) defaults() {
 	if o.PingInterval <= 0 {
 		o.PingInterval = DefaultPingInterval
 	}
-	if o.MaxConnections <= 0 {
-		o.MaxConnections = DefaultMaxConnections
-	}
 	o.budgetDefaults()
-	o.streamDefaults()
+	o.fdDefaults()
 	o.retainDefaults()
 	if o.SessionMethods == nil {
 		o.SessionMethods = defaultSessionMethods
