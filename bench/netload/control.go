@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,13 +28,14 @@ type usage struct {
 	RSSAfterGC int64 `json:"-"` // the driver's: RSS after runtime.GC and debug.FreeOSMemory
 	Goroutines int
 	CPU        time.Duration // user + system, from getrusage
+	GCCycles   uint64        // collections completed
 	HeapInuse  uint64        // runtime.MemStats
 	StackInuse uint64
 	Sys        uint64
 }
 
 func selfUsage(mem bool) usage {
-	u := usage{RSS: rss(), Goroutines: runtime.NumGoroutine(), CPU: cpuTime()}
+	u := usage{RSS: rss(), Goroutines: runtime.NumGoroutine(), CPU: cpuTime(), GCCycles: gcCycles()}
 	if mem {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
@@ -46,6 +48,15 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // rss reads VmRSS from /proc/self/status.

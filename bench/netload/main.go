@@ -337,6 +337,7 @@ type result struct {
 	sessions, want, got, lost, reordered int
 	wall                                 time.Duration
 	cpu                                  time.Duration // the agent side's
+	gcCycles                             uint64        // the agent side's collections
 	clientCPU                            time.Duration // the driver's
 	lat                                  []int32
 }
@@ -405,7 +406,7 @@ func measure(use func(bool) (usage, error), work func() error, collect func(*res
 	if err != nil {
 		return nil, err
 	}
-	r := &result{wall: wall, cpu: after.CPU - before.CPU, clientCPU: clientCPU}
+	r := &result{wall: wall, cpu: after.CPU - before.CPU, gcCycles: after.GCCycles - before.GCCycles, clientCPU: clientCPU}
 	collect(r)
 	return r, nil
 }
@@ -420,9 +421,10 @@ func (r *result) print(what string) {
 		}
 		return time.Duration(r.lat[int(p*float64(len(r.lat)-1))]) * time.Microsecond
 	}
-	fmt.Printf("%-28s sessions=%d updates=%d/%d lost=%d reordered=%d updates/s=%.0f p50=%s p99=%s cpu/update=%s client-cpu/update=%s\n",
+	n := time.Duration(max(r.got, 1))
+	fmt.Printf("%-28s sessions=%d updates=%d/%d lost=%d reordered=%d updates/s=%.0f p50=%s p99=%s cpu/update=%s gc-cycles=%d client-cpu/update=%s\n",
 		what, r.sessions, r.got, r.want, r.lost, r.reordered, float64(r.got)/r.wall.Seconds(), pct(0.50), pct(0.99),
-		r.perUpdate(), r.clientCPU/time.Duration(max(r.got, 1)))
+		r.perUpdate(), r.gcCycles, r.clientCPU/n)
 }
 
 // stdioAgents are the agents of the stdio floods, one process each, with
@@ -458,6 +460,7 @@ func (s *stdioAgents) usage(bool) (usage, error) {
 			return usage{}, err
 		}
 		sum.CPU += u.CPU
+		sum.GCCycles += u.GCCycles
 	}
 	return sum, nil
 }
