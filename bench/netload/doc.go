@@ -20,12 +20,16 @@
 //     the agent making an update to the client handling it), lost and
 //     reordered updates, and the server's CPU per update.
 //  3. flood: -flood-conns connections of each profile, one session each,
-//     stream -flood-updates updates as fast as they go; the same on stdio
-//     (one agent process per connection): agent CPU per update, and each
-//     profile's ratio to stdio.
+//     stream -flood-updates updates as fast as they go, and the same on
+//     stdio (one agent process per connection), in -rounds rounds of stdio,
+//     WebSocket and Streamable HTTP in turn: agent CPU per update and the
+//     collections it ran, and each profile's median over stdio's.
+//
+// The driver's own CPU per update is reported beside the server's.
 //
 // -profile DIR saves the server's heap and goroutine profiles at the idle
-// point. The driver and the server raise their file descriptor limit to
+// point; the server's control port (on stderr) serves pprof, a CPU profile
+// included, while it runs. The driver and the server raise their file descriptor limit to
 // what the connections need.
 //
 // It runs on Linux (it reads /proc and getrusage).
