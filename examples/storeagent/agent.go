@@ -33,10 +33,13 @@ package storeagent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 
+	"github.com/acpgen/acpgen/runtime/acphttp"
 	"github.com/acpgen/acpgen/runtime/router"
 	"github.com/acpgen/acpgen/runtime/session"
 )
@@ -74,6 +77,40 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer, log *slog.L
 		return nil
 	}
 	return err
+}
+
+// ProtocolKey is the member of a stored session's _meta that names the ACP
+// major version it was created with. Its log holds that version's updates,
+// so only that version loads, resumes, forks or prompts it; a session stored
+// without it is v1's.
+const ProtocolKey = "acpgen/protocolVersion"
+
+func protocolMeta(v int) json.RawMessage { return fmt.Appendf(nil, `{%q:%d}`, ProtocolKey, v) }
+
+// VersionError answers a request of one ACP version for a session of
+// another (-32602 in both versions).
+type VersionError struct{ Session, Want int }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("the session was created with ACP version %d; this connection speaks version %d", e.Session, e.Want)
+}
+
+// own returns the caller's session (session.ErrNotFound for an unknown one
+// or another principal's) when it was created with ACP version v, a
+// *VersionError otherwise.
+func (a *Agent) own(ctx context.Context, id string, v int) (session.Session, error) {
+	s, err := a.Get(ctx, acphttp.PrincipalFrom(ctx), id)
+	if err != nil {
+		return s, err
+	}
+	var m map[string]json.RawMessage
+	json.Unmarshal(s.Meta, &m)
+	got := 1
+	json.Unmarshal(m[ProtocolKey], &got)
+	if got != v {
+		return s, &VersionError{Session: got, Want: v}
+	}
+	return s, nil
 }
 
 // TurnState is the value of _meta["acp/turnState"] on the load and resume

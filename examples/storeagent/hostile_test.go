@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/acpgen/acpgen/examples/storeagent"
 	acp "github.com/acpgen/acpgen/gen/acp/unstable"
@@ -19,10 +23,14 @@ import (
 
 // serveNet serves a over the network with one principal per token.
 func serveNet(t *testing.T, a *storeagent.Agent, tokens ...string) string {
+	return serveNetWith(t, a, acphttp.Options{}, tokens...)
+}
+
+func serveNetWith(t *testing.T, a *storeagent.Agent, o acphttp.Options, tokens ...string) string {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	srv := acphttp.NewServer(func(ctx context.Context, c *acphttp.Conn) error { return a.Serve(ctx, c, c, log) },
-		acphttp.Options{Auth: acphttp.BearerToken(tokens...), Logger: log})
+	o.Auth, o.Logger = acphttp.BearerToken(tokens...), log
+	srv := acphttp.NewServer(func(ctx context.Context, c *acphttp.Conn) error { return a.Serve(ctx, c, c, log) }, o)
 	mux := http.NewServeMux()
 	mux.Handle("/acp", srv)
 	ts := httptest.NewServer(mux)
@@ -31,8 +39,12 @@ func serveNet(t *testing.T, a *storeagent.Agent, tokens ...string) string {
 }
 
 func dialNet(t *testing.T, url, token string) *acphttp.Conn {
+	return dialProfile(t, url, token, acphttp.WebSocket)
+}
+
+func dialProfile(t *testing.T, url, token string, p acphttp.Profile) *acphttp.Conn {
 	t.Helper()
-	c, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: acphttp.WebSocket, Header: http.Header{"Authorization": {"Bearer " + token}}})
+	c, err := acphttp.Dial(ctx, url, acphttp.DialOptions{Profile: p, Header: http.Header{"Authorization": {"Bearer " + token}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,4 +252,153 @@ func TestV1ForkCopiesRecord(t *testing.T) {
 	if err != nil || fs.Cwd != "/other" || fs.Owner == "" {
 		t.Errorf("fork %+v, %v", fs, err)
 	}
+}
+
+// cursorClient keeps the agent's chunks and the transport cursor of each.
+type cursorClient struct {
+	acp.UnimplementedClientHandler
+	mu      sync.Mutex
+	texts   []string
+	cursors []string
+}
+
+func (c *cursorClient) SessionUpdate(_ context.Context, p *acp.SessionNotification) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var cur string
+	json.Unmarshal(p.Meta[acphttp.MetaCursor], &cur)
+	switch u := p.Update; {
+	case u.UserMessageChunk != nil:
+		c.texts = append(c.texts, "user "+u.UserMessageChunk.Content.Text.Text)
+	case u.AgentMessageChunk != nil:
+		c.texts = append(c.texts, "agent "+u.AgentMessageChunk.Content.Text.Text)
+	}
+	c.cursors = append(c.cursors, cur)
+}
+
+// A session whose transport log is past its bound: resuming the event
+// stream from a cursor the server no longer retains is refused (409
+// expired_cursor), and session/load (v1) and session/resume with replayFrom
+// (v2) still replay the whole conversation from the store.
+func TestLogPastBoundResumeRefusedLoadWorks(t *testing.T) {
+	a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
+	url := serveNetWith(t, a, acphttp.Options{RetainMessages: 2}, "alpha-token")
+	tc := dialProfile(t, url, "alpha-token", acphttp.StreamableHTTP)
+	c := &cursorClient{}
+	cc := acp.NewClientConn(c, tc, tc, acp.ConnOptions{})
+	go cc.Run(t.Context())
+	if _, err := cc.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := cc.SessionNew(ctx, &acp.NewSessionRequest{Cwd: "/work", MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const words = "w1 w2 w3 w4 w5 w6 w7 w8"
+	if _, err := cc.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock(words)}}); err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		c.mu.Lock()
+		n := len(c.cursors)
+		if n > 0 {
+			first = c.cursors[0]
+		}
+		c.mu.Unlock()
+		if n == 8 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d updates received, want 8", n)
+		}
+	}
+	if first == "" {
+		t.Fatal("the updates carry no cursor")
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer alpha-token")
+	req.Header.Set(acphttp.HeaderConnectionID, tc.ID())
+	req.Header.Set(acphttp.HeaderSessionID, string(s.SessionID))
+	req.Header.Set("Last-Event-ID", first)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), acphttp.ResumeExpired) {
+		t.Fatalf("resume from %s: %d %s, want 409 %s", first, resp.StatusCode, body, acphttp.ResumeExpired)
+	}
+
+	c2 := &cursorClient{}
+	tc2 := dialProfile(t, url, "alpha-token", acphttp.WebSocket)
+	cc2 := acp.NewClientConn(c2, tc2, tc2, acp.ConnOptions{})
+	go cc2.Run(t.Context())
+	if _, err := cc2.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cc2.SessionLoad(ctx, &acp.LoadSessionRequest{SessionID: s.SessionID, Cwd: "/work", MCPServers: []acp.MCPServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"user " + words, "agent w1"}
+	for _, w := range strings.Fields(words)[1:] {
+		want = append(want, "agent  "+w)
+	}
+	c2.mu.Lock()
+	got := c2.texts
+	c2.mu.Unlock()
+	if !slices.Equal(got, want) {
+		t.Errorf("session/load replayed %q, want %q", got, want)
+	}
+
+}
+
+// A session's log holds the updates of the ACP version that created it:
+// the other version's load, resume, fork and prompt refuse it (-32602,
+// naming the versions) rather than replaying what it cannot decode.
+func TestSessionOfOtherVersionRefused(t *testing.T) {
+	a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
+	url := serveNet(t, a, "alpha-token")
+	v1, v2 := v1Net(t, url, "alpha-token"), v2Net(t, url, "alpha-token")
+	s1, err := v1.SessionNew(ctx, &acp.NewSessionRequest{Cwd: "/work", MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v1.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s1.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("v1 words")}}); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := v2.SessionNew(ctx, &acp2.NewSessionRequest{Cwd: "/work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		var re *acp.RPCError
+		if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(dataString(re.Data), "ACP version") {
+			t.Errorf("%s: %v, want -32602 naming the versions", what, err)
+		}
+	}
+	id1, id2 := acp2.SessionID(s1.SessionID), acp.SessionID(s2.SessionID)
+	_, err = v2.SessionResume(ctx, &acp2.ResumeSessionRequest{SessionID: id1, Cwd: "/work", ReplayFrom: startCursor})
+	refused("v2 resume of a v1 session", err)
+	_, err = v2.SessionFork(ctx, &acp2.ForkSessionRequest{SessionID: id1, Cwd: "/work"})
+	refused("v2 fork of a v1 session", err)
+	_, err = v2.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: id1, Prompt: []acp2.ContentBlock{acp2.TextBlock("x")}})
+	refused("v2 prompt in a v1 session", err)
+	_, err = v1.SessionLoad(ctx, &acp.LoadSessionRequest{SessionID: id2, Cwd: "/work", MCPServers: []acp.MCPServer{}})
+	refused("v1 load of a v2 session", err)
+	_, err = v1.SessionResume(ctx, &acp.ResumeSessionRequest{SessionID: id2, Cwd: "/work"})
+	refused("v1 resume of a v2 session", err)
+	_, err = v1.SessionPrompt(ctx, &acp.PromptRequest{SessionID: id2, Prompt: []acp.ContentBlock{acp.TextBlock("x")}})
+	refused("v1 prompt in a v2 session", err)
+	if st, _ := a.Store().Get(ctx, string(s1.SessionID)); st.LastSeq != 5 {
+		t.Errorf("the v1 session's log has %d events after the refusals, want 5", st.LastSeq)
+	}
+}
+
+func dataString(d any) string {
+	b, _ := json.Marshal(d)
+	return string(b)
 }

@@ -52,6 +52,8 @@ func v1Err(id acp.SessionID, err error) error {
 	switch {
 	case errors.Is(err, session.ErrNotFound):
 		return acp.NewResourceNotFoundError(map[string]any{"sessionId": id})
+	case errors.As(err, new(*VersionError)):
+		return acp.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": err.Error()})
 	case errors.Is(err, session.ErrTurnRunning):
 		return acp.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": "a turn is running in this session"})
 	}
@@ -59,7 +61,7 @@ func v1Err(id acp.SessionID, err error) error {
 }
 
 func (c *Conn) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	id, err := c.New(ctx, acphttp.PrincipalFrom(ctx), p.Cwd, p.AdditionalDirectories)
+	id, err := c.New(ctx, session.Info{Owner: acphttp.PrincipalFrom(ctx), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, Meta: protocolMeta(1)})
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +70,7 @@ func (c *Conn) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.N
 
 func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
 	id := string(p.SessionID)
-	if _, err := c.Get(ctx, acphttp.PrincipalFrom(ctx), id); err != nil {
+	if _, err := c.own(ctx, id, 1); err != nil {
 		return nil, v1Err(p.SessionID, err)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -133,6 +135,9 @@ func (c *Conn) SessionCancel(ctx context.Context, p *acp.CancelNotification) {
 // reopen makes the caller's session current with the request's roots and
 // returns its turn state as the answer's _meta.
 func (c *Conn) reopen(ctx context.Context, id acp.SessionID, cwd string, dirs []string) (map[string]acp.Raw, error) {
+	if _, err := c.own(ctx, string(id), 1); err != nil {
+		return nil, v1Err(id, err)
+	}
 	s, err := c.Reopen(ctx, acphttp.PrincipalFrom(ctx), string(id), cwd, dirs)
 	if err != nil {
 		return nil, v1Err(id, err)
@@ -189,7 +194,10 @@ func (c *Conn) SessionDelete(ctx context.Context, p *acp.DeleteSessionRequest) (
 
 // SessionFork copies the session's record into a new session.
 func (c *Conn) SessionFork(ctx context.Context, p *acp.ForkSessionRequest) (*acp.ForkSessionResponse, error) {
-	id, err := c.Fork(ctx, acphttp.PrincipalFrom(ctx), string(p.SessionID), p.Cwd, p.AdditionalDirectories)
+	if _, err := c.own(ctx, string(p.SessionID), 1); err != nil {
+		return nil, v1Err(p.SessionID, err)
+	}
+	id, err := c.Fork(ctx, string(p.SessionID), session.Info{Owner: acphttp.PrincipalFrom(ctx), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, Meta: protocolMeta(1)})
 	if err != nil {
 		return nil, v1Err(p.SessionID, err)
 	}

@@ -65,8 +65,11 @@ func (c *connV2) Initialize(ctx context.Context, p *acp2.InitializeRequest) (*ac
 }
 
 func v2Err(id acp2.SessionID, err error) error {
-	if errors.Is(err, session.ErrNotFound) {
+	switch {
+	case errors.Is(err, session.ErrNotFound):
 		return acp2.NewResourceNotFoundError(map[string]any{"sessionId": id})
+	case errors.As(err, new(*VersionError)):
+		return acp2.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": err.Error()})
 	}
 	return err
 }
@@ -80,7 +83,7 @@ func roots(dirs []acp2.AbsolutePath) []string {
 }
 
 func (c *connV2) SessionNew(ctx context.Context, p *acp2.NewSessionRequest) (*acp2.NewSessionResponse, error) {
-	id, err := c.New(ctx, acphttp.PrincipalFrom(ctx), string(p.Cwd), roots(p.AdditionalDirectories))
+	id, err := c.New(ctx, session.Info{Owner: acphttp.PrincipalFrom(ctx), Cwd: string(p.Cwd), AdditionalDirectories: roots(p.AdditionalDirectories), Meta: protocolMeta(2)})
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func (c *connV2) SessionNew(ctx context.Context, p *acp2.NewSessionRequest) (*ac
 
 func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp2.PromptResponse, error) {
 	id := string(p.SessionID)
-	if _, err := c.Get(ctx, acphttp.PrincipalFrom(ctx), id); err != nil {
+	if _, err := c.own(ctx, id, 2); err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}
 	for i, b := range p.Prompt {
@@ -243,6 +246,9 @@ func (c *connV2) SessionResume(ctx context.Context, p *acp2.ResumeSessionRequest
 	if p.ReplayFrom != nil && p.ReplayFrom.Start == nil {
 		return nil, acp2.NewInvalidParamsError(map[string]any{"pointer": "/replayFrom/type", "unsupported": p.ReplayFrom.Kind()})
 	}
+	if _, err := c.own(ctx, string(p.SessionID), 2); err != nil {
+		return nil, v2Err(p.SessionID, err)
+	}
 	s, err := c.Reopen(ctx, acphttp.PrincipalFrom(ctx), string(p.SessionID), string(p.Cwd), roots(p.AdditionalDirectories))
 	if err != nil {
 		return nil, v2Err(p.SessionID, err)
@@ -292,7 +298,10 @@ func (c *connV2) SessionDelete(ctx context.Context, p *acp2.DeleteSessionRequest
 
 // SessionFork copies the session's record into a new session.
 func (c *connV2) SessionFork(ctx context.Context, p *acp2.ForkSessionRequest) (*acp2.ForkSessionResponse, error) {
-	id, err := c.Fork(ctx, acphttp.PrincipalFrom(ctx), string(p.SessionID), string(p.Cwd), roots(p.AdditionalDirectories))
+	if _, err := c.own(ctx, string(p.SessionID), 2); err != nil {
+		return nil, v2Err(p.SessionID, err)
+	}
+	id, err := c.Fork(ctx, string(p.SessionID), session.Info{Owner: acphttp.PrincipalFrom(ctx), Cwd: string(p.Cwd), AdditionalDirectories: roots(p.AdditionalDirectories), Meta: protocolMeta(2)})
 	if err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}

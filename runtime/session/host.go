@@ -54,16 +54,21 @@ func (h *Host) Store() Store { return h.st }
 // capabilities an agent derives from the store are advertised only then.
 func (h *Host) Durable() bool { return h.durable }
 
-// New creates a session of owner with a random 128-bit id.
-func (h *Host) New(ctx context.Context, owner, cwd string, dirs []string) (string, error) {
+// New creates a session from info (its Owner, Cwd, AdditionalDirectories,
+// Title and Meta) with a random 128-bit id, and returns the id.
+func (h *Host) New(ctx context.Context, info Info) (string, error) {
+	info.ID = newID()
+	if info.AdditionalDirectories == nil {
+		info.AdditionalDirectories = []string{}
+	}
+	_, err := h.st.Create(ctx, info)
+	return info.ID, err
+}
+
+func newID() string {
 	var b [16]byte
 	rand.Read(b[:])
-	id := "sess-" + hex.EncodeToString(b[:])
-	if dirs == nil {
-		dirs = []string{}
-	}
-	_, err := h.st.Create(ctx, Info{ID: id, Owner: owner, Cwd: cwd, AdditionalDirectories: dirs})
-	return id, err
+	return "sess-" + hex.EncodeToString(b[:])
 }
 
 // Get returns owner's session id; ErrNotFound when there is none or it is
@@ -213,21 +218,19 @@ func (h *Host) Delete(ctx context.Context, owner, id string) error {
 	return h.st.Delete(ctx, id)
 }
 
-// Fork copies owner's session from into a new session of owner with the
-// request's roots, and returns its id. The copy's log is the original's; a
+// Fork copies session from of info.Owner into a new session made from info
+// (as New does), and returns its id. The copy's log is the original's; a
 // turn running there is interrupted in the copy (Store.Fork).
-func (h *Host) Fork(ctx context.Context, owner, from, cwd string, dirs []string) (string, error) {
-	if _, err := h.Get(ctx, owner, from); err != nil {
+func (h *Host) Fork(ctx context.Context, from string, info Info) (string, error) {
+	if _, err := h.Get(ctx, info.Owner, from); err != nil {
 		return "", err
 	}
-	var b [16]byte
-	rand.Read(b[:])
-	id := "sess-" + hex.EncodeToString(b[:])
-	if dirs == nil {
-		dirs = []string{}
+	info.ID = newID()
+	if info.AdditionalDirectories == nil {
+		info.AdditionalDirectories = []string{}
 	}
-	_, err := h.st.Fork(ctx, from, Info{ID: id, Owner: owner, Cwd: cwd, AdditionalDirectories: dirs})
-	return id, err
+	_, err := h.st.Fork(ctx, from, info)
+	return info.ID, err
 }
 
 // List returns a page of owner's sessions (q's Owner is set to owner).

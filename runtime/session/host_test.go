@@ -16,14 +16,14 @@ import (
 func TestHostHidesOtherOwnersSessions(t *testing.T) {
 	ctx := context.Background()
 	h := session.NewHost(session.NewMemory())
-	id, err := h.New(ctx, "alice", "/w", nil)
+	id, err := h.New(ctx, session.Info{Owner: "alice", Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := map[string]func() error{
 		"Get":    func() error { _, err := h.Get(ctx, "bob", id); return err },
 		"Reopen": func() error { _, err := h.Reopen(ctx, "bob", id, "/x", nil); return err },
-		"Fork":   func() error { _, err := h.Fork(ctx, "bob", id, "/x", nil); return err },
+		"Fork":   func() error { _, err := h.Fork(ctx, id, session.Info{Owner: "bob", Cwd: "/x"}); return err },
 		"Close":  func() error { return h.Close(ctx, "bob", id) },
 		"Delete": func() error { return h.Delete(ctx, "bob", id) },
 	}
@@ -45,7 +45,7 @@ func TestHostHidesOtherOwnersSessions(t *testing.T) {
 func TestHostReplayFromInclusive(t *testing.T) {
 	ctx := context.Background()
 	h := session.NewHost(session.NewMemory())
-	id, _ := h.New(ctx, "", "/w", nil)
+	id, _ := h.New(ctx, session.Info{Cwd: "/w"})
 	st := h.Store()
 	st.StartTurn(ctx, id, nil) // seq 1
 	for _, u := range []string{`"a"`, `"b"`, `"c"`} {
@@ -75,7 +75,7 @@ func TestHostReplayFromInclusive(t *testing.T) {
 func TestHostTurns(t *testing.T) {
 	ctx := context.Background()
 	h := session.NewHost(session.NewMemory())
-	id, _ := h.New(ctx, "o", "/w", nil)
+	id, _ := h.New(ctx, session.Info{Owner: "o", Cwd: "/w"})
 	tctx, cancel := context.WithCancelCause(ctx)
 	if _, _, err := h.StartTurn(ctx, id, nil, cancel); err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestHostWithoutStore(t *testing.T) {
 	if h.Durable() || h.Store() == nil {
 		t.Fatalf("durable %v, store %v", h.Durable(), h.Store())
 	}
-	if _, err := h.New(context.Background(), "", "/w", nil); err != nil {
+	if _, err := h.New(context.Background(), session.Info{Cwd: "/w"}); err != nil {
 		t.Error(err)
 	}
 }
