@@ -24,6 +24,7 @@ type clientV2 struct {
 	mu      sync.Mutex
 	updates []string
 	idle    chan string // the stop reason of each idle state_update
+	hangup  func()      // ends the connection, as a dropped socket does
 }
 
 func (c *clientV2) SessionUpdate(_ context.Context, p *acp2.UpdateSessionNotification) {
@@ -87,7 +88,8 @@ func connectV2(t *testing.T, a *storeagent.Agent) (*clientV2, *acp2.InitializeRe
 	wg.Add(2)
 	go func() { defer wg.Done(); a.Serve(runCtx, ar, aw, slog.New(slog.DiscardHandler)) }()
 	go func() { defer wg.Done(); c.conn.Run(runCtx) }()
-	t.Cleanup(func() { stop(); cw.Close(); aw.Close(); wg.Wait() })
+	c.hangup = func() { stop(); cw.Close(); aw.Close(); wg.Wait() }
+	t.Cleanup(c.hangup)
 	res, err := c.conn.Initialize(ctx, &acp2.InitializeRequest{ProtocolVersion: acp2.CurrentProtocolVersion, Info: acp2.Implementation{Name: "test", Version: "0"}})
 	if err != nil {
 		t.Fatal(err)
@@ -273,5 +275,40 @@ func TestV2NoStoreAdvertisesNoStoreMethods(t *testing.T) {
 	}
 	if _, stop := promptV2(t, c, newSessionV2(t, c), "hi"); stop != "state idle end_turn" {
 		t.Errorf("prompt: %s", stop)
+	}
+}
+
+// A connection that ends mid-turn ends the turn with it (turns outlive the
+// prompt request, not the connection): a later resume reports it idle with
+// stopReason error and _meta["acp/turnState"] interrupted, "connection
+// ended during the turn".
+func TestV2TurnEndsWithItsConnection(t *testing.T) {
+	st := session.NewMemory()
+	a := storeagent.New(st, slog.New(slog.DiscardHandler))
+	c, _ := connectV2(t, a)
+	id := newSessionV2(t, c)
+	if _, err := c.conn.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: id, Prompt: []acp2.ContentBlock{acp2.TextBlock("one wait")}}); err != nil {
+		t.Fatal(err)
+	}
+	c.hangup()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if s, _ := st.Get(ctx, string(id)); s.Turn.State != session.TurnRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn outlived its connection")
+		}
+	}
+	c2, _ := connectV2(t, a)
+	res, err := c2.conn.SessionResume(ctx, &acp2.ResumeSessionRequest{SessionID: id, Cwd: "/work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("state idle error %d", storeagent.InterruptedCode)
+	if got := c2.take(); !slices.Equal(got, []string{want}) {
+		t.Errorf("resume sent %q, want %q", got, want)
+	}
+	if s := turnState(t, res.Meta); s.State != "interrupted" || s.Reason != "connection ended during the turn" {
+		t.Errorf("turn state %+v", s)
 	}
 }
