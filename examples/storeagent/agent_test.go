@@ -194,6 +194,17 @@ func TestCloseCancelsTurnKeepsRecordDeleteRemoves(t *testing.T) {
 	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionID != id {
 		t.Fatalf("list after close: %+v, %v", list, err)
 	}
+	_, err = c.conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: id, Prompt: []acp.ContentBlock{acp.TextBlock("after")}})
+	var closed *acp.RPCError
+	if !errors.As(err, &closed) || closed.Code != -32602 {
+		t.Errorf("prompt in a closed session: %v, want -32602", err)
+	}
+	if _, err := c.conn.SessionResume(ctx, &acp.ResumeSessionRequest{SessionID: id, Cwd: "/work"}); err != nil {
+		t.Fatal(err)
+	}
+	if prompt(t, c, id, "reopened") != acp.StopReasonEndTurn {
+		t.Error("a turn after resume reopened the session did not run")
+	}
 	if _, err := c.conn.SessionDelete(ctx, &acp.DeleteSessionRequest{SessionID: id}); err != nil {
 		t.Fatal(err)
 	}

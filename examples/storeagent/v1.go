@@ -54,6 +54,8 @@ func v1Err(id acp.SessionID, err error) error {
 		return acp.NewResourceNotFoundError(map[string]any{"sessionId": id})
 	case errors.As(err, new(*VersionError)):
 		return acp.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": err.Error()})
+	case errors.Is(err, session.ErrClosed):
+		return acp.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": "the session is closed: session/load or session/resume reopens it"})
 	case errors.Is(err, session.ErrTurnRunning):
 		return acp.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": "a turn is running in this session"})
 	}

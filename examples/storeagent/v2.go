@@ -70,6 +70,8 @@ func v2Err(id acp2.SessionID, err error) error {
 		return acp2.NewResourceNotFoundError(map[string]any{"sessionId": id})
 	case errors.As(err, new(*VersionError)):
 		return acp2.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": err.Error()})
+	case errors.Is(err, session.ErrClosed):
+		return acp2.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": "the session is closed: session/resume reopens it"})
 	}
 	return err
 }

@@ -226,11 +226,15 @@ func TestV2CloseEndsTurnBeforeAnswering(t *testing.T) {
 	if err != nil || len(l.Sessions) != 1 || l.Sessions[0].SessionID != id {
 		t.Fatalf("list after close: %+v, %v", l, err)
 	}
+	_, err = c.conn.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: id, Prompt: []acp2.ContentBlock{acp2.TextBlock("after")}})
+	var re *acp2.RPCError
+	if !errors.As(err, &re) || re.Code != -32602 {
+		t.Errorf("prompt in a closed session: %v, want -32602", err)
+	}
 	if _, err := c.conn.SessionDelete(ctx, &acp2.DeleteSessionRequest{SessionID: id}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.conn.SessionResume(ctx, &acp2.ResumeSessionRequest{SessionID: id, Cwd: "/work"})
-	var re *acp2.RPCError
 	if !errors.As(err, &re) || re.Code != -32002 {
 		t.Errorf("resume after delete: %v, want -32002", err)
 	}
