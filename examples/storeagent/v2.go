@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,10 +153,16 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 			c.endTurn(id, "", "connection ended during the turn")
 			return
 		}
+		// Recorded before the idle is sent, so a resume after the client
+		// saw it finds the turn ended; released after, so close answers
+		// only once the idle is out.
+		if err := c.RecordEnd(id, stop, ""); err != nil {
+			c.log.Warn("recording the turn's end failed", "sessionId", id, "err", err)
+		}
 		if err := c.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(idle(session.Turn{State: session.TurnEnded, Reason: stop}))); err != nil {
 			c.log.Debug("v2 turn: reporting idle failed", "err", err)
 		}
-		c.endTurn(id, stop, "")
+		c.Release(id)
 	}()
 	return &acp2.PromptResponse{MessageID: userID}, nil
 }
@@ -239,25 +246,63 @@ func idle(t session.Turn) acp2.StateUpdate {
 	return u
 }
 
-// SessionResume makes the caller's session current with the request's
-// roots, replays the recorded messages when replayFrom is {"type":"start"}
-// (none without replayFrom; another cursor is refused with -32602, as the
-// schema requires), sends the session's current state, and answers. The
-// answer's _meta["acp/turnState"] is v1's (TurnState).
-func (c *connV2) SessionResume(ctx context.Context, p *acp2.ResumeSessionRequest) (*acp2.ResumeSessionResponse, error) {
-	if p.ReplayFrom != nil && p.ReplayFrom.Start == nil {
-		return nil, acp2.NewInvalidParamsError(map[string]any{"pointer": "/replayFrom/type", "unsupported": p.ReplayFrom.Kind()})
+// TurnCursor is the replayFrom type this agent adds to the schema's
+// "start" (the schema reserves types beginning with "_" for an
+// implementation's own): {"type":"_acpgen/turn","messageId":ID} replays
+// from the start of the turn whose user message (or agent message) has id
+// ID, inclusive, so a client that holds a session up to a turn asks only
+// for what follows.
+const TurnCursor = "_acpgen/turn"
+
+// replayFrom is the sequence a resume replays from (0: no replay), or the
+// -32602 the schema requires for a cursor the agent does not support.
+func (c *connV2) replayFrom(ctx context.Context, id string, rf *acp2.ReplayFrom) (uint64, error) {
+	switch {
+	case rf == nil:
+		return 0, nil
+	case rf.Start != nil:
+		return 1, nil
+	case rf.Other != nil && rf.Other.Type == TurnCursor:
+		var msg string
+		raw, _ := rf.Other.Unknown.Get("messageId")
+		json.Unmarshal(raw, &msg)
+		if len(msg) > 1 && (msg[0] == 'u' || msg[0] == 'a') {
+			if seq, err := strconv.ParseUint(msg[1:], 10, 64); err == nil && seq > 0 {
+				evs, err := c.Store().Events(ctx, id, seq-1, 1)
+				if err != nil {
+					return 0, err
+				}
+				if len(evs) == 1 && evs[0].Seq == seq && evs[0].Kind == session.KindTurnStart {
+					return seq, nil
+				}
+			}
+		}
+		return 0, acp2.NewInvalidParamsError(map[string]any{"pointer": "/replayFrom/messageId", "reason": "no turn of this session has that message id"})
 	}
+	return 0, acp2.NewInvalidParamsError(map[string]any{"pointer": "/replayFrom/type", "unsupported": rf.Kind()})
+}
+
+// SessionResume makes the caller's session current with the request's
+// roots, replays the recorded messages from replayFrom ({"type":"start"}:
+// all of them; TurnCursor: from a turn; none without replayFrom; another
+// cursor is refused with -32602, as the schema requires), sends the
+// session's current state, and answers. The answer's
+// _meta["acp/turnState"] is v1's (TurnState).
+func (c *connV2) SessionResume(ctx context.Context, p *acp2.ResumeSessionRequest) (*acp2.ResumeSessionResponse, error) {
 	if _, err := c.own(ctx, string(p.SessionID), 2); err != nil {
 		return nil, v2Err(p.SessionID, err)
+	}
+	from, err := c.replayFrom(ctx, string(p.SessionID), p.ReplayFrom)
+	if err != nil {
+		return nil, err
 	}
 	s, err := c.Reopen(ctx, acphttp.PrincipalFrom(ctx), string(p.SessionID), string(p.Cwd), roots(p.AdditionalDirectories))
 	if err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}
-	if p.ReplayFrom != nil {
+	if from > 0 {
 		replay := session.Unrecorded(c.ctx)
-		_, err := c.ReplayFrom(ctx, string(p.SessionID), 0, func(_ uint64, raw json.RawMessage) error {
+		_, err := c.ReplayFrom(ctx, string(p.SessionID), from, func(_ uint64, raw json.RawMessage) error {
 			var u acp2.SessionUpdate
 			if err := u.UnmarshalJSON(raw); err != nil {
 				return err
@@ -272,7 +317,10 @@ func (c *connV2) SessionResume(ctx context.Context, p *acp2.ResumeSessionRequest
 		}
 	}
 	if s.Turn.State == session.TurnRunning && !c.Running(s.ID) {
-		s.Turn = session.Turn{State: session.TurnInterrupted, Reason: InterruptedReason}
+		// The turn of this process Reopen saw has ended since: report how.
+		if s, err = c.Store().Get(ctx, s.ID); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.conn.SessionUpdate(session.Unrecorded(c.ctx), &acp2.UpdateSessionNotification{SessionID: p.SessionID, Update: acp2.NewSessionUpdateStateUpdate(idle(s.Turn))}); err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/acpgen/acpgen/examples/storeagent"
 	acp2 "github.com/acpgen/acpgen/gen/acp/v2/unstable"
 	"github.com/acpgen/acpgen/runtime/session"
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // clientV2 is a v2 client connection that keeps what the agent sent, as
@@ -314,5 +317,42 @@ func TestV2TurnEndsWithItsConnection(t *testing.T) {
 	}
 	if s := turnState(t, res.Meta); s.State != "interrupted" || s.Reason != "connection ended during the turn" {
 		t.Errorf("turn state %+v", s)
+	}
+}
+
+// replayFrom {"type":"_acpgen/turn","messageId":ID} replays from the start
+// of the turn that message belongs to, inclusive; an id no turn of the
+// session has (a sequence that is not a turn's start included) is -32602.
+func TestV2ResumeFromATurn(t *testing.T) {
+	a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
+	c, _ := connectV2(t, a)
+	id := newSessionV2(t, c)
+	promptV2(t, c, id, "first")
+	second, _ := promptV2(t, c, id, "second turn")
+	c.take()
+	cursor := func(msg string) *acp2.ReplayFrom {
+		var f wire.Fields
+		f.Set("messageId", wire.Raw(strconv.Quote(msg)))
+		return &acp2.ReplayFrom{Other: &acp2.ReplayFromOther{Type: storeagent.TurnCursor, Unknown: f}}
+	}
+	agentID := "a" + strings.TrimPrefix(string(second), "u")
+	for _, from := range []string{string(second), agentID} {
+		if _, err := c.conn.SessionResume(ctx, &acp2.ResumeSessionRequest{SessionID: id, Cwd: "/work", ReplayFrom: cursor(from)}); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"user second turn@" + string(second), "agent second@" + agentID, "agent  turn@" + agentID, "state idle end_turn"}
+		if got := c.take(); !slices.Equal(got, want) {
+			t.Errorf("from %s: %q, want %q", from, got, want)
+		}
+	}
+	for _, bad := range []string{"u999", "x1", "u", "a3", strings.Replace(string(second), "u", "u0", 1) + "1"} {
+		_, err := c.conn.SessionResume(ctx, &acp2.ResumeSessionRequest{SessionID: id, Cwd: "/work", ReplayFrom: cursor(bad)})
+		var re *acp2.RPCError
+		if !errors.As(err, &re) || re.Code != -32602 {
+			t.Errorf("from %q: %v, want -32602", bad, err)
+		}
+	}
+	if got := c.take(); len(got) != 0 {
+		t.Errorf("refused resumes sent %q", got)
 	}
 }

@@ -141,11 +141,21 @@ func (h *Host) StartTurn(ctx context.Context, id string, data json.RawMessage, c
 	return seq, nil, err
 }
 
-// EndTurn records how this process's turn of session id ended (stop ""
-// means it failed, recorded as interrupted with reason why) and forgets it.
-// The store is written on a context of its own, since the turn's may have
-// ended; a turn close already interrupted is not an error.
+// EndTurn records how this process's turn of session id ended
+// (RecordEnd), then forgets it (Release).
 func (h *Host) EndTurn(id, stop, why string) error {
+	err := h.RecordEnd(id, stop, why)
+	h.Release(id)
+	return err
+}
+
+// RecordEnd records how this process's turn of session id ended (stop ""
+// means it failed, recorded as interrupted with reason why), on a context
+// of its own, since the turn's may have ended; a turn close already
+// interrupted is not an error. The turn stays registered until Release, so
+// a turn that reports its end to the client after recording it (v2's idle
+// state_update) is waited for by close until it has.
+func (h *Host) RecordEnd(id, stop, why string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var err error
@@ -154,12 +164,15 @@ func (h *Host) EndTurn(id, stop, why string) error {
 	} else {
 		_, err = h.st.InterruptTurn(ctx, id, why)
 	}
-	h.forget(id)
 	if errors.Is(err, ErrNoTurn) || errors.Is(err, ErrNotFound) {
 		return nil
 	}
 	return err
 }
+
+// Release forgets this process's turn of session id: close and delete stop
+// waiting for it, and a held prompt may start.
+func (h *Host) Release(id string) { h.forget(id) }
 
 func (h *Host) forget(id string) {
 	h.mu.Lock()
