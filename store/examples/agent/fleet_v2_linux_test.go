@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +14,6 @@ import (
 	"github.com/acpgen/acpgen/examples/storeagent"
 	acp2 "github.com/acpgen/acpgen/gen/acp/v2"
 	"github.com/acpgen/acpgen/runtime/acphttp"
-	"github.com/acpgen/acpgen/store/internal/testenv"
 )
 
 // clientV2 keeps what a v2 agent sent: "user TEXT@ID", "agent TEXT@ID",
@@ -107,16 +104,7 @@ func dialV2(t *testing.T, ctx context.Context, u string, profile acphttp.Profile
 // idle with stopReason error, code storeagent.InterruptedCode), before the
 // answer; its next prompt runs there. On both profiles.
 func TestFleetV2ResumesAfterKilledAgent(t *testing.T) {
-	pg, err := testenv.StartPostgres()
-	if err != nil {
-		testenv.Missing(t, "PostgreSQL", err)
-	}
-	defer pg.Stop()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "agent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	pg, bin, dir := postgres(t), agentBinary(t), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for _, profile := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
