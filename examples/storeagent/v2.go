@@ -110,7 +110,7 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 	release := turn.Keep()
 	tctx, cancel := context.WithCancelCause(c.ctx)
 	var seq uint64
-	for { // a prompt sent during a turn of this process is held until it ends
+	for held := false; ; held = true { // a prompt sent during a turn of this process is held until it ends
 		s, busy, err := c.StartTurn(ctx, id, nil, cancel)
 		if err == nil {
 			seq = s
@@ -119,6 +119,10 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 		if busy == nil {
 			release()
 			cancel(nil)
+			if held && (errors.Is(err, session.ErrClosed) || errors.Is(err, session.ErrNotFound)) {
+				// Closed or deleted while held: the schema's -32800.
+				return nil, acp2.NewRequestCancelledError(nil)
+			}
 			return nil, v2Err(p.SessionID, err)
 		}
 		select {

@@ -225,12 +225,12 @@ func TestV2CloseEndsTurnBeforeAnswering(t *testing.T) {
 	if len(got) < 2 || got[len(got)-1] != "state idle cancelled" {
 		t.Errorf("before the close answer: %q, want the turn's idle cancelled last", got)
 	}
+	var re *acp2.RPCError
 	l, err := c.conn.SessionList(ctx, &acp2.ListSessionsRequest{})
 	if err != nil || len(l.Sessions) != 1 || l.Sessions[0].SessionID != id {
 		t.Fatalf("list after close: %+v, %v", l, err)
 	}
 	_, err = c.conn.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: id, Prompt: []acp2.ContentBlock{acp2.TextBlock("after")}})
-	var re *acp2.RPCError
 	if !errors.As(err, &re) || re.Code != -32602 {
 		t.Errorf("prompt in a closed session: %v, want -32602", err)
 	}
