@@ -95,7 +95,8 @@ func (c *connV2) SessionNew(ctx context.Context, p *acp2.NewSessionRequest) (*ac
 
 func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp2.PromptResponse, error) {
 	id := string(p.SessionID)
-	if _, err := c.own(ctx, id, 2); err != nil {
+	sess, err := c.own(ctx, id, 2)
+	if err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}
 	for i, b := range p.Prompt {
@@ -110,7 +111,7 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 	release := turn.Keep()
 	tctx, cancel := context.WithCancelCause(c.ctx)
 	var seq uint64
-	for held := false; ; held = true { // a prompt sent during a turn of this process is held until it ends
+	for { // a prompt sent during a turn of this process is held until it ends
 		s, busy, err := c.StartTurn(ctx, id, nil, cancel)
 		if err == nil {
 			seq = s
@@ -119,8 +120,9 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 		if busy == nil {
 			release()
 			cancel(nil)
-			if held && (errors.Is(err, session.ErrClosed) || errors.Is(err, session.ErrNotFound)) {
-				// Closed or deleted while held: the schema's -32800.
+			if !sess.Closed && (errors.Is(err, session.ErrClosed) || errors.Is(err, session.ErrNotFound)) {
+				// Closed or deleted before it was inserted (held, or
+				// during the close): the schema's -32800.
 				return nil, acp2.NewRequestCancelledError(nil)
 			}
 			return nil, v2Err(p.SessionID, err)
@@ -139,7 +141,7 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 	}
 	userID := acp2.MessageID(fmt.Sprintf("u%d", seq))
 	agentID := acp2.MessageID(fmt.Sprintf("a%d", seq))
-	err := c.update(p.SessionID, acp2.NewSessionUpdateUserMessage(acp2.UserMessage{MessageID: userID, Content: p.Prompt}))
+	err = c.update(p.SessionID, acp2.NewSessionUpdateUserMessage(acp2.UserMessage{MessageID: userID, Content: p.Prompt}))
 	if err == nil {
 		err = c.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(acp2.RunningUpdate()))
 	}

@@ -212,20 +212,34 @@ func TestV2ResumeEndsATurnADeadProcessLeft(t *testing.T) {
 // cancelled before the close answer, and keeps the record; delete removes
 // it.
 func TestV2CloseEndsTurnBeforeAnswering(t *testing.T) {
-	a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
+	st := &getSignal{Store: session.NewMemory()}
+	a := storeagent.New(st, slog.New(slog.DiscardHandler))
 	c, _ := connectV2(t, a)
 	id := newSessionV2(t, c)
 	if _, err := c.conn.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: id, Prompt: []acp2.ContentBlock{acp2.TextBlock("one wait")}}); err != nil {
 		t.Fatal(err)
 	}
+	// A second prompt, read while the session is open and not inserted
+	// (held behind the turn, or reaching it during the close), is answered
+	// -32800 once the close ends it.
+	got := st.arm(string(id))
+	heldErr := make(chan error, 1)
+	go func() {
+		_, err := c.conn.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: id, Prompt: []acp2.ContentBlock{acp2.TextBlock("held")}})
+		heldErr <- err
+	}()
+	<-got // the agent has found the session open for it
 	if _, err := c.conn.SessionClose(ctx, &acp2.CloseSessionRequest{SessionID: id}); err != nil {
 		t.Fatal(err)
 	}
-	got := c.take()
-	if len(got) < 2 || got[len(got)-1] != "state idle cancelled" {
-		t.Errorf("before the close answer: %q, want the turn's idle cancelled last", got)
+	sent := c.take()
+	if len(sent) < 2 || sent[len(sent)-1] != "state idle cancelled" {
+		t.Errorf("before the close answer: %q, want the turn's idle cancelled last", sent)
 	}
 	var re *acp2.RPCError
+	if err := <-heldErr; !errors.As(err, &re) || re.Code != -32800 {
+		t.Errorf("the prompt pending when the session closed: %v, want -32800", err)
+	}
 	l, err := c.conn.SessionList(ctx, &acp2.ListSessionsRequest{})
 	if err != nil || len(l.Sessions) != 1 || l.Sessions[0].SessionID != id {
 		t.Fatalf("list after close: %+v, %v", l, err)
@@ -355,4 +369,32 @@ func TestV2ResumeFromATurn(t *testing.T) {
 	if got := c.take(); len(got) != 0 {
 		t.Errorf("refused resumes sent %q", got)
 	}
+}
+
+// getSignal is a Store that, once armed, reports the Gets of one session.
+type getSignal struct {
+	session.Store
+	mu  sync.Mutex
+	id  string
+	got chan struct{}
+}
+
+func (s *getSignal) arm(id string) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.id, s.got = id, make(chan struct{}, 1)
+	return s.got
+}
+
+func (s *getSignal) Get(ctx context.Context, id string) (session.Session, error) {
+	r, err := s.Store.Get(ctx, id)
+	s.mu.Lock()
+	if s.got != nil && id == s.id {
+		select {
+		case s.got <- struct{}{}:
+		default:
+		}
+	}
+	s.mu.Unlock()
+	return r, err
 }

@@ -28,6 +28,7 @@ type Host struct {
 
 	mu      sync.Mutex
 	running map[string]*hostTurn // sessions with a turn in this process
+	closing map[string]int       // sessions a Close or Delete is ending
 }
 
 type hostTurn struct {
@@ -40,7 +41,7 @@ type hostTurn struct {
 // false, so that the agent advertises no load, list, resume, close, delete
 // or fork.
 func NewHost(st Store) *Host {
-	h := &Host{st: st, durable: st != nil, running: map[string]*hostTurn{}}
+	h := &Host{st: st, durable: st != nil, running: map[string]*hostTurn{}, closing: map[string]int{}}
 	if st == nil {
 		h.st = NewMemory()
 	}
@@ -119,9 +120,14 @@ func (h *Host) Running(id string) bool {
 // It returns the start's sequence, unique in the session: a name for the
 // turn's messages that no later turn, in any process, reuses. When this
 // process already runs a turn of the session it returns ErrTurnRunning and
-// that turn's end (closed by EndTurn), for a caller that holds the prompt.
+// that turn's end (closed by EndTurn), for a caller that holds the prompt;
+// while a Close or Delete of the session is under way, ErrClosed.
 func (h *Host) StartTurn(ctx context.Context, id string, data json.RawMessage, cancel context.CancelCauseFunc) (seq uint64, busy <-chan struct{}, err error) {
 	h.mu.Lock()
+	if h.closing[id] > 0 {
+		h.mu.Unlock()
+		return 0, nil, ErrClosed
+	}
 	if t := h.running[id]; t != nil {
 		h.mu.Unlock()
 		return 0, t.done, ErrTurnRunning
@@ -189,21 +195,30 @@ func (h *Host) forget(id string) {
 var ErrSessionClosed = errors.New("session closed")
 
 // stop cancels this process's turn of session id, if any, and waits until
-// it has ended (EndTurn) or ctx ends: what the turn sends last is sent
-// before close answers.
-func (h *Host) stop(ctx context.Context, id string) error {
+// it has ended (Release) or ctx ends: what the turn sends last is sent
+// before close answers. No turn of the session starts until done is
+// called, once the session is closed or deleted.
+func (h *Host) stop(ctx context.Context, id string) (done func(), err error) {
 	h.mu.Lock()
+	h.closing[id]++
 	t := h.running[id]
 	h.mu.Unlock()
+	done = func() {
+		h.mu.Lock()
+		if h.closing[id]--; h.closing[id] == 0 {
+			delete(h.closing, id)
+		}
+		h.mu.Unlock()
+	}
 	if t == nil {
-		return nil
+		return done, nil
 	}
 	t.cancel(ErrSessionClosed)
 	select {
 	case <-t.done:
-		return nil
+		return done, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return done, ctx.Err()
 	}
 }
 
@@ -213,10 +228,12 @@ func (h *Host) Close(ctx context.Context, owner, id string) error {
 	if _, err := h.Get(ctx, owner, id); err != nil {
 		return err
 	}
-	if err := h.stop(ctx, id); err != nil {
+	done, err := h.stop(ctx, id)
+	defer done()
+	if err != nil {
 		return err
 	}
-	_, err := h.st.CloseSession(ctx, id)
+	_, err = h.st.CloseSession(ctx, id)
 	return err
 }
 
@@ -225,7 +242,9 @@ func (h *Host) Delete(ctx context.Context, owner, id string) error {
 	if _, err := h.Get(ctx, owner, id); err != nil {
 		return err
 	}
-	if err := h.stop(ctx, id); err != nil {
+	done, err := h.stop(ctx, id)
+	defer done()
+	if err != nil {
 		return err
 	}
 	return h.st.Delete(ctx, id)

@@ -70,8 +70,9 @@ func TestHostReplayFromInclusive(t *testing.T) {
 }
 
 // A prompt while this process runs the session's turn learns when it ends;
-// Close cancels the turn with ErrSessionClosed and answers only after the
-// turn has ended; Reopen interrupts a turn no process runs.
+// Close cancels the turn with ErrSessionClosed, lets no turn start while it
+// runs, and answers only after the turn has ended; Reopen interrupts a turn
+// no process runs.
 func TestHostTurns(t *testing.T) {
 	ctx := context.Background()
 	h := session.NewHost(session.NewMemory())
@@ -89,6 +90,9 @@ func TestHostTurns(t *testing.T) {
 		<-tctx.Done()
 		if !errors.Is(context.Cause(tctx), session.ErrSessionClosed) {
 			t.Errorf("turn cancelled by %v", context.Cause(tctx))
+		}
+		if _, _, err := h.StartTurn(ctx, id, nil, func(error) {}); !errors.Is(err, session.ErrClosed) {
+			t.Errorf("a turn starting while Close runs: %v, want ErrClosed", err)
 		}
 		time.Sleep(10 * time.Millisecond) // the turn's last sends
 		close(ended)
