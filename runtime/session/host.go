@@ -33,7 +33,7 @@ type Host struct {
 
 type hostTurn struct {
 	cancel context.CancelCauseFunc
-	done   chan struct{} // closed by EndTurn
+	done   chan struct{} // closed by Release
 }
 
 // NewHost returns a Host over st. A nil st (the store could not be opened)
@@ -120,7 +120,7 @@ func (h *Host) Running(id string) bool {
 // It returns the start's sequence, unique in the session: a name for the
 // turn's messages that no later turn, in any process, reuses. When this
 // process already runs a turn of the session it returns ErrTurnRunning and
-// that turn's end (closed by EndTurn), for a caller that holds the prompt;
+// that turn's end (closed by Release), for a caller that holds the prompt;
 // while a Close or Delete of the session is under way, ErrClosed.
 func (h *Host) StartTurn(ctx context.Context, id string, data json.RawMessage, cancel context.CancelCauseFunc) (seq uint64, busy <-chan struct{}, err error) {
 	h.mu.Lock()
