@@ -316,21 +316,7 @@ func TestLogPastBoundResumeRefusedLoadWorks(t *testing.T) {
 	if first == "" {
 		t.Fatal("the updates carry no cursor")
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Authorization", "Bearer alpha-token")
-	req.Header.Set(acphttp.HeaderConnectionID, tc.ID())
-	req.Header.Set(acphttp.HeaderSessionID, string(s.SessionID))
-	req.Header.Set("Last-Event-ID", first)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), acphttp.ResumeExpired) {
-		t.Fatalf("resume from %s: %d %s, want 409 %s", first, resp.StatusCode, body, acphttp.ResumeExpired)
-	}
+	resumeRefused(t, url, tc.ID(), string(s.SessionID), first)
 
 	c2 := &cursorClient{}
 	tc2 := dialProfile(t, url, "alpha-token", acphttp.WebSocket)
@@ -401,4 +387,105 @@ func TestSessionOfOtherVersionRefused(t *testing.T) {
 func dataString(d any) string {
 	b, _ := json.Marshal(d)
 	return string(b)
+}
+
+// resumeRefused checks that resuming session's event stream on connection
+// conn from cursor is refused: 409 expired_cursor.
+func resumeRefused(t *testing.T, url, conn, session, cursor string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer alpha-token")
+	req.Header.Set(acphttp.HeaderConnectionID, conn)
+	req.Header.Set(acphttp.HeaderSessionID, session)
+	req.Header.Set("Last-Event-ID", cursor)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), acphttp.ResumeExpired) {
+		t.Fatalf("resume from %s: %d %s, want 409 %s", cursor, resp.StatusCode, body, acphttp.ResumeExpired)
+	}
+}
+
+// cursorClientV2 keeps a v2 agent's messages and the cursor of each update.
+type cursorClientV2 struct {
+	acp2.UnimplementedClientHandler
+	mu      sync.Mutex
+	texts   []string
+	cursors []string
+}
+
+func (c *cursorClientV2) SessionUpdate(_ context.Context, p *acp2.UpdateSessionNotification) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var cur string
+	json.Unmarshal(p.Meta[acphttp.MetaCursor], &cur)
+	c.cursors = append(c.cursors, cur)
+	switch u := p.Update; {
+	case u.UserMessage != nil:
+		c.texts = append(c.texts, "user "+u.UserMessage.Content[0].Text.Text)
+	case u.AgentMessageChunk != nil:
+		c.texts = append(c.texts, "agent "+u.AgentMessageChunk.Content.Text.Text)
+	case u.StateUpdate != nil && u.StateUpdate.Idle != nil:
+		c.texts = append(c.texts, "idle")
+	}
+}
+
+func (c *cursorClientV2) seen() ([]string, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.texts), slices.Clone(c.cursors)
+}
+
+// The v2 case: the session's event stream past its bound is refused, and
+// session/resume with replayFrom start on a new connection replays the
+// whole conversation from the store.
+func TestV2LogPastBoundResumeRefusedReplayWorks(t *testing.T) {
+	a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
+	url := serveNetWith(t, a, acphttp.Options{RetainMessages: 2}, "alpha-token")
+	tc := dialProfile(t, url, "alpha-token", acphttp.StreamableHTTP)
+	c := &cursorClientV2{}
+	cc := acp2.NewClientConn(c, tc, tc, acp2.ConnOptions{})
+	go cc.Run(t.Context())
+	if _, err := cc.Initialize(ctx, &acp2.InitializeRequest{ProtocolVersion: acp2.CurrentProtocolVersion, Info: acp2.Implementation{Name: "test", Version: "0"}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := cc.SessionNew(ctx, &acp2.NewSessionRequest{Cwd: "/work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const words = "w1 w2 w3 w4 w5 w6 w7 w8"
+	if _, err := cc.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: s.SessionID, Prompt: []acp2.ContentBlock{acp2.TextBlock(words)}}); err != nil {
+		t.Fatal(err)
+	}
+	var texts, cursors []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if texts, cursors = c.seen(); slices.Contains(texts, "idle") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("received %q, want the turn to its idle", texts)
+		}
+	}
+	if cursors[0] == "" {
+		t.Fatal("the updates carry no cursor")
+	}
+	resumeRefused(t, url, tc.ID(), string(s.SessionID), cursors[0])
+
+	c2 := &cursorClientV2{}
+	tc2 := dialProfile(t, url, "alpha-token", acphttp.WebSocket)
+	cc2 := acp2.NewClientConn(c2, tc2, tc2, acp2.ConnOptions{})
+	go cc2.Run(t.Context())
+	if _, err := cc2.Initialize(ctx, &acp2.InitializeRequest{ProtocolVersion: acp2.CurrentProtocolVersion, Info: acp2.Implementation{Name: "test", Version: "0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cc2.SessionResume(ctx, &acp2.ResumeSessionRequest{SessionID: s.SessionID, Cwd: "/work", ReplayFrom: startCursor}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c2.seen(); !slices.Equal(got, texts) {
+		t.Errorf("session/resume replayed %q, want what the turn sent, %q", got, texts)
+	}
 }
