@@ -47,6 +47,7 @@ func (c *Checker) call(j *judgement, e envelope) {
 		j.msg.Update = updateKind(e.Params)
 	}
 	c.lifecycleCall(j, req, e.Params)
+	c.mcpCall(j, method, e.ID, e.Params)
 	if key := idKey(e.ID); key != "" {
 		c.pending[j.dir].put(key, req)
 	}
@@ -111,6 +112,9 @@ func (c *Checker) response(j *judgement, e envelope) {
 	j.msg.Method, j.msg.Session = req.method, req.session
 	j.msg.LatencyMS = float64(c.now().Sub(req.at).Microseconds()) / 1000
 	answerRules(j, req, e)
+	if req.method == methodMCP {
+		c.mcpAnswer(j, e)
+	}
 	if e.Result == nil {
 		c.lifecycleError(j, req)
 		return
