@@ -18,6 +18,14 @@ func goRun(t *testing.T, dir string, args ...string) {
 	}
 }
 
+// buildAcpgen builds the checkout's acpgen command into dir.
+func buildAcpgen(t *testing.T, repo, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "acpgen")
+	goRun(t, repo, "build", "-o", bin, "./cmd/acpgen")
+	return bin
+}
+
 // TestScaffoldMCPAgent: `acpgen scaffold agent --mcp` writes a starter that
 // builds in a module of its own (requiring this checkout's acpgen and mcp
 // modules), passes its own test, advertises MCP over ACP and calls the
@@ -32,8 +40,7 @@ func TestScaffoldMCPAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	acpgen := filepath.Join(tmp, "acpgen")
-	goRun(t, repo, "build", "-o", acpgen, "./cmd/acpgen")
+	acpgen := buildAcpgen(t, repo, tmp)
 	starter := filepath.Join(tmp, "mcpagent")
 	cmd := exec.Command(acpgen, "scaffold", "agent", "--mcp", "--replace", repo, "--out", starter)
 	cmd.Dir = tmp
