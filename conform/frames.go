@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/acpgen/acpgen/runtime/proxychain"
 )
 
 // frameLog validates every frame a peer writes, by what it is: the result
@@ -272,12 +274,17 @@ func (l *frameLog) seeBatch(proc string, f *frame) {
 }
 
 func (l *frameLog) peerMessage(proc string, f *frame) {
-	m := l.p.Method(f.Method)
+	// The Rust SDK's Proxy Chains names are the schema's methods, not
+	// extensions: a proxy that takes the checker for its conductor is
+	// reported in either dialect.
+	m := l.p.Method(proxychain.Canonical(f.Method))
 	kind := "requests"
 	if len(f.ID) == 0 {
 		kind = "notifications"
 	}
 	switch {
+	case m == nil && proxychain.Reserved(f.Method):
+		l.add(kind+" of unknown methods", "", fmt.Sprintf("%s: a Proxy Chains method, for a conductor; the checker is a client", f.Method))
 	case m == nil && strings.HasPrefix(f.Method, "_"):
 		l.add("extension "+kind, "")
 	case m == nil:

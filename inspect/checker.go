@@ -47,6 +47,7 @@ type Checker struct {
 	// from an answer to nothing.
 	answered map[Direction]*bounded[bool]
 	sessions *bounded[*session]
+	mcp      mcpState // MCP over ACP (mcp.go)
 	now      func() time.Time
 }
 
