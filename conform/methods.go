@@ -173,6 +173,21 @@ var advertisedIn = map[string]string{"authenticate": "authMethods"}
 // checker's own sessions (the agent's login): only their mutants are sent.
 var sideEffects = map[string]bool{"authenticate": true, "logout": true, "auth/login": true, "auth/logout": true}
 
+// logouts are the methods that end the agent's login: their valid params
+// are sent once every other case of their process has run.
+var logouts = map[string]bool{"logout": true, "auth/logout": true}
+
+// logout sends the logout methods the agent advertises valid params, last
+// on the methods' process (the login they end serves the cases before).
+func (r *agentRun) logout(c *proc) {
+	r.loggingOut = true
+	defer func() { r.loggingOut = false }()
+	for _, m := range r.logoutMethods {
+		r.method(c, m, nil)
+	}
+	r.logoutMethods = nil
+}
+
 // method checks m; at, when set, is the advertised object m is sent for,
 // in its own session.
 func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
@@ -204,7 +219,11 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 			Expected: "result valid against " + m.Result.Def, Observed: why, Verdict: Skipped})
 		return
 	}
-	if sideEffects[m.Wire] {
+	if logouts[m.Wire] && !r.loggingOut {
+		r.logoutMethods = append(r.logoutMethods, m) // sent last: see logout
+		return
+	}
+	if sideEffects[m.Wire] && !r.loggingOut {
 		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Should, Source: src,
 			Expected: "result", Observed: "not sent: changes the agent's login", Verdict: Skipped})
 	} else {

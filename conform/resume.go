@@ -205,8 +205,8 @@ func (r *agentRun) resumeWithoutReplay(c *proc) {
 	if m == nil || pm == nil || !endsInResponse(r.p.Model.Turn) && !r.v2Turn() {
 		return
 	}
-	res := Result{Category: "order", Case: "session/resume without replay replays nothing", Level: Should, Source: srcResumeNoReplay,
-		Expected: "no message update of the session before its response, nor just after it"}
+	res := shouldCase(kindResumeNoReplay, "session/resume without replay replays nothing", srcResumeNoReplay,
+		"no message update of the session before its response, nor just after it")
 	if r.p.Protocol >= 2 {
 		res.Case, res.Source = "v2 session/resume without replayFrom replays nothing", srcV2ResumeNoReplay
 	}

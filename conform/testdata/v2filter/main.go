@@ -26,6 +26,12 @@
 //	                  with replayFrom start (a replay nobody asked for)
 //	-refuse-v1        answers an initialize asking for protocol version 1
 //	                  with an error instead of a version
+//	-duplicate-env    lists, to a client advertising capabilities.auth.terminal,
+//	                  a terminal auth method whose env names CONFORM_A twice
+//	-unprefixed-values  lists an auth method of type vendor_sso, sends a
+//	                  vendor_progress session update after each running
+//	                  state_update, and ends turns idle with stopReason
+//	                  vendor_done: custom values without the _ prefix
 //
 // And correct behaviours of agents conform must not fail (exit 0 without
 // --robustness must):
@@ -36,6 +42,11 @@
 //	                  an empty one) and echoes it without text in the
 //	                  session's user_message update
 //	-batch-updates    writes each session/update as a batch (a JSON array)
+//	-logout           lists an agent auth method in every v2 initialize answer
+//	                  and answers auth/logout, which listing one requires
+//	-terminal-auth    lists, to a client advertising capabilities.auth.terminal,
+//	                  a terminal auth method with env CONFORM_A and CONFORM_B
+//	                  (and answers auth/logout, which listing one requires)
 //
 // Everything else passes through unchanged, stdin and stderr too.
 package main
@@ -48,7 +59,12 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 )
+
+// terminalGranted is set while the client's last initialize advertised
+// capabilities.auth.terminal.
+var terminalGranted atomic.Bool
 
 // toolCallID is the id of the tool call -tool-cancel advertises.
 const toolCallID = "v2filter-tool"
@@ -175,6 +191,12 @@ func input(mode string, o *output, agent io.Writer) {
 			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
 		case isReq && mode == "-refuse-v1" && req.Method == "initialize" && string(req.Params["protocolVersion"]) == "1":
 			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32602, "message": "unsupported protocol version"}})
+			o.locked(string(b))
+			continue
+		case isReq && req.Method == "initialize":
+			terminalGranted.Store(granted(req.Params["capabilities"]))
+		case isReq && (mode == "-terminal-auth" || mode == "-logout") && req.Method == "auth/logout":
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{}})
 			o.locked(string(b))
 			continue
 		case mode == "-batch-empty-parse-error" && string(line) == "[]":
@@ -308,6 +330,9 @@ func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 	if mode == "-no-session-caps" {
 		return [][]byte{withoutSessionCaps(line)}
 	}
+	if mode == "-terminal-auth" || mode == "-duplicate-env" || mode == "-unprefixed-values" || mode == "-logout" {
+		line = authMethods(mode, line)
+	}
 	if json.Unmarshal(line, &u) != nil || u.Method != "session/update" {
 		return [][]byte{line}
 	}
@@ -335,6 +360,13 @@ func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 		return [][]byte{rewrite(u)}
 	case mode == "-late" && state == "idle" && last[u.Params.SessionID] != nil:
 		return [][]byte{line, last[u.Params.SessionID]}
+	case mode == "-unprefixed-values" && state == "running":
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+			"sessionId": u.Params.SessionID, "update": map[string]any{"sessionUpdate": "vendor_progress", "percent": 50}}})
+		return [][]byte{line, b}
+	case mode == "-unprefixed-values" && state == "idle" && stop == "end_turn":
+		u.Params.Update["stopReason"] = json.RawMessage(`"vendor_done"`)
+		return [][]byte{rewrite(u)}
 	case mode == "-tool-cancel" && state == "running":
 		tool := map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
 			"sessionId": u.Params.SessionID,
@@ -361,4 +393,46 @@ func str(raw json.RawMessage) string {
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "v2filter:", err)
 	os.Exit(1)
+}
+
+// granted reports whether initialize's capabilities grant auth.terminal.
+func granted(caps json.RawMessage) bool {
+	var c struct {
+		Auth struct {
+			Terminal json.RawMessage `json:"terminal"`
+		} `json:"auth"`
+	}
+	return json.Unmarshal(caps, &c) == nil && len(c.Auth.Terminal) > 0 && string(c.Auth.Terminal) != "null"
+}
+
+// authMethods adds the modes' auth methods to an initialize answer (a
+// result with a protocolVersion): a terminal one when the client granted
+// auth.terminal, or one of a custom type.
+func authMethods(mode string, line []byte) []byte {
+	var msg map[string]json.RawMessage
+	var res map[string]json.RawMessage
+	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["result"], &res) != nil || res["protocolVersion"] == nil ||
+		string(res["protocolVersion"]) == "1" {
+		return line // not a v2 initialize answer
+	}
+	var methods []any
+	_ = json.Unmarshal(res["authMethods"], &methods)
+	switch {
+	case mode == "-unprefixed-values":
+		methods = append(methods, map[string]any{"type": "vendor_sso", "methodId": "conform-sso", "name": "SSO"})
+	case mode == "-logout":
+		methods = append(methods, map[string]any{"type": "agent", "methodId": "conform-key", "name": "Key"})
+	case !terminalGranted.Load():
+		return line
+	default:
+		env := []any{map[string]any{"name": "CONFORM_A", "value": "1"}, map[string]any{"name": "CONFORM_B", "value": "2"}}
+		if mode == "-duplicate-env" {
+			env[1] = map[string]any{"name": "CONFORM_A", "value": "2"}
+		}
+		methods = append(methods, map[string]any{"type": "terminal", "methodId": "conform-terminal", "name": "Terminal login", "env": env})
+	}
+	res["authMethods"], _ = json.Marshal(methods)
+	msg["result"], _ = json.Marshal(res)
+	out, _ := json.Marshal(msg)
+	return out
 }
