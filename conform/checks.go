@@ -40,7 +40,7 @@ const (
 // turnSession checks that the turn output sent while a prompt ran names the
 // prompt's session.
 func (r *agentRun) turnSession(c *proc, session string, resp *frame, seq int) {
-	res := Result{Category: "order", Case: caseTurnSession, Level: Should,
+	res := Result{Category: "order", Case: caseTurnSession, Level: Should, kind: kindTurnSession,
 		Source:   srcUpdateSession,
 		Expected: "every turn update of the prompt with its sessionId"}
 	n, other := 0, ""
@@ -160,7 +160,7 @@ func (r *agentRun) configOptions(c *proc, session string, created json.RawMessag
 	if m == nil {
 		return
 	}
-	res := Result{Category: "methods", Case: "session/set_config_option answers every option", Level: Should,
+	res := Result{Category: "methods", Case: "session/set_config_option answers every option", Level: Should, kind: kindConfigSet,
 		Source:   srcConfigSet,
 		Expected: "configOptions with every option id session/new listed"}
 	var listed struct {

@@ -83,6 +83,8 @@ func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame,
 		res := Result{Category: "unknown-method", Case: "request " + k.method, Level: k.level, Source: k.source, Expected: "error -32601"}
 		if k.level == Must {
 			res = mustCase(kindUnknownReq, "", res.Case, res.Expected)
+		} else {
+			res.kind = kindExtUnknown
 		}
 		f, err := request(k.method, json.RawMessage(`{}`))
 		res.Verdict, res.Observed = codeVerdict(f, err, -32601)
@@ -458,7 +460,7 @@ func orRoot(p string) string {
 // order checks that no session/update of the session arrives after the
 // prompt's response (within a short grace period).
 func (r *agentRun) order(c *proc, name string, level Level, session string, resp *frame, seq int) {
-	res := Result{Category: "order", Case: name, Level: level, Source: srcPromptTurn,
+	res := Result{Category: "order", Case: name, Level: level, Source: srcPromptTurn, kind: kindTurnOrder,
 		Expected: "every update of the turn's own output (message, thought, tool call, plan) before the response"}
 	if level == Must { // the cancelled turn's: after a cancel the spec's MUST
 		res = mustCase(kindCancelOrder, "", name, res.Expected)

@@ -21,8 +21,6 @@ type Rule struct {
 // and SHOULD kinds: what one message shows of a SHOULD conform judges on
 // a whole turn or run, and what it records without judging.
 var passiveRules = map[string]Rule{
-	"order: turn output before its response":  {Level: Should, Source: srcPromptTurn},
-	"order: v2 turn output before its idle":   {Level: Should, Source: srcV2Idle},
 	"methods: invalid params answered -32602": {Level: Should, Source: srcRPCParams},
 	"frames: negotiated protocolVersion":      {Level: Info, Source: srcVersion},
 	"frames: line too long to judge":          {Level: Info, Source: srcStdio},

@@ -1,8 +1,12 @@
 package conform
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acpgen/acpgen/internal/pinned"
 )
 
 // findPrefix is the first result whose case starts with prefix.
@@ -151,5 +155,18 @@ func TestLogoutWhenAdvertised(t *testing.T) {
 		if res == nil || res.Verdict != c.want || res.Level != Must {
 			t.Errorf("%s %v: %+v, want %s", c.channel, c.argv[1:], res, c.want)
 		}
+	}
+}
+
+// The persistence cases restart the agent, so they run only when asked
+// for with Restart: naming their category without it is an error.
+func TestPersistenceNeedsRestart(t *testing.T) {
+	p, err := LoadProfile(context.Background(), ProfileOptions{Config: filepath.Join(pinned.Root(t), "acpgen.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = CheckAgent(context.Background(), p, Options{Argv: []string{"true"}, Categories: []string{"persistence"}})
+	if err == nil || !strings.Contains(err.Error(), "--restart") {
+		t.Errorf("err %v, want one naming --restart", err)
 	}
 }

@@ -157,7 +157,7 @@ func resumeOrder(frames []*frame, session string, resp *frame) (Verdict, string)
 // replayOrder expects the replayed messages in the order the session
 // produced them; an agent that keeps no history (it need not) warns.
 func (r *agentRun) replayOrder(history, replayed []string) {
-	res := Result{Category: "order", Case: "v2 session/resume replays the history in the session's order", Level: Should,
+	res := Result{Category: "order", Case: "v2 session/resume replays the history in the session's order", Level: Should, kind: kindV2ReplayOrder,
 		Source: srcV2ReplayOrder, Expected: "the session's messages, with their messageIds, in the order they were sent: " + strings.Join(history, ", ")}
 	res.Verdict, res.Observed = Pass, strings.Join(replayed, ", ")
 	switch {
@@ -172,7 +172,7 @@ func (r *agentRun) replayOrder(history, replayed []string) {
 // distinctMessages expects two prompts of one session to insert two user
 // messages with two ids.
 func (r *agentRun) distinctMessages(ids []string) {
-	res := Result{Category: "order", Case: "v2 prompts of one session get distinct messageIds", Level: Should,
+	res := Result{Category: "order", Case: "v2 prompts of one session get distinct messageIds", Level: Should, kind: kindV2DistinctIDs,
 		Source: srcV2MessageIDs, Expected: "two distinct messageIds", Verdict: Pass, Observed: strings.Join(ids, ", ")}
 	if len(ids) == 2 && (ids[0] == ids[1] || ids[0] == "") {
 		res.Verdict = Fail

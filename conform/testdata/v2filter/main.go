@@ -3,7 +3,8 @@
 //
 //	-no-idle          drops every idle state_update (the turn never ends)
 //	-cancel-end-turn  reports a cancelled turn's idle with stopReason end_turn
-//	-late             repeats a turn's last agent_message_chunk after its idle
+//	-late             repeats a session's first turn's last agent_message_chunk
+//	                  after its idle
 //	-refuse-turn      ends every turn that was not cancelled idle with
 //	                  stopReason error and a -32000 error (authentication
 //	                  required), as claude-agent-acp does without credentials
@@ -28,6 +29,21 @@
 //	                  with an error instead of a version
 //	-duplicate-env    lists, to a client advertising capabilities.auth.terminal,
 //	                  a terminal auth method whose env names CONFORM_A twice
+//	-idle-without-stop  drops the stopReason of an idle state_update that
+//	                  ends a turn not cancelled
+//	-user-message-id  gives every user_message update another messageId
+//	                  than the prompt's response
+//	-same-message-id  gives every prompt response and user_message the
+//	                  messageId m-same
+//	-replay-drops-agent  drops the agent's message updates while a
+//	                  session/resume is pending (a replay without them)
+//	-after-close      sends a session_info_update for a session after its
+//	                  session/close response
+//	-batch-one-error  answers a batch holding requests with one -32600
+//	                  error object instead of an array of responses
+//	-orphan-chunks    sends, after each running state_update, a
+//	                  tool_call_content_chunk and a terminal_output_chunk
+//	                  naming a tool call and a terminal never introduced
 //	-unprefixed-values  lists an auth method of type vendor_sso, sends a
 //	                  vendor_progress session update after each running
 //	                  state_update, and ends turns idle with stopReason
@@ -195,6 +211,11 @@ func input(mode string, o *output, agent io.Writer) {
 			continue
 		case isReq && req.Method == "initialize":
 			terminalGranted.Store(granted(req.Params["capabilities"]))
+		case isReq && (req.Method == "session/resume" || req.Method == "session/close"):
+			pending.Store(req.Method, pendingReq{id: string(req.ID), session: str(req.Params["sessionId"])})
+		case mode == "-batch-one-error" && batchWithRequests(line):
+			o.locked(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`)
+			continue
 		case isReq && (mode == "-terminal-auth" || mode == "-logout") && req.Method == "auth/logout":
 			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{}})
 			o.locked(string(b))
@@ -333,8 +354,17 @@ func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 	if mode == "-terminal-auth" || mode == "-duplicate-env" || mode == "-unprefixed-values" || mode == "-logout" {
 		line = authMethods(mode, line)
 	}
+	if mode == "-same-message-id" {
+		line = sameMessageID(line)
+	}
+	if extra := answered(mode, line); extra != nil {
+		return [][]byte{line, extra}
+	}
 	if json.Unmarshal(line, &u) != nil || u.Method != "session/update" {
 		return [][]byte{line}
+	}
+	if out, ok := messageIDs(mode, u); ok {
+		return out
 	}
 	if mode == "-batch-updates" {
 		return [][]byte{append(append([]byte("["), line...), ']')}
@@ -358,8 +388,21 @@ func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 		u.Params.Update["stopReason"] = json.RawMessage(`"error"`)
 		u.Params.Update["error"] = json.RawMessage(`{"code":-32000,"message":"Authentication required"}`)
 		return [][]byte{rewrite(u)}
-	case mode == "-late" && state == "idle" && last[u.Params.SessionID] != nil:
+	case mode == "-late" && state == "idle" && last[u.Params.SessionID] != nil && !resuming() && last["late\x00"+u.Params.SessionID] == nil:
+		// Once per session: a later turn's late chunk would reach the
+		// resume cases that follow it on the session.
+		last["late\x00"+u.Params.SessionID] = []byte{1}
 		return [][]byte{line, last[u.Params.SessionID]}
+	case mode == "-idle-without-stop" && state == "idle" && stop != "" && stop != "cancelled":
+		delete(u.Params.Update, "stopReason")
+		return [][]byte{rewrite(u)}
+	case mode == "-orphan-chunks" && state == "running":
+		tool, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+			"sessionId": u.Params.SessionID, "update": map[string]any{"sessionUpdate": "tool_call_content_chunk", "toolCallId": "conform-none",
+				"content": map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": "x"}}}}})
+		term, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+			"sessionId": u.Params.SessionID, "update": map[string]any{"sessionUpdate": "terminal_output_chunk", "terminalId": "conform-none", "data": "eA=="}}})
+		return [][]byte{line, tool, term}
 	case mode == "-unprefixed-values" && state == "running":
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
 			"sessionId": u.Params.SessionID, "update": map[string]any{"sessionUpdate": "vendor_progress", "percent": 50}}})
@@ -435,4 +478,102 @@ func authMethods(mode string, line []byte) []byte {
 	msg["result"], _ = json.Marshal(res)
 	out, _ := json.Marshal(msg)
 	return out
+}
+
+// pendingReq is a session/resume or session/close the agent has not
+// answered yet: its id and the session it names.
+type pendingReq struct{ id, session string }
+
+// pending holds the last session/resume and session/close by method.
+var pending sync.Map
+
+func pendingFor(method string) (pendingReq, bool) {
+	v, ok := pending.Load(method)
+	if !ok {
+		return pendingReq{}, false
+	}
+	return v.(pendingReq), true
+}
+
+// answered clears a pending request the line answers and returns what
+// -after-close adds after a close response ("" none).
+func answered(mode string, line []byte) []byte {
+	var r struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &r) != nil || r.Method != "" || r.ID == nil {
+		return nil
+	}
+	for _, method := range []string{"session/resume", "session/close"} {
+		p, ok := pendingFor(method)
+		if !ok || p.id != string(r.ID) {
+			continue
+		}
+		pending.Delete(method)
+		if mode == "-after-close" && method == "session/close" {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+				"sessionId": p.session, "update": map[string]any{"sessionUpdate": "session_info_update", "title": "closed"}}})
+			return b
+		}
+	}
+	return nil
+}
+
+// messageIDs applies the modes that alter message ids and replays to a
+// session/update; false when none applies.
+func messageIDs(mode string, u update) ([][]byte, bool) {
+	kind := str(u.Params.Update["sessionUpdate"])
+	switch {
+	case mode == "-user-message-id" && kind == "user_message":
+		u.Params.Update["messageId"] = json.RawMessage(`"conform-other"`)
+	case mode == "-same-message-id" && kind == "user_message":
+		u.Params.Update["messageId"] = json.RawMessage(`"m-same"`)
+	case mode == "-replay-drops-agent" && (kind == "agent_message" || kind == "agent_message_chunk"):
+		if _, ok := pendingFor("session/resume"); !ok {
+			return nil, false
+		}
+		return nil, true
+	default:
+		return nil, false
+	}
+	return [][]byte{rewrite(u)}, true
+}
+
+// sameMessageID gives a prompt response (a result with a messageId) the
+// messageId m-same.
+func sameMessageID(line []byte) []byte {
+	var msg map[string]json.RawMessage
+	var res map[string]json.RawMessage
+	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["result"], &res) != nil || res["messageId"] == nil {
+		return line
+	}
+	res["messageId"] = json.RawMessage(`"m-same"`)
+	msg["result"], _ = json.Marshal(res)
+	out, _ := json.Marshal(msg)
+	return out
+}
+
+// batchWithRequests reports whether line is a batch holding a request.
+func batchWithRequests(line []byte) bool {
+	var items []struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &items) != nil {
+		return false
+	}
+	for _, it := range items {
+		if it.ID != nil && it.Method != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// resuming reports whether a session/resume awaits its response (its
+// state_update is the resumed session's snapshot, not a turn's end).
+func resuming() bool {
+	_, ok := pendingFor("session/resume")
+	return ok
 }
