@@ -46,6 +46,8 @@ type frameLog struct {
 	// frames blamed on it (see blame).
 	robust     map[string]*frameKind
 	robustMust bool
+	// custom judges the values the agent gives open unions.
+	custom *customValues
 }
 
 type frameKind struct {
@@ -56,7 +58,8 @@ type frameKind struct {
 
 func newFrameLog(p *Profile) *frameLog {
 	return &frameLog{p: p, sent: map[string]string{}, answeredIDs: map[string]bool{}, loose: map[string]bool{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs(),
-		mutants: map[string]string{}, outstanding: map[string]string{}, accepted: map[string]string{}, robust: map[string]*frameKind{}}
+		mutants: map[string]string{}, outstanding: map[string]string{}, accepted: map[string]string{}, robust: map[string]*frameKind{},
+		custom: newCustomValues(p)}
 }
 
 func (l *frameLog) gatesOf(proc string) *gateCheck {
@@ -244,7 +247,8 @@ func (l *frameLog) see(proc string, f *frame) {
 			probs = append(probs, "/error/message: missing")
 		}
 		l.add("error responses", "", probs...)
-	case len(f.ID) > 0:
+	case len(f.ID) > 0 && f.Result != nil:
+		// (Neither result nor error is the envelope's defect alone.)
 		l.mu.Lock()
 		method := l.sent[proc+"#"+strings.Trim(string(f.ID), `"`)]
 		l.mu.Unlock()
@@ -254,6 +258,7 @@ func (l *frameLog) see(proc string, f *frame) {
 		}
 		if method == "initialize" {
 			l.negotiate(proc, f.Result)
+			l.custom.initialized(f.Result)
 		}
 		if l.validate(proc, "result of "+method, m.Result.Def, f.Result, "/result") {
 			l.gatesOf(proc).check(m, true, f.Result)
@@ -297,6 +302,7 @@ func (l *frameLog) peerMessage(proc string, f *frame) {
 		}
 		if f.Method == "session/update" {
 			l.keys.see(proc, l.versionOf(proc), f)
+			l.custom.update(f.Params)
 		}
 	}
 }
@@ -336,8 +342,11 @@ func (l *frameLog) validate(proc, kind, def string, payload json.RawMessage, at 
 func (l *frameLog) results() []Result {
 	out := append(l.frameResults(), l.keys.results()...)
 	out = append(out, l.robustResults()...)
-	if l.procGates == nil {
-		return append(out, l.gates.results("")...)
+	out = append(out, l.custom.results()...)
+	if l.procGates == nil || l.checker == "client" {
+		// An agent run's processes share the run's grant, but for those
+		// given their own (procGates).
+		out = append(out, l.gates.results("")...)
 	}
 	tags := make([]string, 0, len(l.procGates))
 	for t := range l.procGates {
