@@ -769,9 +769,7 @@ func (c *streamConn) take(box *outbox) (q []entry, charge int64, killed error, f
 	defer c.mu.Unlock()
 	q, box.q = box.q, nil
 	now := time.Now()
-	for len(box.log) > 0 && now.Sub(box.log[0].at) > c.s.o.RetainFor {
-		c.evictLocked(box)
-	}
+	box.trim(c.s, now)
 	for i := range q {
 		c.buffered -= len(q[i].msg)
 		charge += int64(len(q[i].msg)) + outputOverhead
