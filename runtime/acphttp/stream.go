@@ -23,6 +23,7 @@ import (
 type streamConn struct {
 	s         *Server
 	sc        *serverConn
+	front     *Conn // what the ServeFunc runs on
 	id        string
 	principal string
 	in        chan []byte   // to the agent's reader; unbuffered
@@ -528,7 +529,8 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, principal st
 	resp := make(chan []byte, 1)
 	c.initResp = resp
 	c.sc = &serverConn{principal: principal, stream: c, kill: func() { c.shut(errServerClosed) }, pooled: pooled{close: c.shut}}
-	if err := s.open(&Conn{l: c, profile: StreamableHTTP, id: id, principal: principal}, c.sc); err != nil {
+	c.front = &Conn{l: c, profile: StreamableHTTP, id: id, principal: principal}
+	if err := s.open(c.front, c.sc); err != nil {
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
 	}
@@ -618,6 +620,18 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal str
 	}
 	if len(l.replay) > 0 && !c.sendAll(rc, w, box.tag, l.replay) {
 		return
+	}
+	if cursor != "" && s.o.ResumeState != nil {
+		// Through the agent's own output path: numbered, routed, after
+		// what is queued already.
+		msgs := s.o.ResumeState(c.front, session)
+		go func() {
+			for _, m := range msgs {
+				if c.write(m) != nil {
+					return
+				}
+			}
+		}()
 	}
 	c.pump(r.Context(), rc, w, box, session)
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -207,13 +208,19 @@ func (c *wsClient) resume(gen uint64) error {
 		case errors.As(err, &re):
 			c.end(re)
 			return re
+		case errors.Is(err, syscall.ECONNREFUSED):
+			// Nothing listens: the process that held the connection is
+			// gone, and with it the connection.
+			re := &ResumeError{ws: true, Cursor: r.Cursor, Err: err}
+			c.end(re)
+			return re
 		case errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden):
 			c.end(err)
 			return err
 		}
 		d := wait/2 + rand.N(wait/2+1)
 		if time.Now().Add(d).After(deadline) {
-			re := &ResumeError{Cursor: r.Cursor, Err: err}
+			re := &ResumeError{ws: true, Cursor: r.Cursor, Err: err}
 			c.end(re)
 			return re
 		}
@@ -273,7 +280,7 @@ func (c *wsClient) attempt(r resumeRequest) error {
 		}
 		json.Unmarshal(m.Params, &f)
 		l.close()
-		return &ResumeError{Cursor: r.Cursor, Reason: f.Reason, Err: errors.New(string(b))}
+		return &ResumeError{ws: true, Cursor: r.Cursor, Reason: f.Reason, Err: errors.New(string(b))}
 	default:
 		l.drop()
 		return fmt.Errorf("acphttp: the server answered stream/resume with %.200s", b)
@@ -287,7 +294,7 @@ func (c *wsClient) attempt(r resumeRequest) error {
 	if ack.Received > c.sent || ack.Received+1 < first {
 		c.mu.Unlock()
 		l.drop()
-		return &ResumeError{Cursor: r.Cursor, Reason: ResumeLost, Err: fmt.Errorf("acphttp: the server took %d of the %d messages sent", ack.Received, c.sent)}
+		return &ResumeError{ws: true, Cursor: r.Cursor, Reason: ResumeLost, Err: fmt.Errorf("acphttp: the server took %d of the %d messages sent", ack.Received, c.sent)}
 	}
 	again := append([][]byte(nil), c.kept[ack.Received+1-first:]...)
 	c.mu.Unlock()

@@ -480,3 +480,34 @@ func startHandler(t *testing.T, s *Server, h http.Handler) string {
 	})
 	return ts.URL + "/acp"
 }
+
+// A resumed Streamable HTTP session stream delivers, after the replay,
+// Options.ResumeState's messages for the session, numbered in the stream.
+func TestResumeStateAfterHTTPReplay(t *testing.T) {
+	var asked atomic.Value
+	state := func(c *Conn, session string) [][]byte {
+		asked.Store(session)
+		return [][]byte{fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"state_update","state":"idle"}}}`, session)}
+	}
+	url := startServer(t, NewServer(serveTest, Options{ResumeState: state, Logger: quiet()}))
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	id := initConn(t, url)
+	first := openStream(t, ctx, url, id, "s1")
+	streamUpdates(t, url, id, 3)
+	es := takeEvents(t, first, 4) // the updates and the answer
+	first.Body.Close()
+	resumed := resumeUntilFree(t, ctx, url, id, "s1", es[0].id)
+	got := takeEvents(t, resumed, 4)
+	for i, e := range got[:3] {
+		if e != es[i+1] {
+			t.Fatalf("replayed %d: %v, want %v", i, e, es[i+1])
+		}
+	}
+	if e := got[3]; !strings.Contains(e.data, `"state_update"`) || !strings.HasSuffix(e.id, ".5") || !strings.Contains(e.data, `"acp/cursor":"`+e.id+`"`) {
+		t.Fatalf("after the replay: %v, want the state numbered 5", e)
+	}
+	if asked.Load() != "s1" {
+		t.Errorf("ResumeState asked for %v, want s1", asked.Load())
+	}
+}
