@@ -48,10 +48,16 @@ type streamConn struct {
 	charged   int64               // what the queued output holds of the server's budget
 	since     time.Time           // when output was last taken, or the queue last filled from empty
 	progress  chan struct{}       // closed and replaced when output is taken or the connection ends
-	initID    string
-	initResp  chan []byte // the answer to initialize, taken by the POST that sent it
-	active    int         // open GETs and POSTs
-	last      time.Time   // when active last dropped to 0
+	// deliver is held while a request is checked against delivered and
+	// handed to the agent; delivered holds the ids of the latest requests
+	// handed over, so that one POSTed again (Acp-Retry) is not run twice.
+	deliver        chan struct{}
+	delivered      map[string]struct{}
+	deliveredOrder []string
+	initID         string
+	initResp       chan []byte // the answer to initialize, taken by the POST that sent it
+	active         int         // open GETs and POSTs
+	last           time.Time   // when active last dropped to 0
 }
 
 // outbox is one event stream's queue and the log of what it delivered,
@@ -88,16 +94,18 @@ var (
 func newStreamConn(s *Server, id, principal string) *streamConn {
 	return &streamConn{
 		s: s, id: id, principal: principal,
-		in:       make(chan []byte),
-		ended:    make(chan struct{}),
-		conn:     newOutbox(),
-		sessions: map[string]*outbox{},
-		routes:   map[string]string{},
-		back:     map[string]string{},
-		known:    map[string]struct{}{},
-		named:    map[string]string{},
-		progress: make(chan struct{}),
-		last:     time.Now(),
+		in:        make(chan []byte),
+		ended:     make(chan struct{}),
+		conn:      newOutbox(),
+		sessions:  map[string]*outbox{},
+		routes:    map[string]string{},
+		back:      map[string]string{},
+		known:     map[string]struct{}{},
+		named:     map[string]string{},
+		progress:  make(chan struct{}),
+		last:      time.Now(),
+		deliver:   make(chan struct{}, 1),
+		delivered: map[string]struct{}{},
 	}
 }
 
@@ -363,6 +371,21 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal st
 		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
 		return
 	}
+	if p.isRequest() {
+		select {
+		case c.deliver <- struct{}{}:
+			defer func() { <-c.deliver }()
+		case <-c.ended:
+			http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+			return
+		case <-r.Context().Done():
+			return
+		}
+		if r.Header.Get(HeaderRetry) != "" && c.wasDelivered(p.idKey()) {
+			w.WriteHeader(http.StatusAccepted) // the first POST's got through
+			return
+		}
+	}
 	if status, msg := c.admit(r, &p); status != 0 {
 		http.Error(w, msg, status)
 		return
@@ -370,11 +393,42 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal st
 	select {
 	case c.in <- body:
 		in.release()
+		if p.isRequest() {
+			c.markDelivered(p.idKey())
+		}
 		w.WriteHeader(http.StatusAccepted)
 	case <-c.ended:
 		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 	case <-r.Context().Done():
 	}
+}
+
+// HeaderRetry marks a POST the client sends again because the first
+// attempt failed in transit: a request whose id the connection handed to
+// the agent lately (one of the last maxDelivered) is answered 202 and not
+// handed over again.
+const HeaderRetry = "Acp-Retry"
+
+// maxDelivered bounds the request ids a connection remembers for
+// HeaderRetry.
+const maxDelivered = 1024
+
+func (c *streamConn) wasDelivered(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.delivered[key]
+	return ok
+}
+
+func (c *streamConn) markDelivered(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.deliveredOrder) >= maxDelivered {
+		delete(c.delivered, c.deliveredOrder[0])
+		c.deliveredOrder = c.deliveredOrder[1:]
+	}
+	c.delivered[key] = struct{}{}
+	c.deliveredOrder = append(c.deliveredOrder, key)
 }
 
 // refuseBody answers a POST whose body is not one JSON-RPC message: 400,

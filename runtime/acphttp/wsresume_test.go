@@ -511,3 +511,61 @@ func TestResumeStateAfterHTTPReplay(t *testing.T) {
 		t.Errorf("ResumeState asked for %v, want s1", asked.Load())
 	}
 }
+
+// discard is a ResponseWriter that drops the answer.
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// A POST whose answer is lost in transit, after the server handed the
+// request to the agent, is sent again marked Acp-Retry; the server does
+// not hand it over twice: the request runs once and is answered once.
+func TestHTTPPostCutInTransitRunsOnce(t *testing.T) {
+	var runs atomic.Int32
+	serve := func(ctx context.Context, c *Conn) error {
+		a := &runCounter{runs: &runs}
+		a.conn = jsonrpc.NewConn(c, c, a, jsonrpc.Options{Logger: quiet()})
+		return a.conn.Run(ctx)
+	}
+	s := NewServer(serve, Options{Logger: quiet()})
+	var cut atomic.Bool
+	var retried atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(HeaderRetry) != "" {
+			retried.Add(1)
+		}
+		if r.Method == http.MethodPost && r.Header.Get(HeaderConnectionID) != "" && cut.CompareAndSwap(false, true) {
+			s.ServeHTTP(&discard{h: http.Header{}}, r) // handled, then the connection drops
+			panic(http.ErrAbortHandler)
+		}
+		s.ServeHTTP(w, r)
+	})
+	url := startHandler(t, s, h)
+	rpc, _, _ := dialRPC(t, url, DialOptions{Profile: StreamableHTTP})
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	if res, err := rpc.Call(ctx, "count", wire.Raw(`{}`)); err != nil || string(res) != `{"runs":1}` {
+		t.Fatalf("count: %s %v", res, err)
+	}
+	if res, err := rpc.Call(ctx, "count", wire.Raw(`{}`)); err != nil || string(res) != `{"runs":2}` {
+		t.Fatalf("the next count: %s %v", res, err)
+	}
+	if !cut.Load() || retried.Load() != 1 || runs.Load() != 2 {
+		t.Fatalf("cut %v, %d retries, %d runs: want the cut POST sent again once and run once", cut.Load(), retried.Load(), runs.Load())
+	}
+}
+
+// runCounter answers "count" with how many times it ran.
+type runCounter struct {
+	testAgent
+	runs *atomic.Int32
+}
+
+func (a *runCounter) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+	if method != "count" {
+		return a.testAgent.HandleRequest(ctx, method, params)
+	}
+	return fmt.Appendf(nil, `{"runs":%d}`, a.runs.Add(1)), nil
+}
