@@ -235,6 +235,13 @@ func (c *streamConn) resumeLocked(box *outbox, cursor string) ([]entry, string) 
 	}
 	replay, reason := box.after(cursor)
 	if reason == "" && box.leased {
+		// The receiver may be a dropped GET the server has not seen end
+		// (a proxy holds its side open while the stream is silent): a
+		// write to it now shows whether it is still there.
+		select {
+		case box.probe <- struct{}{}:
+		default:
+		}
 		return nil, ResumeInUse
 	}
 	return replay, reason

@@ -67,6 +67,7 @@ type outbox struct {
 	leased bool
 	parked bool          // counted in streamConn.parked
 	wake   chan struct{} // cap 1: something changed for the receiver
+	probe  chan struct{} // cap 1: a resume found the stream in use
 
 	tag      string  // the stream's part of its cursors
 	next     uint64  // the last cursor number given to a message
@@ -76,7 +77,9 @@ type outbox struct {
 	logBytes int64   // what log holds of Options.MaxRetained
 }
 
-func newOutbox() *outbox { return &outbox{wake: make(chan struct{}, 1), tag: newStreamTag()} }
+func newOutbox() *outbox {
+	return &outbox{wake: make(chan struct{}, 1), probe: make(chan struct{}, 1), tag: newStreamTag()}
+}
 
 func (b *outbox) signal() {
 	select {
@@ -823,6 +826,10 @@ func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io
 				return
 			}
 		case <-tick.C:
+			if !c.send(rc, func() error { _, err := io.WriteString(w, ":\n\n"); return err }) {
+				return
+			}
+		case <-box.probe:
 			if !c.send(rc, func() error { _, err := io.WriteString(w, ":\n\n"); return err }) {
 				return
 			}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"text/template"
 	"time"
@@ -151,6 +152,51 @@ func servedBy(t *testing.T, jar http.CookieJar, u string) string {
 	return ""
 }
 
+// fleet is what the fleet tests share: one PostgreSQL cluster (each test
+// its own databases) and the agent binary, made once and removed by
+// TestMain.
+var fleet struct {
+	once sync.Once
+	pg   *testenv.Cluster
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// fleetSetup starts the cluster and builds the agent, once.
+func fleetSetup(t *testing.T) (*testenv.Cluster, string) {
+	t.Helper()
+	fleet.once.Do(func() {
+		if fleet.pg, fleet.err = testenv.StartPostgres(); fleet.err != nil {
+			return
+		}
+		if fleet.dir, fleet.err = os.MkdirTemp("", "acpgen-fleet"); fleet.err != nil {
+			return
+		}
+		fleet.bin = filepath.Join(fleet.dir, "agent")
+		fleet.out, fleet.err = exec.Command("go", "build", "-o", fleet.bin, ".").CombinedOutput()
+	})
+	switch {
+	case fleet.pg == nil:
+		testenv.Missing(t, "PostgreSQL", fleet.err)
+	case fleet.err != nil:
+		t.Fatalf("fleet setup: %v\n%s", fleet.err, fleet.out)
+	}
+	return fleet.pg, fleet.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fleet.pg != nil {
+		fleet.pg.Stop()
+	}
+	if fleet.dir != "" {
+		os.RemoveAll(fleet.dir)
+	}
+	os.Exit(code)
+}
+
 // Two agents on one PostgreSQL behind HAProxy, one principal (a token). The
 // agent serving a turn is killed with SIGKILL after it has streamed (and
 // recorded) some updates: the client reconnects through HAProxy, lands on
@@ -158,16 +204,8 @@ func servedBy(t *testing.T, jar http.CookieJar, u string) string {
 // received, reports the turn interrupted, and runs the next turn. On both
 // profiles.
 func TestFleetSurvivesKilledAgent(t *testing.T) {
-	pg, err := testenv.StartPostgres()
-	if err != nil {
-		testenv.Missing(t, "PostgreSQL", err)
-	}
-	defer pg.Stop()
+	pg, bin := fleetSetup(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "agent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for _, profile := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {

@@ -6,8 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/acpgen/acpgen/gen/acp"
 	"github.com/acpgen/acpgen/runtime/acphttp"
-	"github.com/acpgen/acpgen/store/internal/testenv"
 )
 
 // cutter dials TCP connections it can cut all at once, as a network
@@ -54,16 +51,8 @@ func (c *cutter) cut() int {
 // the turn then ends (session/cancel) on the resumed connection. On both
 // profiles.
 func TestFleetResumesCutConnection(t *testing.T) {
-	pg, err := testenv.StartPostgres()
-	if err != nil {
-		testenv.Missing(t, "PostgreSQL", err)
-	}
-	defer pg.Stop()
+	pg, bin := fleetSetup(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "agent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	const words = 300
