@@ -224,6 +224,15 @@ type Options struct {
 	// does not fit evicts its stream's oldest ones, or is not kept (a resume
 	// from before it is refused). Default MaxServerBuffered/4.
 	MaxRetained int
+	// ResumeState, when set, returns the messages that tell a client which
+	// has just resumed a stream the current state of what the stream
+	// carries: for a WebSocket connection or a Streamable HTTP connection's
+	// event stream (session "") those of the connection's sessions, for a
+	// session's event stream (session its id) that session's. They are
+	// sent after the replay and the output held meanwhile, numbered as any
+	// other message. acphttp cannot know them: the agent does (v2's
+	// session/update state_update; v1 has none).
+	ResumeState func(c *Conn, session string) [][]byte
 	// Logger receives the transport's logs. Default: text on os.Stderr.
 	Logger *slog.Logger
 }
@@ -312,9 +321,14 @@ type Server struct {
 type serverConn struct {
 	principal string
 	stream    *streamConn // nil for a WebSocket
-	kill      func()      // closes the transport at Close
-	cancel    context.CancelFunc
-	pooled    pooled
+	ws        *wsConn     // nil for Streamable HTTP
+	// gate, when set, runs before the ServeFunc: false means the
+	// connection is not to be served (a WebSocket whose first message
+	// resumed another connection, or was refused).
+	gate   func() bool
+	kill   func() // closes the transport at Close
+	cancel context.CancelFunc
+	pooled pooled
 	// away, when set, marks the transport as closing for a shutdown (a
 	// WebSocket closes with 1001), before it drains.
 	away  func()
@@ -552,6 +566,13 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
+		if sc.gate != nil && !sc.gate() {
+			s.mu.Lock()
+			delete(s.conns, c.id)
+			s.leavePool(sc)
+			s.mu.Unlock()
+			return
+		}
 		err := s.serve(ctx, c)
 		s.logEnd(c, err, ctx)
 		c.closeEnded(err, ctx)

@@ -24,10 +24,6 @@ type wsLink struct {
 	cancel       context.CancelFunc
 	writeTimeout time.Duration
 	log          *slog.Logger
-	// mustInit makes the first message an initialize request, as the
-	// server side of the profile requires; onInit is then called with it.
-	mustInit bool
-	onInit   func() error
 	// budget, on the server side, charges messages while they are read,
 	// each within bodyTimeout once its first frame has arrived.
 	budget      *budget
@@ -38,6 +34,11 @@ type wsLink struct {
 	// fails (the library reports the closed connection before close
 	// returns and the read's context is cancelled) is the end of input.
 	closing atomic.Bool
+	// dropped is set when this side gave the socket up for dead (an
+	// unanswered ping, a write that timed out): a read then fails with
+	// errSocketDropped rather than io.EOF, so a resumable connection waits
+	// for its client to come back.
+	dropped atomic.Bool
 	// nonText bounds the warnings about frames a client may send by the
 	// thousand.
 	nonText peerlog.Limiter
@@ -81,17 +82,31 @@ func (l *wsLink) ping(every time.Duration) {
 			level = slog.LevelDebug
 		}
 		l.log.Log(context.Background(), level, "acphttp: WebSocket ping failed, closing", "err", err)
-		l.cancel()
-		l.c.CloseNow()
+		l.drop()
 	default:
 		l.pingTimer.Load().Reset(every)
 	}
+}
+
+// errSocketDropped is a read from a socket this side gave up for dead.
+// errSocketDropped is a read from a socket this side gave up for dead.
+var errSocketDropped = errors.New("acphttp: WebSocket dropped")
+
+// drop gives the socket up for dead: closed without a close frame, a read
+// in progress fails with errSocketDropped.
+func (l *wsLink) drop() {
+	l.dropped.Store(true)
+	l.cancel()
+	l.c.CloseNow()
 }
 
 func (l *wsLink) read() ([]byte, error) {
 	for {
 		typ, b, err := l.next()
 		if err != nil {
+			if l.dropped.Load() {
+				return nil, errSocketDropped
+			}
 			if l.ctx.Err() != nil || l.closing.Load() {
 				return nil, io.EOF
 			}
@@ -104,21 +119,6 @@ func (l *wsLink) read() ([]byte, error) {
 		if typ != websocket.MessageText {
 			l.nonText.Log(l.log, slog.LevelWarn, "acphttp: non-text WebSocket frame ignored")
 			continue
-		}
-		if l.mustInit {
-			l.mustInit = false
-			if p, ok := peekMessage(b); !ok || !p.isRequest() || p.method() != methodInitialize {
-				l.c.Close(websocket.StatusProtocolError, "First message must be initialize")
-				l.cancel()
-				return nil, io.EOF
-			}
-			if err := l.onInit(); err != nil {
-				if err == errLimit {
-					l.c.Close(websocket.StatusTryAgainLater, "Server busy")
-				}
-				l.cancel()
-				return nil, io.EOF
-			}
 		}
 		return b, nil
 	}
@@ -159,8 +159,9 @@ func (l *wsLink) next() (websocket.MessageType, []byte, error) {
 	return typ, b, err
 }
 
-// write waits for the socket at most writeTimeout: a peer that reads none
-// of the output for that long is dropped, and no output queues meanwhile.
+// write waits for the socket at most writeTimeout: a socket whose peer
+// reads none of the output for that long is dropped (drop), and no output
+// queues on it meanwhile.
 // The bound is one timer per link, re-armed for each write: a context with
 // a deadline per message, which the library also watches per frame, took
 // about a third of the CPU a streamed update costs.
@@ -171,7 +172,7 @@ func (l *wsLink) write(msg []byte) error {
 		return err
 	}
 	if l.stall == nil {
-		l.stall = time.AfterFunc(l.writeTimeout, func() { l.c.CloseNow() })
+		l.stall = time.AfterFunc(l.writeTimeout, l.drop) // given up for dead: a resumable connection waits for its client
 	} else {
 		l.stall.Reset(l.writeTimeout)
 	}
@@ -206,14 +207,20 @@ func (l *wsLink) closeWith(code websocket.StatusCode, reason string) error {
 	return err
 }
 
-// serveWebSocket upgrades r and runs a connection on the socket.
+// serveWebSocket upgrades r and runs a connection on the socket, or hands
+// the socket to the connection its first message resumes.
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principal string) {
-	if s.full() {
+	// A resume needs no room of its own: it takes back a connection in use.
+	if s.full() && !s.has(r.Header.Get(HeaderConnectionID)) {
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
 	}
 	id := newConnectionID()
+	c := newWSConn(s, id)
 	w.Header().Set(HeaderConnectionID, id)
+	if c.resumable {
+		w.Header().Set(HeaderStreamCursor, formatCursor(c.box.tag, 0))
+	}
 	// Origins were checked already; Accept's own check would refuse the
 	// patterns Options documents with a scheme.
 	ws, err := websocket.Accept(smallReads{w}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
@@ -222,14 +229,15 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 		return
 	}
 	l := newWSLink(ws, s.o.MaxMessage, s.o.StallTimeout, s.o.PingInterval, s.log)
-	l.mustInit = true
 	l.budget, l.bodyTimeout = s.budget, s.o.BodyTimeout
-	c := &Conn{l: l, profile: WebSocket, id: id, principal: principal}
-	away := func() { l.goingAway.Store(true) }
+	c.sock = l
+	conn := &Conn{l: c, profile: WebSocket, id: id, principal: principal}
+	c.conn = conn
+	away := func() { c.goingAway.Store(true) }
 	// kill closes the socket itself: a ServeFunc may be reading it without
 	// watching its context (a router waiting for initialize).
-	kill := func() { away(); go c.Close() }
-	sc := &serverConn{principal: principal, kill: kill, away: away}
+	kill := func() { away(); go conn.Close() }
+	sc := &serverConn{principal: principal, kill: kill, away: away, ws: c}
 	sc.pooled.close = func(err error) {
 		if err == errInitTimeout {
 			l.closeWith(websocket.StatusPolicyViolation, "No initialize in time")
@@ -237,8 +245,9 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 			l.closeWith(websocket.StatusTryAgainLater, "Too many connections waiting for initialize")
 		}
 	}
-	l.onInit = func() error { return s.promote(sc) }
-	if err := s.open(c, sc); err != nil {
+	sc.gate = func() bool { return c.gate(l) }
+	c.sc = sc
+	if err := s.open(conn, sc); err != nil {
 		ws.Close(websocket.StatusTryAgainLater, "Server busy")
 	}
 }
@@ -271,3 +280,10 @@ func (w smallReads) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 func (w smallReads) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// has reports whether a connection id is open.
+func (s *Server) has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return id != "" && s.conns[id] != nil
+}
