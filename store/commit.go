@@ -90,11 +90,6 @@ func (s *Store) runBatch(batch []*op) {
 		return
 	}
 	tx, err := s.db.Begin()
-	if err == nil && s.prelude != "" {
-		if _, err = tx.Exec(s.prelude); err != nil {
-			tx.Rollback()
-		}
-	}
 	if err != nil {
 		for _, o := range live {
 			o.err = s.fail(err)

@@ -6,9 +6,11 @@
 // Each prompt turn echoes the prompt's words as agent_message_chunk updates
 // and ends with stopReason end_turn; the word "wait" holds the turn until
 // session/cancel (then a last update "stopped", and stopReason cancelled).
-// Every update the agent sends is recorded before it is written
-// (session.Recorder), with the prompt's text as user_message_chunk, so
-// session/load replays the whole conversation. session/resume restores a
+// Every update the agent sends is recorded before it is written, with the
+// prompt's text as user_message_chunk, so session/load replays the whole
+// conversation: the connection writes behind (session.BatchRecorder), so
+// the updates sent during one commit share the next, and a turn's end is
+// recorded once its updates are. session/resume restores a
 // session without replay; session/close cancels the session's running turn
 // and keeps its record; session/delete removes it; session/list lists the
 // caller's sessions from the store, in pages. Both answers carry the
@@ -30,6 +32,7 @@ import (
 
 	"github.com/acpgen/acpgen/gen/acp"
 	"github.com/acpgen/acpgen/runtime/acphttp"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/session"
 )
 
@@ -49,14 +52,20 @@ type Agent struct {
 	log     *slog.Logger
 
 	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc // sessions with a turn in this process
+	running map[string]*running // sessions with a turn in this process
+}
+
+// running is a turn of this process.
+type running struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed once its end is recorded
 }
 
 // New returns an agent over st, which it records into; a nil st (the store
 // could not be opened) serves sessions in memory and advertises none of
 // load, list, resume, close and delete.
 func New(st session.Store, log *slog.Logger) *Agent {
-	a := &Agent{st: st, durable: st != nil, log: log, running: map[string]context.CancelCauseFunc{}}
+	a := &Agent{st: st, durable: st != nil, log: log, running: map[string]*running{}}
 	if st == nil {
 		a.st = session.NewMemory()
 	}
@@ -73,7 +82,8 @@ type Conn struct {
 // Connect makes a v1 agent connection over r (the client's output) and w.
 func (a *Agent) Connect(r io.Reader, w io.Writer, log *slog.Logger) *acp.AgentConn {
 	c := &Conn{Agent: a}
-	c.conn = acp.NewAgentConn(c, r, w, acp.ConnOptions{RPC: acp.RPCOptions{Logger: log}, Record: session.Recorder(a.st)})
+	rpc := acp.RPCOptions{Logger: log, Recorder: session.NewBatchRecorder(a.st)}
+	c.conn = acp.NewAgentConn(c, r, w, acp.ConnOptions{RPC: rpc})
 	return c.conn
 }
 
@@ -125,6 +135,11 @@ func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pr
 		return nil, err
 	}
 	stop, err := c.turn(ctx, p)
+	if ferr := jsonrpc.FlushFrom(context.WithoutCancel(ctx)); ferr != nil && stop != "" {
+		// What the turn sent could not be recorded: the connection has
+		// failed, and the turn did not end as the client saw.
+		stop, err = "", ferr
+	}
 	c.endTurn(id, stop)
 	if stop == "" {
 		return nil, err
@@ -138,7 +153,7 @@ func (c *Conn) startTurn(ctx context.Context, id string, cancel context.CancelCa
 	c.mu.Lock()
 	busy := c.running[id] != nil
 	if !busy {
-		c.running[id] = cancel
+		c.running[id] = &running{cancel, make(chan struct{})}
 	}
 	c.mu.Unlock()
 	if busy {
@@ -220,17 +235,29 @@ func (c *Conn) endTurn(id, stop string) {
 
 func (c *Conn) forget(id string) {
 	c.mu.Lock()
+	if r := c.running[id]; r != nil {
+		close(r.done)
+	}
 	delete(c.running, id)
 	c.mu.Unlock()
 }
 
-// cancelRunning cancels the session's turn in this process, if any.
-func (c *Conn) cancelRunning(id string, why error) {
+// cancelRunning cancels the session's turn in this process, if any, and
+// waits until its end is recorded (or ctx ends): the turn's last updates
+// are recorded before the session is closed or deleted.
+func (c *Conn) cancelRunning(ctx context.Context, id string, why error) error {
 	c.mu.Lock()
-	cancel := c.running[id]
+	r := c.running[id]
 	c.mu.Unlock()
-	if cancel != nil {
-		cancel(why)
+	if r == nil {
+		return nil
+	}
+	r.cancel(why)
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -305,7 +332,9 @@ func (c *Conn) SessionClose(ctx context.Context, p *acp.CloseSessionRequest) (*a
 	if _, err := c.get(ctx, p.SessionID); err != nil {
 		return nil, err
 	}
-	c.cancelRunning(string(p.SessionID), errClosed)
+	if err := c.cancelRunning(ctx, string(p.SessionID), errClosed); err != nil {
+		return nil, err
+	}
 	if _, err := c.st.CloseSession(ctx, string(p.SessionID)); err != nil {
 		return nil, err
 	}
@@ -317,7 +346,9 @@ func (c *Conn) SessionDelete(ctx context.Context, p *acp.DeleteSessionRequest) (
 	if _, err := c.get(ctx, p.SessionID); err != nil {
 		return nil, err
 	}
-	c.cancelRunning(string(p.SessionID), errClosed)
+	if err := c.cancelRunning(ctx, string(p.SessionID), errClosed); err != nil {
+		return nil, err
+	}
 	if err := c.st.Delete(ctx, string(p.SessionID)); err != nil {
 		return nil, err
 	}

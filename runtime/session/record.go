@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // UpdateMethod is ACP's notification that carries a session's updates, the
@@ -72,4 +73,76 @@ func Replay(ctx context.Context, s Store, id string, send func(update json.RawMe
 			return n, nil
 		}
 	}
+}
+
+// BatchRecorder records the session/update notifications a connection sends
+// in batches: it is that connection's jsonrpc.Options.Recorder (the generated
+// ConnOptions' RPC.Recorder), which makes the connection write behind its
+// senders (see jsonrpc.Options.Recorder). Record keeps the update of every
+// session/update, as Recorder's hook would append it; Commit appends what
+// was kept, one Append per session (one write, as durable as s makes an
+// Append), the sessions' Appends running at once so that a store with group
+// commit shares one transaction among them. The frames of a batch are
+// written only after Commit returned nil: an update the client received is
+// in the store. Updates of a session s does not hold are sent unrecorded;
+// any other failure (a closed session included) fails the connection. One
+// BatchRecorder serves one connection.
+type BatchRecorder struct {
+	s     Store
+	order []string // sessions in the order of their first update
+	kept  map[string][]Event
+}
+
+// NewBatchRecorder returns a BatchRecorder appending to s.
+func NewBatchRecorder(s Store) *BatchRecorder {
+	return &BatchRecorder{s: s, kept: map[string][]Event{}}
+}
+
+// Record keeps the update of a session/update for Commit; other messages,
+// and those sent on a context from Unrecorded, are not recorded.
+func (r *BatchRecorder) Record(ctx context.Context, method, sessionID string, params []byte) error {
+	if method != UpdateMethod || sessionID == "" || ctx.Value(unrecordedKey{}) != nil {
+		return nil
+	}
+	var p struct {
+		Update json.RawMessage `json:"update"` // a copy: params is the caller's
+	}
+	if err := json.Unmarshal(params, &p); err != nil || len(p.Update) == 0 {
+		return fmt.Errorf("%w: session/update params without an update", ErrInvalid)
+	}
+	evs, seen := r.kept[sessionID]
+	if !seen {
+		r.order = append(r.order, sessionID)
+	}
+	r.kept[sessionID] = append(evs, Event{Kind: KindUpdate, Data: p.Update})
+	return nil
+}
+
+// Commit appends what Record kept, one Append per session, and forgets it
+// whatever the outcome.
+func (r *BatchRecorder) Commit(ctx context.Context) error {
+	defer func() {
+		clear(r.kept)
+		r.order = r.order[:0]
+	}()
+	appendOne := func(id string) error {
+		_, err := r.s.Append(ctx, id, r.kept[id]...)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("session %s: %w", id, err)
+		}
+		return nil
+	}
+	if len(r.order) == 1 {
+		return appendOne(r.order[0])
+	}
+	errs := make([]error, len(r.order))
+	var wg sync.WaitGroup
+	for i, id := range r.order {
+		wg.Go(func() { errs[i] = appendOne(id) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
