@@ -125,13 +125,14 @@ func (c *Conn) get(ctx context.Context, id acp.SessionID) (session.Session, erro
 }
 
 func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
-	if _, err := c.get(ctx, p.SessionID); err != nil {
+	s, err := c.get(ctx, p.SessionID)
+	if err != nil {
 		return nil, err
 	}
 	id := string(p.SessionID)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if err := c.startTurn(ctx, id, cancel); err != nil {
+	if err := c.startTurn(ctx, s, cancel); err != nil {
 		return nil, err
 	}
 	stop, err := c.turn(ctx, p)
@@ -147,9 +148,10 @@ func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pr
 	return &acp.PromptResponse{StopReason: acp.StopReason(stop)}, nil
 }
 
-// startTurn records the turn's start and the prompt's text, and registers
-// the turn in this process so close and delete can cancel it.
-func (c *Conn) startTurn(ctx context.Context, id string, cancel context.CancelCauseFunc) error {
+// startTurn records the turn's start in session s, as read before, and
+// registers the turn in this process so close and delete can cancel it.
+func (c *Conn) startTurn(ctx context.Context, s session.Session, cancel context.CancelCauseFunc) error {
+	id := s.ID
 	c.mu.Lock()
 	busy := c.running[id] != nil
 	if !busy {
@@ -159,10 +161,13 @@ func (c *Conn) startTurn(ctx context.Context, id string, cancel context.CancelCa
 	if busy {
 		return acp.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": "a turn is running in this session"})
 	}
-	s, err := c.st.Get(ctx, id)
-	if err == nil && s.Turn.State == session.TurnRunning {
-		// Left running by a process that died: this process runs none.
-		_, err = c.st.InterruptTurn(ctx, id, InterruptedReason)
+	var err error
+	if s.Turn.State == session.TurnRunning {
+		// Left running by a process that died (this process runs none),
+		// or ended by one since s was read: ErrNoTurn.
+		if _, err = c.st.InterruptTurn(ctx, id, InterruptedReason); errors.Is(err, session.ErrNoTurn) {
+			err = nil
+		}
 	}
 	if err == nil {
 		_, err = c.st.StartTurn(ctx, id, nil)
