@@ -187,8 +187,14 @@ func (c *Conn) turn(ctx context.Context, p *acp.PromptRequest) (string, error) {
 			user = append(user, acp.UserMessageChunkText(b.Text.Text))
 		}
 	}
-	for _, u := range user { // the prompt is the user's, recorded for load
-		if _, err := c.st.Append(ctx, string(p.SessionID), session.Event{Kind: session.KindUpdate, Data: u.AppendJSON(nil)}); err != nil {
+	for _, u := range user {
+		// The prompt is the user's, recorded for load: in the log before the
+		// turn's updates, committed with the first of them.
+		params, err := json.Marshal(&acp.SessionNotification{SessionID: p.SessionID, Update: u})
+		if err == nil {
+			err = jsonrpc.RecordFrom(ctx, session.UpdateMethod, params)
+		}
+		if err != nil {
 			return "", err
 		}
 	}

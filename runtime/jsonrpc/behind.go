@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // Recorder records a connection's outgoing requests and notifications in
@@ -14,8 +16,9 @@ import (
 // Recorder serves one connection: its methods are called on that
 // connection's writer goroutine, one at a time.
 type Recorder interface {
-	// Record is given each request and notification of a batch, in the
-	// order they were sent: the context it was sent with (for its values;
+	// Record is given each request and notification of a batch, and each
+	// message queued with Conn.Record, in the order they were queued: the
+	// context it was sent with (for its values;
 	// it may have ended since), the method, the params' sessionId ("" when
 	// none) and the params as written (valid only during the call). It
 	// keeps what it records for Commit; an error fails the batch.
@@ -50,13 +53,15 @@ type behind struct {
 }
 
 // outItem is one queued frame: a request or notification (method set,
-// params at frame[params:len(frame)-2] when params > 0), a response, or a
-// flush mark (frame nil).
+// params at frame[params:len(frame)-2] when params > 0), a response, a
+// message to record only (frame nil, method set, its params in only), or a
+// flush mark (frame nil, method "").
 type outItem struct {
 	ctx    context.Context
 	frame  []byte
 	method string
 	params int
+	only   []byte
 	done   chan error // when not nil: told the outcome once written
 }
 
@@ -73,8 +78,6 @@ func newBehind(r Recorder, max int) *behind {
 // otherwise at once. ctx bounds the wait for room only: once queued, the
 // frame is recorded and written whatever ctx does.
 func (c *Conn) enqueue(ctx context.Context, b []byte, method string, wait bool) error {
-	q := c.q
-	q.start.Do(func() { go c.writeLoop() })
 	it := outItem{ctx: ctx, method: method}
 	if b != nil {
 		it.frame = bytes.Clone(b)
@@ -87,8 +90,16 @@ func (c *Conn) enqueue(ctx context.Context, b []byte, method string, wait bool) 
 	if wait {
 		it.done = make(chan error, 1)
 	}
+	return c.enqueueItem(ctx, it, len(it.frame))
+}
+
+// enqueueItem queues it, counted as size bytes against the bound, and
+// waits for its outcome when it has a done channel.
+func (c *Conn) enqueueItem(ctx context.Context, it outItem, size int) error {
+	q := c.q
+	q.start.Do(func() { go c.writeLoop() })
 	q.mu.Lock()
-	for q.err == nil && !q.closed && q.bytes > 0 && q.bytes+len(it.frame) > q.max {
+	for q.err == nil && !q.closed && q.bytes > 0 && q.bytes+size > q.max {
 		room := q.room
 		q.mu.Unlock()
 		select {
@@ -108,13 +119,13 @@ func (c *Conn) enqueue(ctx context.Context, b []byte, method string, wait bool) 
 		return ErrClosed
 	}
 	q.items = append(q.items, it)
-	q.bytes += len(it.frame)
+	q.bytes += size
 	q.mu.Unlock()
 	select {
 	case q.ready <- struct{}{}:
 	default:
 	}
-	if !wait {
+	if it.done == nil {
 		return nil
 	}
 	return <-it.done
@@ -139,6 +150,33 @@ func (c *Conn) Flush(ctx context.Context) error {
 		c.q.mu.Unlock()
 	}
 	return err
+}
+
+// Record queues a message for the Recorder alone, in order with what the
+// connection sends, and writes nothing: something that belongs in the same
+// record as what is sent, such as what the peer sent (ACP: the prompt's
+// text, recorded as the user's session/update), committed with the next
+// batch instead of in a write of its own. It returns once the message is
+// queued (a copy of params); Flush waits for it as for a frame. Without a
+// Recorder it does nothing.
+func (c *Conn) Record(ctx context.Context, method string, params wire.Raw) error {
+	if c.q == nil {
+		return nil
+	}
+	if err := c.recordFailure(); err != nil {
+		return err
+	}
+	it := outItem{ctx: ctx, method: method, only: bytes.Clone(params)}
+	return c.enqueueItem(ctx, it, len(it.only))
+}
+
+// RecordFrom is Record on the connection whose handler was given ctx; it
+// does nothing on any other context.
+func RecordFrom(ctx context.Context, method string, params wire.Raw) error {
+	if c, _ := ctx.Value(connKey{}).(*Conn); c != nil {
+		return c.Record(ctx, method, params)
+	}
+	return nil
 }
 
 // connKey marks the contexts of a connection's handlers with the connection.
@@ -217,9 +255,10 @@ func (c *Conn) writeLoop() {
 		err := q.err
 		q.mu.Unlock()
 
-		size := 0
+		size, held := 0, 0 // the frames' bytes; all the bytes counted
 		for _, it := range batch {
 			size += len(it.frame)
+			held += len(it.frame) + len(it.only)
 		}
 		if err == nil {
 			if err = c.recordBatch(batch); err != nil {
@@ -236,7 +275,7 @@ func (c *Conn) writeLoop() {
 			batch[i] = outItem{}
 		}
 		q.mu.Lock()
-		q.bytes -= size
+		q.bytes -= held
 		close(q.room)
 		q.room = make(chan struct{})
 		q.mu.Unlock()
@@ -250,7 +289,7 @@ func (c *Conn) recordBatch(batch []outItem) error {
 		if it.method == "" {
 			continue
 		}
-		var params []byte
+		params := it.only
 		if it.params > 0 {
 			params = it.frame[it.params : len(it.frame)-2] // the frame ends in "}\n"
 		}
@@ -279,7 +318,7 @@ func (c *Conn) failRecord(err error) {
 	dropped := q.items
 	q.items = nil
 	for _, it := range dropped {
-		q.bytes -= len(it.frame)
+		q.bytes -= len(it.frame) + len(it.only)
 		if it.done != nil {
 			it.done <- err
 		}

@@ -263,3 +263,44 @@ func TestFlushFromHandlerContext(t *testing.T) {
 		t.Errorf("FlushFrom on no handler's context: %v", err)
 	}
 }
+
+// Record queues a message for the Recorder alone: it is recorded in order
+// with the frames sent around it and never written.
+func TestRecordOnlyIsRecordedInOrderNotWritten(t *testing.T) {
+	rec := &testRecorder{failAt: -1}
+	var c *Conn
+	h := funcs{req: func(ctx context.Context, method string, _ wire.Raw) (wire.Raw, error) {
+		for i := range 4 {
+			params := wire.Raw(fmt.Sprintf(`{"n":%d}`, i))
+			var err error
+			if i%2 == 0 {
+				err = RecordFrom(ctx, "update", params)
+			} else {
+				err = c.Notify(ctx, "update", params)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return wire.Raw(`"done"`), nil
+	}}
+	c, in, lines, _ := behindConn(t, h, Options{Recorder: rec})
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"prompt"}`+"\n")
+	var got []string
+	for range 3 {
+		got = append(got, within(t, lines, "a frame"))
+	}
+	want := []string{
+		`{"jsonrpc":"2.0","method":"update","params":{"n":1}}`,
+		`{"jsonrpc":"2.0","method":"update","params":{"n":3}}`,
+		`{"jsonrpc":"2.0","id":1,"result":"done"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("written:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if fmt.Sprint(rec.committed) != "[0 1 2 3]" {
+		t.Errorf("recorded %v, want [0 1 2 3]", rec.committed)
+	}
+}
