@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -104,18 +105,128 @@ func (r *BatchRecorder) Record(ctx context.Context, method, sessionID string, pa
 	if method != UpdateMethod || sessionID == "" || ctx.Value(unrecordedKey{}) != nil {
 		return nil
 	}
-	var p struct {
-		Update json.RawMessage `json:"update"` // a copy: params is the caller's
-	}
-	if err := json.Unmarshal(params, &p); err != nil || len(p.Update) == 0 {
-		return fmt.Errorf("%w: session/update params without an update", ErrInvalid)
+	update, ok := topMember(params, `"update"`)
+	if ok {
+		update = bytes.Clone(update) // params is the caller's
+	} else {
+		var p struct {
+			Update json.RawMessage `json:"update"` // a copy
+		}
+		if err := json.Unmarshal(params, &p); err != nil || len(p.Update) == 0 {
+			return fmt.Errorf("%w: session/update params without an update", ErrInvalid)
+		}
+		update = p.Update
 	}
 	evs, seen := r.kept[sessionID]
 	if !seen {
 		r.order = append(r.order, sessionID)
 	}
-	r.kept[sessionID] = append(evs, Event{Kind: KindUpdate, Data: p.Update})
+	r.kept[sessionID] = append(evs, Event{Kind: KindUpdate, Data: update})
 	return nil
+}
+
+// topMember returns the value of the member of the JSON object obj whose
+// key is written exactly as key (with its quotes), found by skipping the
+// other members without decoding them: the writer's only parse of each
+// update, which json.Unmarshal would make several times as slow. ok is
+// false when obj is not an object as the connection writes it or has no
+// such member; the caller then decodes it properly (a key spelt with
+// escapes, say). The value is not checked: the store checks it is JSON.
+func topMember(obj []byte, key string) (value []byte, ok bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, false
+	}
+	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
+		return nil, false
+	}
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return nil, false
+		}
+		k := i
+		if i = skipString(obj, i); i < 0 {
+			return nil, false
+		}
+		match := string(obj[k:i]) == key
+		if i = skipSpace(obj, i); i >= len(obj) || obj[i] != ':' {
+			return nil, false
+		}
+		v := skipSpace(obj, i+1)
+		if i = skipValue(obj, v); i < 0 {
+			return nil, false
+		}
+		if match {
+			value, ok = obj[v:i], true // the last one, as encoding/json takes
+		}
+		if i = skipSpace(obj, i); i < len(obj) && obj[i] == '}' {
+			return value, ok
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return nil, false
+		}
+		i++
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] ('"'), or
+// -1 when it does not end.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the value starting at b[i], or -1 when
+// it does not end: strings whole, objects and arrays by their brackets
+// (strings inside skipped whole), other values up to a delimiter.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				i--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return -1
 }
 
 // Commit appends what Record kept, one Append per session, and forgets it
