@@ -51,6 +51,16 @@ const (
 	// five parameters whatever the count, prepared once per connection.
 	stmtInsertArrays = `INSERT INTO acp_events (session_n, seq, kind, at, data)
 		SELECT $1, $2 + u.o - 1, u.k, $3, u.d FROM unnest($4::int[], $5::bytea[]) WITH ORDINALITY AS u(k, d, o)`
+	// stmtAppendOne (PostgreSQL) is an Append in one statement: it takes
+	// $2 sequences of open session $1, at $3, and inserts events $4
+	// (kinds) and $5 (data) with them; no row when the session is missing
+	// or closed.
+	stmtAppendOne = `WITH s AS (UPDATE acp_sessions SET last_seq = last_seq + $2, updated = $3
+			WHERE id = $1 AND closed = 0 RETURNING n, last_seq),
+		i AS (INSERT INTO acp_events (session_n, seq, kind, at, data)
+			SELECT s.n, s.last_seq - $2 + u.o, u.k, $3, u.d
+			FROM s, unnest($4::int[], $5::bytea[]) WITH ORDINALITY AS u(k, d, o))
+		SELECT last_seq FROM s`
 	stmtDelete    = `DELETE FROM acp_sessions WHERE id = $1 RETURNING n`
 	stmtDeleteLog = `DELETE FROM acp_events WHERE session_n = $1`
 )

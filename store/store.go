@@ -44,6 +44,8 @@ type Store struct {
 	ops       []chan *op
 	committed sync.WaitGroup // the committers
 
+	// appendOne (PostgreSQL only) is Append in one statement.
+	appendOne *sql.Stmt
 	create, get, list, update, reserve, startTurn, endTurn, insertEvent,
 	state, closeSession, number, events, del, delLog,
 	forkSource, forkState, forkLog *sql.Stmt
@@ -145,6 +147,13 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 			return nil, openError(name, err)
 		}
 		*p.stmt = stmt
+	}
+	if !d.rowInserts { // PostgreSQL: the statement takes arrays
+		var err error
+		if s.appendOne, err = db.PrepareContext(ctx, stmtAppendOne); err != nil {
+			db.Close()
+			return nil, openError(name, err)
+		}
 	}
 	for range d.committers {
 		ops := make(chan *op, maxBatch)
@@ -401,6 +410,16 @@ const (
 	turnRunning
 )
 
+// whyNotNow is whyNot outside a transaction, for an op that ran alone.
+func (s *Store) whyNotNow(ctx context.Context, id string, closedMatters bool, guard turnGuard) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return s.whyNot(ctx, tx, id, closedMatters, guard)()
+}
+
 // whyNot says why a guarded update matched no row of session id: it does not
 // exist, is closed (when closedMatters), or its turn is not as guard needs.
 func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string, closedMatters bool, guard turnGuard) func() error {
@@ -428,7 +447,7 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 		return 0, err
 	}
 	var last uint64
-	err := s.write(ctx, id, func(tx *sql.Tx) error {
+	o := &op{ctx: ctx, run: func(tx *sql.Tx) error {
 		t := nowNanos()
 		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.reserve), s.whyNot(ctx, tx, id, true, anyTurn), id, len(events), t)
 		if err != nil {
@@ -439,7 +458,24 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 		}
 		last = l
 		return nil
-	})
+	}}
+	if s.appendOne != nil {
+		o.solo = func() error {
+			kinds := make([]int32, len(events))
+			data := make([][]byte, len(events))
+			for i, e := range events {
+				kinds[i], data[i] = int32(e.Kind), e.Data
+			}
+			var l int64
+			err := s.appendOne.QueryRowContext(ctx, id, int64(len(events)), nowNanos(), kinds, data).Scan(&l)
+			if errors.Is(err, sql.ErrNoRows) {
+				return s.whyNotNow(ctx, id, true, anyTurn)
+			}
+			last = uint64(l)
+			return err
+		}
+	}
+	err := s.writeOp(o, id)
 	return last, err
 }
 
