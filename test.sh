@@ -107,3 +107,4 @@ fuzz ./generator/overlay FuzzOverlay
 fuzz ./runtime/acphttp FuzzHandler
 fuzz ./runtime/router FuzzInitialize
 fuzz ./runtime/roots FuzzResolve
+fuzz ./runtime/session FuzzTopMember

@@ -6,6 +6,7 @@
 #   bench/run.sh        every benchmark, then the tables
 #   bench/run.sh ab     only the A/B of the old and new generated code
 #                       (OLD, default 92c6e95; NEW, default HEAD), then the tables
+#   bench/run.sh sessions  only the session store's and the resume's, then the tables
 #
 # Generation runs in the root module's bench package; the bench/peer module
 # compiles gen/acp and the leading Go peer in turn (compile time, compiler RSS,
@@ -31,8 +32,19 @@ ab() {
 	(cd bench/peer && go run ./ab -old "${OLD:-92c6e95}" -new "${NEW:-HEAD}" -count "${AB_COUNT:-10}" -o "$out")
 }
 
+# The session benchmarks: the stores (PostgreSQL on a throwaway cluster), the
+# store agent streaming through each store in turn, interleaved in one run,
+# and a Streamable HTTP resume against a plain reconnect.
+sessions() {
+	(cd store && go test -run '^$' -bench . -benchmem -count "$count" .) | tee "$out/store.txt"
+	(cd store && go test -run '^$' -bench StreamingThroughStore -benchtime 100x -count "$count" ./examples/agent) | tee "$out/store-streaming.txt"
+	go test ./runtime/acphttp -run '^$' -bench ResumeAfterCut -benchtime 20x -count "$count" | tee "$out/resume.txt"
+}
+
 if [ "${1:-all}" = ab ]; then
 	ab
+elif [ "${1:-all}" = sessions ]; then
+	sessions
 else
 	# The process benchmark runs alone first: a child inherits the peak RSS of
 	# the process that starts it, so the test binary must still be small then.
@@ -44,6 +56,7 @@ else
 	(cd bench/peer && go test -run '^$' -bench 'CompileInstructions' -benchtime 1x -count 1) | tee -a "$out/build.txt"
 	(cd bench/peer && go test -run '^$' -bench 'Binary' -benchtime 1x -count 1) | tee -a "$out/build.txt"
 	(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
+	sessions
 	ab
 fi
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)" >&2

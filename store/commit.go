@@ -11,8 +11,12 @@ import (
 
 // op is one write waiting for the committer.
 type op struct {
-	ctx  context.Context
-	run  func(tx *sql.Tx) error
+	ctx context.Context
+	run func(tx *sql.Tx) error
+	// solo, when set, does what run does in one statement of its own,
+	// committed by itself: used when the op is alone in its batch, where it
+	// saves the round trips of BEGIN and COMMIT.
+	solo func() error
 	err  error
 	done chan struct{}
 }
@@ -22,7 +26,12 @@ type op struct {
 // session package defines) only before it has written anything, so such an
 // error fails fn alone and the rest of the batch commits.
 func (s *Store) write(ctx context.Context, id string, fn func(tx *sql.Tx) error) error {
-	o := &op{ctx: ctx, run: fn, done: make(chan struct{})}
+	return s.writeOp(&op{ctx: ctx, run: fn}, id)
+}
+
+// writeOp is write for an op that may also run alone (op.solo).
+func (s *Store) writeOp(o *op, id string) error {
+	o.done = make(chan struct{})
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -89,12 +98,14 @@ func (s *Store) runBatch(batch []*op) {
 	if len(live) == 0 {
 		return
 	}
-	tx, err := s.db.Begin()
-	if err == nil && s.prelude != "" {
-		if _, err = tx.Exec(s.prelude); err != nil {
-			tx.Rollback()
+	if len(live) == 1 && live[0].solo != nil {
+		o := live[0]
+		if o.err = o.solo(); o.err != nil && !logical(o.err) {
+			o.err = s.fail(o.err)
 		}
+		return
 	}
+	tx, err := s.db.Begin()
 	if err != nil {
 		for _, o := range live {
 			o.err = s.fail(err)

@@ -26,13 +26,19 @@ type dialect struct {
 	// committers is how many transactions a Store runs at once: SQLite has
 	// one writer; PostgreSQL runs several, each a session's writes in order.
 	committers int
+	// rowInserts: a batch of events is inserted one row at a time by the
+	// prepared single-row statement. SQLite runs in the process, so a
+	// statement costs no round trip, and has no arrays to pass a batch in;
+	// PostgreSQL takes the batch as arrays in one statement
+	// (stmtInsertArrays), one round trip.
+	rowInserts bool
 }
 
 var (
 	sqliteDialect = dialect{
 		name: "sqlite", driver: "sqlite",
 		serial: "INTEGER PRIMARY KEY AUTOINCREMENT", blob: "BLOB", withoutRowid: " WITHOUT ROWID",
-		committers: 1,
+		committers: 1, rowInserts: true,
 	}
 	postgresDialect = dialect{
 		name: "postgres", driver: "pgx",

@@ -1,10 +1,5 @@
 package store
 
-import (
-	"fmt"
-	"strings"
-)
-
 // The statements every dialect runs: $N parameters (PostgreSQL's; SQLite
 // reads $N as the N-th argument too), INSERT ... ON CONFLICT DO NOTHING and
 // UPDATE ... RETURNING, which both engines have. Integers stand for flags and
@@ -51,29 +46,21 @@ const (
 	// stmtForkLog copies the log of session $2 up to sequence $3 to session $1.
 	stmtForkLog = `INSERT INTO acp_events (session_n, seq, kind, at, data)
 		SELECT $1, seq, kind, at, data FROM acp_events WHERE session_n = $2 AND seq <= $3`
+	// stmtInsertArrays (PostgreSQL) inserts events $4 (kinds) and $5 (data)
+	// of session $1 from sequence $2 on, recorded at $3: one statement of
+	// five parameters whatever the count, prepared once per connection.
+	stmtInsertArrays = `INSERT INTO acp_events (session_n, seq, kind, at, data)
+		SELECT $1, $2 + u.o - 1, u.k, $3, u.d FROM unnest($4::int[], $5::bytea[]) WITH ORDINALITY AS u(k, d, o)`
+	// stmtAppendOne (PostgreSQL) is an Append in one statement: it takes
+	// $2 sequences of open session $1, at $3, and inserts events $4
+	// (kinds) and $5 (data) with them; no row when the session is missing
+	// or closed.
+	stmtAppendOne = `WITH s AS (UPDATE acp_sessions SET last_seq = last_seq + $2, updated = $3
+			WHERE id = $1 AND closed = 0 RETURNING n, last_seq),
+		i AS (INSERT INTO acp_events (session_n, seq, kind, at, data)
+			SELECT s.n, s.last_seq - $2 + u.o, u.k, $3, u.d
+			FROM s, unnest($4::int[], $5::bytea[]) WITH ORDINALITY AS u(k, d, o))
+		SELECT last_seq FROM s`
 	stmtDelete    = `DELETE FROM acp_sessions WHERE id = $1 RETURNING n`
 	stmtDeleteLog = `DELETE FROM acp_events WHERE session_n = $1`
 )
-
-// insertRows is the most events one multi-row INSERT holds (5 parameters
-// each, far below either engine's limit).
-const insertRows = 100
-
-var insertMany [insertRows + 1]string
-
-func init() {
-	for k := 2; k <= insertRows; k++ {
-		var b strings.Builder
-		b.WriteString(`INSERT INTO acp_events (session_n, seq, kind, at, data) VALUES `)
-		for i := range k {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d)", 5*i+1, 5*i+2, 5*i+3, 5*i+4, 5*i+5)
-		}
-		insertMany[k] = b.String()
-	}
-}
-
-// insertManyText is the INSERT of k (2..insertRows) events.
-func insertManyText(k int) string { return insertMany[k] }

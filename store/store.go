@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/runtime/session"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // Store is a session.Store on SQLite or PostgreSQL.
@@ -34,9 +36,6 @@ type Store struct {
 	db   *sql.DB
 	d    dialect
 	name string // what errors call the store: "sqlite:PATH", "postgres"
-	// prelude, when set, runs first in each commit's transaction: the
-	// durability the store was opened with, where it is a setting.
-	prelude string
 
 	mu     sync.RWMutex // held to submit; Close holds it to stop submissions
 	closed bool
@@ -45,6 +44,8 @@ type Store struct {
 	ops       []chan *op
 	committed sync.WaitGroup // the committers
 
+	// appendOne (PostgreSQL only) is Append in one statement.
+	appendOne *sql.Stmt
 	create, get, list, update, reserve, startTurn, endTurn, insertEvent,
 	state, closeSession, number, events, del, delLog,
 	forkSource, forkState, forkLog *sql.Stmt
@@ -84,20 +85,22 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (*Store, error) 
 // OpenPostgres opens the PostgreSQL database at url (a postgres:// URL or a
 // key=value connection string, as pgx reads them).
 func OpenPostgres(ctx context.Context, url string, opts Options) (*Store, error) {
-	db, err := sql.Open(postgresDialect.driver, url)
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, openError("postgres", err)
 	}
-	db.SetMaxIdleConns(4)
-	s, err := open(ctx, db, postgresDialect, "postgres")
-	if err == nil && opts.Durability == Committed {
+	if opts.Durability == Committed {
 		// Committed: the server has the commit when it returns (the agent
 		// may die), without waiting for its disk flush: a crash of the
 		// database server may lose the last writes (about 0.6 s at
-		// PostgreSQL's defaults), never its consistency.
-		s.prelude = "SET LOCAL synchronous_commit TO OFF"
+		// PostgreSQL's defaults), never its consistency. Set for the
+		// store's own connections when they start, so that a commit costs
+		// no extra round trip.
+		cfg.RuntimeParams["synchronous_commit"] = "off"
 	}
-	return s, err
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxIdleConns(4)
+	return open(ctx, db, postgresDialect, "postgres")
 }
 
 // Open opens a store by a spec: "memory", "sqlite:PATH", or a
@@ -144,6 +147,13 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 			return nil, openError(name, err)
 		}
 		*p.stmt = stmt
+	}
+	if !d.rowInserts { // PostgreSQL: the statement takes arrays
+		var err error
+		if s.appendOne, err = db.PrepareContext(ctx, stmtAppendOne); err != nil {
+			db.Close()
+			return nil, openError(name, err)
+		}
 	}
 	for range d.committers {
 		ops := make(chan *op, maxBatch)
@@ -400,6 +410,16 @@ const (
 	turnRunning
 )
 
+// whyNotNow is whyNot outside a transaction, for an op that ran alone.
+func (s *Store) whyNotNow(ctx context.Context, id string, closedMatters bool, guard turnGuard) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return s.whyNot(ctx, tx, id, closedMatters, guard)()
+}
+
 // whyNot says why a guarded update matched no row of session id: it does not
 // exist, is closed (when closedMatters), or its turn is not as guard needs.
 func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string, closedMatters bool, guard turnGuard) func() error {
@@ -427,7 +447,7 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 		return 0, err
 	}
 	var last uint64
-	err := s.write(ctx, id, func(tx *sql.Tx) error {
+	o := &op{ctx: ctx, run: func(tx *sql.Tx) error {
 		t := nowNanos()
 		n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.reserve), s.whyNot(ctx, tx, id, true, anyTurn), id, len(events), t)
 		if err != nil {
@@ -438,30 +458,47 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 		}
 		last = l
 		return nil
-	})
+	}}
+	if s.appendOne != nil {
+		o.solo = func() error {
+			kinds := make([]int32, len(events))
+			data := make([][]byte, len(events))
+			for i, e := range events {
+				kinds[i], data[i] = int32(e.Kind), e.Data
+			}
+			var l int64
+			err := s.appendOne.QueryRowContext(ctx, id, int64(len(events)), nowNanos(), kinds, data).Scan(&l)
+			if errors.Is(err, sql.ErrNoRows) {
+				return s.whyNotNow(ctx, id, true, anyTurn)
+			}
+			last = uint64(l)
+			return err
+		}
+	}
+	err := s.writeOp(o, id)
 	return last, err
 }
 
 // insertEvents inserts events as sequences first, first+1, ...: one at a
-// time through the prepared statement, several in multi-row INSERTs (one
-// round trip to PostgreSQL per insertRows events).
+// time through the prepared statement, or (several, on PostgreSQL) in one
+// statement taking them as arrays, one round trip whatever their number.
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, n int64, first uint64, t int64, events []session.Event) error {
-	if len(events) == 1 {
-		_, err := tx.StmtContext(ctx, s.insertEvent).ExecContext(ctx, n, int64(first), int(events[0].Kind), t, []byte(events[0].Data))
-		return err
-	}
-	for len(events) > 0 {
-		k := min(len(events), insertRows)
-		args := make([]any, 0, 5*k)
-		for i, e := range events[:k] {
-			args = append(args, n, int64(first)+int64(i), int(e.Kind), t, []byte(e.Data))
+	if len(events) == 1 || s.d.rowInserts {
+		stmt := tx.StmtContext(ctx, s.insertEvent)
+		for i, e := range events {
+			if _, err := stmt.ExecContext(ctx, n, int64(first)+int64(i), int(e.Kind), t, []byte(e.Data)); err != nil {
+				return err
+			}
 		}
-		if _, err := tx.ExecContext(ctx, insertManyText(k), args...); err != nil {
-			return err
-		}
-		events, first = events[k:], first+uint64(k)
+		return nil
 	}
-	return nil
+	kinds := make([]int32, len(events))
+	data := make([][]byte, len(events))
+	for i, e := range events {
+		kinds[i], data[i] = int32(e.Kind), e.Data
+	}
+	_, err := tx.ExecContext(ctx, stmtInsertArrays, n, int64(first), t, kinds, data)
+	return err
 }
 
 func (s *Store) StartTurn(ctx context.Context, id string, data json.RawMessage) (uint64, error) {

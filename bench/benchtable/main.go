@@ -35,7 +35,7 @@ var line = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
 // rawFiles are the go test -bench outputs of bench/run.sh, in the results
 // folder; abStat is benchstat's comparison of ab.txt's two sides.
-var rawFiles = []string{"generate.txt", "build.txt", "messages.txt", "ab.txt"}
+var rawFiles = []string{"generate.txt", "build.txt", "messages.txt", "ab.txt", "store.txt", "store-streaming.txt", "resume.txt"}
 
 const abStat = "ab-benchstat.csv"
 
@@ -83,6 +83,7 @@ func render(dir string) ([]byte, error) {
 	pingPong(&b, res)
 	cost(&b, res)
 	generation(&b, res)
+	sessions(&b, res)
 	abTables(&b, ab)
 	return b.Bytes(), nil
 }
@@ -309,6 +310,40 @@ func generation(w io.Writer, res map[string]result) {
 	}
 	s16 := res["BenchmarkScale/16x"]
 	fmt.Fprintf(w, "| time(16x) ÷ time(1x) | %.1f | ≤ 20: %s |\n", s16.ns/s1.ns, verdict(s16.ns/s1.ns <= 20))
+}
+
+// sessions prints what recording, replaying and resuming a session cost
+// (issue #36): the store agent's streaming per store, interleaved in one
+// run (store-streaming.txt), the SQLite replay of 10,000 updates
+// (store.txt) and a Streamable HTTP resume against a plain reconnect
+// (resume.txt).
+func sessions(w io.Writer, res map[string]result) {
+	st, ok := res["BenchmarkStreamingThroughStore"]
+	if !ok {
+		return
+	}
+	m := st.metrics
+	fmt.Fprintln(w, "\nSessions: recording while streaming, replay, resume (medians):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| session measure | value | target |")
+	fmt.Fprintln(w, "|---|---|---|")
+	fmt.Fprintf(w, "| streaming through the store agent, memory store | %s µs per update | |\n", us(m["memory-ns/update"]))
+	for _, s := range []struct {
+		name, key string
+		target    float64
+	}{{"SQLite", "sqlite", 0.5}, {"PostgreSQL", "postgres", 0.25}} {
+		x := m[s.key+"-x-memory"]
+		fmt.Fprintf(w, "| streaming through the store agent, %s (`Committed`) | %s µs per update, %.2f of the memory store's throughput | ≥ %.2f: %s |\n",
+			s.name, us(m[s.key+"-ns/update"]), x, s.target, verdict(x >= s.target))
+	}
+	if r, ok := res["BenchmarkReplay10000/sqlite"]; ok {
+		fmt.Fprintf(w, "| replay of 10,000 updates from SQLite | %.0f ms | < 200 ms: %s |\n", r.ns/1e6, verdict(r.ns < 200e6))
+	}
+	if r, ok := res["BenchmarkResumeAfterCut"]; ok {
+		m := r.metrics
+		fmt.Fprintf(w, "| Streamable HTTP cut with 1,000 updates missed: resume, plain reconnect, added by the resume | %.2f ms, %.2f ms, %.2f ms | added < 50 ms: %s |\n",
+			m["resume-ms"], m["reconnect-ms"], m["added-ms"], verdict(m["added-ms"] < 50))
+	}
 }
 
 func fail(err error) {

@@ -10,7 +10,9 @@
 // delete, fork, list). Each prompt turn echoes the prompt's words as agent
 // message chunks; the word "wait" holds the turn until session/cancel or
 // session/close. Every update the agent sends is recorded before it is
-// written (session.Recorder), the user's prompt included.
+// written, the user's prompt included: the connection writes behind
+// (session.BatchRecorder), so the updates sent during one commit share the
+// next, and a turn's end is recorded once its updates are (FlushFrom).
 //
 // v1 (v1.go, on gen/acp/unstable): session/load replays every recorded
 // update, then answers; session/resume restores without replay;

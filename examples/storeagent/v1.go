@@ -11,6 +11,7 @@ import (
 
 	acp "github.com/acpgen/acpgen/gen/acp/unstable"
 	"github.com/acpgen/acpgen/runtime/acphttp"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/session"
 )
 
@@ -25,7 +26,8 @@ type Conn struct {
 // Connect makes a v1 agent connection over r (the client's output) and w.
 func (a *Agent) Connect(r io.Reader, w io.Writer, log *slog.Logger) *acp.AgentConn {
 	c := &Conn{Agent: a, log: log}
-	c.conn = acp.NewAgentConn(c, r, w, acp.ConnOptions{RPC: acp.RPCOptions{Logger: log}, Record: session.Recorder(a.Store())})
+	rpc := acp.RPCOptions{Logger: log, Recorder: session.NewBatchRecorder(a.Store())}
+	c.conn = acp.NewAgentConn(c, r, w, acp.ConnOptions{RPC: rpc})
 	return c.conn
 }
 
@@ -81,6 +83,11 @@ func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pr
 		return nil, v1Err(p.SessionID, err)
 	}
 	stop, err := c.turn(ctx, p)
+	if ferr := jsonrpc.FlushFrom(context.WithoutCancel(ctx)); ferr != nil && stop != "" {
+		// What the turn sent could not be recorded: the connection has
+		// failed, and the turn did not end as the client saw.
+		stop, err = "", ferr
+	}
 	if err := c.EndTurn(id, stop, "turn failed"); err != nil {
 		c.log.Warn("recording the turn's end failed", "sessionId", id, "err", err)
 	}
@@ -93,12 +100,17 @@ func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pr
 // turn runs the prompt and returns its stop reason ("" with err when it
 // failed).
 func (c *Conn) turn(ctx context.Context, p *acp.PromptRequest) (string, error) {
-	for _, b := range p.Prompt { // the prompt is the user's, recorded for load
+	for _, b := range p.Prompt {
 		if b.Text == nil {
 			continue
 		}
-		u := acp.UserMessageChunkText(b.Text.Text)
-		if _, err := c.Store().Append(ctx, string(p.SessionID), session.Event{Kind: session.KindUpdate, Data: u.AppendJSON(nil)}); err != nil {
+		// The prompt is the user's, recorded for load: in the log before the
+		// turn's updates, committed with the first of them.
+		params, err := json.Marshal(&acp.SessionNotification{SessionID: p.SessionID, Update: acp.UserMessageChunkText(b.Text.Text)})
+		if err == nil {
+			err = jsonrpc.RecordFrom(ctx, session.UpdateMethod, params)
+		}
+		if err != nil {
 			return "", err
 		}
 	}

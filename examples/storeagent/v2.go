@@ -14,6 +14,7 @@ import (
 	acp2 "github.com/acpgen/acpgen/gen/acp/v2/unstable"
 	"github.com/acpgen/acpgen/runtime/acphttp"
 	"github.com/acpgen/acpgen/runtime/dispatch"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/session"
 )
 
@@ -44,7 +45,8 @@ func (a *Agent) ServeV2(ctx context.Context, r io.Reader, w io.Writer, log *slog
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := &connV2{Agent: a, log: log, ctx: ctx}
-	c.conn = acp2.NewAgentConn(c, r, w, acp2.ConnOptions{RPC: acp2.RPCOptions{Logger: log}, Record: session.Recorder(a.Store())})
+	rpc := acp2.RPCOptions{Logger: log, Recorder: session.NewBatchRecorder(a.Store())}
+	c.conn = acp2.NewAgentConn(c, r, w, acp2.ConnOptions{RPC: rpc})
 	return c.conn.Run(ctx)
 }
 
@@ -151,6 +153,7 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 		cancel(nil)
 		return nil, err
 	}
+	flush := context.WithoutCancel(ctx) // the connection's writer, after the answer
 	go func() {
 		defer release()
 		defer cancel(nil)
@@ -159,15 +162,22 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 			c.endTurn(id, "", "connection ended during the turn")
 			return
 		}
-		// Recorded before the idle is sent, so a resume after the client
-		// saw it finds the turn ended; released after, so close answers
-		// only once the idle is out.
+		// The turn's updates recorded first (the connection writes behind),
+		// then its end, before the idle is sent, so a resume after the
+		// client saw it finds the turn ended; released once the idle is
+		// recorded and out, so close answers only then and closes no
+		// session an update of the turn is still queued for.
+		if err := jsonrpc.FlushFrom(flush); err != nil {
+			c.endTurn(id, "", "turn failed")
+			return
+		}
 		if err := c.RecordEnd(id, stop, ""); err != nil {
 			c.log.Warn("recording the turn's end failed", "sessionId", id, "err", err)
 		}
 		if err := c.update(p.SessionID, acp2.NewSessionUpdateStateUpdate(idle(session.Turn{State: session.TurnEnded, Reason: stop}))); err != nil {
 			c.log.Debug("v2 turn: reporting idle failed", "err", err)
 		}
+		_ = jsonrpc.FlushFrom(flush)
 		c.Release(id)
 	}()
 	return &acp2.PromptResponse{MessageID: userID}, nil

@@ -69,8 +69,9 @@ func (e *End) CallTurn(ctx context.Context, m *Method, params, res any, cancel s
 }
 
 // Notify sends m's notification with params to the peer, checked as Call
-// checks params. It returns once the frame is written, so notifications
-// precede a later response. When ctx ends first, nothing is written and
+// checks params. It returns once the frame is written (on a connection
+// that writes behind, jsonrpc.Options.Recorder: once it is queued, in
+// order), so notifications precede a later response. When ctx ends first, nothing is written and
 // ctx's error is returned, except on the context of a prompt turn that the
 // peer cancelled or a drain ended (see Turn): until the prompt is answered
 // the turn's last updates are still written, each within FinalWriteTimeout,

@@ -39,7 +39,11 @@ type Options struct {
 	// and the params as they will be written (valid only during the call).
 	// An error stops the send, which returns it: what a session store
 	// could not record never reaches the peer, so a later replay lacks
-	// nothing the peer saw (runtime/session.Recorder).
+	// nothing the peer saw (runtime/session.Recorder). Each send waits for
+	// its own record; RPC.Recorder (runtime/session.BatchRecorder) keeps
+	// the same promise without that wait, recording in batches behind the
+	// sends, and is what a store-backed agent should use (see
+	// jsonrpc.Options.Recorder and docs/sessions.md).
 	Record func(ctx context.Context, method, sessionID string, params []byte) error
 }
 

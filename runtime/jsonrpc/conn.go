@@ -74,6 +74,25 @@ type Options struct {
 	// each counted as its length plus FrameOverhead. A frame larger than the
 	// bound is taken when nothing else is held. Default DefaultMaxBuffered.
 	MaxBuffered int
+	// Recorder, when set, makes the connection write behind its senders:
+	// every outgoing frame (requests, notifications and responses alike)
+	// joins one queue in the order it was sent; a writer goroutine takes
+	// what is queued as a batch, gives its requests and notifications to
+	// the Recorder, commits the batch (Recorder.Commit), and only then
+	// writes its frames, in order. So the peer receives nothing that was
+	// not recorded first, and a response never overtakes what was sent
+	// before it; yet a sender does not wait for a commit of its own, as
+	// messages sent during one commit share the next. Notify returns once
+	// its frame is queued, a response's handler once its answer is; Call
+	// still returns after its request is written. A record failure is
+	// sticky and ends the connection: the failed batch and everything
+	// queued after it are never written, later sends return the failure,
+	// Flush returns it, the connection shuts down and Run returns it.
+	Recorder Recorder
+	// MaxQueued bounds the bytes of frames queued for the writer when
+	// Recorder is set: a sender waits for room (a frame larger than the
+	// bound waits for an empty queue). Default DefaultMaxQueued.
+	MaxQueued int
 }
 
 // Defaults for Options.
@@ -150,6 +169,7 @@ type Conn struct {
 	mw    MessageWriter // nil when w takes newline-terminated frames
 	wlock chan struct{} // a lock that a waiter can abandon when its ctx ends
 	werr  error         // sticky write error, guarded by wlock
+	q     *behind       // the outgoing queue when Options.Recorder is set
 
 	lastID atomic.Int64
 
@@ -270,6 +290,9 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		c.br = bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2))
 	}
 	c.mw, _ = w.(MessageWriter)
+	if o.Recorder != nil {
+		c.q = newBehind(o.Recorder, o.MaxQueued)
+	}
 	c.flow.L = &c.mu
 	c.notes.init()
 	c.watchdog = time.AfterFunc(time.Hour, c.tick)
@@ -297,7 +320,7 @@ func (c *Conn) Run(ctx context.Context) error {
 		c.mu.Unlock()
 		return nil
 	}
-	c.base, c.stop = context.WithCancelCause(ctx)
+	c.base, c.stop = context.WithCancelCause(context.WithValue(ctx, connKey{}, c))
 	c.readDone = make(chan error, 1) // buffered: an abandoned reader still exits
 	c.drained = make(chan struct{})
 	c.drain = DrainFrom(ctx)
@@ -329,6 +352,12 @@ func (c *Conn) Run(ctx context.Context) error {
 	}
 	c.shutdown(early)
 	c.wg.Wait()
+	if c.q != nil {
+		c.closeQueue(true) // the answers owed are written
+		if f := c.recordFailure(); f != nil {
+			err = f
+		}
+	}
 	return err
 }
 
@@ -352,10 +381,14 @@ func (c *Conn) shutdown(closeReader bool) error {
 	c.closed = true
 	stop := c.stop
 	c.wake() // a reader waiting for room stops waiting
-	if !c.started {
+	neverRun := !c.started
+	if neverRun {
 		close(c.notesDone) // no notification goroutine will
 	}
 	c.mu.Unlock()
+	if neverRun && c.q != nil {
+		c.closeQueue(false) // Run will not: let the writer end
+	}
 
 	close(c.done) // wakes every Call still waiting
 	if stop != nil {

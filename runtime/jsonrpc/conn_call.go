@@ -82,7 +82,11 @@ func (c *Conn) Call(ctx context.Context, method string, params wire.Raw) (wire.R
 	buf := getBuf()
 	b, err := appendRequest(*buf, id, method, params)
 	if err == nil {
-		err = c.write(ctx, b)
+		if c.q != nil {
+			err = c.enqueue(ctx, b, method, true)
+		} else {
+			err = c.write(ctx, b)
+		}
 	}
 	putBuf(buf, b)
 	if err != nil {
@@ -138,10 +142,14 @@ func (c *Conn) closedAnswer(p *pendingCall) (wire.Raw, error) {
 	}
 }
 
-// Notify sends a notification and returns once its frame is written. params
+// Notify sends a notification and returns once its frame is written (with
+// Options.Recorder set: once it is queued; see Flush). params
 // may be nil (omitted); it must be valid JSON. If ctx ends while waiting for
 // the writer, Notify returns ctx.Err() and nothing is written.
 func (c *Conn) Notify(ctx context.Context, method string, params wire.Raw) error {
+	if err := c.recordFailure(); err != nil {
+		return err // rather than the end of ctx it caused
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -155,7 +163,11 @@ func (c *Conn) notify(ctx context.Context, method string, params wire.Raw) error
 	buf := getBuf()
 	b, err := appendNotification(*buf, method, params)
 	if err == nil {
-		err = c.write(ctx, b)
+		if c.q != nil {
+			err = c.enqueue(ctx, b, method, false)
+		} else {
+			err = c.write(ctx, b)
+		}
 	}
 	putBuf(buf, b)
 	return err

@@ -396,6 +396,12 @@ func (c *Conn) appendReply(b []byte, id wire.Raw, method string, res wire.Raw, r
 	return b
 }
 
-// writeReply writes a response; replies are owed even during shutdown, so it
-// ignores the closed state. Failures are logged by write.
-func (c *Conn) writeReply(b []byte) { _ = c.write(context.Background(), b) }
+// writeReply writes (or queues) a response; replies are owed even during
+// shutdown, so it ignores the closed state. Failures are logged by write.
+func (c *Conn) writeReply(b []byte) {
+	if c.q != nil {
+		_ = c.enqueue(context.Background(), b, "", false)
+		return
+	}
+	_ = c.write(context.Background(), b)
+}

@@ -1,10 +1,12 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // UpdateMethod is ACP's notification that carries a session's updates, the
@@ -72,4 +74,186 @@ func Replay(ctx context.Context, s Store, id string, send func(update json.RawMe
 			return n, nil
 		}
 	}
+}
+
+// BatchRecorder records the session/update notifications a connection sends
+// in batches: it is that connection's jsonrpc.Options.Recorder (the generated
+// ConnOptions' RPC.Recorder), which makes the connection write behind its
+// senders (see jsonrpc.Options.Recorder). Record keeps the update of every
+// session/update, as Recorder's hook would append it; Commit appends what
+// was kept, one Append per session (one write, as durable as s makes an
+// Append), the sessions' Appends running at once so that a store with group
+// commit shares one transaction among them. The frames of a batch are
+// written only after Commit returned nil: an update the client received is
+// in the store. Updates of a session s does not hold are sent unrecorded;
+// any other failure (a closed session included) fails the connection. One
+// BatchRecorder serves one connection.
+type BatchRecorder struct {
+	s     Store
+	order []string // sessions in the order of their first update
+	kept  map[string][]Event
+}
+
+// NewBatchRecorder returns a BatchRecorder appending to s.
+func NewBatchRecorder(s Store) *BatchRecorder {
+	return &BatchRecorder{s: s, kept: map[string][]Event{}}
+}
+
+// Record keeps the update of a session/update for Commit; other messages,
+// and those sent on a context from Unrecorded, are not recorded.
+func (r *BatchRecorder) Record(ctx context.Context, method, sessionID string, params []byte) error {
+	if method != UpdateMethod || sessionID == "" || ctx.Value(unrecordedKey{}) != nil {
+		return nil
+	}
+	update, ok := topMember(params, `"update"`)
+	if ok {
+		update = bytes.Clone(update) // params is the caller's
+	} else {
+		var p struct {
+			Update json.RawMessage `json:"update"` // a copy
+		}
+		if err := json.Unmarshal(params, &p); err != nil || len(p.Update) == 0 {
+			return fmt.Errorf("%w: session/update params without an update", ErrInvalid)
+		}
+		update = p.Update
+	}
+	evs, seen := r.kept[sessionID]
+	if !seen {
+		r.order = append(r.order, sessionID)
+	}
+	r.kept[sessionID] = append(evs, Event{Kind: KindUpdate, Data: update})
+	return nil
+}
+
+// topMember returns the value of the member of the JSON object obj whose
+// key is written exactly as key (with its quotes), found by skipping the
+// other members without decoding them: the writer's only parse of each
+// update, which json.Unmarshal would make several times as slow. ok is
+// false when obj is not an object as the connection writes it or has no
+// such member; the caller then decodes it properly (a key spelt with
+// escapes, say). The value is not checked: the store checks it is JSON.
+func topMember(obj []byte, key string) (value []byte, ok bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, false
+	}
+	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
+		return nil, false
+	}
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return nil, false
+		}
+		k := i
+		if i = skipString(obj, i); i < 0 {
+			return nil, false
+		}
+		match := string(obj[k:i]) == key
+		if i = skipSpace(obj, i); i >= len(obj) || obj[i] != ':' {
+			return nil, false
+		}
+		v := skipSpace(obj, i+1)
+		if i = skipValue(obj, v); i < 0 {
+			return nil, false
+		}
+		if match {
+			value, ok = obj[v:i], true // the last one, as encoding/json takes
+		}
+		if i = skipSpace(obj, i); i < len(obj) && obj[i] == '}' {
+			return value, ok
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return nil, false
+		}
+		i++
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] ('"'), or
+// -1 when it does not end.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the value starting at b[i], or -1 when
+// it does not end: strings whole, objects and arrays by their brackets
+// (strings inside skipped whole), other values up to a delimiter.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				i--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return -1
+}
+
+// Commit appends what Record kept, one Append per session, and forgets it
+// whatever the outcome.
+func (r *BatchRecorder) Commit(ctx context.Context) error {
+	defer func() {
+		clear(r.kept)
+		r.order = r.order[:0]
+	}()
+	appendOne := func(id string) error {
+		_, err := r.s.Append(ctx, id, r.kept[id]...)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("session %s: %w", id, err)
+		}
+		return nil
+	}
+	if len(r.order) == 1 {
+		return appendOne(r.order[0])
+	}
+	errs := make([]error, len(r.order))
+	var wg sync.WaitGroup
+	for i, id := range r.order {
+		wg.Go(func() { errs[i] = appendOne(id) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

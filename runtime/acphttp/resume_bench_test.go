@@ -1,0 +1,172 @@
+package acphttp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/wire"
+)
+
+// signalFlooder is flooder telling done each time a flood has been sent
+// whole (its answer included, as the handler returns).
+type signalFlooder struct {
+	flooder
+	done chan struct{}
+}
+
+func (f *signalFlooder) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+	res, err := f.flooder.HandleRequest(ctx, method, params)
+	if method != "initialize" {
+		defer func() { f.done <- struct{}{} }()
+	}
+	return res, err
+}
+
+// benchGet GETs session's event stream of connection id, from cursor
+// when not empty, retrying at once while the server still holds the
+// dropped stream (409), as a reconnecting client does; it returns the open
+// response.
+func benchGet(b *testing.B, url, id, session, cursor string) *http.Response {
+	for {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set(HeaderConnectionID, id)
+		req.Header.Set(HeaderSessionID, session)
+		if cursor != "" {
+			req.Header.Set("Last-Event-ID", cursor)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			return resp
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusConflict || (cursor != "" && !strings.Contains(string(body), ResumeInUse)) {
+			b.Fatalf("GET from %q: %d %s", cursor, resp.StatusCode, body)
+		}
+	}
+}
+
+// benchEvents reads the ids of an event stream's events.
+type benchEvents struct{ sc *bufio.Scanner }
+
+func newBenchEvents(resp *http.Response) *benchEvents {
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	return &benchEvents{sc}
+}
+
+// next returns the id of the next event that has one.
+func (e *benchEvents) next() (string, error) {
+	for e.sc.Scan() {
+		if id, ok := strings.CutPrefix(e.sc.Text(), "id: "); ok {
+			return id, nil
+		}
+	}
+	if err := e.sc.Err(); err != nil {
+		return "", err
+	}
+	return "", io.ErrUnexpectedEOF
+}
+
+// benchPost POSTs body on connection id for session s and checks the
+// status.
+func benchPost(b *testing.B, url, id, body string, want int) http.Header {
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id != "" {
+		req.Header.Set(HeaderConnectionID, id)
+		req.Header.Set(HeaderSessionID, "s")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != want {
+		msg, _ := io.ReadAll(resp.Body)
+		b.Fatalf("POST %.40s: %d %s", body, resp.StatusCode, msg)
+	}
+	io.Copy(io.Discard, resp.Body)
+	return resp.Header
+}
+
+// BenchmarkResumeAfterCut measures what resuming a cut Streamable HTTP
+// session stream adds to the transport's own reconnect, in one run. Each
+// iteration cuts the stream after the client has read the first of 1,001
+// session/update notifications, lets the agent send the other 1,000 and
+// its answer into the cut (the server keeps them, RetainMessages 2000),
+// and cuts another session's stream with nothing missed; then it times two
+// reconnects on loopback: the resume (GET with Last-Event-ID, until the
+// 1,000 updates and the answer have been read) and the other session's
+// plain reconnect (GET without one, until the stream is open). Both retry
+// at once while the server still holds the dropped stream. It reports resume-ms,
+// reconnect-ms and added-ms (their difference), per iteration.
+func BenchmarkResumeAfterCut(b *testing.B) {
+	const missed = 1000
+	f := &signalFlooder{done: make(chan struct{}, 1)}
+	s := NewServer(func(ctx context.Context, c *Conn) error {
+		f.conn = jsonrpc.NewConn(c, c, f, jsonrpc.Options{Logger: quiet()})
+		return f.conn.Run(ctx)
+	}, Options{Logger: quiet(), RetainMessages: 2 * missed})
+	url := startServer(b, s)
+	id := benchPost(b, url, "", initBody, http.StatusOK).Get(HeaderConnectionID)
+	flood := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"flood","params":{"sessionId":"s","n":%d}}`, missed+1)
+	var resume, plain time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		cut := benchGet(b, url, id, "s", "")
+		benchPost(b, url, id, flood, http.StatusAccepted)
+		first, err := newBenchEvents(cut).next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cut.Body.Close() // the cut, after the first update
+		other := benchGet(b, url, id, "p", "")
+		other.Body.Close() // a cut with nothing missed
+		<-f.done
+		b.StartTimer()
+
+		start := time.Now()
+		resp := benchGet(b, url, id, "s", first)
+		n := 0
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if line := sc.Text(); strings.HasPrefix(line, "data: ") {
+				if n++; n == missed+1 {
+					if !strings.Contains(line, `"result"`) {
+						b.Fatalf("message %d is not the answer: %.80s", n, line)
+					}
+					break
+				}
+			}
+		}
+		if n != missed+1 {
+			b.Fatalf("the resume delivered %d messages, want %d: %v", n, missed+1, sc.Err())
+		}
+		resume += time.Since(start)
+		resp.Body.Close()
+
+		start = time.Now()
+		resp = benchGet(b, url, id, "p", "")
+		plain += time.Since(start)
+		resp.Body.Close()
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(b.N) }
+	b.ReportMetric(ms(resume), "resume-ms")
+	b.ReportMetric(ms(plain), "reconnect-ms")
+	b.ReportMetric(ms(resume-plain), "added-ms")
+}
