@@ -210,10 +210,12 @@ type Options struct {
 	// none.
 	SessionMethods []string
 	// RetainMessages is how many delivered messages each Streamable HTTP
-	// event stream keeps for a client that resumes it (GET with
-	// Last-Event-ID; see docs/transports-and-security.md, "Resumable event
-	// streams"). Default DefaultRetainMessages; negative keeps none, and
-	// every resume from before the last message is refused as expired.
+	// event stream and each WebSocket connection keeps for a client that
+	// resumes it (GET with Last-Event-ID; a first stream/resume frame; see
+	// docs/transports-and-security.md, "Resumable event streams" and
+	// "Resumable WebSocket connections"). Default DefaultRetainMessages;
+	// negative keeps none: every resume from before the last message is
+	// refused as expired, and a WebSocket connection ends with its socket.
 	RetainMessages int
 	// RetainFor is how long a delivered message is kept for a resume.
 	// Default IdleTimeout: a connection with no open stream lives that

@@ -130,7 +130,10 @@ func TestWebSocketFirstMessageWithUpgrade(t *testing.T) {
 
 // The server pings every PingInterval for as long as the connection lives:
 // a client that answers keeps its connection; one that stops answering
-// after some pings is closed, while the answering one is still served.
+// after some pings is closed, while the answering one is still served. The
+// connections are not resumable (RetainMessages -1), so a dropped socket
+// ends its connection; a resumable one waits for its client
+// (TestWebSocketNotResumedEnds).
 func TestPingClosesPeerThatStopsAnswering(t *testing.T) {
 	// A ping goes unanswered after an interval: long enough for a loaded
 	// machine to answer in time.
@@ -148,7 +151,7 @@ func TestPingClosesPeerThatStopsAnswering(t *testing.T) {
 	s := NewServer(func(ctx context.Context, c *Conn) error {
 		defer close(endOf(c.ID()))
 		return serveTest(ctx, c)
-	}, Options{Logger: quiet(), PingInterval: every})
+	}, Options{Logger: quiet(), PingInterval: every, RetainMessages: -1})
 	url := startServer(t, s)
 	rpc, _, kept := dialRPC(t, url, DialOptions{Profile: WebSocket})
 
