@@ -107,3 +107,6 @@ fuzz ./generator/overlay FuzzOverlay
 fuzz ./runtime/acphttp FuzzHandler
 fuzz ./runtime/router FuzzInitialize
 fuzz ./runtime/roots FuzzResolve
+fuzz ./internal/schemacheck FuzzVerdicts
+fuzz ./internal/anyjson FuzzAgreesWithEncodingJSON
+fuzz ./inspect FuzzFastParse

@@ -231,8 +231,8 @@ func (c *Checker) gates(j *judgement, p *conform.Profile, m *ir.Method, inResult
 	}
 }
 
-// sessionIn is the sessionId member of params or a result, "" when none.
-func sessionIn(raw json.RawMessage) string {
+// sessionInJSON is sessionIn read with encoding/json.
+func sessionInJSON(raw json.RawMessage) string {
 	var p struct {
 		SessionID any `json:"sessionId"`
 	}
@@ -245,8 +245,8 @@ func sessionIn(raw json.RawMessage) string {
 	return ""
 }
 
-// updateKind is a session/update's sessionUpdate discriminator.
-func updateKind(params json.RawMessage) string {
+// updateKindJSON is updateKind read with encoding/json.
+func updateKindJSON(params json.RawMessage) string {
 	var p struct {
 		Update struct {
 			Kind string `json:"sessionUpdate"`

@@ -1,0 +1,66 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+var fastSeeds = []string{
+	`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"a","sessionid":"b"}}`,
+	`{"params":{"SESSIONID":"x","update":{"SessionUpdate":"plan"}}}`,
+	`{"params":{"sessionId":1,"update":"plan"}}`,
+	`{"params":{"sessionId":"a","sessionId":"b","update":{"sessionUpdate":"a","sessionUpdate":2}}}`,
+	`{"a":1,"a":2}`, `[1]`, `{"params":{"update":{"sessionUpdate":"\u0070lan"}}}`, "{\"params\":{\"sessionId\":\"\xff\"}}",
+	`{"params":{"ſessionId":"k"}}`, `{"params":[]}`, `{"params":null}`,
+}
+
+// agreesFast checks the scanner readers against encoding/json's on one frame.
+func agreesFast(t *testing.T, frame []byte) {
+	t.Helper()
+	var want map[string]json.RawMessage
+	werr := json.Unmarshal(frame, &want)
+	got, ok := members(frame)
+	if ok && (werr != nil || !reflect.DeepEqual(got, want)) {
+		t.Fatalf("%q: members %v, encoding/json %v (%v)", frame, got, want, werr)
+	}
+	if werr != nil {
+		return
+	}
+	for _, raw := range want {
+		if !json.Valid(raw) {
+			continue
+		}
+		if a, b := sessionIn(raw), sessionInJSON(raw); a != b {
+			t.Fatalf("%q: sessionIn %q, encoding/json %q", raw, a, b)
+		}
+		if a, b := updateKind(raw), updateKindJSON(raw); a != b {
+			t.Fatalf("%q: updateKind %q, encoding/json %q", raw, a, b)
+		}
+	}
+}
+
+// TestFastParseAgrees: the scanner readers read frames as encoding/json does.
+func TestFastParseAgrees(t *testing.T) {
+	for _, s := range fastSeeds {
+		agreesFast(t, []byte(s))
+	}
+	frame := []byte(fastSeeds[0])
+	ms, ok := members(frame)
+	if !ok {
+		t.Fatal("a well-formed frame not read")
+	}
+	copy(frame, bytes.Repeat([]byte("x"), len(frame)))
+	if string(ms["jsonrpc"]) != `"2.0"` {
+		t.Errorf("members alias the caller's buffer: %q", ms["jsonrpc"])
+	}
+}
+
+func FuzzFastParse(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(agreesFast)
+}
