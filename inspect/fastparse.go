@@ -20,7 +20,9 @@ import (
 // duplicate name winning, as encoding/json reads it into a map.
 func members(raw []byte) (map[string]json.RawMessage, bool) {
 	raw = bytes.Clone(raw) // the values outlive the caller's buffer
-	d := wire.NewDecoder(raw, wire.Strict)
+	var dec wire.Decoder
+	dec.Reset(raw, wire.Strict)
+	d := &dec
 	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
 		return nil, false
 	}
@@ -49,7 +51,9 @@ func members(raw []byte) (map[string]json.RawMessage, bool) {
 // could read it otherwise (raw is not an object, or a member's name equals
 // name only when case is ignored, or name occurs twice).
 func member(raw []byte, name string) (val []byte, found, ok bool) {
-	d := wire.NewDecoder(raw, wire.Strict)
+	var dec wire.Decoder
+	dec.Reset(raw, wire.Strict)
+	d := &dec
 	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
 		return nil, false, false
 	}

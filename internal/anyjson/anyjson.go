@@ -16,7 +16,9 @@ import (
 
 // Unmarshal decodes data as json.Unmarshal into an any does.
 func Unmarshal(data []byte) (any, error) {
-	d := wire.NewDecoder(data, wire.Strict)
+	var dec wire.Decoder
+	dec.Reset(data, wire.Strict)
+	d := &dec
 	if v, ok := value(d); ok && d.Finish() == nil {
 		return v, nil
 	}

@@ -3,6 +3,7 @@ package anyjson
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,23 @@ func FuzzAgreesWithEncodingJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(agrees)
+}
+
+// BenchmarkUnmarshal compares with encoding/json on a session/update's
+// params carrying 1 KiB of text.
+func BenchmarkUnmarshal(b *testing.B) {
+	in := []byte(`{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("x", 1024) + `"}}}`)
+	b.Run("anyjson", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Unmarshal(in)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var v any
+			json.Unmarshal(in, &v)
+		}
+	})
 }

@@ -174,7 +174,9 @@ func (v *Validator) Valid(def string, instance []byte) (bool, error) {
 	// The runtime's scanner refuses what encoding/json reads with
 	// replacement characters (a string that is not UTF-8): the reference
 	// judges what it refuses, and rejects what is not JSON.
-	d := wire.NewDecoder(instance, wire.Strict)
+	var dec wire.Decoder
+	dec.Reset(instance, wire.Strict)
+	d := &dec
 	if d.Skip() != nil || d.Finish() != nil {
 		return v.ref.Valid(def, instance)
 	}
