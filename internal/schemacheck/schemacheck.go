@@ -7,9 +7,10 @@
 // format checks), and interpreted over the instance's bytes with the
 // runtime's scanner: no decoded document, one read of each object however
 // many branches of a union look at it. A def that uses a keyword outside the
-// interpreted subset, and an instance the interpreter is unsure of (a
-// duplicate member, a string that is not UTF-8), go to a compiled JSON
-// Schema validator (santhosh-tekuri/jsonschema in draft 7 mode) instead.
+// interpreted subset goes to a compiled JSON Schema validator
+// (santhosh-tekuri/jsonschema in draft 7 mode) instead; an instance the
+// interpreter is unsure of (a duplicate member, a string that is not UTF-8,
+// a number beyond float64 against a const) goes to the reference.
 // Only the verdict comes from here: an invalid instance is explained by
 // refschema, so a violation reads exactly as the reference's. The
 // differential tests hold the verdicts to the reference's.
@@ -21,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"os"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -150,8 +152,9 @@ func (v *Validator) def(def string) *compiled {
 	return c
 }
 
-// compiledSchema is def's compiled JSON Schema, for an instance the tree
-// is unsure of.
+// compiledSchema is def's compiled JSON Schema: what judges a def outside
+// the interpreted subset (compiled on first use otherwise, for the tests
+// that compare it too).
 func (v *Validator) compiledSchema(c *compiled, def string) (*jsonschema.Schema, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -164,9 +167,24 @@ func (v *Validator) compiledSchema(c *compiled, def string) (*jsonschema.Schema,
 	return c.s, nil
 }
 
+// crossCheck, set by ACPGEN_SCHEMACHECK_CROSSCHECK=1, makes every verdict
+// also the reference's, and a disagreement a panic: for running a test
+// suite (conform's, inspect's) with every message it exchanges compared.
+var crossCheck = os.Getenv("ACPGEN_SCHEMACHECK_CROSSCHECK") == "1"
+
 // Valid reports whether instance is valid against def. An instance that is
 // not one JSON document is an error.
 func (v *Validator) Valid(def string, instance []byte) (bool, error) {
+	ok, err := v.valid(def, instance)
+	if crossCheck && err == nil {
+		if want, rerr := v.ref.Valid(def, instance); rerr == nil && want != ok {
+			panic(fmt.Sprintf("schemacheck: %s: verdict %v, the reference's %v, on %s", def, ok, want, instance))
+		}
+	}
+	return ok, err
+}
+
+func (v *Validator) valid(def string, instance []byte) (bool, error) {
 	c := v.def(def)
 	if c.err != nil {
 		return false, c.err
@@ -187,9 +205,10 @@ func (v *Validator) Valid(def string, instance []byte) (bool, error) {
 		s.data, s.unsure = nil, false
 		clear(s.objects)
 		v.pool.Put(s)
-		if verdict != unsure {
-			return verdict == valid, nil
+		if verdict == unsure {
+			return v.ref.Valid(def, instance)
 		}
+		return verdict == valid, nil
 	}
 	sch, err := v.compiledSchema(c, def)
 	if err != nil {
