@@ -131,7 +131,7 @@ func (c *Checker) message(j *judgement, raw []byte) {
 			return
 		}
 	}
-	e := envelope{JSONRPC: ms["jsonrpc"], ID: ms["id"], Method: ms["method"],
+	e := envelope{JSONRPC: ms["jsonrpc"], ID: keepRaw(ms["id"]), Method: ms["method"],
 		Params: ms["params"], Result: ms["result"], Error: ms["error"]}
 	if string(e.JSONRPC) != `"2.0"` {
 		j.add(ruleLines, "/jsonrpc", `"jsonrpc" is not "2.0"`)

@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -17,9 +16,10 @@ import (
 // caller reads it with encoding/json.
 
 // members returns the members of the JSON object raw, the last of a
-// duplicate name winning, as encoding/json reads it into a map.
+// duplicate name winning, as encoding/json reads it into a map. The values
+// alias raw: what outlives the frame is copied where it is kept
+// (keepRaw).
 func members(raw []byte) (map[string]json.RawMessage, bool) {
-	raw = bytes.Clone(raw) // the values outlive the caller's buffer
 	var dec wire.Decoder
 	dec.Reset(raw, wire.Strict)
 	d := &dec
@@ -114,4 +114,13 @@ func updateKind(params json.RawMessage) string {
 		}
 	}
 	return updateKindJSON(params)
+}
+
+// keepRaw copies a value read from a frame that the checker keeps or
+// returns: the caller may reuse the frame's buffer.
+func keepRaw(v json.RawMessage) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), v...)
 }

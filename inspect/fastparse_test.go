@@ -47,14 +47,25 @@ func TestFastParseAgrees(t *testing.T) {
 	for _, s := range fastSeeds {
 		agreesFast(t, []byte(s))
 	}
-	frame := []byte(fastSeeds[0])
-	ms, ok := members(frame)
-	if !ok {
-		t.Fatal("a well-formed frame not read")
+}
+
+// What the checker keeps of a frame, or returns, does not alias the
+// caller's buffer, which the relay reuses.
+func TestObserveKeepsNoAlias(t *testing.T) {
+	c := NewChecker(testProfiles(t))
+	init := []byte(`{"jsonrpc":"2.0","id":"i1","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	m := c.Observe(ToAgent, init)
+	kept := string(c.clientInit)
+	copy(init, bytes.Repeat([]byte(" "), len(init)))
+	if string(m.ID) != `"i1"` || string(c.clientInit) != kept {
+		t.Errorf("kept values alias the frame: id %q, client init %q", m.ID, c.clientInit)
 	}
-	copy(frame, bytes.Repeat([]byte("x"), len(frame)))
-	if string(ms["jsonrpc"]) != `"2.0"` {
-		t.Errorf("members alias the caller's buffer: %q", ms["jsonrpc"])
+	res := []byte(`{"jsonrpc":"2.0","id":"i1","result":{"protocolVersion":1,"agentCapabilities":{}}}`)
+	c.Observe(ToClient, res)
+	kept = string(c.agentInit)
+	copy(res, bytes.Repeat([]byte(" "), len(res)))
+	if string(c.agentInit) != kept || kept == "" {
+		t.Errorf("the agent's initialize result aliases the frame: %q", c.agentInit)
 	}
 }
 

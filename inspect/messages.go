@@ -32,7 +32,7 @@ func (c *Checker) call(j *judgement, e envelope) {
 	}
 	j.msg.Session = sessionIn(e.Params)
 	if method == "initialize" && j.dir == ToAgent {
-		c.clientInit = e.Params
+		c.clientInit = keepRaw(e.Params)
 		c.ver.requested(mustMarshal(e))
 	}
 	req := &request{method: method, at: c.now(), session: j.msg.Session}
@@ -104,7 +104,7 @@ func (c *Checker) response(j *judgement, e envelope) {
 		return
 	}
 	if req.method == "initialize" && j.dir == ToClient {
-		c.agentInit = e.Result
+		c.agentInit = keepRaw(e.Result)
 		c.ver.answered(e.Result)
 	}
 	if j.msg.Session == "" {
