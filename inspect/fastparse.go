@@ -3,6 +3,7 @@ package inspect
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -123,4 +124,25 @@ func keepRaw(v json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return append(json.RawMessage(nil), v...)
+}
+
+// stringValue reads a JSON string as encoding/json does; false for another
+// value. A string of printable, valid UTF-8 without escapes is its bytes.
+func stringValue(raw json.RawMessage) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		body := raw[1 : n-1]
+		plain := utf8.Valid(body)
+		for _, c := range body {
+			if c < 0x20 || c == '"' || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(body), true
+		}
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
 }

@@ -15,6 +15,7 @@ var fastSeeds = []string{
 	`{"params":{"sessionId":"a","sessionId":"b","update":{"sessionUpdate":"a","sessionUpdate":2}}}`,
 	`{"a":1,"a":2}`, `[1]`, `{"params":{"update":{"sessionUpdate":"\u0070lan"}}}`, "{\"params\":{\"sessionId\":\"\xff\"}}",
 	`{"params":{"ſessionId":"k"}}`, `{"params":[]}`, `{"params":null}`,
+	`{"method":"a\u0062"}`, `{"method":"\u00e9"}`, "{\"method\":\"\xff\"}", `{"method":1}`, `{"method":"é"}`,
 }
 
 // agreesFast checks the scanner readers against encoding/json's on one frame.
@@ -30,6 +31,11 @@ func agreesFast(t *testing.T, frame []byte) {
 		return
 	}
 	for _, raw := range want {
+		var ws string
+		werr := json.Unmarshal(raw, &ws)
+		if gs, ok := stringValue(raw); ok != (werr == nil) || gs != ws {
+			t.Fatalf("%q: stringValue %q %v, encoding/json %q %v", raw, gs, ok, ws, werr)
+		}
 		if !json.Valid(raw) {
 			continue
 		}

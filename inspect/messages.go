@@ -20,8 +20,8 @@ func receiver(dir Direction) string {
 
 // call judges a request or notification.
 func (c *Checker) call(j *judgement, e envelope) {
-	var method string
-	if json.Unmarshal(e.Method, &method) != nil {
+	method, ok := stringValue(e.Method)
+	if !ok {
 		j.msg.Kind = "invalid"
 		j.add(ruleLines, "/method", "method is not a string")
 		return
