@@ -47,74 +47,92 @@ func members(raw []byte) (map[string]json.RawMessage, bool) {
 	return out, d.Finish() == nil
 }
 
-// member finds the member name of the object raw (well-formed JSON) and
-// its value: found=false when there is none; ok=false when encoding/json
-// could read it otherwise (raw is not an object, or a member's name equals
-// name only when case is ignored, or name occurs twice).
-func member(raw []byte, name string) (val []byte, found, ok bool) {
-	var dec wire.Decoder
-	dec.Reset(raw, wire.Strict)
-	d := &dec
+// lookup finds the members names of the object raw (well-formed JSON) in
+// one scan: vals[i] is names[i]'s value, nil when there is none; ok=false
+// when encoding/json could read it otherwise (raw is not an object, or a
+// member's name equals one of names only when case is ignored, or a name
+// occurs twice).
+func lookup(raw []byte, names ...string) (vals [][]byte, ok bool) {
+	var d wire.Decoder
+	d.Reset(raw, wire.Strict)
 	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
-		return nil, false, false
+		return nil, false
 	}
+	vals = make([][]byte, len(names))
 	for {
 		key, more, err := d.NextKey()
 		if err != nil {
-			return nil, false, false
+			return nil, false
 		}
 		if !more {
-			return val, found, true
+			return vals, true
 		}
-		exact := string(key) == name
-		if (exact && found) || (!exact && strings.EqualFold(string(key), name)) {
-			return nil, false, false
+		at := -1
+		for i, name := range names {
+			exact := string(key) == name
+			if (exact && vals[i] != nil) || (!exact && strings.EqualFold(string(key), name)) {
+				return nil, false
+			}
+			if exact {
+				at = i
+			}
 		}
 		d.Peek()
 		start := d.Offset()
 		if d.Skip() != nil {
-			return nil, false, false
+			return nil, false
 		}
-		if exact {
-			val, found = raw[start:d.Offset()], true
+		if at >= 0 {
+			vals[at] = raw[start:d.Offset()]
 		}
 	}
 }
 
 // sessionIn is the sessionId member of params or a result, "" when none.
 func sessionIn(raw json.RawMessage) string {
-	if v, found, ok := member(raw, "sessionId"); ok {
-		if !found || wire.Raw(v).Kind() != wire.KindString {
-			return ""
-		}
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			return s
-		}
-		return ""
+	if vals, ok := lookup(raw, "sessionId"); ok {
+		return sessionValue(vals[0])
 	}
 	return sessionInJSON(raw)
 }
 
+// sessionValue is a sessionId member's value as a session, "" for none.
+func sessionValue(v []byte) string {
+	if s, ok := stringValue(v); ok && v != nil {
+		return s
+	}
+	return ""
+}
+
 // updateKind is a session/update's sessionUpdate discriminator.
 func updateKind(params json.RawMessage) string {
-	u, found, ok := member(params, "update")
-	if ok && !found {
-		return ""
+	_, kind := sessionAndKind(params)
+	return kind
+}
+
+// sessionAndKind reads a session/update's session and update kind in one
+// scan of its params.
+func sessionAndKind(params json.RawMessage) (session, kind string) {
+	vals, ok := lookup(params, "sessionId", "update")
+	if !ok {
+		return sessionInJSON(params), updateKindJSON(params)
 	}
-	if ok && wire.Raw(u).Kind() == wire.KindObject {
-		k, found, ok := member(u, "sessionUpdate")
-		switch {
-		case ok && !found:
-			return ""
-		case ok && wire.Raw(k).Kind() == wire.KindString:
-			var s string
-			if json.Unmarshal(k, &s) == nil {
-				return s
+	session = sessionValue(vals[0])
+	u := vals[1]
+	if u == nil {
+		return session, ""
+	}
+	if wire.Raw(u).Kind() == wire.KindObject {
+		if ks, ok := lookup(u, "sessionUpdate"); ok {
+			if ks[0] == nil {
+				return session, ""
+			}
+			if k, ok := stringValue(ks[0]); ok {
+				return session, k
 			}
 		}
 	}
-	return updateKindJSON(params)
+	return session, updateKindJSON(params)
 }
 
 // keepRaw copies a value read from a frame that the checker keeps or

@@ -45,6 +45,9 @@ func agreesFast(t *testing.T, frame []byte) {
 		if a, b := updateKind(raw), updateKindJSON(raw); a != b {
 			t.Fatalf("%q: updateKind %q, encoding/json %q", raw, a, b)
 		}
+		if s, k := sessionAndKind(raw); s != sessionInJSON(raw) || k != updateKindJSON(raw) {
+			t.Fatalf("%q: sessionAndKind %q %q, encoding/json %q %q", raw, s, k, sessionInJSON(raw), updateKindJSON(raw))
+		}
 	}
 }
 

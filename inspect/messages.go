@@ -30,7 +30,11 @@ func (c *Checker) call(j *judgement, e envelope) {
 	if e.ID != nil {
 		j.msg.Kind, j.msg.ID = "request", e.ID
 	}
-	j.msg.Session = sessionIn(e.Params)
+	if method == "session/update" {
+		j.msg.Session, j.msg.Update = sessionAndKind(e.Params)
+	} else {
+		j.msg.Session = sessionIn(e.Params)
+	}
 	if method == "initialize" && j.dir == ToAgent {
 		c.clientInit = keepRaw(e.Params)
 		c.ver.requested(mustMarshal(e))
@@ -38,9 +42,6 @@ func (c *Checker) call(j *judgement, e envelope) {
 	req := &request{method: method, at: c.now(), session: j.msg.Session}
 	if p := c.ver.profile(j); p != nil {
 		c.callSchema(j, p, req, e.Params)
-	}
-	if method == "session/update" {
-		j.msg.Update = updateKind(e.Params)
 	}
 	c.lifecycleCall(j, req, e.Params)
 	if key := idKey(e.ID); key != "" {

@@ -35,6 +35,7 @@ type state struct {
 	data    []byte
 	objects map[int][]member
 	unsure  bool
+	lastEnd int // where the object members last read ends
 }
 
 // judge runs n on the whole instance, which must be one well-formed JSON
@@ -44,6 +45,14 @@ func (s *state) judge(n *node) verdict {
 	end := len(s.data)
 	for end > start && isSpace(s.data[end-1]) {
 		end--
+	}
+	if start < end && s.data[start] == '{' {
+		// Reading the top object's members checks its syntax whole (each
+		// value is scanned), so the instance is scanned once for both.
+		s.members(start, end)
+		if s.unsure || s.lastEnd != end {
+			return unsure
+		}
 	}
 	ok := s.check(n, start, end)
 	switch {
@@ -263,6 +272,7 @@ func (s *state) members(start, end int) []member {
 		m.end = start + d.Offset()
 		ms = append(ms, m)
 	}
+	s.lastEnd = start + d.Offset()
 	if s.objects == nil {
 		s.objects = map[int][]member{}
 	}

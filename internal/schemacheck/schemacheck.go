@@ -192,17 +192,19 @@ func (v *Validator) valid(def string, instance []byte) (bool, error) {
 	// The runtime's scanner refuses what encoding/json reads with
 	// replacement characters (a string that is not UTF-8): the reference
 	// judges what it refuses, and rejects what is not JSON.
-	var dec wire.Decoder
-	dec.Reset(instance, wire.Strict)
-	d := &dec
-	if d.Skip() != nil || d.Finish() != nil {
-		return v.ref.Valid(def, instance)
+	// An object is checked as its members are read (judge).
+	if c.node == nil || !isObject(instance) {
+		var d wire.Decoder
+		d.Reset(instance, wire.Strict)
+		if d.Skip() != nil || d.Finish() != nil {
+			return v.ref.Valid(def, instance)
+		}
 	}
 	if c.node != nil {
 		s := v.pool.Get().(*state)
 		s.data = instance
 		verdict := s.judge(c.node)
-		s.data, s.unsure = nil, false
+		s.data, s.unsure, s.lastEnd = nil, false, 0
 		clear(s.objects)
 		v.pool.Put(s)
 		if verdict == unsure {
@@ -228,4 +230,10 @@ func (v *Validator) Violations(def string, instance []byte) ([]refschema.Violati
 		return nil, nil
 	}
 	return v.ref.Violations(def, instance)
+}
+
+// isObject reports whether the document starts an object.
+func isObject(b []byte) bool {
+	i := skipSpace(b, 0)
+	return i < len(b) && b[i] == '{'
 }

@@ -44,3 +44,19 @@ func TestOutsideTheSubset(t *testing.T) {
 		}
 	}
 }
+
+// What the runtime's scanner refuses (malformed JSON, trailing data, a
+// string that is not UTF-8) is judged by the reference, error included.
+func TestMalformedGoesToReference(t *testing.T) {
+	v, err := New([]byte(`{"$defs":{"Plain":{"type":"object","properties":{"a":{"type":"string"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{`{"a":"x"} x`, `{"a":"x"`, `{"a":tru}`, "{\"a\":\"\xff\"}", `{"a":"x"}}`, `[`, ` {"a":"x"} `} {
+		want, werr := v.ref.Valid("Plain", []byte(in))
+		got, err := v.Valid("Plain", []byte(in))
+		if got != want || (err == nil) != (werr == nil) {
+			t.Errorf("%q: valid=%v err=%v, the reference's valid=%v err=%v", in, got, err, want, werr)
+		}
+	}
+}
