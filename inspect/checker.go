@@ -123,16 +123,16 @@ func (c *Checker) batch(j *judgement, line []byte) {
 
 // message judges one JSON-RPC message.
 func (c *Checker) message(j *judgement, raw []byte) {
-	ms, ok := members(raw)
+	e, ok := envelopeOf(raw)
 	if !ok {
-		if err := json.Unmarshal(raw, &ms); err != nil {
+		var err error
+		if e, err = envelopeJSON(raw); err != nil {
 			j.msg.Kind = "invalid"
 			j.add(ruleLines, "", "not a JSON-RPC 2.0 message: "+quote(raw))
 			return
 		}
 	}
-	e := envelope{JSONRPC: ms["jsonrpc"], ID: keepRaw(ms["id"]), Method: ms["method"],
-		Params: ms["params"], Result: ms["result"], Error: ms["error"]}
+	e.ID = keepRaw(e.ID)
 	if string(e.JSONRPC) != `"2.0"` {
 		j.add(ruleLines, "/jsonrpc", `"jsonrpc" is not "2.0"`)
 	}

@@ -16,35 +16,58 @@ import (
 // matches only case-insensitively, a duplicate) they report ok=false and the
 // caller reads it with encoding/json.
 
-// members returns the members of the JSON object raw, the last of a
-// duplicate name winning, as encoding/json reads it into a map. The values
-// alias raw: what outlives the frame is copied where it is kept
+// envelopeOf reads the JSON-RPC members of the JSON object raw, the last
+// of a duplicate name winning, as encoding/json reads it into a map. The
+// values alias raw: what outlives the frame is copied where it is kept
 // (keepRaw).
-func members(raw []byte) (map[string]json.RawMessage, bool) {
-	var dec wire.Decoder
-	dec.Reset(raw, wire.Strict)
-	d := &dec
+func envelopeOf(raw []byte) (envelope, bool) {
+	var e envelope
+	var d wire.Decoder
+	d.Reset(raw, wire.Strict)
 	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
-		return nil, false
+		return e, false
 	}
-	out := map[string]json.RawMessage{}
 	for {
 		key, ok, err := d.NextKey()
 		if err != nil {
-			return nil, false
+			return e, false
 		}
 		if !ok {
 			break
 		}
-		k := string(key)
+		var to *json.RawMessage
+		switch string(key) {
+		case "jsonrpc":
+			to = &e.JSONRPC
+		case "id":
+			to = &e.ID
+		case "method":
+			to = &e.Method
+		case "params":
+			to = &e.Params
+		case "result":
+			to = &e.Result
+		case "error":
+			to = &e.Error
+		}
 		d.Peek()
 		start := d.Offset()
 		if d.Skip() != nil {
-			return nil, false
+			return e, false
 		}
-		out[k] = raw[start:d.Offset():d.Offset()]
+		if to != nil {
+			*to = raw[start:d.Offset():d.Offset()]
+		}
 	}
-	return out, d.Finish() == nil
+	return e, d.Finish() == nil
+}
+
+// envelopeJSON reads the JSON-RPC members with encoding/json.
+func envelopeJSON(raw []byte) (envelope, error) {
+	var ms map[string]json.RawMessage
+	err := json.Unmarshal(raw, &ms)
+	return envelope{JSONRPC: ms["jsonrpc"], ID: ms["id"], Method: ms["method"],
+		Params: ms["params"], Result: ms["result"], Error: ms["error"]}, err
 }
 
 // lookup finds the members names of the object raw (well-formed JSON) in
