@@ -1,6 +1,7 @@
 package schemacheck
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -57,6 +58,39 @@ func TestMalformedGoesToReference(t *testing.T) {
 		got, err := v.Valid("Plain", []byte(in))
 		if got != want || (err == nil) != (werr == nil) {
 			t.Errorf("%q: valid=%v err=%v, the reference's valid=%v err=%v", in, got, err, want, werr)
+		}
+	}
+}
+
+// Validators are shared by conform's goroutines: defs compiled and judged
+// concurrently give the verdicts judged one at a time.
+func TestConcurrentUse(t *testing.T) {
+	v := stable(t)
+	cases := []struct {
+		def, inst string
+		want      bool
+	}{
+		{"SessionNotification", string(update), true},
+		{"SessionNotification", `{"sessionId":"s","update":{"sessionUpdate":"nope"}}`, false},
+		{"ContentBlock", `{"type":"text","text":"x"}`, true},
+		{"ContentBlock", `{"type":"image"}`, false},
+	}
+	done := make(chan string)
+	for g := range 8 {
+		go func() {
+			for i := range 50 {
+				c := cases[(g+i)%len(cases)]
+				if got, err := v.Valid(c.def, []byte(c.inst)); err != nil || got != c.want {
+					done <- fmt.Sprintf("%s %s: %v %v", c.def, c.inst, got, err)
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 8 {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
 		}
 	}
 }
