@@ -36,6 +36,10 @@ type Options struct {
 	// examples/agent's turn. An agent whose turns end at once needs a
 	// prompt it works on longer for those cases to be exercised.
 	CancelPrompt string
+	// Restart runs the persistence cases: the agent's command is stopped
+	// and started again between a recorded turn and the load (v1) or
+	// resume (v2) whose replay is compared with the turn.
+	Restart bool
 }
 
 // RobustnessMust judges the robustness group at MUST: an agent that dies on
@@ -43,7 +47,7 @@ type Options struct {
 const RobustnessMust = "must"
 
 // Categories lists the agent checks in the order they run.
-var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "robustness", "exit", "frames", "gates"}
+var Categories = []string{"before-initialize", "initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "persistence", "robustness", "exit", "frames", "gates"}
 
 // robustnessOf are the categories whose invalid input the robustness group
 // follows: it is reported whenever one of them runs.
@@ -64,6 +68,10 @@ type agentRun struct {
 	auth   authState
 	// unimplemented holds the methods whose valid params got -32601.
 	unimplemented map[string]bool
+	// logoutMethods are the advertised logout methods, sent by logout;
+	// loggingOut is set while it sends them.
+	logoutMethods []*ir.Method
+	loggingOut    bool
 }
 
 // CheckAgent starts the agent (once per group of cases) and checks it.
@@ -78,6 +86,9 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 		if !contains(Categories, c) {
 			return nil, fmt.Errorf("--category %q: not one of %s", c, strings.Join(Categories, ", "))
 		}
+	}
+	if contains(o.Categories, "persistence") && !o.Restart {
+		return nil, fmt.Errorf("--category persistence: its cases run only with --restart")
 	}
 	cwd, err := os.MkdirTemp("", "acpgen-conform-")
 	if err != nil {
@@ -99,7 +110,12 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "robustness", "frames", "gates") {
+	if params, _ := r.terminalAuthGrant(); params != nil && r.wants("initialize") {
+		if err := r.fresh(r.terminalAuth); err != nil {
+			return nil, err
+		}
+	}
+	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "persistence", "robustness", "frames", "gates") {
 		if err := r.fresh(r.main); err != nil {
 			return nil, err
 		}

@@ -79,7 +79,7 @@ func TestExampleAgentPasses(t *testing.T) {
 		}
 	}
 	for _, c := range Categories {
-		if !seen[c] {
+		if !seen[c] && c != "persistence" { // persistence runs with --restart only
 			t.Errorf("no case of category %s", c)
 		}
 	}

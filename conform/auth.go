@@ -169,8 +169,7 @@ func (r *agentRun) authMethodIDs() {
 	if json.Unmarshal(r.caps, &res) != nil || len(res.AuthMethods) == 0 {
 		return
 	}
-	out := Result{Category: "initialize", Case: "authMethods have distinct ids", Level: Should, Source: srcAuthIDs,
-		Expected: "each id listed once"}
+	out := shouldCase(kindAuthIDs, "authMethods have distinct ids", "", "each id listed once")
 	seen, dup := map[string]bool{}, ""
 	for _, m := range res.AuthMethods {
 		id := m.ID + m.MethodID

@@ -106,7 +106,7 @@ func (r *agentRun) batchV1(c *proc) {
 // batchArray expects the mixed batch answered by an array holding one
 // response per request.
 func (r *agentRun) batchArray(c *proc) {
-	res := Result{Category: "batch", Case: "batch of two requests and a notification", Level: Should, Source: srcV2BatchArray,
+	res := Result{Category: "batch", Case: "batch of two requests and a notification", Level: Should, Source: srcV2BatchArray, kind: kindV2BatchArray,
 		Expected: "an array with one response for each request"}
 	f, ids := r.batchReply(c, r.mixedBatch())
 	res.Verdict, res.Observed = Pass, describeBatch(f)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -39,7 +40,7 @@ const (
 // turnSession checks that the turn output sent while a prompt ran names the
 // prompt's session.
 func (r *agentRun) turnSession(c *proc, session string, resp *frame, seq int) {
-	res := Result{Category: "order", Case: caseTurnSession, Level: Should,
+	res := Result{Category: "order", Case: caseTurnSession, Level: Should, kind: kindTurnSession,
 		Source:   srcUpdateSession,
 		Expected: "every turn update of the prompt with its sessionId"}
 	n, other := 0, ""
@@ -96,8 +97,7 @@ func (r *agentRun) emptyListFilter(c *proc) {
 	if list == nil || r.isGated(list) || list.Params.Member("cwd") == nil {
 		return
 	}
-	res := Result{Category: "methods", Case: "session/list with a cwd no session has", Level: Should, Source: srcListFilter,
-		Expected: "result with no sessions"}
+	res := shouldCase(kindListEmpty, "session/list with a cwd no session has", "", "result with no sessions")
 	dir := filepath.Join(r.cwd, "no-sessions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		res.Verdict, res.Observed = Fail, "not sent: "+err.Error()
@@ -160,7 +160,7 @@ func (r *agentRun) configOptions(c *proc, session string, created json.RawMessag
 	if m == nil {
 		return
 	}
-	res := Result{Category: "methods", Case: "session/set_config_option answers every option", Level: Should,
+	res := Result{Category: "methods", Case: "session/set_config_option answers every option", Level: Should, kind: kindConfigSet,
 		Source:   srcConfigSet,
 		Expected: "configOptions with every option id session/new listed"}
 	var listed struct {
@@ -206,7 +206,10 @@ func (r *agentRun) loadReplay(c *proc) {
 		r.add(res)
 		return
 	}
+	entire := mustCase(kindLoadEntire, "", "session/load replays the entire conversation",
+		"the prompt and the agent's messages of the turn replayed before the response")
 	session, _, err := r.newSession(c)
+	turnSeq := c.seq()
 	var f *frame
 	if err == nil {
 		f, err = c.request(pm.Wire, r.fill(pm.Params, r.p.example(pm.Params.Def), session, promptText))
@@ -217,6 +220,8 @@ func (r *agentRun) loadReplay(c *proc) {
 		r.add(res)
 		return
 	}
+	time.Sleep(lateGrace) // the turn's late output is part of it
+	turn := conversation(c.since(turnSeq), session)
 	seq := c.seq()
 	f, err = c.request(load.Wire, r.fill(load.Params, r.p.example(load.Params.Def), session, ""))
 	if err != nil || f.Error != nil {
@@ -224,6 +229,10 @@ func (r *agentRun) loadReplay(c *proc) {
 		r.add(res)
 		return
 	}
+	defer func() {
+		entire.Verdict, entire.Observed = replayCovers(turn, replayedBefore(c.since(seq), session, f), promptText)
+		r.add(entire)
+	}()
 	before, after := 0, 0
 	for _, u := range c.since(seq) {
 		if u.Method != "session/update" || sessionOf(u) != session || !historyKind(updateKind(u)) {

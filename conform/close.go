@@ -78,7 +78,7 @@ func closeOrder(frames []*frame, session string, resp *frame, sent int) (Verdict
 // afterClose expects no message naming the closed session after the close
 // response.
 func (r *agentRun) afterClose(c *proc, session string, resp *frame) {
-	res := Result{Category: "cancel", Case: "v2 no message for a session after its close response", Level: Should,
+	res := Result{Category: "cancel", Case: "v2 no message for a session after its close response", Level: Should, kind: kindV2CloseQuiet,
 		Source: srcV2Closed, Expected: "no session/update or request naming the closed session"}
 	res.Verdict, res.Observed = Pass, "none"
 	for _, f := range c.since(resp.Seq + 1) {

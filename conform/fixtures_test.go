@@ -34,7 +34,11 @@ var mustFixtures = []struct {
 	{[]string{"-answer-notifications-without-id"}, []string{"unknown-method"}, []string{kindUnknownNote}, ""},
 	{[]string{"-prompt-error"}, []string{"methods"}, []string{kindValidParams}, ""},
 	{[]string{"-duplicate-sessions"}, []string{"methods"}, []string{kindSessionIDs}, ""},
-	{[]string{"-rfd", "-load-answer-first"}, []string{"order"}, []string{kindLoadReplay}, ""},
+	// Nothing is replayed before the response, so nothing of the
+	// conversation either.
+	{[]string{"-rfd", "-load-answer-first"}, []string{"order"}, []string{kindLoadReplay, kindLoadEntire}, ""},
+	{[]string{"-rfd", "-replay-user-only"}, []string{"order"}, []string{kindLoadEntire}, ""},
+	{[]string{"-logout-refused"}, []string{"methods"}, []string{kindValidParams}, ""},
 	{[]string{"-ignore-cancel"}, []string{"cancel"}, []string{kindCancelEnds}, ""},
 	{[]string{"-late"}, []string{"cancel", "order"}, []string{kindCancelOrder}, ""},
 	{[]string{"-garbage-line"}, []string{"initialize", "frames"}, []string{kindLines}, ""},
@@ -70,6 +74,54 @@ var v2Fixtures = []struct {
 	{"-batch-empty-parse-error", []string{"batch"}, []string{kindV2BatchEmpty}},
 	{"-batch-answer-notifications", []string{"batch"}, []string{kindV2BatchNotify}},
 	{"-refuse-v1", []string{"initialize"}, []string{kindNegotiates}},
+	{"-duplicate-env", []string{"initialize"}, []string{kindV2EnvNames}},
+}
+
+// restartFixtures are the persistence kinds' defects (--restart): an agent
+// that advertises session/load but forgets its sessions when restarted.
+var restartFixtures = []struct {
+	flags []string
+	kinds []string
+}{
+	{[]string{"-rfd"}, []string{kindRestartLoad}},
+}
+
+// shouldFixtures give each SHOULD kind its defect: brokenagent's flags on
+// v1, or a v2filter mode on examples/agent on v2 (filter ""; flags only on
+// v2: examples/agent itself). Each fails its kinds' cases and no other
+// SHOULD kind's.
+var shouldFixtures = []struct {
+	channel string
+	flags   []string
+	cats    []string
+	kinds   []string
+	restart bool
+	// must are MUST kinds the defect fails too (a late update after a
+	// cancelled turn's response breaks a MUST as well).
+	must []string
+}{
+	{"", []string{"-auth", "-duplicate-auth-ids"}, []string{"initialize"}, []string{kindAuthIDs}, false, nil},
+	{"", []string{"-terminal-auth", "-duplicate-env"}, []string{"initialize"}, []string{kindEnvNamesV1}, false, nil},
+	{"", []string{"-rfd"}, []string{"methods"}, []string{kindListEmpty}, false, nil},
+	{"", []string{"-resume-replays"}, []string{"order"}, []string{kindResumeNoReplay}, false, nil},
+	{"v2", []string{"-replay-always"}, []string{"order"}, []string{kindResumeNoReplay}, false, nil},
+	{"v2", []string{"-unprefixed-values"}, []string{"initialize", "order", "frames"}, []string{kindUnprefixedKind, kindUnprefixedStop, kindUnprefixedAuth}, false, nil},
+	// examples/agent keeps its sessions in memory: a restart forgets them.
+	{"v2", nil, []string{"persistence"}, []string{kindV2RestartReplay}, true, nil},
+	{"", []string{"-ext-internal"}, []string{"unknown-method"}, []string{kindExtUnknown}, false, nil},
+	{"", []string{"-modes", "-partial-config-options"}, []string{"methods"}, []string{kindConfigSet}, false, nil},
+	{"", []string{"-late"}, []string{"order"}, []string{kindTurnOrder}, false, []string{kindCancelOrder}},
+	{"", []string{"-foreign-session-update"}, []string{"order"}, []string{kindTurnSession}, false, nil},
+	{"", []string{"-keyed", "-orphan-tool-update"}, []string{"methods", "frames"}, []string{kindKeyedTool}, false, nil},
+	{"", []string{"-keyed", "-chunk-id-returns"}, []string{"methods", "frames"}, []string{kindChunkIDReturns}, false, nil},
+	{"v2", []string{"-late"}, []string{"order"}, []string{kindV2AfterIdle}, false, nil},
+	{"v2", []string{"-idle-without-stop"}, []string{"order"}, []string{kindV2IdleStop}, false, nil},
+	{"v2", []string{"-user-message-id"}, []string{"order"}, []string{kindV2UserMessageID}, false, nil},
+	{"v2", []string{"-same-message-id"}, []string{"order"}, []string{kindV2DistinctIDs}, false, nil},
+	{"v2", []string{"-replay-drops-agent"}, []string{"order"}, []string{kindV2ReplayOrder}, false, nil},
+	{"v2", []string{"-after-close"}, []string{"cancel"}, []string{kindV2CloseQuiet}, false, nil},
+	{"v2", []string{"-batch-one-error"}, []string{"batch"}, []string{kindV2BatchArray}, false, nil},
+	{"v2", []string{"-orphan-chunks"}, []string{"order", "frames"}, []string{kindKeyedToolChunk, kindKeyedTerminal}, false, nil},
 }
 
 // mustExceptions are the MUST kinds no fixture mode can break, and why.
@@ -105,6 +157,25 @@ func TestEveryMustKindHasAFixture(t *testing.T) {
 			covered[k] = true
 		}
 	}
+	for _, f := range restartFixtures {
+		for _, k := range f.kinds {
+			covered[k] = true
+		}
+	}
+	shouldCovered := map[string]bool{}
+	for _, f := range shouldFixtures {
+		for _, k := range f.kinds {
+			if _, ok := shouldKinds[k]; !ok {
+				t.Errorf("a fixture names no SHOULD kind %q", k)
+			}
+			shouldCovered[k] = true
+		}
+	}
+	for k := range shouldKinds {
+		if !shouldCovered[k] {
+			t.Errorf("SHOULD kind %q has no fixture mode", k)
+		}
+	}
 	for k := range covered {
 		if _, ok := mustKinds[k]; !ok {
 			t.Errorf("a fixture names no MUST kind %q", k)
@@ -133,6 +204,9 @@ func TestEveryMustKindHasAFixture(t *testing.T) {
 			if fails := mustFailures(rep); len(fails) > 0 {
 				t.Errorf("%s %s: MUST failures %v", run.channel, run.argv[0], fails)
 			}
+			if fails := shouldFailures(rep); len(fails) > 0 {
+				t.Errorf("%s %s: SHOULD kind failures %v", run.channel, run.argv[0], fails)
+			}
 			for _, r := range rep.Results {
 				if r.Level == Must && r.Verdict != Skipped && r.kind == "" {
 					t.Errorf("%s %s: MUST case %s/%s names no kind", run.channel, run.argv[0], r.Category, r.Case)
@@ -150,6 +224,50 @@ func TestEveryMustKindHasAFixture(t *testing.T) {
 			onlyKinds(t, checkChannel(t, "v2", []string{filter, f.mode, agent}, f.cats...), f.kinds)
 		})
 	}
+	for _, f := range restartFixtures {
+		t.Run("restart "+strings.Join(f.flags, " "), func(t *testing.T) {
+			onlyKinds(t, checkOpts(t, "", Options{Argv: append([]string{bin}, f.flags...), Categories: []string{"persistence"}, Restart: true}), f.kinds)
+		})
+	}
+	for _, f := range shouldFixtures {
+		t.Run("should "+f.channel+" "+strings.Join(f.flags, " "), func(t *testing.T) {
+			argv := append([]string{bin}, f.flags...)
+			if f.channel == "v2" {
+				argv = append(append([]string{filter}, f.flags...), agent)
+				if len(f.flags) == 0 {
+					argv = []string{agent}
+				}
+			}
+			rep := checkOpts(t, f.channel, Options{Argv: argv, Categories: f.cats, Restart: f.restart})
+			fails := shouldFailures(rep)
+			for _, k := range f.kinds {
+				if len(fails[k]) == 0 {
+					t.Errorf("%s: no failed case", k)
+				}
+			}
+			for k, cases := range fails {
+				if !slices.Contains(f.kinds, k) {
+					t.Errorf("other SHOULD kind %q failed: %s", k, strings.Join(cases, "; "))
+				}
+			}
+			for k, cases := range mustFailures(rep) {
+				if !slices.Contains(f.must, k) {
+					t.Errorf("MUST kind %q failed: %s", k, strings.Join(cases, "; "))
+				}
+			}
+		})
+	}
+}
+
+// shouldFailures lists the failed cases of rep by SHOULD kind.
+func shouldFailures(rep *Report) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range rep.Results {
+		if _, ok := shouldKinds[r.kind]; ok && r.Level == Should && r.Verdict == Fail {
+			out[r.kind] = append(out[r.kind], r.Category+"/"+r.Case+": "+r.Observed)
+		}
+	}
+	return out
 }
 
 // onlyKinds expects rep to fail a case of each of kinds and no other MUST

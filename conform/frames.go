@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/acpgen/acpgen/runtime/proxychain"
 )
 
 // frameLog validates every frame a peer writes, by what it is: the result
@@ -44,6 +46,8 @@ type frameLog struct {
 	// frames blamed on it (see blame).
 	robust     map[string]*frameKind
 	robustMust bool
+	// custom judges the values the agent gives open unions.
+	custom *customValues
 }
 
 type frameKind struct {
@@ -54,7 +58,8 @@ type frameKind struct {
 
 func newFrameLog(p *Profile) *frameLog {
 	return &frameLog{p: p, sent: map[string]string{}, answeredIDs: map[string]bool{}, loose: map[string]bool{}, kinds: map[string]*frameKind{}, gates: newGateCheck(p, false), checker: "client", keys: newKeyedIDs(),
-		mutants: map[string]string{}, outstanding: map[string]string{}, accepted: map[string]string{}, robust: map[string]*frameKind{}}
+		mutants: map[string]string{}, outstanding: map[string]string{}, accepted: map[string]string{}, robust: map[string]*frameKind{},
+		custom: newCustomValues(p)}
 }
 
 func (l *frameLog) gatesOf(proc string) *gateCheck {
@@ -242,7 +247,8 @@ func (l *frameLog) see(proc string, f *frame) {
 			probs = append(probs, "/error/message: missing")
 		}
 		l.add("error responses", "", probs...)
-	case len(f.ID) > 0:
+	case len(f.ID) > 0 && f.Result != nil:
+		// (Neither result nor error is the envelope's defect alone.)
 		l.mu.Lock()
 		method := l.sent[proc+"#"+strings.Trim(string(f.ID), `"`)]
 		l.mu.Unlock()
@@ -252,6 +258,7 @@ func (l *frameLog) see(proc string, f *frame) {
 		}
 		if method == "initialize" {
 			l.negotiate(proc, f.Result)
+			l.custom.initialized(f.Result)
 		}
 		if l.validate(proc, "result of "+method, m.Result.Def, f.Result, "/result") {
 			l.gatesOf(proc).check(m, true, f.Result)
@@ -272,12 +279,17 @@ func (l *frameLog) seeBatch(proc string, f *frame) {
 }
 
 func (l *frameLog) peerMessage(proc string, f *frame) {
-	m := l.p.Method(f.Method)
+	// The Rust SDK's Proxy Chains names are the schema's methods, not
+	// extensions: a proxy that takes the checker for its conductor is
+	// reported in either dialect.
+	m := l.p.Method(proxychain.Canonical(f.Method))
 	kind := "requests"
 	if len(f.ID) == 0 {
 		kind = "notifications"
 	}
 	switch {
+	case m == nil && proxychain.Reserved(f.Method):
+		l.add(kind+" of unknown methods", "", fmt.Sprintf("%s: a Proxy Chains method, for a conductor; the checker is a client", f.Method))
 	case m == nil && strings.HasPrefix(f.Method, "_"):
 		l.add("extension "+kind, "")
 	case m == nil:
@@ -290,6 +302,7 @@ func (l *frameLog) peerMessage(proc string, f *frame) {
 		}
 		if f.Method == "session/update" {
 			l.keys.see(proc, l.versionOf(proc), f)
+			l.custom.update(f.Params)
 		}
 	}
 }
@@ -329,8 +342,11 @@ func (l *frameLog) validate(proc, kind, def string, payload json.RawMessage, at 
 func (l *frameLog) results() []Result {
 	out := append(l.frameResults(), l.keys.results()...)
 	out = append(out, l.robustResults()...)
-	if l.procGates == nil {
-		return append(out, l.gates.results("")...)
+	out = append(out, l.custom.results()...)
+	if l.procGates == nil || l.checker == "client" {
+		// An agent run's processes share the run's grant, but for those
+		// given their own (procGates).
+		out = append(out, l.gates.results("")...)
 	}
 	tags := make([]string, 0, len(l.procGates))
 	for t := range l.procGates {

@@ -51,7 +51,7 @@ func (r *agentRun) categories() error {
 	}
 	for _, ph := range []phase{
 		{[]string{"unknown-method"}, r.unknownMethods, false},
-		{[]string{"methods", "order"}, func(c *proc) { r.methods(c); r.sessionChecks(c) }, false},
+		{[]string{"methods", "order"}, func(c *proc) { r.methods(c); r.sessionChecks(c); r.logout(c) }, false},
 		{[]string{"cancel", "order"}, func(c *proc) {
 			r.cancel(c)
 			r.loadReplay(c)
@@ -62,11 +62,12 @@ func (r *agentRun) categories() error {
 		{[]string{"malformed"}, r.malformed, false},
 		{[]string{"batch"}, r.batches, false},
 		{[]string{"rfd"}, r.rfd, false},
+		{[]string{"persistence"}, r.restartCases, false},
 		// Invalid params last, on a process of their own: what they do to
 		// the agent cannot change a verdict on valid traffic.
 		{[]string{"methods", "robustness"}, r.mutantPhase, true},
 	} {
-		if !r.wants(ph.cats...) || (ph.cats[0] == "rfd" && len(r.p.Overlays) == 0) {
+		if !r.wants(ph.cats...) || (ph.cats[0] == "rfd" && len(r.p.Overlays) == 0) || (ph.cats[0] == "persistence" && !r.o.Restart) {
 			continue
 		}
 		if ph.named && len(r.results.categories) > 0 && !slices.ContainsFunc(ph.cats, func(c string) bool { return contains(r.results.categories, c) }) {
@@ -111,6 +112,13 @@ func (c *proc) ensure() error {
 	if !c.on || !c.dying() {
 		return nil
 	}
+	return c.relaunch()
+}
+
+// relaunch starts the agent's command again in place of the current
+// process (killed first), initialized and logged in when the proc
+// reinitializes; an error means the group's later cases cannot run.
+func (c *proc) relaunch() error {
 	c.peer.kill()
 	r := c.run
 	r.procs++

@@ -22,10 +22,17 @@ type keyedRule struct {
 }
 
 var keyedRules = []keyedRule{
-	{1, "tool_call_update", "toolCallId", "tool_call", "schema: ToolCallUpdate (an update to an existing tool call)"},
-	{2, "tool_call_content_chunk", "toolCallId", "tool_call_update", "schema v2: ToolCallContentChunk (appends to the matching tool call)"},
-	{2, "terminal_output_chunk", "terminalId", "terminal_update", "schema v2: TerminalOutputChunk (the terminal receiving the bytes)"},
+	{1, "tool_call_update", "toolCallId", "tool_call", srcKeyedTool},
+	{2, "tool_call_content_chunk", "toolCallId", "tool_call_update", srcKeyedToolChunk},
+	{2, "terminal_output_chunk", "terminalId", "terminal_update", srcKeyedTerminal},
 }
+
+// Sources of the keyed rules.
+const (
+	srcKeyedTool      = "schema: ToolCallUpdate (an update to an existing tool call)"
+	srcKeyedToolChunk = "schema v2: ToolCallContentChunk (appends to the matching tool call)"
+	srcKeyedTerminal  = "schema v2: TerminalOutputChunk (the terminal receiving the bytes)"
+)
 
 // chunkRule: in v1 a change of messageId starts a new message, so an id does
 // not come back once a chunk of the same kind named another.
@@ -125,8 +132,8 @@ func (k *keyedIDs) results() []Result {
 	sort.Strings(names)
 	var out []Result
 	for _, name := range names {
-		r := Result{Category: "frames", Case: fmt.Sprintf("%s (%d)", name, k.n[name]), Level: Should, Source: k.src[name],
-			Expected: "ids that name what the session introduced", Verdict: Pass, Observed: "all valid"}
+		r := shouldCase("frames: "+name, fmt.Sprintf("%s (%d)", name, k.n[name]), k.src[name], "ids that name what the session introduced")
+		r.Verdict, r.Observed = Pass, "all valid"
 		if len(k.probs[name]) > 0 {
 			r.Verdict, r.Observed = Fail, strings.Join(k.probs[name], "; ")
 		}

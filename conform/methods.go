@@ -83,6 +83,8 @@ func (r *results) unknownRequests(request func(string, json.RawMessage) (*frame,
 		res := Result{Category: "unknown-method", Case: "request " + k.method, Level: k.level, Source: k.source, Expected: "error -32601"}
 		if k.level == Must {
 			res = mustCase(kindUnknownReq, "", res.Case, res.Expected)
+		} else {
+			res.kind = kindExtUnknown
 		}
 		f, err := request(k.method, json.RawMessage(`{}`))
 		res.Verdict, res.Observed = codeVerdict(f, err, -32601)
@@ -173,6 +175,21 @@ var advertisedIn = map[string]string{"authenticate": "authMethods"}
 // checker's own sessions (the agent's login): only their mutants are sent.
 var sideEffects = map[string]bool{"authenticate": true, "logout": true, "auth/login": true, "auth/logout": true}
 
+// logouts are the methods that end the agent's login: their valid params
+// are sent once every other case of their process has run.
+var logouts = map[string]bool{"logout": true, "auth/logout": true}
+
+// logout sends the logout methods the agent advertises valid params, last
+// on the methods' process (the login they end serves the cases before).
+func (r *agentRun) logout(c *proc) {
+	r.loggingOut = true
+	defer func() { r.loggingOut = false }()
+	for _, m := range r.logoutMethods {
+		r.method(c, m, nil)
+	}
+	r.logoutMethods = nil
+}
+
 // method checks m; at, when set, is the advertised object m is sent for,
 // in its own session.
 func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
@@ -204,7 +221,11 @@ func (r *agentRun) method(c *proc, m *ir.Method, at *advertisedObject) {
 			Expected: "result valid against " + m.Result.Def, Observed: why, Verdict: Skipped})
 		return
 	}
-	if sideEffects[m.Wire] {
+	if logouts[m.Wire] && !r.loggingOut {
+		r.logoutMethods = append(r.logoutMethods, m) // sent last: see logout
+		return
+	}
+	if sideEffects[m.Wire] && !r.loggingOut {
 		r.add(Result{Category: "methods", Case: m.Wire + " valid params", Level: Should, Source: src,
 			Expected: "result", Observed: "not sent: changes the agent's login", Verdict: Skipped})
 	} else {
@@ -439,7 +460,7 @@ func orRoot(p string) string {
 // order checks that no session/update of the session arrives after the
 // prompt's response (within a short grace period).
 func (r *agentRun) order(c *proc, name string, level Level, session string, resp *frame, seq int) {
-	res := Result{Category: "order", Case: name, Level: level, Source: srcPromptTurn,
+	res := Result{Category: "order", Case: name, Level: level, Source: srcPromptTurn, kind: kindTurnOrder,
 		Expected: "every update of the turn's own output (message, thought, tool call, plan) before the response"}
 	if level == Must { // the cancelled turn's: after a cancel the spec's MUST
 		res = mustCase(kindCancelOrder, "", name, res.Expected)

@@ -50,6 +50,9 @@ const (
 	kindV2CloseFinal  = "cancel: v2 session/close sends the turn's final updates and idle before its response"
 	kindV2BatchEmpty  = "batch: v2 empty batch answered by one -32600"
 	kindV2BatchNotify = "batch: v2 no reply to a batch's notifications"
+	kindV2EnvNames    = "initialize: v2 terminal auth env names unique"
+	kindLoadEntire    = "order: session/load replays the entire conversation"
+	kindRestartLoad   = "persistence: session/load after a restart replays the recorded turn"
 )
 
 var mustKinds = map[string]mustKind{
@@ -83,6 +86,9 @@ var mustKinds = map[string]mustKind{
 	kindV2CloseFinal:  {"cancel", srcV2CloseFinal},
 	kindV2BatchEmpty:  {"batch", srcV2BatchEmpty},
 	kindV2BatchNotify: {"batch", srcV2BatchNotify},
+	kindV2EnvNames:    {"initialize", srcV2EnvNames},
+	kindLoadEntire:    {"order", srcLoadEntire},
+	kindRestartLoad:   {"persistence", srcLoadEntire},
 }
 
 const srcGates = "spec: capabilities; schema gates"

@@ -10,21 +10,38 @@ import (
 // What a passive checker (acpgen inspect) reuses of conform: the rules'
 // levels and sources, and the gate logic applied to one message at a time.
 
-// Sources of the rules a passive checker reports below SHOULD or outside the
-// MUST kinds, as conform's tables print them.
-const (
-	SourcePromptTurn = srcPromptTurn
-	SourceRPCParams  = srcRPCParams
-	SourceVersion    = srcVersion
-	SourceV2Idle     = srcV2Idle
-)
+// Rule is one rule as conform and a passive checker both name it: the
+// name a finding or a case carries, its level and its source.
+type Rule struct {
+	Name   string
+	Level  Level
+	Source string
+}
 
-// MustSource returns the source of one of the agent checker's MUST kinds by
-// its name ("frames: lines", "cancel: session/cancel ends the turn"); false
-// for a name conform does not judge.
-func MustSource(kind string) (string, bool) {
-	k, ok := mustKinds[kind]
-	return k.Source, ok
+// passiveRules are the rules a passive checker reports besides the MUST
+// and SHOULD kinds: what one message shows of a SHOULD conform judges on
+// a whole turn or run, and what it records without judging.
+var passiveRules = map[string]Rule{
+	"methods: invalid params answered -32602": {Level: Should, Source: srcRPCParams},
+	"frames: negotiated protocolVersion":      {Level: Info, Source: srcVersion},
+	"frames: line too long to judge":          {Level: Info, Source: srcStdio},
+}
+
+// RuleNamed returns the rule called name: one of the agent checker's MUST
+// kinds ("frames: lines", "cancel: session/cancel ends the turn"), one of
+// its SHOULD kinds, or one of passiveRules. It is the one table of rule
+// names: conform's cases carry these names as their kinds, and acpgen
+// inspect names its findings with them. False for a name it does not know.
+func RuleNamed(name string) (Rule, bool) {
+	if k, ok := mustKinds[name]; ok {
+		return Rule{name, Must, k.Source}, true
+	}
+	if k, ok := shouldKinds[name]; ok {
+		return Rule{name, Should, k.Source}, true
+	}
+	r, ok := passiveRules[name]
+	r.Name = name
+	return r, ok
 }
 
 // GateUse is one place a message uses a gated method, member, variant or

@@ -21,6 +21,7 @@ func (s *script) probes(session string) {
 	granted := s.client
 	s.mu.Unlock()
 	s.requests(session, granted)
+	s.mcpBinding(session)
 	s.run.unknownRequests(s.request)
 	sent := s.notifications(session, granted)
 	res := mustCase(kindKeepsRunning, "notifications", fmt.Sprintf("answers after %d session/update kinds", sent),

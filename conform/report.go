@@ -45,7 +45,7 @@ type Result struct {
 	Observed string  `json:"observed"`
 	Verdict  Verdict `json:"verdict"`
 
-	kind string // the MUST kind (mustKinds) a MUST case judges
+	kind string // the MUST kind (mustKinds) a MUST case judges, or the SHOULD kind (shouldKinds) of a SHOULD case
 	// invalid marks a case that sends invalid input (a mutant, a malformed
 	// line): a death on it is judged in the robustness group.
 	invalid bool

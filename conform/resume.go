@@ -157,7 +157,7 @@ func resumeOrder(frames []*frame, session string, resp *frame) (Verdict, string)
 // replayOrder expects the replayed messages in the order the session
 // produced them; an agent that keeps no history (it need not) warns.
 func (r *agentRun) replayOrder(history, replayed []string) {
-	res := Result{Category: "order", Case: "v2 session/resume replays the history in the session's order", Level: Should,
+	res := Result{Category: "order", Case: "v2 session/resume replays the history in the session's order", Level: Should, kind: kindV2ReplayOrder,
 		Source: srcV2ReplayOrder, Expected: "the session's messages, with their messageIds, in the order they were sent: " + strings.Join(history, ", ")}
 	res.Verdict, res.Observed = Pass, strings.Join(replayed, ", ")
 	switch {
@@ -172,7 +172,7 @@ func (r *agentRun) replayOrder(history, replayed []string) {
 // distinctMessages expects two prompts of one session to insert two user
 // messages with two ids.
 func (r *agentRun) distinctMessages(ids []string) {
-	res := Result{Category: "order", Case: "v2 prompts of one session get distinct messageIds", Level: Should,
+	res := Result{Category: "order", Case: "v2 prompts of one session get distinct messageIds", Level: Should, kind: kindV2DistinctIDs,
 		Source: srcV2MessageIDs, Expected: "two distinct messageIds", Verdict: Pass, Observed: strings.Join(ids, ", ")}
 	if len(ids) == 2 && (ids[0] == ids[1] || ids[0] == "") {
 		res.Verdict = Fail
@@ -205,8 +205,8 @@ func (r *agentRun) resumeWithoutReplay(c *proc) {
 	if m == nil || pm == nil || !endsInResponse(r.p.Model.Turn) && !r.v2Turn() {
 		return
 	}
-	res := Result{Category: "order", Case: "session/resume without replay replays nothing", Level: Should, Source: srcResumeNoReplay,
-		Expected: "no message update of the session before its response, nor just after it"}
+	res := shouldCase(kindResumeNoReplay, "session/resume without replay replays nothing", srcResumeNoReplay,
+		"no message update of the session before its response, nor just after it")
 	if r.p.Protocol >= 2 {
 		res.Case, res.Source = "v2 session/resume without replayFrom replays nothing", srcV2ResumeNoReplay
 	}

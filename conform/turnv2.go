@@ -139,14 +139,14 @@ func (r *agentRun) promptTurnV2(c *proc, session string, resp *frame, seq int) {
 	if t.idle == nil {
 		return
 	}
-	stop := Result{Category: "order", Case: "v2 prompt turn's idle carries a stopReason", Level: Should, Source: srcV2Stop,
+	stop := Result{Category: "order", Case: "v2 prompt turn's idle carries a stopReason", Level: Should, Source: srcV2Stop, kind: kindV2IdleStop,
 		Expected: "idle with a stopReason", Verdict: Pass, Observed: "stopReason " + t.state.stopReason()}
 	if t.state.stopReason() == "" {
 		stop.Verdict, stop.Observed = Fail, "idle without a stopReason"
 	}
 	r.add(stop)
 	r.userEcho(c, session, resp, seq, t.idle)
-	after := Result{Category: "order", Case: "v2 prompt turn: none of its output after idle", Level: Should, Source: srcV2Idle,
+	after := Result{Category: "order", Case: "v2 prompt turn: none of its output after idle", Level: Should, Source: srcV2Idle, kind: kindV2AfterIdle,
 		Expected: "no message, thought, tool or plan update of the session after its idle state_update"}
 	n := r.late(c, session, t.idle)
 	after.Verdict, after.Observed = Pass, "none"
@@ -163,7 +163,7 @@ func (r *agentRun) userEcho(c *proc, session string, resp *frame, seq int, idle 
 		MessageID string `json:"messageId"`
 	}
 	_ = json.Unmarshal(resp.Result, &out)
-	res := Result{Category: "order", Case: "v2 prompt's user message update carries the response's messageId", Level: Should,
+	res := Result{Category: "order", Case: "v2 prompt's user message update carries the response's messageId", Level: Should, kind: kindV2UserMessageID,
 		Source: srcV2Echo, Expected: "a user_message or user_message_chunk update with messageId " + out.MessageID}
 	res.Verdict, res.Observed = Fail, "none of the turn's user message updates has it"
 	for _, f := range c.since(seq) {

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
-	"golang.org/x/mod/modfile"
 )
 
 // TestArchitectureListsEveryPackage keeps ARCHITECTURE.md's package table
@@ -178,25 +177,6 @@ func TestGeneratedRuntimeAvoidsNet(t *testing.T) {
 			if dep == "net" || dep == "runtime/cgo" {
 				t.Errorf("%s depends on %s", pkg, dep)
 			}
-		}
-	}
-}
-
-// OpenTelemetry lives in the otel module: acpgen's go.mod requires none of
-// it, so a program on acpgen pulls it only by importing that module.
-func TestMainModuleRequiresNoOpenTelemetry(t *testing.T) {
-	path := filepath.Join("..", "go.mod")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := modfile.Parse(path, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range f.Require {
-		if strings.HasPrefix(r.Mod.Path, "go.opentelemetry.io/") {
-			t.Errorf("go.mod requires %s; OpenTelemetry belongs in the otel module", r.Mod.Path)
 		}
 	}
 }

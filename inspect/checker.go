@@ -47,6 +47,7 @@ type Checker struct {
 	// from an answer to nothing.
 	answered map[Direction]*bounded[bool]
 	sessions *bounded[*session]
+	mcp      mcpState // MCP over ACP (mcp.go)
 	now      func() time.Time
 }
 
@@ -144,6 +145,11 @@ func (c *Checker) message(j *judgement, raw []byte) {
 	case e.ID != nil:
 		j.msg.Kind = "invalid"
 		j.add(ruleResultOrErr, "", "neither result nor error: "+quote(raw))
+	case e.Result != nil || e.Error != nil:
+		// A response that names no request (JSON-RPC 2.0 §5: the id is
+		// required, null when it cannot be known).
+		j.msg.Kind = "invalid"
+		j.add(ruleIDs, "/id", "a response without an id: "+quote(raw))
 	default:
 		j.msg.Kind = "invalid"
 		j.add(ruleLines, "", "neither a request, a notification nor a response: "+quote(raw))

@@ -59,47 +59,48 @@ func oneLine(s string) string {
 	return s
 }
 
-// rule is one rule the inspector judges: a name (conform's MUST kind where
-// conform judges it at MUST), a level and a source.
+// rule is one rule the inspector judges: a name, a level and a source,
+// all read from conform's table of rule names (conform.RuleNamed), so a
+// finding names the case conform agent reports for the same defect.
 type rule struct {
 	name   string
 	level  conform.Level
 	source string
 }
 
-// must is one of conform's MUST kinds; its source is conform's.
-func must(kind string) rule {
-	src, ok := conform.MustSource(kind)
+// named is the rule conform's table holds under name.
+func named(name string) rule {
+	r, ok := conform.RuleNamed(name)
 	if !ok {
-		panic("inspect: conform has no MUST kind " + kind)
+		panic("inspect: conform has no rule " + name)
 	}
-	return rule{kind, conform.Must, src}
+	return rule{r.Name, r.Level, r.Source}
 }
 
-// The rules, by what they judge. The MUST ones are conform's kinds, so a
-// finding names the case conform agent reports for the same defect.
+// The rules, by what they judge.
 var (
-	ruleLines        = must("frames: lines")
-	ruleUTF8         = must("frames: lines in UTF-8")
-	ruleResultOrErr  = must("frames: responses result or error")
-	ruleErrorObjects = must("frames: error responses")
-	ruleUnknownSent  = must("frames: messages of unknown methods")
-	ruleSchema       = must("frames: messages valid against the schema")
-	ruleGates        = must("gates: granted capabilities")
-	ruleUnknownReq   = must("unknown-method: request answered -32601")
-	ruleCancelEnds   = must("cancel: session/cancel ends the turn")
-	ruleCancelOrder  = must("order: cancelled response follows its updates")
-	ruleLoadReplay   = must("order: session/load replays before its response")
-	ruleV2CancelEnds = must("cancel: v2 session/cancel ends the turn")
-	// ruleIDs: a response answers one outstanding request, once.
-	ruleIDs = must("frames: response ids")
+	ruleLines        = named("frames: lines")
+	ruleUTF8         = named("frames: lines in UTF-8")
+	ruleResultOrErr  = named("frames: responses result or error")
+	ruleErrorObjects = named("frames: error responses")
+	ruleUnknownSent  = named("frames: messages of unknown methods")
+	ruleSchema       = named("frames: messages valid against the schema")
+	ruleGates        = named("gates: granted capabilities")
+	ruleUnknownReq   = named("unknown-method: request answered -32601")
+	ruleCancelEnds   = named("cancel: session/cancel ends the turn")
+	ruleCancelOrder  = named("order: cancelled response follows its updates")
+	ruleLoadReplay   = named("order: session/load replays before its response")
+	ruleV2CancelEnds = named("cancel: v2 session/cancel ends the turn")
+	// ruleIDs: a response has an id that answers one outstanding request,
+	// once.
+	ruleIDs = named("frames: response ids")
 
-	ruleTurnOrder   = rule{"order: turn output before its response", conform.Should, conform.SourcePromptTurn}
-	ruleV2AfterIdle = rule{"order: v2 turn output before its idle", conform.Should, conform.SourceV2Idle}
-	ruleParamsCode  = rule{"methods: invalid params answered -32602", conform.Should, conform.SourceRPCParams}
-	ruleNoSchema    = rule{"frames: negotiated protocolVersion", conform.Info, conform.SourceVersion}
+	ruleTurnOrder   = named("order: turn output before its response")
+	ruleV2AfterIdle = named("order: v2 turn output before its idle")
+	ruleParamsCode  = named("methods: invalid params answered -32602")
+	ruleNoSchema    = named("frames: negotiated protocolVersion")
 	// ruleTooLong: a line too long to judge is passed on, not judged.
-	ruleTooLong = rule{"frames: line too long to judge", conform.Info, ruleLines.source}
+	ruleTooLong = named("frames: line too long to judge")
 )
 
 // overlayRule is an overlay's gate: informational, as conform reports the

@@ -8,6 +8,7 @@ import (
 	"github.com/acpgen/acpgen/conform"
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/internal/refschema"
+	"github.com/acpgen/acpgen/runtime/proxychain"
 )
 
 // receiver is the side that handles what is sent in dir.
@@ -30,13 +31,16 @@ func (c *Checker) call(j *judgement, e envelope) {
 	if e.ID != nil {
 		j.msg.Kind, j.msg.ID = "request", e.ID
 	}
+	// The Rust SDK's Proxy Chains names are judged as the schema's.
+	method = proxychain.Canonical(method)
 	if method == "session/update" {
 		j.msg.Session, j.msg.Update = sessionAndKind(e.Params)
 	} else {
 		j.msg.Session = sessionIn(e.Params)
 	}
-	if method == "initialize" && j.dir == ToAgent {
+	if isInitialize(method) && j.dir == ToAgent {
 		c.clientInit = keepRaw(e.Params)
+		e.Method = json.RawMessage(`"initialize"`) // as the router reads it
 		c.ver.requested(mustMarshal(e))
 	}
 	req := &request{method: method, at: c.now(), session: j.msg.Session}
@@ -44,6 +48,7 @@ func (c *Checker) call(j *judgement, e envelope) {
 		c.callSchema(j, p, req, e.Params)
 	}
 	c.lifecycleCall(j, req, e.Params)
+	c.mcpCall(j, method, e.ID, e.Params)
 	if key := idKey(e.ID); key != "" {
 		c.pending[j.dir].put(key, req)
 	}
@@ -51,8 +56,13 @@ func (c *Checker) call(j *judgement, e envelope) {
 
 // callSchema judges a call's method and params against profile p.
 func (c *Checker) callSchema(j *judgement, p *conform.Profile, req *request, params json.RawMessage) {
-	m := p.Method(req.method)
+	m := methodOf(p, req.method, j.msg.Kind == "notification")
 	switch {
+	case m == nil && proxychain.Reserved(req.method):
+		// A Proxy Chains method on a hop whose schema lacks them (stable):
+		// known by name, not judged.
+		req.unknown, req.ext = true, true
+		return
 	case m == nil && strings.HasPrefix(req.method, "_"):
 		req.unknown, req.ext = true, true
 		return
@@ -60,6 +70,9 @@ func (c *Checker) callSchema(j *judgement, p *conform.Profile, req *request, par
 		req.unknown = true
 		j.add(ruleUnknownSent, "/method", req.method+": not a method of this schema")
 		return
+	case m.Side == "proxy":
+		// Conductor and proxy both send proxy/successor; proxy/initialize
+		// reaches a proxy where an agent would be.
 	case m.Side != receiver(j.dir):
 		req.unknown = true
 		j.add(ruleUnknownSent, "/method", fmt.Sprintf("%s: handled by the %s, not the %s", req.method, m.Side, receiver(j.dir)))
@@ -100,11 +113,14 @@ func (c *Checker) response(j *judgement, e envelope) {
 	j.msg.Method, j.msg.Session = req.method, req.session
 	j.msg.LatencyMS = float64(c.now().Sub(req.at).Microseconds()) / 1000
 	answerRules(j, req, e)
+	if req.method == methodMCP {
+		c.mcpAnswer(j, e)
+	}
 	if e.Result == nil {
 		c.lifecycleError(j, req)
 		return
 	}
-	if req.method == "initialize" && j.dir == ToClient {
+	if isInitialize(req.method) && j.dir == ToClient {
 		c.agentInit = keepRaw(e.Result)
 		c.ver.answered(e.Result)
 	}
@@ -112,11 +128,36 @@ func (c *Checker) response(j *judgement, e envelope) {
 		j.msg.Session = sessionIn(e.Result)
 	}
 	if p := c.ver.profile(j); p != nil && !req.unknown {
-		if m := p.Method(req.method); m != nil && m.Result != nil && c.validate(j, p, m.Result.Def, e.Result, "/result") {
+		if m := methodOf(p, req.method, false); m != nil && m.Result != nil && c.validate(j, p, m.Result.Def, e.Result, "/result") {
 			c.gates(j, p, m, true, e.Result)
 		}
 	}
 	c.lifecycleResult(j, req, e.Result)
+}
+
+// isInitialize reports initialize, or proxy/initialize: a proxy's
+// initialize on a Proxy Chains hop.
+func isInitialize(method string) bool {
+	return method == "initialize" || method == proxychain.SchemaInitialize
+}
+
+// methodOf is the method named name in profile p: its request or its
+// notification as notification says, when the name is both
+// (proxy/successor); else the one of that name.
+func methodOf(p *conform.Profile, name string, notification bool) *ir.Method {
+	var first *ir.Method
+	for _, m := range p.Model.Methods {
+		if m.Wire != name {
+			continue
+		}
+		if m.Notification == notification {
+			return m
+		}
+		if first == nil {
+			first = m
+		}
+	}
+	return first
 }
 
 // answerRules judges how a request of an unknown method or with invalid

@@ -15,8 +15,11 @@
 // "not declared"), sends one prompt, then unregisters the server and exits 0 (the agent's
 // input stays open until then).
 //
-// Usage: node ts-mcp-client.mjs   (logs go to stderr)
-import * as acp from "@agentclientprotocol/sdk/unstable";
+// With --v2 it is an ACP v2 client (the SDK's experimental v2 unstable
+// entry point): it declares the server when the agent advertised
+// capabilities.session.mcp.acp, and logs the prompt's "messageId: ID".
+//
+// Usage: node ts-mcp-client.mjs [--v2]   (logs go to stderr)
 import { fromMcpServer } from "@agentclientprotocol/sdk/experimental/mcp-server";
 import { McpServer } from "@modelcontextprotocol/server";
 import { Readable, Writable } from "node:stream";
@@ -50,20 +53,27 @@ function tools() {
   return server;
 }
 
+const v2 = process.argv.includes("--v2");
+const acp = await import(v2 ? "@agentclientprotocol/sdk/experimental/v2/unstable" : "@agentclientprotocol/sdk/unstable");
 const provider = new acp.McpOverAcpProvider();
 const app = acp.client({ name: "acpgen-interop-ts-mcp-client" }).onRequest(acp.methods.client.mcp.message, provider.handleRequest);
 const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
 
 await app.connectWith(stream, async (ctx) => {
-  const init = await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+  const init = await ctx.request(
+    acp.methods.agent.initialize,
+    v2
+      ? { protocolVersion: acp.PROTOCOL_VERSION, info: { name: "ts-mcp-client", version: "2.4.0" }, capabilities: {} }
+      : { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} },
+  );
   const adapter = fromMcpServer(tools);
   const registration = provider.registerServer(ctx, { name: "ts-project-tools", handler: adapter.handler });
-  const advertised = init.agentCapabilities?.mcpCapabilities?.acp === true;
+  const advertised = v2 ? init.capabilities?.session?.mcp?.acp != null : init.agentCapabilities?.mcpCapabilities?.acp === true;
   const mcpServers = advertised ? [registration.declaration] : [];
   console.error(advertised ? "declared" : "not declared");
   const session = await ctx.request(acp.methods.agent.session.new, { cwd: process.cwd(), mcpServers });
   const res = await ctx.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: "text", text: "go" }] });
-  console.error(`stopReason: ${res.stopReason}`);
+  console.error(v2 ? `messageId: ${res.messageId}` : `stopReason: ${res.stopReason}`);
   await registration.dispose();
   await adapter.close();
 });

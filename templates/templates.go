@@ -42,6 +42,11 @@ type Data struct {
 	// Store, when set, keeps the agent's sessions in a session store: the
 	// default of its -store flag (store.Open's spec).
 	Store string
+	// MCP makes the agent take MCP servers over ACP (the unstable
+	// channel's mcp/message): it advertises mcpCapabilities.acp and calls
+	// the servers a session declares through mcpacp.Caller, so the
+	// starter requires the github.com/acpgen/acpgen/mcp module.
+	MCP bool
 	// Require lists go.mod's requirements, in order; none when the
 	// version of github.com/acpgen/acpgen is unknown (`go get` adds it).
 	Require []Requirement

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/acpgen/acpgen/runtime/conductor"
+	"github.com/acpgen/acpgen/runtime/proxychain"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,9 +24,12 @@ func conductCommand() *cli.Command {
 		ArgsUsage: "-- PROXY [ARGS] ::: [PROXY [ARGS] ::: ...] AGENT [ARGS]",
 		Description: "Put it in the editor's agent command. It starts each component, sends proxy/initialize to every\n" +
 			"component with a successor and initialize to the agent, and routes proxy/successor between them\n" +
-			"(unstable schema, Proxy Chains). Components' stderr lines arrive on stderr prefixed \"[N PROGRAM] \".\n" +
+			"(unstable schema, Proxy Chains). It takes the Rust SDK's names (_proxy/initialize, _proxy/successor)\n" +
+			"from components too and wraps for each proxy in the names it used; --proxy-names rust sends those\n" +
+			"names from the start. Components' stderr lines arrive on stderr prefixed \"[N PROGRAM] \".\n" +
 			"Exits 0 when the editor closed stdin first, " + fmt.Sprint(ExitStatusChainEnded) + " when a component exited before.",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "proxy-names", Value: proxychain.Schema.String(), Usage: "the Proxy Chains method names the conductor sends: schema (proxy/initialize) or rust (_proxy/initialize, as the Rust SDK's proxies take)"},
 			&cli.DurationFlag{Name: "grace", Value: conductor.DefaultGrace, Usage: "how long a component has to exit once its stdin is closed before its process group is killed"},
 		},
 		Action: func(c *cli.Context) error {
@@ -33,9 +37,14 @@ func conductCommand() *cli.Command {
 			if err != nil {
 				return usageErrorf(c, "%v: %s conduct [flags] -- PROXY [ARGS] ::: AGENT [ARGS]", err, invocation())
 			}
+			names, ok := proxychain.ParseDialect(c.String("proxy-names"))
+			if !ok {
+				return usageErrorf(c, "--proxy-names %q: want schema or rust", c.String("proxy-names"))
+			}
 			res, err := conductor.Run(c.Context, conductor.Options{
 				Components: chain, Stdin: c.App.Reader, Stdout: c.App.Writer, Stderr: c.App.ErrWriter,
 				Logger: slog.New(slog.NewTextHandler(c.App.ErrWriter, nil)), Grace: c.Duration("grace"),
+				Names: names,
 			})
 			switch {
 			case err != nil:

@@ -31,6 +31,7 @@ func conformCommand() *cli.Command {
 				&cli.StringFlag{Name: "overlays", Usage: "strict: judge the rules the configured overlays add at their level (by default they are informational)"},
 				&cli.BoolFlag{Name: "base-only", Usage: "check against the released schema alone, without the configured overlays"},
 				&cli.StringFlag{Name: "auth-method", Usage: "authenticate with this method id right after initialize (v1 authenticate, v2 auth/login)"},
+				&cli.BoolFlag{Name: "restart", Usage: "persistence cases: restart the agent (the same command) between a recorded turn and session/load (v1) or session/resume with replayFrom (v2), and compare the replay with the turn"},
 				&cli.StringFlag{Name: "cancel-prompt", Usage: "the text of the prompts whose turn the cancel and close cases interrupt; give one the agent works on for a while (by default one that holds examples/agent's turn until cancelled)"},
 				&cli.StringFlag{Name: "robustness", Usage: "must: judge the robustness group (a crash after invalid params or a malformed line, frames echoing invalid params the agent accepted) at MUST, so that it fails the run (by default at the level of the case that sent the input)"},
 			},
@@ -56,7 +57,7 @@ func conformCommand() *cli.Command {
 				}
 				rep, err := conform.CheckAgent(c.Context, p, conform.Options{
 					Argv: c.Args().Slice(), Timeout: c.Duration("timeout"), Categories: c.StringSlice("category"), MutantsPerMethod: c.Int("mutants"),
-					Overlays: c.String("overlays"), AuthMethod: c.String("auth-method"), Robustness: c.String("robustness"), CancelPrompt: c.String("cancel-prompt"),
+					Overlays: c.String("overlays"), AuthMethod: c.String("auth-method"), Robustness: c.String("robustness"), CancelPrompt: c.String("cancel-prompt"), Restart: c.Bool("restart"),
 				})
 				if err != nil {
 					return err

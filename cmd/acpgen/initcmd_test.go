@@ -111,3 +111,22 @@ func TestInitPicksAShippedChannel(t *testing.T) {
 		t.Errorf("--channel wins: %s", ch)
 	}
 }
+
+// Every command taking --channel checks the name before it starts anything:
+// a misspelt channel is the same usage error, with the nearest channel.
+func TestEveryChannelFlagSuggests(t *testing.T) {
+	want := "--channel stabel: not a channel (stable, unstable, v2, v2-unstable); did you mean stable?"
+	for _, argv := range [][]string{
+		{"inspect", "--channel", "stabel", "--", "true"},
+		{"conform", "agent", "--channel", "stabel", "--", "true"},
+		{"conform", "client", "--channel", "stabel", "--", "true"},
+		{"generate", "--channel", "stabel"},
+		{"init", "--channel", "stabel"},
+	} {
+		t.Chdir(t.TempDir())
+		var u usageError
+		if _, err := run(t, argv...); err == nil || err.Error() != want || !errors.As(err, &u) {
+			t.Errorf("%s: %v, want the usage error %q", strings.Join(argv, " "), err, want)
+		}
+	}
+}

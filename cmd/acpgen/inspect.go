@@ -27,7 +27,7 @@ func inspectCommand() *cli.Command {
 		Flags: []cli.Flag{
 			configFlag(),
 			cacheFlag(),
-			&cli.StringFlag{Name: "channel", Usage: "schema channel: stable, unstable, v2 or v2-unstable; the other protocol version's counterpart is used when the session negotiates it; default as for conform agent"},
+			&cli.StringFlag{Name: "channel", Action: checkChannel, Usage: "schema channel: stable, unstable, v2 or v2-unstable; the other protocol version's counterpart is used when the session negotiates it; default as for conform agent"},
 			&cli.StringFlag{Name: "trace", Usage: "write every frame with its findings to this file as JSON lines (read by inspect report)"},
 			&cli.StringFlag{Name: "listen", Usage: "serve clients over the network at this loopback address (host:port; port 0 picks one); needs --connect"},
 			&cli.StringFlag{Name: "connect", Usage: "with --listen: the agent's endpoint URL (ws, wss, http or https)"},

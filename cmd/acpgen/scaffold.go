@@ -28,6 +28,7 @@ func scaffoldCommand() *cli.Command {
 				&cli.StringFlag{Name: "acpgen-version", Usage: "version of " + acpgenModule + " a new go.mod requires (default: this acpgen's own version, or the replacement folder it was built from; else what the module in reach uses)"},
 				&cli.StringFlag{Name: "replace", Usage: "folder that a new go.mod replaces " + acpgenModule + " with (a local checkout)"},
 				&cli.BoolFlag{Name: "http", Usage: "over the network instead of stdio (WebSocket and Streamable HTTP): an agent serves ACP at http://ADDR/acp, a client dials an agent's URL with a token and dials again when the connection fails"},
+				&cli.BoolFlag{Name: "mcp", Usage: "agents: take MCP servers over ACP (mcp/message, the unstable channel): advertise mcpCapabilities.acp and call each server a session declares with an MCP client session of the official Go SDK; the starter then requires " + acpgenModule + "/mcp, which brings the SDK"},
 				&cli.StringFlag{Name: "store", Usage: "agents: keep sessions in a session store so that session/load finds them after a restart: sqlite (a file, the default of its -store flag), postgres or memory; the starter then requires " + acpgenModule + "/store, which compiles the SQL drivers"},
 			},
 			Action: func(c *cli.Context) error {
@@ -60,7 +61,7 @@ func runScaffold(c *cli.Context, kind string) error {
 		Kind: kind, Out: c.String("out"), Module: c.String("module"),
 		Import: c.String("import"), Unstable: c.Bool("unstable"),
 		AcpgenVersion: c.String("acpgen-version"), Replace: c.String("replace"),
-		HTTP: c.Bool("http"), Store: c.String("store"), Install: ownInstall(),
+		HTTP: c.Bool("http"), Store: c.String("store"), MCP: c.Bool("mcp"), Install: ownInstall(),
 	})
 	if err != nil {
 		return err

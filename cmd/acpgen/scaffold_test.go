@@ -127,6 +127,7 @@ func TestScaffoldRefusals(t *testing.T) {
 		{[]string{"scaffold", "agent", "--out", filepath.Join(dir, "x"), "--module", "bad module"}, "is not a module path"},
 		{[]string{"scaffold", "agent", "--out", filepath.Join(dir, "x y")}, "not a usable program name"},
 		{[]string{"scaffold", "agent", "--out", filepath.Join(dir, "x"), "extra"}, "takes no arguments"},
+		{[]string{"scaffold", "client", "--mcp", "--out", filepath.Join(dir, "x")}, "--mcp applies to agents"},
 	} {
 		out, err := run(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -31,6 +31,9 @@
 //	                    session another connection created)
 //	exit                the connection closes cleanly
 //
+// A connection cut mid-flow (a network failure, not a close) is resumed by
+// the transport (acphttp.Dial): the flow goes on as if nothing happened.
+//
 // -echo checks the answers of an echoing agent as well, which is how the
 // example agents are tested: examples/agent and interop/ts-agent.mjs (the
 // official TypeScript SDK's agent side) stream the prompt back word by word

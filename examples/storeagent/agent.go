@@ -1,35 +1,46 @@
-// Package storeagent is an example v1 agent whose sessions live in a
-// session store (runtime/session): they survive the connection, and with a
-// durable store the process and the machine. store/examples/agent runs it
-// with -store memory|sqlite:FILE|postgres://...
+// Package storeagent is an example agent whose sessions live in a session
+// store (runtime/session): they survive the connection, and with a durable
+// store the process and the machine. store/examples/agent runs it with
+// -store memory|sqlite:FILE|postgres://..., on v1 or the v2 draft by the
+// version the client's initialize asks for (Serve).
 //
-// Each prompt turn echoes the prompt's words as agent_message_chunk updates
-// and ends with stopReason end_turn; the word "wait" holds the turn until
-// session/cancel (then a last update "stopped", and stopReason cancelled).
-// Every update the agent sends is recorded before it is written
-// (session.Recorder), with the prompt's text as user_message_chunk, so
-// session/load replays the whole conversation. session/resume restores a
-// session without replay; session/close cancels the session's running turn
-// and keeps its record; session/delete removes it; session/list lists the
-// caller's sessions from the store, in pages. Both answers carry the
-// session's turn state in _meta["acp/turnState"] (see TurnState), so a
-// client that lost a turn to a dead process learns how it ended.
+// Both versions share one runtime/session.Host: the store, who may reach a
+// session (another principal's is answered as an unknown one, -32002), the
+// turns this process runs, and the lifecycle (create, reopen, replay, close,
+// delete, fork, list). Each prompt turn echoes the prompt's words as agent
+// message chunks; the word "wait" holds the turn until session/cancel or
+// session/close. Every update the agent sends is recorded before it is
+// written (session.Recorder), the user's prompt included.
+//
+// v1 (v1.go, on gen/acp/unstable): session/load replays every recorded
+// update, then answers; session/resume restores without replay;
+// session/close cancels the running turn and keeps the record;
+// session/delete removes it; session/fork copies the record into a new
+// session; session/list pages through the caller's sessions. The load and
+// resume answers carry the session's turn state in _meta["acp/turnState"]
+// (see TurnState), so a client that lost a turn to a dead process learns
+// how it ended.
+//
+// v2 (v2.go, on gen/acp/v2/unstable): session/resume with replayFrom
+// {"type":"start"} replays the recorded messages, then sends a state_update
+// (a turn a dead process left ends idle with stopReason error), then
+// answers; without replayFrom it replays nothing. close, delete, fork and
+// list as in v1.
+//
+// Without a store (New given nil) sessions live in memory and none of the
+// store's capabilities is advertised.
 package storeagent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/acpgen/acpgen/gen/acp"
 	"github.com/acpgen/acpgen/runtime/acphttp"
+	"github.com/acpgen/acpgen/runtime/router"
 	"github.com/acpgen/acpgen/runtime/session"
 )
 
@@ -39,318 +50,67 @@ const TurnStateKey = "acp/turnState"
 
 // InterruptedReason is the reason recorded for a turn whose process died
 // before it ended, found running by a later load or resume.
-const InterruptedReason = "agent process ended during the turn"
+const InterruptedReason = session.InterruptedReason
 
-// Agent holds what every connection of one process shares: the store and
-// the turns this process runs.
+// Agent holds what every connection of one process shares.
 type Agent struct {
-	st      session.Store
-	durable bool // st is the store New was given, not a stand-in
-	log     *slog.Logger
-
-	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc // sessions with a turn in this process
+	*session.Host
+	log *slog.Logger
 }
 
 // New returns an agent over st, which it records into; a nil st (the store
-// could not be opened) serves sessions in memory and advertises none of
-// load, list, resume, close and delete.
+// could not be opened) serves sessions in memory and advertises none of the
+// store's capabilities.
 func New(st session.Store, log *slog.Logger) *Agent {
-	a := &Agent{st: st, durable: st != nil, log: log, running: map[string]context.CancelCauseFunc{}}
-	if st == nil {
-		a.st = session.NewMemory()
-	}
-	return a
+	return &Agent{Host: session.NewHost(st), log: log}
 }
 
-// Conn serves one connection.
-type Conn struct {
-	acp.UnimplementedAgentHandler
-	*Agent
-	conn *acp.AgentConn
-}
-
-// Connect makes a v1 agent connection over r (the client's output) and w.
-func (a *Agent) Connect(r io.Reader, w io.Writer, log *slog.Logger) *acp.AgentConn {
-	c := &Conn{Agent: a}
-	c.conn = acp.NewAgentConn(c, r, w, acp.ConnOptions{RPC: acp.RPCOptions{Logger: log}, Record: session.Recorder(a.st)})
-	return c.conn
-}
-
-func (c *Conn) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
-	caps := &acp.AgentCapabilities{}
-	if c.durable {
-		caps.LoadSession = new(true)
-		caps.SessionCapabilities = &acp.SessionCapabilities{
-			List: &acp.SessionListCapabilities{}, Resume: &acp.SessionResumeCapabilities{},
-			Close: &acp.SessionCloseCapabilities{}, Delete: &acp.SessionDeleteCapabilities{},
-		}
-	}
-	return &acp.InitializeResponse{
-		ProtocolVersion:   acp.CurrentProtocolVersion,
-		AgentInfo:         &acp.Implementation{Name: "acpgen-store-agent", Version: "0.1.0"},
-		AgentCapabilities: caps,
-	}, nil
-}
-
-func (c *Conn) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	var b [16]byte
-	rand.Read(b[:])
-	id := "sess-" + hex.EncodeToString(b[:])
-	info := session.Info{ID: id, Owner: acphttp.PrincipalFrom(ctx), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories}
-	if _, err := c.st.Create(ctx, info); err != nil {
-		return nil, err
-	}
-	return &acp.NewSessionResponse{SessionID: acp.SessionID(id)}, nil
-}
-
-// get returns the caller's session; another principal's is answered
-// exactly as an unknown one.
-func (c *Conn) get(ctx context.Context, id acp.SessionID) (session.Session, error) {
-	s, err := c.st.Get(ctx, string(id))
-	if errors.Is(err, session.ErrNotFound) || (err == nil && s.Owner != acphttp.PrincipalFrom(ctx)) {
-		return session.Session{}, acp.NewResourceNotFoundError(map[string]any{"sessionId": id})
-	}
-	return s, err
-}
-
-func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
-	if _, err := c.get(ctx, p.SessionID); err != nil {
-		return nil, err
-	}
-	id := string(p.SessionID)
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if err := c.startTurn(ctx, id, cancel); err != nil {
-		return nil, err
-	}
-	stop, err := c.turn(ctx, p)
-	c.endTurn(id, stop)
-	if stop == "" {
-		return nil, err
-	}
-	return &acp.PromptResponse{StopReason: acp.StopReason(stop)}, nil
-}
-
-// startTurn records the turn's start and the prompt's text, and registers
-// the turn in this process so close and delete can cancel it.
-func (c *Conn) startTurn(ctx context.Context, id string, cancel context.CancelCauseFunc) error {
-	c.mu.Lock()
-	busy := c.running[id] != nil
-	if !busy {
-		c.running[id] = cancel
-	}
-	c.mu.Unlock()
-	if busy {
-		return acp.NewInvalidParamsError(map[string]any{"sessionId": id, "reason": "a turn is running in this session"})
-	}
-	s, err := c.st.Get(ctx, id)
-	if err == nil && s.Turn.State == session.TurnRunning {
-		// Left running by a process that died: this process runs none.
-		_, err = c.st.InterruptTurn(ctx, id, InterruptedReason)
-	}
-	if err == nil {
-		_, err = c.st.StartTurn(ctx, id, nil)
-	}
-	if err != nil {
-		c.forget(id)
+// Serve runs one connection: runtime/router reads it until initialize and
+// hands it to the v1 agent or the v2 one by the requested protocol version.
+// A client that leaves before initialize is not an error.
+func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer, log *slog.Logger) error {
+	err := router.New().
+		Handle(1, func(ctx context.Context, r io.Reader, w io.Writer) error { return a.Connect(r, w, log).Run(ctx) }).
+		Handle(2, func(ctx context.Context, r io.Reader, w io.Writer) error { return a.ServeV2(ctx, r, w, log) }).
+		ServeConn(ctx, r, w)
+	if errors.Is(err, router.ErrClosed) {
+		return nil
 	}
 	return err
 }
 
-// turn runs the prompt and returns its stop reason ("" with err when it
-// failed).
-func (c *Conn) turn(ctx context.Context, p *acp.PromptRequest) (string, error) {
-	var user []acp.SessionUpdate
-	for _, b := range p.Prompt {
-		if b.Text != nil {
-			user = append(user, acp.UserMessageChunkText(b.Text.Text))
-		}
-	}
-	for _, u := range user { // the prompt is the user's, recorded for load
-		if _, err := c.st.Append(ctx, string(p.SessionID), session.Event{Kind: session.KindUpdate, Data: u.AppendJSON(nil)}); err != nil {
-			return "", err
-		}
-	}
-	sep := ""
-	for _, b := range p.Prompt {
-		if b.Text == nil {
-			continue
-		}
-		for _, w := range strings.Fields(b.Text.Text) {
-			if w == "wait" {
-				<-ctx.Done()
-				// The turn's last update, written although its context
-				// ended (see dispatch.End.Notify).
-				_ = c.say(ctx, p.SessionID, sep+"stopped")
-			}
-			if ctx.Err() != nil {
-				return string(acp.StopReasonCancelled), nil
-			}
-			if err := c.say(ctx, p.SessionID, sep+w); err != nil {
-				return "", err
-			}
-			sep = " "
-		}
-	}
-	return string(acp.StopReasonEndTurn), nil
+// ProtocolKey is the member of a stored session's _meta that names the ACP
+// major version it was created with. Its log holds that version's updates,
+// so only that version loads, resumes, forks or prompts it; a session stored
+// without it is v1's.
+const ProtocolKey = "acpgen/protocolVersion"
+
+func protocolMeta(v int) json.RawMessage { return fmt.Appendf(nil, `{%q:%d}`, ProtocolKey, v) }
+
+// VersionError answers a request of one ACP version for a session of
+// another (-32602 in both versions).
+type VersionError struct{ Session, Want int }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("the session was created with ACP version %d; this connection speaks version %d", e.Session, e.Want)
 }
 
-func (c *Conn) say(ctx context.Context, id acp.SessionID, text string) error {
-	return c.conn.SessionUpdate(ctx, &acp.SessionNotification{SessionID: id, Update: acp.AgentMessageChunkText(text)})
-}
-
-// endTurn records how the turn ended ("": it failed, recorded as
-// interrupted) and forgets it. The store is written on a context of its
-// own: the turn's may have ended.
-func (c *Conn) endTurn(id, stop string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var err error
-	if stop != "" {
-		_, err = c.st.EndTurn(ctx, id, stop)
-	} else {
-		_, err = c.st.InterruptTurn(ctx, id, "turn failed")
-	}
-	if err != nil && !errors.Is(err, session.ErrNoTurn) {
-		c.log.Warn("recording the turn's end failed", "sessionId", id, "err", err)
-	}
-	c.forget(id)
-}
-
-func (c *Conn) forget(id string) {
-	c.mu.Lock()
-	delete(c.running, id)
-	c.mu.Unlock()
-}
-
-// cancelRunning cancels the session's turn in this process, if any.
-func (c *Conn) cancelRunning(id string, why error) {
-	c.mu.Lock()
-	cancel := c.running[id]
-	c.mu.Unlock()
-	if cancel != nil {
-		cancel(why)
-	}
-}
-
-func (c *Conn) SessionCancel(ctx context.Context, p *acp.CancelNotification) {
-	// The runtime has cancelled the turn's context (dispatch.Turn).
-}
-
-// reopen makes the caller's session current with the request's roots
-// (never the stored ones: roots are not carried over) and ends a turn a dead
-// process left running. It returns the session's turn state.
-func (c *Conn) reopen(ctx context.Context, id acp.SessionID, cwd string, dirs []string) (map[string]acp.Raw, error) {
-	if _, err := c.get(ctx, id); err != nil {
-		return nil, err
-	}
-	if dirs == nil {
-		dirs = []string{}
-	}
-	s, err := c.st.Update(ctx, string(id), session.Change{Cwd: &cwd, AdditionalDirectories: dirs, Reopen: true})
+// own returns the caller's session (session.ErrNotFound for an unknown one
+// or another principal's) when it was created with ACP version v, a
+// *VersionError otherwise.
+func (a *Agent) own(ctx context.Context, id string, v int) (session.Session, error) {
+	s, err := a.Get(ctx, acphttp.PrincipalFrom(ctx), id)
 	if err != nil {
-		return nil, err
+		return s, err
 	}
-	c.mu.Lock()
-	here := c.running[string(id)] != nil
-	c.mu.Unlock()
-	if s.Turn.State == session.TurnRunning && !here {
-		if _, err := c.st.InterruptTurn(ctx, string(id), InterruptedReason); err != nil && !errors.Is(err, session.ErrNoTurn) {
-			return nil, err
-		}
-		if s, err = c.st.Get(ctx, string(id)); err != nil {
-			return nil, err
-		}
+	var m map[string]json.RawMessage
+	json.Unmarshal(s.Meta, &m)
+	got := 1
+	json.Unmarshal(m[ProtocolKey], &got)
+	if got != v {
+		return s, &VersionError{Session: got, Want: v}
 	}
-	b, err := json.Marshal(TurnStateOf(s.Turn))
-	return map[string]acp.Raw{TurnStateKey: b}, err
-}
-
-// SessionLoad replays the recorded conversation, then answers.
-func (c *Conn) SessionLoad(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
-	meta, err := c.reopen(ctx, p.SessionID, p.Cwd, p.AdditionalDirectories)
-	if err != nil {
-		return nil, err
-	}
-	replay := session.Unrecorded(ctx)
-	n, err := session.Replay(ctx, c.st, string(p.SessionID), func(raw json.RawMessage) error {
-		var u acp.SessionUpdate
-		if err := u.UnmarshalJSON(raw); err != nil {
-			return err
-		}
-		return c.conn.SessionUpdate(replay, &acp.SessionNotification{SessionID: p.SessionID, Update: u})
-	})
-	if err != nil {
-		return nil, err
-	}
-	c.log.Info("session loaded", "sessionId", p.SessionID, "replayed", n)
-	return &acp.LoadSessionResponse{Meta: meta}, nil
-}
-
-// SessionResume restores the session without replay.
-func (c *Conn) SessionResume(ctx context.Context, p *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
-	meta, err := c.reopen(ctx, p.SessionID, p.Cwd, p.AdditionalDirectories)
-	if err != nil {
-		return nil, err
-	}
-	return &acp.ResumeSessionResponse{Meta: meta}, nil
-}
-
-// errClosed ends a turn whose session was closed or deleted.
-var errClosed = errors.New("session closed")
-
-// SessionClose cancels the session's running turn and keeps its record.
-func (c *Conn) SessionClose(ctx context.Context, p *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
-	if _, err := c.get(ctx, p.SessionID); err != nil {
-		return nil, err
-	}
-	c.cancelRunning(string(p.SessionID), errClosed)
-	if _, err := c.st.CloseSession(ctx, string(p.SessionID)); err != nil {
-		return nil, err
-	}
-	return &acp.CloseSessionResponse{}, nil
-}
-
-// SessionDelete cancels the session's running turn and removes it.
-func (c *Conn) SessionDelete(ctx context.Context, p *acp.DeleteSessionRequest) (*acp.DeleteSessionResponse, error) {
-	if _, err := c.get(ctx, p.SessionID); err != nil {
-		return nil, err
-	}
-	c.cancelRunning(string(p.SessionID), errClosed)
-	if err := c.st.Delete(ctx, string(p.SessionID)); err != nil {
-		return nil, err
-	}
-	return &acp.DeleteSessionResponse{}, nil
-}
-
-// SessionList lists the caller's sessions from the store, one page at a
-// time.
-func (c *Conn) SessionList(ctx context.Context, p *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
-	q := session.Query{Owner: acphttp.PrincipalFrom(ctx), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories}
-	if p.Cursor != nil {
-		q.Cursor = *p.Cursor
-	}
-	page, err := c.st.List(ctx, q)
-	if errors.Is(err, session.ErrBadCursor) {
-		return nil, acp.NewInvalidParamsError(map[string]any{"pointer": "/cursor"})
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
-	for _, s := range page.Sessions {
-		updated := s.Updated.Format(time.RFC3339Nano)
-		info := acp.SessionInfo{SessionID: acp.SessionID(s.ID), Cwd: s.Cwd, AdditionalDirectories: s.AdditionalDirectories, UpdatedAt: &updated}
-		if s.Title != "" {
-			info.Title = &s.Title
-		}
-		out.Sessions = append(out.Sessions, info)
-	}
-	if page.NextCursor != "" {
-		out.NextCursor = &page.NextCursor
-	}
-	return out, nil
+	return s, nil
 }
 
 // TurnState is the value of _meta["acp/turnState"] on the load and resume

@@ -23,6 +23,7 @@ type client struct {
 	conn    *acp.ClientConn
 	mu      sync.Mutex
 	updates []string
+	hangup  func() // ends the connection, as a dropped socket does
 }
 
 func (c *client) SessionUpdate(_ context.Context, p *acp.SessionNotification) {
@@ -59,7 +60,8 @@ func connect(t *testing.T, a *storeagent.Agent) (*client, *acp.InitializeRespons
 	wg.Add(2)
 	go func() { defer wg.Done(); ac.Run(runCtx) }()
 	go func() { defer wg.Done(); c.conn.Run(runCtx) }()
-	t.Cleanup(func() { stop(); cw.Close(); aw.Close(); wg.Wait() })
+	c.hangup = func() { stop(); cw.Close(); aw.Close(); wg.Wait() }
+	t.Cleanup(c.hangup)
 	res, err := c.conn.Initialize(ctx, &acp.InitializeRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +194,17 @@ func TestCloseCancelsTurnKeepsRecordDeleteRemoves(t *testing.T) {
 	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionID != id {
 		t.Fatalf("list after close: %+v, %v", list, err)
 	}
+	_, err = c.conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: id, Prompt: []acp.ContentBlock{acp.TextBlock("after")}})
+	var closed *acp.RPCError
+	if !errors.As(err, &closed) || closed.Code != -32602 {
+		t.Errorf("prompt in a closed session: %v, want -32602", err)
+	}
+	if _, err := c.conn.SessionResume(ctx, &acp.ResumeSessionRequest{SessionID: id, Cwd: "/work"}); err != nil {
+		t.Fatal(err)
+	}
+	if prompt(t, c, id, "reopened") != acp.StopReasonEndTurn {
+		t.Error("a turn after resume reopened the session did not run")
+	}
 	if _, err := c.conn.SessionDelete(ctx, &acp.DeleteSessionRequest{SessionID: id}); err != nil {
 		t.Fatal(err)
 	}
@@ -244,5 +257,41 @@ func TestListPages(t *testing.T) {
 	}
 	if len(want) != 0 || pages != 2 {
 		t.Errorf("%d sessions not listed, %d pages", len(want), pages)
+	}
+}
+
+// A v1 turn is its prompt request's: a connection that ends mid-turn
+// cancels it, recorded with stopReason cancelled, which the next load
+// reports.
+func TestTurnEndsWithItsConnection(t *testing.T) {
+	st := session.NewMemory()
+	a := storeagent.New(st, slog.New(slog.DiscardHandler))
+	c, _ := connect(t, a)
+	id := newSession(t, c)
+	go c.conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: id, Prompt: []acp.ContentBlock{acp.TextBlock("wait")}})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if s, _ := st.Get(ctx, string(id)); s.Turn.State == session.TurnRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn did not start")
+		}
+	}
+	c.hangup()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if s, _ := st.Get(ctx, string(id)); s.Turn.State != session.TurnRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn outlived its connection")
+		}
+	}
+	c2, _ := connect(t, a)
+	res, err := c2.conn.SessionLoad(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: "/work", MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := turnState(t, res.Meta); s.State != "idle" || s.StopReason != "cancelled" {
+		t.Errorf("turn state %+v, want idle cancelled", s)
 	}
 }

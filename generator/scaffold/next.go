@@ -71,7 +71,7 @@ func (st *Starter) printModuleSteps(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", st.requireAcpgen())
 		st.printRequireStore(w)
 		fmt.Fprintf(w, "  go mod tidy\n")
-	case d.Module == "" && d.Store != "":
+	case d.Module == "" && (d.Store != "" || d.MCP):
 		st.printRequireStore(w)
 		fmt.Fprintf(w, "  go mod tidy\n")
 	case d.Module != "":
@@ -79,23 +79,31 @@ func (st *Starter) printModuleSteps(w io.Writer) {
 	}
 }
 
-// printRequireStore prints the command that adds the store module to a
-// module whose go.mod the starter did not write, when it keeps sessions in
-// a store: as acpgen is required (its version, else its checkout's store/).
+// printRequireStore prints the commands that add acpgen's nested modules
+// the starter uses (the store module when it keeps sessions in a store, the
+// mcp module when it takes MCP servers over ACP) to a module whose go.mod
+// the starter did not write: as acpgen is required (its version, else its
+// checkout's folder of the module).
 func (st *Starter) printRequireStore(w io.Writer) {
-	if st.Data.Store == "" {
-		return
+	var nested [][2]string
+	if st.Data.Store != "" {
+		nested = append(nested, [2]string{StoreModule, "store"})
+	}
+	if st.Data.MCP {
+		nested = append(nested, [2]string{MCPModule, "mcp"})
 	}
 	req := st.requireAcpgen()
-	if v := st.Install.Version; v != "" {
-		fmt.Fprintf(w, "  go get %s@%s\n", StoreModule, v)
-		return
+	for _, n := range nested {
+		if v := st.Install.Version; v != "" {
+			fmt.Fprintf(w, "  go get %s@%s\n", n[0], v)
+			continue
+		}
+		dir, note, _ := strings.Cut(strings.TrimPrefix(req, "go mod edit -require="+generator.Module+"@v0.0.0 -replace="+generator.Module+"="), "   #")
+		if note != "" {
+			note = "   #" + note
+		}
+		fmt.Fprintf(w, "  go mod edit -require=%s@v0.0.0 -replace=%s=%s%s\n", n[0], n[0], filepath.Join(dir, n[1]), note)
 	}
-	dir, note, _ := strings.Cut(strings.TrimPrefix(req, "go mod edit -require="+generator.Module+"@v0.0.0 -replace="+generator.Module+"="), "   #")
-	if note != "" {
-		note = "   #" + note
-	}
-	fmt.Fprintf(w, "  go mod edit -require=%s@v0.0.0 -replace=%s=%s%s\n", StoreModule, StoreModule, filepath.Join(dir, "store"), note)
 }
 
 // requireAcpgen is the go command that adds acpgen to the module, as this

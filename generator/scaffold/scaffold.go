@@ -55,6 +55,7 @@ type Options struct {
 	Replace       string // --replace
 	HTTP          bool   // --http
 	Store         string // --store: "", or a key of StoreDefaults
+	MCP           bool   // --mcp
 	Install       Install
 }
 
@@ -101,6 +102,14 @@ func Write(o Options) (*Starter, error) {
 		}
 		st.Data.Store = spec
 	}
+	if o.MCP {
+		if o.Kind != "agent" {
+			return nil, fmt.Errorf("--mcp applies to agents")
+		}
+		// mcp/message is the unstable channel's.
+		o.Unstable = o.Unstable || o.Import == ""
+		st.Data.MCP = true
+	}
 	if !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`).MatchString(st.Data.Name) {
 		return nil, fmt.Errorf("--out %s: the folder's name %q is not a usable program name (letters, digits, '.', '_', '-')", o.Out, st.Data.Name)
 	}
@@ -145,7 +154,10 @@ func (st *Starter) moduleData(o Options) error {
 	if req.Version != "" {
 		d.Require = append(d.Require, req)
 		if d.Store != "" {
-			d.Require = append(d.Require, storeRequirement(req))
+			d.Require = append(d.Require, nestedRequirement(req, StoreModule, "store"))
+		}
+		if d.MCP {
+			d.Require = append(d.Require, nestedRequirement(req, MCPModule, "mcp"))
 		}
 	}
 	// A package generated inside a local module: the starter requires
@@ -156,22 +168,27 @@ func (st *Starter) moduleData(o Options) error {
 	return nil
 }
 
-// storeRequirement is the store module's requirement beside acpgen's req:
-// the same version, and its folder in a replaced checkout.
-func storeRequirement(req templates.Requirement) templates.Requirement {
-	r := templates.Requirement{Path: StoreModule, Version: req.Version}
+// nestedRequirement is the requirement of acpgen's nested module (in the
+// folder dir of a checkout) beside acpgen's req: the same version, and its
+// folder in a replaced checkout.
+func nestedRequirement(req templates.Requirement, module, dir string) templates.Requirement {
+	r := templates.Requirement{Path: module, Version: req.Version}
 	if req.Replace != "" && !strings.Contains(req.Replace, " ") {
-		dir, err := strconv.Unquote(req.Replace)
+		checkout, err := strconv.Unquote(req.Replace)
 		if err != nil {
-			dir = req.Replace
+			checkout = req.Replace
 		}
-		r.Replace = goModString(filepath.Join(dir, "store"))
+		r.Replace = goModString(filepath.Join(checkout, dir))
 	}
 	return r
 }
 
-// StoreModule is the nested module of the session stores.
-const StoreModule = generator.Module + "/store"
+// The nested modules a starter may require besides acpgen: the session
+// stores (--store) and MCP over ACP (--mcp).
+const (
+	StoreModule = generator.Module + "/store"
+	MCPModule   = generator.Module + "/mcp"
+)
 
 // writeNew writes files into out, never replacing one.
 func writeNew(out string, files map[string][]byte) error {

@@ -29,6 +29,15 @@ func rootRequires(t *testing.T) []string {
 	return out
 }
 
+// OpenTelemetry lives in the otel module.
+func TestMainModuleRequiresNoOpenTelemetry(t *testing.T) {
+	for _, p := range rootRequires(t) {
+		if strings.HasPrefix(p, "go.opentelemetry.io/") {
+			t.Errorf("go.mod requires %s; OpenTelemetry belongs in the otel module", p)
+		}
+	}
+}
+
 // The official MCP SDK lives in the mcp module (MCP over ACP).
 func TestMainModuleRequiresNoMCPSDK(t *testing.T) {
 	for _, p := range rootRequires(t) {

@@ -275,14 +275,22 @@ func (s *Server) shedStalled() {
 	now := time.Now()
 	s.mu.Lock()
 	var stalled []*streamConn
+	var gone []*wsConn
 	for _, sc := range s.conns {
 		if sc.stream != nil && sc.stream.stalled(now) {
 			stalled = append(stalled, sc.stream)
+		}
+		if sc.ws != nil && sc.ws.stalled(now) {
+			gone = append(gone, sc.ws)
 		}
 	}
 	s.mu.Unlock()
 	for _, c := range stalled {
 		s.log.Warn("acphttp: closing connection whose client stopped reading", "connection", c.id)
+		c.shut(errStalled)
+	}
+	for _, c := range gone {
+		s.log.Warn("acphttp: closing WebSocket connection whose client did not come back", "connection", c.id)
 		c.shut(errStalled)
 	}
 }

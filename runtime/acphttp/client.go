@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -157,14 +158,27 @@ func (l *httpLink) httpError(op string, resp *http.Response) *HTTPError {
 	return &HTTPError{Op: op, Status: resp.StatusCode, Body: string(b)}
 }
 
-func (l *httpLink) post(id, session string, body []byte) (*http.Response, error) {
+func (l *httpLink) post(id, session string, body []byte, retry bool) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(l.ctx, http.MethodPost, l.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	l.setHeaders(req, id, session)
 	req.Header.Set("Content-Type", "application/json")
+	if retry {
+		req.Header.Set(HeaderRetry, "1")
+	}
 	return l.hc.Do(req)
+}
+
+// resendsPosts reports whether a POST that failed in transit is sent
+// again: the server numbers its streams (so it also recognises a request
+// sent twice) and resumption is on.
+func (l *httpLink) resendsPosts() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.positions[""]
+	return l.resumeFor >= 0 && p != nil && p.last != ""
 }
 
 // maxRetryWait bounds the time one message may spend waiting out 503
@@ -173,11 +187,35 @@ func (l *httpLink) post(id, session string, body []byte) (*http.Response, error)
 const maxRetryWait = DefaultStallTimeout
 
 // postRetrying posts body, and again after the delay of each 503 answer that
-// carries Retry-After, until maxRetryWait has passed.
+// carries Retry-After, until maxRetryWait has passed. A POST that fails in
+// transit (the connection cut) is sent again, marked Acp-Retry, with
+// backoff and jitter for ResumeFor, when resendsPosts.
 func (l *httpLink) postRetrying(id, session string, body []byte) (*http.Response, error) {
 	deadline := time.Now().Add(maxRetryWait)
+	var resend time.Time
+	wait := resumeBackoffMin
+	retry := false
 	for {
-		resp, err := l.post(id, session, body)
+		resp, err := l.post(id, session, body, retry)
+		if err != nil && l.ctx.Err() == nil && l.resendsPosts() {
+			if resend.IsZero() {
+				resend = time.Now().Add(l.resumeFor)
+			}
+			d := wait/2 + rand.N(wait/2+1)
+			if time.Now().Add(d).Before(resend) {
+				l.log.Debug("acphttp: POST failed in transit; sending it again", "err", err)
+				t := time.NewTimer(d)
+				select {
+				case <-t.C:
+				case <-l.ctx.Done():
+					t.Stop()
+					return nil, errConnClosed
+				}
+				wait = min(wait*2, resumeBackoffMax)
+				retry = true
+				continue
+			}
+		}
 		if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
 			return resp, err
 		}
@@ -328,7 +366,7 @@ func (l *httpLink) initialize(p *peek, body []byte) error {
 	if !p.isRequest() || p.method() != methodInitialize {
 		return errors.New("acphttp: the first message on Streamable HTTP must be initialize")
 	}
-	resp, err := l.post("", "", body)
+	resp, err := l.post("", "", body, false)
 	if err != nil {
 		l.fail(err)
 		return err

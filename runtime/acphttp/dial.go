@@ -10,8 +10,6 @@ import (
 	"net/url"
 	"os"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 // DialOptions configure Dial; the zero value is usable.
@@ -36,11 +34,12 @@ type DialOptions struct {
 	// StallTimeout bounds how long a write may wait for the server.
 	// Default DefaultStallTimeout.
 	StallTimeout time.Duration
-	// ResumeFor is how long the Streamable HTTP client tries to resume an
-	// event stream that dropped (GET with Last-Event-ID, with backoff and
-	// jitter) before it gives up with a *ResumeError. Default
-	// DefaultResumeFor; negative: never resume (a dropped stream fails as
-	// it did before resumption existed).
+	// ResumeFor is how long the client tries to resume a Streamable HTTP
+	// event stream (GET with Last-Event-ID) or a WebSocket connection (a
+	// new socket sending stream/resume) that dropped, with backoff and
+	// jitter, before it gives up with a *ResumeError. Default
+	// DefaultResumeFor; negative: never resume (a dropped stream or socket
+	// ends the connection).
 	ResumeFor time.Duration
 	// Logger receives the transport's logs. Default: text on os.Stderr.
 	Logger *slog.Logger
@@ -119,16 +118,4 @@ func withScheme(u *url.URL, ws bool) string {
 		v.Scheme = "https"
 	}
 	return v.String()
-}
-
-func dialWS(ctx context.Context, u *url.URL, o DialOptions) (*Conn, error) {
-	ws, resp, err := websocket.Dial(ctx, withScheme(u, true), &websocket.DialOptions{HTTPClient: o.HTTPClient, HTTPHeader: o.Header})
-	if err != nil {
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			return nil, &HTTPError{Op: "WebSocket upgrade", Status: resp.StatusCode}
-		}
-		return nil, fmt.Errorf("acphttp: WebSocket dial: %w", err)
-	}
-	l := newWSLink(ws, o.MaxMessage, o.StallTimeout, 0, o.Logger)
-	return &Conn{l: l, profile: WebSocket, id: resp.Header.Get(HeaderConnectionID)}, nil
 }

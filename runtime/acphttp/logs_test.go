@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -68,8 +69,9 @@ func TestNonTextFrameWarningsRateLimited(t *testing.T) {
 	}
 }
 
-// A client that closes its connection, or drops it, with a request in
-// flight is an ordinary end: nothing at WARN or ERROR.
+// A client that closes its connection, or drops it (a WebSocket then ends
+// when IdleTimeout passes without a resume), with a request in flight is
+// an ordinary end: nothing at WARN or ERROR.
 func TestOrdinaryDisconnectNotLogged(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -77,7 +79,7 @@ func TestOrdinaryDisconnectNotLogged(t *testing.T) {
 		drop    func(c *Conn)
 	}{
 		{"websocket-close", WebSocket, func(c *Conn) { c.Close() }},
-		{"websocket-drop", WebSocket, func(c *Conn) { c.l.(*wsLink).c.CloseNow() }},
+		{"websocket-drop", WebSocket, func(c *Conn) { c.l.(*wsClient).cut() }},
 		{"streamable-http-delete", StreamableHTTP, func(c *Conn) { c.Close() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,9 +90,9 @@ func TestOrdinaryDisconnectNotLogged(t *testing.T) {
 				inner.conn = jsonrpc.NewConn(c, c, drainHandler{a, inner}, jsonrpc.Options{Logger: logs.logger()})
 				return inner.conn.Run(ctx)
 			}
-			s := NewServer(serve, Options{Logger: logs.logger()})
+			s := NewServer(serve, Options{Logger: logs.logger(), IdleTimeout: 200 * time.Millisecond})
 			url := startServer(t, s)
-			rpc, _, c := dialRPC(t, url, DialOptions{Profile: tc.profile})
+			rpc, _, c := dialRPC(t, url, DialOptions{Profile: tc.profile, ResumeFor: -1})
 			callAsync(rpc, "wait")
 			receive(t, a.started, "handler start")
 			tc.drop(c)

@@ -119,9 +119,6 @@ func (s *Server) use(id, principal string) (*streamConn, int) {
 }
 
 func (o *Options) budgetDefaults() {
-	if o.MaxPendingConnections <= 0 {
-		o.MaxPendingConnections = DefaultMaxPendingConnections
-	}
 	if o.InitTimeout <= 0 {
 		o.InitTimeout = DefaultInitTimeout
 	}

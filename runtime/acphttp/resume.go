@@ -92,43 +92,84 @@ func (o *Options) retainDefaults() {
 	}
 }
 
-// retainLocked keeps a delivered message in box's log, within
-// RetainMessages and the server's MaxRetained: a message that does not fit
-// evicts the box's oldest ones, and if it still does not fit the log is
-// emptied (a resume from before it is then refused as expired). Called with
-// c.mu held.
+// retainLocked keeps a delivered message in box's log (see outbox.retain),
+// unless the connection is gone. Called with c.mu held.
 func (c *streamConn) retainLocked(box *outbox, e entry) {
-	if c.s.o.RetainMessages < 0 || c.logsGone {
+	if c.logsGone {
 		box.floor = e.n
 		return
 	}
+	box.retain(c.s, e)
+}
+
+// evictLocked drops box's oldest retained message. Called with c.mu held.
+func (c *streamConn) evictLocked(box *outbox) { box.evict(c.s) }
+
+// retain keeps a delivered message in b's log, within RetainMessages and
+// the server's MaxRetained: a message that does not fit evicts the box's
+// oldest ones, and if it still does not fit the log is emptied (a resume
+// from before it is then refused as expired). Both profiles' streams keep
+// their logs so.
+func (b *outbox) retain(s *Server, e entry) {
+	if s.o.RetainMessages < 0 {
+		b.floor = e.n
+		return
+	}
 	n := int64(len(e.msg)) + retainOverhead
-	for !c.s.budget.retain(n) {
-		if len(box.log) == 0 {
-			box.floor = e.n
+	for !s.budget.retain(n) {
+		if len(b.log) == 0 {
+			b.floor = e.n
 			return
 		}
-		c.evictLocked(box)
+		b.evict(s)
 	}
-	box.log = append(box.log, e)
-	box.logBytes += n
-	for len(box.log) > c.s.o.RetainMessages {
-		c.evictLocked(box)
+	b.log = append(b.log, e)
+	b.logBytes += n
+	for len(b.log) > s.o.RetainMessages {
+		b.evict(s)
 	}
 }
 
-// evictLocked drops box's oldest retained message.
-func (c *streamConn) evictLocked(box *outbox) {
-	e := box.log[0]
-	box.log[0] = entry{}
-	box.log = box.log[1:]
-	if len(box.log) == 0 {
-		box.log = nil
+// evict drops b's oldest retained message.
+func (b *outbox) evict(s *Server) {
+	e := b.log[0]
+	b.log[0] = entry{}
+	b.log = b.log[1:]
+	if len(b.log) == 0 {
+		b.log = nil
 	}
-	box.floor = e.n
+	b.floor = e.n
 	n := int64(len(e.msg)) + retainOverhead
-	box.logBytes -= n
-	c.s.budget.unretain(n)
+	b.logBytes -= n
+	s.budget.unretain(n)
+}
+
+// trim drops what b has retained longer than RetainFor.
+func (b *outbox) trim(s *Server, now time.Time) {
+	for len(b.log) > 0 && now.Sub(b.log[0].at) > s.o.RetainFor {
+		b.evict(s)
+	}
+}
+
+// dropLog gives back everything b retains.
+func (b *outbox) dropLog(s *Server) {
+	for len(b.log) > 0 {
+		b.evict(s)
+	}
+}
+
+// after returns what b delivered after cursor, or the reason a resume from
+// it is refused (ResumeUnknown, ResumeExpired).
+func (b *outbox) after(cursor string) ([]entry, string) {
+	n, ok := parseCursor(b.tag, cursor)
+	switch {
+	case !ok || n > b.sent:
+		return nil, ResumeUnknown
+	case n < b.floor:
+		return nil, ResumeExpired
+	}
+	// The log holds floor+1 .. sent, contiguous.
+	return append([]entry(nil), b.log[n-b.floor:]...), ""
 }
 
 // trimLogs drops what has been retained longer than RetainFor and forgets
@@ -137,9 +178,7 @@ func (c *streamConn) trimLogs(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, b := range append([]*outbox{c.conn}, mapValues(c.sessions)...) {
-		for len(b.log) > 0 && now.Sub(b.log[0].at) > c.s.o.RetainFor {
-			c.evictLocked(b)
-		}
+		b.trim(c.s, now)
 	}
 	for s, b := range c.sessions {
 		if !b.leased && len(b.q) == 0 && len(b.log) == 0 {
@@ -179,9 +218,7 @@ func (c *streamConn) dropLogs() {
 func (c *streamConn) dropLogsLocked() {
 	c.logsGone = true
 	for _, b := range append([]*outbox{c.conn}, mapValues(c.sessions)...) {
-		for len(b.log) > 0 {
-			c.evictLocked(b)
-		}
+		b.dropLog(c.s)
 	}
 }
 
@@ -196,17 +233,18 @@ func (c *streamConn) resumeLocked(box *outbox, cursor string) ([]entry, string) 
 		}
 		return nil, ResumeUnknown
 	}
-	n, ok := parseCursor(box.tag, cursor)
-	switch {
-	case !ok || n > box.sent:
-		return nil, ResumeUnknown
-	case n < box.floor:
-		return nil, ResumeExpired
-	case box.leased:
+	replay, reason := box.after(cursor)
+	if reason == "" && box.leased {
+		// The receiver may be a dropped GET the server has not seen end
+		// (a proxy holds its side open while the stream is silent): a
+		// write to it now shows whether it is still there.
+		select {
+		case box.probe <- struct{}{}:
+		default:
+		}
 		return nil, ResumeInUse
 	}
-	// The log holds floor+1 .. sent, contiguous.
-	return append([]entry(nil), box.log[n-box.floor:]...), ""
+	return replay, reason
 }
 
 // refuseResume answers a resume GET with 409 and a JSON reason.

@@ -42,11 +42,14 @@ type ResumeError struct {
 	Cursor  string // the last cursor received
 	Reason  string
 	Err     error
+	ws      bool // a WebSocket connection's resume
 }
 
 func (e *ResumeError) Error() string {
 	what := "the connection's event stream"
-	if e.Session != "" {
+	if e.ws {
+		what = "the WebSocket connection"
+	} else if e.Session != "" {
 		what = fmt.Sprintf("the event stream of session %q", e.Session)
 	}
 	if e.Reason != "" {

@@ -173,10 +173,12 @@ type Options struct {
 	// MaxConnections bounds the open connections of both profiles that are
 	// in use (a WebSocket past initialize, a Streamable HTTP connection past
 	// its first request after initialize); past it new ones are answered
-	// 503. Default DefaultMaxConnections.
+	// 503. Default: a quarter of the process's file descriptor limit (as
+	// for MaxStreams), at least 16 and at most DefaultMaxConnections.
 	MaxConnections int
 	// MaxPendingConnections bounds the connections not in use yet, outside
-	// MaxConnections; past it the oldest is closed. Default
+	// MaxConnections; past it the oldest is closed. Default: an eighth of
+	// the file descriptor limit, at least 16 and at most
 	// DefaultMaxPendingConnections.
 	MaxPendingConnections int
 	// InitTimeout closes a connection not in use that long after it opened.
@@ -222,6 +224,15 @@ type Options struct {
 	// does not fit evicts its stream's oldest ones, or is not kept (a resume
 	// from before it is refused). Default MaxServerBuffered/4.
 	MaxRetained int
+	// ResumeState, when set, returns the messages that tell a client which
+	// has just resumed a stream the current state of what the stream
+	// carries: for a WebSocket connection or a Streamable HTTP connection's
+	// event stream (session "") those of the connection's sessions, for a
+	// session's event stream (session its id) that session's. They are
+	// sent after the replay and the output held meanwhile, numbered as any
+	// other message. acphttp cannot know them: the agent does (v2's
+	// session/update state_update; v1 has none).
+	ResumeState func(c *Conn, session string) [][]byte
 	// Logger receives the transport's logs. Default: text on os.Stderr.
 	Logger *slog.Logger
 }
@@ -233,10 +244,13 @@ const (
 	DefaultStallTimeout        = 60 * time.Second
 	DefaultIdleTimeout         = 5 * time.Minute
 	DefaultPingInterval        = 30 * time.Second
-	DefaultMaxConnections      = 1024
-	// DefaultMaxPendingConnections matches DefaultMaxConnections: a client
-	// is in the pool for the round trips between its upgrade or initialize
-	// and its first message or request.
+	// DefaultMaxConnections caps MaxConnections' default: 10,000 idle
+	// WebSocket connections take about 400 MiB of the server's memory
+	// (bench/netload; docs/transports-and-security.md).
+	DefaultMaxConnections = 10000
+	// DefaultMaxPendingConnections caps MaxPendingConnections' default: a
+	// client is in the pool only for the round trips between its upgrade
+	// or initialize and its first message or request.
 	DefaultMaxPendingConnections = 1024
 	DefaultInitTimeout           = 10 * time.Second
 	// DefaultMaxServerBuffered is 16 messages of DefaultMaxMessage: input
@@ -271,11 +285,8 @@ func (o *Options) defaults() {
 	if o.PingInterval <= 0 {
 		o.PingInterval = DefaultPingInterval
 	}
-	if o.MaxConnections <= 0 {
-		o.MaxConnections = DefaultMaxConnections
-	}
 	o.budgetDefaults()
-	o.streamDefaults()
+	o.fdDefaults()
 	o.retainDefaults()
 	if o.SessionMethods == nil {
 		o.SessionMethods = defaultSessionMethods
@@ -310,9 +321,14 @@ type Server struct {
 type serverConn struct {
 	principal string
 	stream    *streamConn // nil for a WebSocket
-	kill      func()      // closes the transport at Close
-	cancel    context.CancelFunc
-	pooled    pooled
+	ws        *wsConn     // nil for Streamable HTTP
+	// gate, when set, runs before the ServeFunc: false means the
+	// connection is not to be served (a WebSocket whose first message
+	// resumed another connection, or was refused).
+	gate   func() bool
+	kill   func() // closes the transport at Close
+	cancel context.CancelFunc
+	pooled pooled
 	// away, when set, marks the transport as closing for a shutdown (a
 	// WebSocket closes with 1001), before it drains.
 	away  func()
@@ -550,6 +566,13 @@ func (s *Server) open(c *Conn, sc *serverConn) error {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
+		if sc.gate != nil && !sc.gate() {
+			s.mu.Lock()
+			delete(s.conns, c.id)
+			s.leavePool(sc)
+			s.mu.Unlock()
+			return
+		}
 		err := s.serve(ctx, c)
 		s.logEnd(c, err, ctx)
 		c.closeEnded(err, ctx)

@@ -188,27 +188,51 @@ func dialInitialized(t *testing.T, url string) *websocket.Conn {
 	return ws
 }
 
-// A connection whose ServeFunc reads without a jsonrpc.Conn (a router
-// waiting for initialize) has nothing to drain: Shutdown closes it at once,
-// a WebSocket with 1001.
+// A connection on which no jsonrpc.Conn runs has nothing to drain:
+// Shutdown closes it at once, a WebSocket with 1001. Before its first
+// message a WebSocket runs no ServeFunc (the message decides between a new
+// connection and a resume); after it, the ServeFunc here reads without a
+// jsonrpc.Conn, as a router waiting for initialize would.
 func TestShutdownClosesConnectionsBeforeInitialize(t *testing.T) {
-	reading := make(chan struct{}, 1)
-	s := NewServer(func(ctx context.Context, c *Conn) error {
-		reading <- struct{}{}
-		_, err := c.ReadMessage()
-		return err
-	}, Options{Logger: quiet()})
-	url := startServer(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), guard)
-	defer cancel()
-	ws := rawWebSocket(t, ctx, url)
-	receive(t, reading, "the ServeFunc")
-	wsErr := make(chan error, 1)
-	go func() { _, _, err := ws.Read(ctx); wsErr <- err }() // reading answers the close handshake
-	if err := s.Shutdown(ctx); err != nil {
-		t.Fatalf("Shutdown: %v", err)
+	for _, send := range []bool{false, true} {
+		reading := make(chan struct{}, 1)
+		s := NewServer(func(ctx context.Context, c *Conn) error {
+			reading <- struct{}{}
+			for {
+				if _, err := c.ReadMessage(); err != nil {
+					return err
+				}
+			}
+		}, Options{Logger: quiet()})
+		url := startServer(t, s)
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		ws := rawWebSocket(t, ctx, url)
+		if send {
+			ws.Write(ctx, websocket.MessageText, []byte(initBody))
+			receive(t, reading, "the ServeFunc")
+		} else {
+			for !s.has(onlyConn(s)) {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		wsErr := make(chan error, 1)
+		go func() { _, _, err := ws.Read(ctx); wsErr <- err }() // reading answers the close handshake
+		if err := s.Shutdown(ctx); err != nil {
+			t.Fatalf("Shutdown: %v", err)
+		}
+		if err := receive(t, wsErr, "the close"); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+			t.Errorf("WebSocket (initialize sent: %v): %v, want close 1001", send, err)
+		}
 	}
-	if err := receive(t, wsErr, "the close"); websocket.CloseStatus(err) != websocket.StatusGoingAway {
-		t.Errorf("WebSocket: %v, want close 1001", err)
+}
+
+// onlyConn returns the id of one open connection of s, or "".
+func onlyConn(s *Server) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.conns {
+		return id
 	}
+	return ""
 }

@@ -23,6 +23,7 @@ import (
 type streamConn struct {
 	s         *Server
 	sc        *serverConn
+	front     *Conn // what the ServeFunc runs on
 	id        string
 	principal string
 	in        chan []byte   // to the agent's reader; unbuffered
@@ -47,10 +48,16 @@ type streamConn struct {
 	charged   int64               // what the queued output holds of the server's budget
 	since     time.Time           // when output was last taken, or the queue last filled from empty
 	progress  chan struct{}       // closed and replaced when output is taken or the connection ends
-	initID    string
-	initResp  chan []byte // the answer to initialize, taken by the POST that sent it
-	active    int         // open GETs and POSTs
-	last      time.Time   // when active last dropped to 0
+	// deliver is held while a request is checked against delivered and
+	// handed to the agent; delivered holds the ids of the latest requests
+	// handed over, so that one POSTed again (Acp-Retry) is not run twice.
+	deliver        chan struct{}
+	delivered      map[string]struct{}
+	deliveredOrder []string
+	initID         string
+	initResp       chan []byte // the answer to initialize, taken by the POST that sent it
+	active         int         // open GETs and POSTs
+	last           time.Time   // when active last dropped to 0
 }
 
 // outbox is one event stream's queue and the log of what it delivered,
@@ -60,6 +67,7 @@ type outbox struct {
 	leased bool
 	parked bool          // counted in streamConn.parked
 	wake   chan struct{} // cap 1: something changed for the receiver
+	probe  chan struct{} // cap 1: a resume found the stream in use
 
 	tag      string  // the stream's part of its cursors
 	next     uint64  // the last cursor number given to a message
@@ -69,7 +77,9 @@ type outbox struct {
 	logBytes int64   // what log holds of Options.MaxRetained
 }
 
-func newOutbox() *outbox { return &outbox{wake: make(chan struct{}, 1), tag: newStreamTag()} }
+func newOutbox() *outbox {
+	return &outbox{wake: make(chan struct{}, 1), probe: make(chan struct{}, 1), tag: newStreamTag()}
+}
 
 func (b *outbox) signal() {
 	select {
@@ -87,16 +97,18 @@ var (
 func newStreamConn(s *Server, id, principal string) *streamConn {
 	return &streamConn{
 		s: s, id: id, principal: principal,
-		in:       make(chan []byte),
-		ended:    make(chan struct{}),
-		conn:     newOutbox(),
-		sessions: map[string]*outbox{},
-		routes:   map[string]string{},
-		back:     map[string]string{},
-		known:    map[string]struct{}{},
-		named:    map[string]string{},
-		progress: make(chan struct{}),
-		last:     time.Now(),
+		in:        make(chan []byte),
+		ended:     make(chan struct{}),
+		conn:      newOutbox(),
+		sessions:  map[string]*outbox{},
+		routes:    map[string]string{},
+		back:      map[string]string{},
+		known:     map[string]struct{}{},
+		named:     map[string]string{},
+		progress:  make(chan struct{}),
+		last:      time.Now(),
+		deliver:   make(chan struct{}, 1),
+		delivered: map[string]struct{}{},
 	}
 }
 
@@ -362,6 +374,21 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal st
 		http.Error(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
 		return
 	}
+	if p.isRequest() {
+		select {
+		case c.deliver <- struct{}{}:
+			defer func() { <-c.deliver }()
+		case <-c.ended:
+			http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
+			return
+		case <-r.Context().Done():
+			return
+		}
+		if r.Header.Get(HeaderRetry) != "" && c.wasDelivered(p.idKey()) {
+			w.WriteHeader(http.StatusAccepted) // the first POST's got through
+			return
+		}
+	}
 	if status, msg := c.admit(r, &p); status != 0 {
 		http.Error(w, msg, status)
 		return
@@ -369,11 +396,42 @@ func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, principal st
 	select {
 	case c.in <- body:
 		in.release()
+		if p.isRequest() {
+			c.markDelivered(p.idKey())
+		}
 		w.WriteHeader(http.StatusAccepted)
 	case <-c.ended:
 		http.Error(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 	case <-r.Context().Done():
 	}
+}
+
+// HeaderRetry marks a POST the client sends again because the first
+// attempt failed in transit: a request whose id the connection handed to
+// the agent lately (one of the last maxDelivered) is answered 202 and not
+// handed over again.
+const HeaderRetry = "Acp-Retry"
+
+// maxDelivered bounds the request ids a connection remembers for
+// HeaderRetry.
+const maxDelivered = 1024
+
+func (c *streamConn) wasDelivered(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.delivered[key]
+	return ok
+}
+
+func (c *streamConn) markDelivered(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.deliveredOrder) >= maxDelivered {
+		delete(c.delivered, c.deliveredOrder[0])
+		c.deliveredOrder = c.deliveredOrder[1:]
+	}
+	c.delivered[key] = struct{}{}
+	c.deliveredOrder = append(c.deliveredOrder, key)
 }
 
 // refuseBody answers a POST whose body is not one JSON-RPC message: 400,
@@ -528,7 +586,8 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, principal st
 	resp := make(chan []byte, 1)
 	c.initResp = resp
 	c.sc = &serverConn{principal: principal, stream: c, kill: func() { c.shut(errServerClosed) }, pooled: pooled{close: c.shut}}
-	if err := s.open(&Conn{l: c, profile: StreamableHTTP, id: id, principal: principal}, c.sc); err != nil {
+	c.front = &Conn{l: c, profile: StreamableHTTP, id: id, principal: principal}
+	if err := s.open(c.front, c.sc); err != nil {
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
 	}
@@ -618,6 +677,18 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, principal str
 	}
 	if len(l.replay) > 0 && !c.sendAll(rc, w, box.tag, l.replay) {
 		return
+	}
+	if cursor != "" && s.o.ResumeState != nil {
+		// Through the agent's own output path: numbered, routed, after
+		// what is queued already.
+		msgs := s.o.ResumeState(c.front, session)
+		go func() {
+			for _, m := range msgs {
+				if c.write(m) != nil {
+					return
+				}
+			}
+		}()
 	}
 	c.pump(r.Context(), rc, w, box, session)
 }
@@ -758,6 +829,10 @@ func (c *streamConn) pump(ctx context.Context, rc *http.ResponseController, w io
 			if !c.send(rc, func() error { _, err := io.WriteString(w, ":\n\n"); return err }) {
 				return
 			}
+		case <-box.probe:
+			if !c.send(rc, func() error { _, err := io.WriteString(w, ":\n\n"); return err }) {
+				return
+			}
 		}
 	}
 }
@@ -769,9 +844,7 @@ func (c *streamConn) take(box *outbox) (q []entry, charge int64, killed error, f
 	defer c.mu.Unlock()
 	q, box.q = box.q, nil
 	now := time.Now()
-	for len(box.log) > 0 && now.Sub(box.log[0].at) > c.s.o.RetainFor {
-		c.evictLocked(box)
-	}
+	box.trim(c.s, now)
 	for i := range q {
 		c.buffered -= len(q[i].msg)
 		charge += int64(len(q[i].msg)) + outputOverhead

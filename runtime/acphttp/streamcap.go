@@ -8,29 +8,47 @@ import (
 // DefaultSessionStreamGrace is Options.SessionStreamGrace's default.
 const DefaultSessionStreamGrace = 10 * time.Second
 
-// streamLimits derives the defaults of MaxStreams, MaxPrincipalStreams and
-// MaxConnectionStreams from a file descriptor budget: half of the
-// descriptors for event streams (the rest for WebSockets, POSTs, idle
-// keep-alive sockets and the agent's own files); an eighth of those for
-// one principal; for one connection fds/64, between 8 and 256 (HTTP/2's
-// usual bound on concurrent streams), never more than its principal's.
-func streamLimits(fds int) (server, principal, conn int) {
-	server = max(fds/2, 16)
-	principal = max(server/8, 8)
-	conn = min(max(fds/64, 8), 256, principal)
-	return server, principal, conn
+// fdLimits are the defaults of the bounds that hold file descriptors,
+// derived from one budget (see fdLimitsFor).
+type fdLimits struct {
+	conns, pending                  int // MaxConnections, MaxPendingConnections
+	streams, principal, connStreams int // MaxStreams, MaxPrincipalStreams, MaxConnectionStreams
 }
 
-func (o *Options) streamDefaults() {
-	server, principal, conn := streamLimits(fdBudget())
+// fdLimitsFor derives the bounds from a file descriptor budget: half of
+// the descriptors for event streams; a quarter for connections in use (a
+// WebSocket holds one), at most DefaultMaxConnections; an eighth for
+// connections not in use yet, at most DefaultMaxPendingConnections; the
+// rest for POSTs, idle keep-alive sockets and the agent's own files. Of
+// the streams, an eighth for one principal; for one connection fds/64,
+// between 8 and 256 (HTTP/2's usual bound on concurrent streams), never
+// more than its principal's.
+func fdLimitsFor(fds int) fdLimits {
+	var l fdLimits
+	l.conns = min(max(fds/4, 16), DefaultMaxConnections)
+	l.pending = min(max(fds/8, 16), DefaultMaxPendingConnections)
+	l.streams = max(fds/2, 16)
+	l.principal = max(l.streams/8, 8)
+	l.connStreams = min(max(fds/64, 8), 256, l.principal)
+	return l
+}
+
+func (o *Options) fdDefaults() {
+	l := fdLimitsFor(fdBudget())
+	if o.MaxConnections <= 0 {
+		o.MaxConnections = l.conns
+	}
+	if o.MaxPendingConnections <= 0 {
+		o.MaxPendingConnections = l.pending
+	}
 	if o.MaxStreams <= 0 {
-		o.MaxStreams = server
+		o.MaxStreams = l.streams
 	}
 	if o.MaxPrincipalStreams <= 0 {
-		o.MaxPrincipalStreams = min(principal, o.MaxStreams)
+		o.MaxPrincipalStreams = min(l.principal, o.MaxStreams)
 	}
 	if o.MaxConnectionStreams <= 0 {
-		o.MaxConnectionStreams = min(conn, o.MaxPrincipalStreams)
+		o.MaxConnectionStreams = min(l.connStreams, o.MaxPrincipalStreams)
 	}
 	if o.SessionStreamGrace <= 0 {
 		o.SessionStreamGrace = DefaultSessionStreamGrace

@@ -262,3 +262,31 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// The bounds that hold file descriptors share one budget, the process's
+// limit F: connections in use, connections not in use yet and event streams
+// together leave at least an eighth of F for POSTs, keep-alive sockets and
+// the agent's own files; connections stay within the cap the memory figures
+// set, and a connection's streams within its principal's, within the
+// server's.
+func TestFDLimitsShareOneBudget(t *testing.T) {
+	for _, fds := range []int{256, 1024, 4096, 20000, 1 << 20} {
+		l := fdLimitsFor(fds)
+		if used := l.conns + l.pending + l.streams; used > fds-fds/8 {
+			t.Errorf("F=%d: %d connections, %d pending and %d streams leave less than F/8", fds, l.conns, l.pending, l.streams)
+		}
+		if l.conns > DefaultMaxConnections || l.pending > DefaultMaxPendingConnections {
+			t.Errorf("F=%d: %d connections, %d pending: past the caps", fds, l.conns, l.pending)
+		}
+		if l.connStreams > l.principal || l.principal > l.streams {
+			t.Errorf("F=%d: streams per connection %d, per principal %d, per server %d", fds, l.connStreams, l.principal, l.streams)
+		}
+	}
+	if l := fdLimitsFor(1 << 20); l.conns != DefaultMaxConnections {
+		t.Errorf("with Go's usual limit, %d connections, want the cap %d", l.conns, DefaultMaxConnections)
+	}
+	s := NewServer(serveTest, Options{Logger: quiet()})
+	if l := fdLimitsFor(fdBudget()); s.o.MaxConnections != l.conns || s.o.MaxPendingConnections != l.pending || s.o.MaxStreams != l.streams {
+		t.Errorf("NewServer's defaults %d, %d, %d; the budget's %d, %d, %d", s.o.MaxConnections, s.o.MaxPendingConnections, s.o.MaxStreams, l.conns, l.pending, l.streams)
+	}
+}

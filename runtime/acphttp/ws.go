@@ -1,12 +1,15 @@
 package acphttp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,10 +24,6 @@ type wsLink struct {
 	cancel       context.CancelFunc
 	writeTimeout time.Duration
 	log          *slog.Logger
-	// mustInit makes the first message an initialize request, as the
-	// server side of the profile requires; onInit is then called with it.
-	mustInit bool
-	onInit   func() error
 	// budget, on the server side, charges messages while they are read,
 	// each within bodyTimeout once its first frame has arrived.
 	budget      *budget
@@ -35,9 +34,20 @@ type wsLink struct {
 	// fails (the library reports the closed connection before close
 	// returns and the read's context is cancelled) is the end of input.
 	closing atomic.Bool
+	// dropped is set when this side gave the socket up for dead (an
+	// unanswered ping, a write that timed out): a read then fails with
+	// errSocketDropped rather than io.EOF, so a resumable connection waits
+	// for its client to come back.
+	dropped atomic.Bool
 	// nonText bounds the warnings about frames a client may send by the
 	// thousand.
 	nonText peerlog.Limiter
+	// pingTimer runs the next ping (nil without pings).
+	pingTimer atomic.Pointer[time.Timer]
+	// wmu makes one write at a time; stall, made by the first, closes the
+	// socket when a write has waited writeTimeout.
+	wmu   sync.Mutex
+	stall *time.Timer
 }
 
 func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Duration, log *slog.Logger) *wsLink {
@@ -45,42 +55,58 @@ func newWSLink(c *websocket.Conn, maxMessage int, writeTimeout, ping time.Durati
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &wsLink{c: c, ctx: ctx, cancel: cancel, writeTimeout: writeTimeout, log: log}
 	if ping > 0 {
-		go l.pinger(ping)
+		// Armed once stored: the first ping re-arms it through pingTimer.
+		t := time.AfterFunc(time.Hour, func() { l.ping(ping) })
+		l.pingTimer.Store(t)
+		t.Reset(ping)
+		context.AfterFunc(ctx, func() { t.Stop() })
 	}
 	return l
 }
 
-// pinger closes the socket when a ping goes unanswered for an interval: the
-// peer is gone without closing it.
-func (l *wsLink) pinger(every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.ctx.Done():
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(l.ctx, every)
-			err := l.c.Ping(ctx)
-			cancel()
-			if err != nil && l.ctx.Err() == nil {
-				level := slog.LevelWarn
-				if l.closing.Load() || peerGone(err) {
-					level = slog.LevelDebug
-				}
-				l.log.Log(context.Background(), level, "acphttp: WebSocket ping failed, closing", "err", err)
-				l.cancel()
-				l.c.CloseNow()
-				return
-			}
-		}
+// ping pings the peer and closes the socket when the ping goes unanswered
+// for an interval: the peer is gone without closing it. A timer runs it
+// once per interval, so an idle connection holds no goroutine for it.
+func (l *wsLink) ping(every time.Duration) {
+	if l.ctx.Err() != nil {
+		return
 	}
+	ctx, cancel := context.WithTimeout(l.ctx, every)
+	err := l.c.Ping(ctx)
+	cancel()
+	switch {
+	case l.ctx.Err() != nil:
+	case err != nil:
+		level := slog.LevelWarn
+		if l.closing.Load() || peerGone(err) {
+			level = slog.LevelDebug
+		}
+		l.log.Log(context.Background(), level, "acphttp: WebSocket ping failed, closing", "err", err)
+		l.drop()
+	default:
+		l.pingTimer.Load().Reset(every)
+	}
+}
+
+// errSocketDropped is a read from a socket this side gave up for dead.
+// errSocketDropped is a read from a socket this side gave up for dead.
+var errSocketDropped = errors.New("acphttp: WebSocket dropped")
+
+// drop gives the socket up for dead: closed without a close frame, a read
+// in progress fails with errSocketDropped.
+func (l *wsLink) drop() {
+	l.dropped.Store(true)
+	l.cancel()
+	l.c.CloseNow()
 }
 
 func (l *wsLink) read() ([]byte, error) {
 	for {
 		typ, b, err := l.next()
 		if err != nil {
+			if l.dropped.Load() {
+				return nil, errSocketDropped
+			}
 			if l.ctx.Err() != nil || l.closing.Load() {
 				return nil, io.EOF
 			}
@@ -93,21 +119,6 @@ func (l *wsLink) read() ([]byte, error) {
 		if typ != websocket.MessageText {
 			l.nonText.Log(l.log, slog.LevelWarn, "acphttp: non-text WebSocket frame ignored")
 			continue
-		}
-		if l.mustInit {
-			l.mustInit = false
-			if p, ok := peekMessage(b); !ok || !p.isRequest() || p.method() != methodInitialize {
-				l.c.Close(websocket.StatusProtocolError, "First message must be initialize")
-				l.cancel()
-				return nil, io.EOF
-			}
-			if err := l.onInit(); err != nil {
-				if err == errLimit {
-					l.c.Close(websocket.StatusTryAgainLater, "Server busy")
-				}
-				l.cancel()
-				return nil, io.EOF
-			}
 		}
 		return b, nil
 	}
@@ -148,12 +159,26 @@ func (l *wsLink) next() (websocket.MessageType, []byte, error) {
 	return typ, b, err
 }
 
-// write waits for the socket at most writeTimeout: a peer that reads none
-// of the output for that long is dropped, and no output queues meanwhile.
+// write waits for the socket at most writeTimeout: a socket whose peer
+// reads none of the output for that long is dropped (drop), and no output
+// queues on it meanwhile.
+// The bound is one timer per link, re-armed for each write: a context with
+// a deadline per message, which the library also watches per frame, took
+// about a third of the CPU a streamed update costs.
 func (l *wsLink) write(msg []byte) error {
-	ctx, cancel := context.WithTimeout(l.ctx, l.writeTimeout)
-	defer cancel()
-	return l.c.Write(ctx, websocket.MessageText, msg)
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if err := l.ctx.Err(); err != nil {
+		return err
+	}
+	if l.stall == nil {
+		l.stall = time.AfterFunc(l.writeTimeout, l.drop) // given up for dead: a resumable connection waits for its client
+	} else {
+		l.stall.Reset(l.writeTimeout)
+	}
+	err := l.c.Write(context.Background(), websocket.MessageText, msg)
+	l.stall.Stop()
+	return err
 }
 
 func (l *wsLink) close() error {
@@ -182,30 +207,37 @@ func (l *wsLink) closeWith(code websocket.StatusCode, reason string) error {
 	return err
 }
 
-// serveWebSocket upgrades r and runs a connection on the socket.
+// serveWebSocket upgrades r and runs a connection on the socket, or hands
+// the socket to the connection its first message resumes.
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principal string) {
-	if s.full() {
+	// A resume needs no room of its own: it takes back a connection in use.
+	if s.full() && !s.has(r.Header.Get(HeaderConnectionID)) {
 		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
 	}
 	id := newConnectionID()
+	c := newWSConn(s, id)
 	w.Header().Set(HeaderConnectionID, id)
+	if c.resumable {
+		w.Header().Set(HeaderStreamCursor, formatCursor(c.box.tag, 0))
+	}
 	// Origins were checked already; Accept's own check would refuse the
 	// patterns Options documents with a scheme.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	ws, err := websocket.Accept(smallReads{w}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		s.log.Debug("acphttp: WebSocket upgrade failed", "err", err)
 		return
 	}
 	l := newWSLink(ws, s.o.MaxMessage, s.o.StallTimeout, s.o.PingInterval, s.log)
-	l.mustInit = true
 	l.budget, l.bodyTimeout = s.budget, s.o.BodyTimeout
-	c := &Conn{l: l, profile: WebSocket, id: id, principal: principal}
-	away := func() { l.goingAway.Store(true) }
+	c.sock = l
+	conn := &Conn{l: c, profile: WebSocket, id: id, principal: principal}
+	c.conn = conn
+	away := func() { c.goingAway.Store(true) }
 	// kill closes the socket itself: a ServeFunc may be reading it without
 	// watching its context (a router waiting for initialize).
-	kill := func() { away(); go c.Close() }
-	sc := &serverConn{principal: principal, kill: kill, away: away}
+	kill := func() { away(); go conn.Close() }
+	sc := &serverConn{principal: principal, kill: kill, away: away, ws: c}
 	sc.pooled.close = func(err error) {
 		if err == errInitTimeout {
 			l.closeWith(websocket.StatusPolicyViolation, "No initialize in time")
@@ -213,8 +245,45 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, principa
 			l.closeWith(websocket.StatusTryAgainLater, "Too many connections waiting for initialize")
 		}
 	}
-	l.onInit = func() error { return s.promote(sc) }
-	if err := s.open(c, sc); err != nil {
+	sc.gate = func() bool { return c.gate(l) }
+	c.sc = sc
+	if err := s.open(conn, sc); err != nil {
 		ws.Close(websocket.StatusTryAgainLater, "Server busy")
 	}
+}
+
+// wsReadBuffer is the read buffer a server WebSocket keeps for its life, in
+// place of the 4 KiB net/http reads a request with. Client messages are
+// few (prompts, cancels, answers): a larger one is read past the buffer,
+// straight into the message, at the cost of a read call or two, while every
+// idle connection saves the difference.
+const wsReadBuffer = 512
+
+// smallReads hands the WebSocket library, at the upgrade, a connection whose
+// read buffer is wsReadBuffer bytes. What the client sent after its upgrade
+// request and net/http had read already is in that buffer.
+type smallReads struct{ http.ResponseWriter }
+
+func (w smallReads) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	early, _ := brw.Reader.Peek(brw.Reader.Buffered())
+	early = bytes.Clone(early)
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(early), conn), max(wsReadBuffer, len(early)))
+	if _, err := br.Peek(len(early)); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return conn, bufio.NewReadWriter(br, brw.Writer), nil
+}
+
+func (w smallReads) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// has reports whether a connection id is open.
+func (s *Server) has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return id != "" && s.conns[id] != nil
 }

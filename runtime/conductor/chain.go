@@ -8,11 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/acpgen/acpgen/runtime/internal/peerlog"
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/proxychain"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -36,6 +37,11 @@ type peer struct {
 	wmu sync.Mutex // one frame at a time
 	w   io.Writer
 
+	// names is the proxychain.Dialect the conductor wraps in toward this
+	// peer: the chain's until the peer sends a successor message, then
+	// the one it used last.
+	names atomic.Uint32
+
 	// Guarded by chain.mu.
 	next      int64            // the conductor's last request id on this connection
 	pending   map[int64]origin // the conductor's requests here, by id
@@ -46,7 +52,7 @@ type peer struct {
 type origin struct {
 	from *peer
 	id   wire.Raw // the sender's id, a copy
-	init bool     // the request is proxy/initialize
+	init bool     // the request is proxy/initialize (either dialect)
 }
 
 // route is where the conductor sent a request on: the peer and its own id
@@ -70,6 +76,7 @@ func (p *peer) write(frame []byte) {
 
 // chain routes messages between the editor and the components.
 type chain struct {
+	names    proxychain.Dialect // of the proxy/initialize the conductor sends
 	mu       sync.Mutex
 	peers    []*peer // the editor, then the components
 	ended    *wire.RPCError
@@ -136,12 +143,12 @@ func (r *router) route(frame []byte) {
 		r.from.write(errorFrame(id, invalidRequest(reason)))
 	case k == kindResponse:
 		r.respond(&env)
-	case r.from.pos == 0 && strings.HasPrefix(env.Name, proxyPrefix):
+	case r.from.pos == 0 && proxychain.Reserved(env.Name):
 		// To the editor the chain is an agent; an editor's proxy/successor
 		// would reach the first proxy as a message of its successor's.
 		r.refuse(&env, k, &wire.RPCError{Code: wire.CodeMethodNotFound,
-			Message: "Method not found: " + env.Name + ": the conductor is an agent to the editor; proxy/ methods pass only between it and its components"})
-	case env.Name == methodProxySuccessor && r.from.pos > 0:
+			Message: "Method not found: " + env.Name + ": the conductor is an agent to the editor; Proxy Chains methods pass only between it and its components"})
+	case r.from.pos > 0 && isSuccessor(env.Name):
 		r.successor(&env, k)
 	case k == kindNotification && env.Name == methodCancelRequest:
 		r.cancel(env.Params)
@@ -167,7 +174,14 @@ func (r *router) plain(env *jsonrpc.Envelope, k kind) {
 	}
 	to := r.peers[r.from.pos-1]
 	m.wrap = to.pos > 0
+	m.names = proxychain.Dialect(to.names.Load())
 	r.send(env, k, to, m)
+}
+
+// isSuccessor reports proxy/successor in either dialect.
+func isSuccessor(name string) bool {
+	m, _ := proxychain.Of(name)
+	return m == proxychain.Successor
 }
 
 // downstreamMethod is the method a message going down the chain arrives
@@ -175,23 +189,26 @@ func (r *router) plain(env *jsonrpc.Envelope, k kind) {
 // has a successor.
 func (r *router) downstreamMethod(k kind, name string, method wire.Raw, to *peer) wire.Raw {
 	if k == kindRequest && name == methodInitialize && !r.last(to) {
-		return proxyInitializeJSON
+		return initializeJSON[r.names]
 	}
 	return method
 }
 
 // successor unwraps a component's proxy/successor message and sends it, as
-// itself, to the component's successor.
+// itself, to the component's successor. The dialect it came in is the one
+// the conductor wraps in toward the component from then on.
 func (r *router) successor(env *jsonrpc.Envelope, k kind) {
 	if r.last(r.from) {
 		r.refuse(env, k, &wire.RPCError{Code: wire.CodeMethodNotFound,
-			Message: "Method not found: " + methodProxySuccessor + ": " + r.from.name + " is the last in the chain, it has no successor"})
+			Message: "Method not found: " + env.Name + ": " + r.from.name + " is the last in the chain, it has no successor"})
 		return
 	}
+	_, names := proxychain.Of(env.Name)
+	r.from.names.Store(uint32(names))
 	m, name, reason := unwrap(env.Params)
 	if reason != "" {
 		r.refuse(env, k, &wire.RPCError{Code: wire.CodeInvalidParams,
-			Message: "Invalid params: " + methodProxySuccessor + ": " + reason})
+			Message: "Invalid params: " + env.Name + ": " + reason})
 		return
 	}
 	to := r.peers[r.from.pos+1]
@@ -219,7 +236,8 @@ func (r *router) send(env *jsonrpc.Envelope, k kind, to *peer, m outbound) {
 		r.write(to, m.appendTo(r.buf[:0], nil))
 		return
 	}
-	id, refusal := r.open(origin{from: r.from, id: env.ID, init: bytes.Equal(m.method, proxyInitializeJSON)}, to)
+	init := bytes.Equal(m.method, initializeJSON[proxychain.Schema]) || bytes.Equal(m.method, initializeJSON[proxychain.Rust])
+	id, refusal := r.open(origin{from: r.from, id: env.ID, init: init}, to)
 	if refusal != nil {
 		r.from.write(errorFrame(env.ID, refusal))
 		return

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/proxychain"
 	"github.com/acpgen/acpgen/runtime/wire"
 
 	"github.com/acpgen/acpgen/internal/syncwriter"
@@ -41,6 +42,13 @@ type Options struct {
 	// MaxFrame bounds a line, as jsonrpc.Options.MaxFrame does; zero means
 	// jsonrpc.DefaultMaxFrame.
 	MaxFrame int
+	// Names is the dialect of the Proxy Chains method names the conductor
+	// starts exchanges in: the proxy/initialize it sends, and the
+	// proxy/successor it wraps in toward a proxy until that proxy has sent
+	// one of its own (then the proxy's dialect). Zero is the schema's
+	// names; proxychain.Rust is the Rust SDK's (_proxy/initialize,
+	// _proxy/successor). Both are read from components whatever it is.
+	Names proxychain.Dialect
 }
 
 // Result is how a chain ended.
@@ -69,7 +77,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.defaults()
-	c := &chain{log: o.Logger, maxFrame: o.MaxFrame}
+	c := &chain{log: o.Logger, maxFrame: o.MaxFrame, names: o.Names}
 	c.peers = []*peer{newPeer(0, "the editor", o.Stdout)}
 	comps, err := startAll(o.Components, o.Stderr)
 	if err != nil {
@@ -78,6 +86,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	ended := make(chan *component, len(comps))
 	for _, comp := range comps {
 		c.peers = append(c.peers, comp.peer)
+	}
+	for _, p := range c.peers {
+		p.names.Store(uint32(o.Names))
 	}
 	for _, comp := range comps {
 		go c.runComponent(comp, o.Grace, ended)

@@ -1,5 +1,5 @@
 // Package conductor runs an ACP Proxy Chain (the unstable schema's
-// proxy/initialize and proxy/successor) for an editor that knows nothing
+// proxy/initialize and proxy/successor, or the Rust SDK's _proxy/ names) for an editor that knows nothing
 // about proxies: it starts the components (proxies, then the agent), speaks
 // to each over its stdin and stdout, and presents the chain to the editor as
 // one agent on a pair of streams.

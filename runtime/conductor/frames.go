@@ -2,20 +2,18 @@ package conductor
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/proxychain"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// The methods the conductor acts on: the unstable schema's proxy methods,
-// the request it turns into proxy/initialize, and per-hop cancellation.
+// The methods the conductor acts on besides the Proxy Chains methods (in
+// either dialect, runtime/proxychain): the request it turns into
+// proxy/initialize, and per-hop cancellation.
 const (
-	methodInitialize      = "initialize"
-	methodProxyInitialize = "proxy/initialize"
-	methodProxySuccessor  = "proxy/successor"
-	methodCancelRequest   = jsonrpc.CancelRequestMethod
-	proxyPrefix           = "proxy/"
+	methodInitialize    = "initialize"
+	methodCancelRequest = jsonrpc.CancelRequestMethod
 )
 
 // kind is what a valid message is.
@@ -72,16 +70,25 @@ func paramsValid(p wire.Raw) bool {
 }
 
 // outbound is a request or notification the conductor writes: a message it
-// forwards, plain or wrapped in a proxy/successor envelope.
+// forwards, plain or wrapped in a proxy/successor envelope (named in the
+// dialect names).
 type outbound struct {
 	method wire.Raw // a JSON string, as read
 	params wire.Raw // nil when absent
 	wrap   bool
+	names  proxychain.Dialect
 }
 
+// The Proxy Chains method names as JSON strings, by dialect.
 var (
-	proxyInitializeJSON = wire.Raw(`"` + methodProxyInitialize + `"`)
-	proxySuccessorJSON  = `"` + methodProxySuccessor + `"`
+	initializeJSON = [2]wire.Raw{
+		proxychain.Schema: wire.Raw(`"` + proxychain.SchemaInitialize + `"`),
+		proxychain.Rust:   wire.Raw(`"` + proxychain.RustInitialize + `"`),
+	}
+	successorJSON = [2]string{
+		proxychain.Schema: `"` + proxychain.SchemaSuccessor + `"`,
+		proxychain.Rust:   `"` + proxychain.RustSuccessor + `"`,
+	}
 )
 
 // appendTo appends m as a frame with id (nil for a notification). A
@@ -92,7 +99,7 @@ func (m outbound) appendTo(b, id []byte) []byte {
 		b = append(append(b, `,"id":`...), id...)
 	}
 	if m.wrap {
-		b = append(b, `,"method":`+proxySuccessorJSON+`,"params":{"method":`...)
+		b = append(append(append(b, `,"method":`...), successorJSON[m.names]...), `,"params":{"method":`...)
 		b = appendParams(append(b, m.method...), m.params)
 		return append(b, "}}\n"...)
 	}
@@ -152,8 +159,8 @@ func unwrap(params wire.Raw) (m outbound, name, reason string) {
 		return m, "", "method must be a string: the wrapped message's method"
 	case !paramsValid(e.Params):
 		return m, "", "params must be an object or an array (or null, or absent)"
-	case strings.HasPrefix(e.Name, proxyPrefix):
-		return m, "", "a proxy/ method cannot be wrapped: the conductor sends proxy/initialize itself (wrap initialize)"
+	case proxychain.Reserved(e.Name):
+		return m, "", "a Proxy Chains method (" + e.Name + ") cannot be wrapped: the conductor sends proxy/initialize itself (wrap initialize)"
 	case e.Name == methodCancelRequest:
 		return m, "", "$/cancel_request is never forwarded: cancel your own proxy/successor request on this connection"
 	}

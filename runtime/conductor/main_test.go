@@ -2,15 +2,19 @@ package conductor
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acpgen/acpgen/runtime/proxy"
 )
 
 // The test binary doubles as the chain's components, chosen by its first
@@ -19,6 +23,12 @@ import (
 //	-component=proxy:NAME           a proxy that forwards everything
 //	-component=proxy:NAME:stubborn  the same, which does not exit when its
 //	                                stdin ends
+//	-component=proxy:NAME:rust      the same, speaking only the Rust SDK's
+//	                                names (_proxy/initialize, _proxy/successor)
+//	-component=proxy:NAME:rustwrap  the same, taking the schema's
+//	                                proxy/initialize but wrapping in, and
+//	                                taking only, _proxy/successor
+//	-component=acpgen               runtime/proxy as a Proxy Chains component
 //	-component=agent                a small v1 agent (agentMain)
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "-component=") {
@@ -36,7 +46,9 @@ func runComponentMode(mode string) int {
 	switch kind {
 	case "proxy":
 		name, flag, _ := strings.Cut(rest, ":")
-		return proxyMain(name, flag == "stubborn")
+		return proxyMain(name, flag)
+	case "acpgen":
+		return acpgenProxyMain()
 	case "agent":
 		return agentMain()
 	}
@@ -94,6 +106,8 @@ func raw(v any) json.RawMessage {
 type testProxy struct {
 	*stdio
 	name    string
+	init    []string // the proxy/initialize names it takes
+	succ    string   // the proxy/successor name it takes and sends
 	next    int
 	pending map[string]pendingCall // by its own id
 	mine    map[string]string      // an inbound request's id -> its own id
@@ -104,8 +118,16 @@ type pendingCall struct {
 	init bool
 }
 
-func proxyMain(name string, stubborn bool) int {
-	p := &testProxy{stdio: newStdio(), name: name, pending: map[string]pendingCall{}, mine: map[string]string{}}
+func proxyMain(name, flag string) int {
+	p := &testProxy{stdio: newStdio(), name: name, pending: map[string]pendingCall{}, mine: map[string]string{},
+		init: []string{"proxy/initialize"}, succ: "proxy/successor"}
+	switch flag {
+	case "rust":
+		p.init, p.succ = []string{"_proxy/initialize"}, "_proxy/successor"
+	case "rustwrap":
+		p.succ = "_proxy/successor"
+	}
+	stubborn := flag == "stubborn"
 	for p.sc.Scan() {
 		var m msg
 		if err := json.Unmarshal(p.sc.Bytes(), &m); err != nil {
@@ -127,11 +149,17 @@ func (p *testProxy) handle(m msg) {
 	switch {
 	case m.Method == "":
 		p.answered(m)
-	case m.Method == "proxy/initialize":
-		p.call(m.ID, true, "proxy/successor", p.envelope("initialize", m.Params))
+	case slices.Contains(p.init, m.Method):
+		p.call(m.ID, true, p.succ, p.envelope("initialize", m.Params))
 	case m.Method == "initialize":
 		p.send(msg{ID: m.ID, Error: raw(map[string]any{"code": -32600, "message": p.name + ": a proxy wants proxy/initialize"})})
-	case m.Method == "proxy/successor":
+	case strings.HasSuffix(m.Method, "proxy/initialize") || strings.HasSuffix(m.Method, "proxy/successor") && m.Method != p.succ:
+		// The other dialect's names are unknown methods here.
+		fmt.Fprintf(os.Stderr, "%s: unknown method %s\n", p.name, m.Method)
+		if m.ID != nil {
+			p.send(msg{ID: m.ID, Error: raw(map[string]any{"code": -32601, "message": "Method not found: " + m.Method})})
+		}
+	case m.Method == p.succ:
 		var inner struct {
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
@@ -143,9 +171,9 @@ func (p *testProxy) handle(m msg) {
 	case m.Method == "_test/raw":
 		var r struct{ Envelope json.RawMessage }
 		json.Unmarshal(m.Params, &r)
-		p.call(m.ID, false, "proxy/successor", r.Envelope)
+		p.call(m.ID, false, p.succ, r.Envelope)
 	default:
-		p.forward(m.ID, "proxy/successor", p.envelope(m.Method, m.Params))
+		p.forward(m.ID, p.succ, p.envelope(m.Method, m.Params))
 	}
 }
 
@@ -202,6 +230,17 @@ func (p *testProxy) cancel(params json.RawMessage) {
 	}
 	fmt.Fprintf(os.Stderr, "%s: cancelled %s as %s\n", p.name, c.RequestID, own)
 	p.send(msg{Method: "$/cancel_request", Params: raw(map[string]json.RawMessage{"requestId": json.RawMessage(own)})})
+}
+
+// acpgenProxyMain runs runtime/proxy, intercepting nothing, as a Proxy
+// Chains component on stdio.
+func acpgenProxyMain() int {
+	pred, succ := proxy.Component(proxy.Stream(os.Stdin, os.Stdout))
+	if err := proxy.New(proxy.Options{}).Run(context.Background(), pred, succ); err != nil {
+		fmt.Fprintln(os.Stderr, "acpgen proxy:", err)
+		return 1
+	}
+	return 0
 }
 
 // withChain adds name in front of result._meta["test/chain"].

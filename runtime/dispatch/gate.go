@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"math/bits"
 	"reflect"
 	"sync"
 
@@ -27,6 +28,9 @@ type GatedMethods struct {
 	// Table holds the capabilities the rows name.
 	Table   *GateTable
 	Methods []*MethodGates
+
+	once  sync.Once
+	slots []*MethodGates // see method
 }
 
 // Capability is one capability that gates something. Grant reads it from
@@ -65,7 +69,16 @@ type GateRows struct {
 	rows []gateRow
 	tree node // the rows' Use patterns, merged
 	typ  reflect.Type
+	root wire.Root
+	// The rows as bit sets: all, walked (they have a Use pattern) and
+	// Required; uses, the rows of each capability, when the table has at
+	// most 64.
+	all, walked, required uint64
+	uses                  []capUse
 }
+
+// capUse is the rows of one capability, and its bit in a Grants' first word.
+type capUse struct{ bit, rows uint64 }
 
 // Gate is one gated method, member, variant or enum value.
 type Gate struct {
@@ -104,7 +117,7 @@ type gateRow struct {
 func (r *GateRows) resolve(t *GateTable) []gateRow {
 	r.once.Do(func() {
 		if r.Type != nil {
-			r.typ = reflect.TypeOf(r.Type)
+			r.typ, r.root = reflect.TypeOf(r.Type), wire.RootOf(r.Type)
 		}
 		if len(r.Gates) > maxRows {
 			panic(fmt.Sprintf("dispatch: %d gates on one message, more than %d", len(r.Gates), maxRows))
@@ -113,6 +126,7 @@ func (r *GateRows) resolve(t *GateTable) []gateRow {
 		for i := range r.Gates {
 			g := &r.Gates[i]
 			r.rows[i] = gateRow{Gate: g, i: i, cap: t.capability(g.Capability), walked: g.Use != ""}
+			r.addBits(i, r.rows[i].cap, len(t.Capabilities) <= 64)
 			if g.Use == "" {
 				continue
 			}
@@ -123,8 +137,31 @@ func (r *GateRows) resolve(t *GateTable) []gateRow {
 				panic(fmt.Sprintf("dispatch: gate %q on %s: %v", g.Use, r.typ, err))
 			}
 		}
+		r.tree.freeze()
 	})
 	return r.rows
+}
+
+// addBits adds row i, of the capability at index c, to r's bit sets.
+func (r *GateRows) addBits(i, c int, small bool) {
+	bit := uint64(1) << uint(i)
+	r.all |= bit
+	if r.rows[i].walked {
+		r.walked |= bit
+	}
+	if r.rows[i].Required {
+		r.required |= bit
+	}
+	if !small {
+		return
+	}
+	for j := range r.uses {
+		if r.uses[j].bit == 1<<uint(c) {
+			r.uses[j].rows |= bit
+			return
+		}
+	}
+	r.uses = append(r.uses, capUse{1 << uint(c), bit})
 }
 
 // capability returns the index of the capability at path; it panics when
@@ -139,13 +176,45 @@ func (t *GateTable) capability(path string) int {
 }
 
 // method returns the gates of the method named m, nil when it has none.
+//
+// A by-name check runs once per message, so the lookup is an open-addressed
+// table hashed on the name's length and three of its bytes (cheaper than a
+// map's hash of the whole name), filled once.
 func (t *GatedMethods) method(m string) *MethodGates {
-	for _, g := range t.Methods {
-		if g.Method == m {
-			return g
+	t.once.Do(t.index)
+	if len(t.slots) == 0 {
+		return nil
+	}
+	mask := uint(len(t.slots) - 1)
+	for i := nameHash(m) & mask; t.slots[i] != nil; i = (i + 1) & mask {
+		if t.slots[i].Method == m {
+			return t.slots[i]
 		}
 	}
 	return nil
+}
+
+// index fills t.slots: a power of two at least twice the methods.
+func (t *GatedMethods) index() {
+	n := 1
+	for n < 2*len(t.Methods) {
+		n *= 2
+	}
+	t.slots = make([]*MethodGates, n)
+	for _, g := range t.Methods {
+		i := nameHash(g.Method) & uint(n-1)
+		for t.slots[i] != nil {
+			i = (i + 1) & uint(n-1)
+		}
+		t.slots[i] = g
+	}
+}
+
+func nameHash(m string) uint {
+	if m == "" {
+		return 0
+	}
+	return uint(len(m))*0x9e3779b1 ^ uint(m[0])<<7 ^ uint(m[len(m)/2])<<13 ^ uint(m[len(m)-1])
 }
 
 // Allows reports whether g grants the capability at path; an unknown path
@@ -211,6 +280,26 @@ func allowsMethod(t *GateTable, g Grants, m *MethodGates) (bool, string) {
 // walked only for the rows whose capability's state makes what they find a
 // violation: a use without the capability, or (Required) an absence with
 // it. Violations come in row order.
+// granted returns the rows whose capability g grants, a bit each. With at
+// most 64 capabilities, a pass over the rows' distinct capabilities.
+func (r *GateRows) granted(g Grants) uint64 {
+	var out uint64
+	if len(g.bits) == 1 {
+		for _, u := range r.uses {
+			if g.bits[0]&u.bit != 0 {
+				out |= u.rows
+			}
+		}
+		return out
+	}
+	for i := range r.rows {
+		if g.has(r.rows[i].cap) {
+			out |= 1 << uint(i)
+		}
+	}
+	return out
+}
+
 func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.GateViolation {
 	if m == nil {
 		return nil
@@ -220,18 +309,14 @@ func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.Ga
 		rs = &m.Result
 	}
 	w := walker{rows: rs.resolve(t)}
-	for i := range w.rows {
-		r := &w.rows[i]
-		ok := g.has(r.cap)
-		switch {
-		case !r.walked && !ok:
-			w.hits = append(w.hits, hit{i, wire.GateViolation{Capability: r.Capability}})
-		case r.walked && ok == r.Required:
-			w.active |= 1 << i
-		}
+	granted := rs.granted(g)
+	for b := rs.all &^ rs.walked &^ granted; b != 0; b &= b - 1 {
+		i := bits.TrailingZeros64(b)
+		w.hits = append(w.hits, hit{i, wire.GateViolation{Capability: w.rows[i].Capability}})
 	}
+	w.active = rs.walked & (rs.required ^ ^granted) // a use without, or (Required) an absence with
 	if w.active != 0 {
-		if root := pointee(rs.typ, v); root.IsValid() {
+		if root, ok := rs.root.At(v); ok {
 			w.visit(root, &rs.tree)
 		}
 	}
@@ -261,14 +346,4 @@ func inRowOrder(hits []hit, method string) []wire.GateViolation {
 		out[i].Method = method
 	}
 	return out
-}
-
-// pointee returns the value v points to when v is a non-nil pointer of
-// type typ; the zero Value otherwise.
-func pointee(typ reflect.Type, v any) reflect.Value {
-	p := reflect.ValueOf(v)
-	if !p.IsValid() || p.Type() != typ || p.IsNil() {
-		return reflect.Value{}
-	}
-	return p.Elem()
 }

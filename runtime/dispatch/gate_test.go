@@ -1,6 +1,7 @@
 package dispatch_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -169,6 +170,7 @@ type tree struct {
 	ByKey map[string]*item `json:"byKey,omitempty"`
 	Ptr   *item            `json:"p/tr,omitempty"`
 	U     union            `json:"-"`
+	Ptrs  []*item          `json:"ptrs,omitempty"`
 }
 
 type item struct {
@@ -193,6 +195,7 @@ func TestGatePatterns(t *testing.T) {
 		ByKey: map[string]*item{"b": {Kind: "x"}, "a~/": {Kind: "x"}, "c": nil, "d": {Kind: "y"}},
 		Ptr:   &item{},
 		U:     union{B: &payload{}},
+		Ptrs:  []*item{nil, {V: union{A: &payload{}}}, {}, nil, {V: union{A: &payload{}}}},
 	}
 	cases := []struct {
 		gate dispatch.Gate
@@ -209,7 +212,12 @@ func TestGatePatterns(t *testing.T) {
 		{dispatch.Gate{Use: "Ptr.Need", Required: true}, v, []string{"/p~1tr/need"}},
 		{dispatch.Gate{Use: "Ptr.Need", Required: true}, &tree{Ptr: &item{Need: &s}}, nil},
 		{dispatch.Gate{Use: "Ptr.Need", Required: true}, &tree{}, nil},
-		{dispatch.Gate{Use: "Items", Required: true}, &tree{}, nil}, // a required member is never absent
+		{dispatch.Gate{Use: "Items", Required: true}, &tree{}, nil},           // a required member is never absent
+		{dispatch.Gate{Use: "Ptrs.*.V.A"}, v, []string{"/ptrs/1", "/ptrs/4"}}, // nil items are skipped
+		{dispatch.Gate{Use: "Ptr"}, v, []string{"/p~1tr"}},                    // a pointer member's presence
+		{dispatch.Gate{Use: "Ptr"}, &tree{}, nil},
+		{dispatch.Gate{Use: "U.B"}, v, []string{""}}, // a variant of a union inline in its object: the object's pointer
+		{dispatch.Gate{Use: "U.A"}, v, nil},
 	}
 	for _, c := range cases {
 		c.gate.Capability = "a"
@@ -268,3 +276,56 @@ func TestGateViolationsInRowOrder(t *testing.T) {
 }
 
 func (n *ns) UnmarshalJSON(data []byte) error { return wire.Decode(data, n, wire.Lenient) }
+
+// TestGatesOverManyCapabilities: a table of more than 64 capabilities
+// grants and checks rows as one of at most 64 does.
+func TestGatesOverManyCapabilities(t *testing.T) {
+	caps := make([]dispatch.Capability, 70)
+	for i := range caps {
+		caps[i].Path = fmt.Sprintf("c%d", i)
+	}
+	mg := dispatch.MethodGates{Method: "m", Params: dispatch.GateRows{Type: (*tree)(nil), Gates: []dispatch.Gate{
+		{Capability: "c69", Use: "Items.*.V.A", Variant: "A"},
+		{Capability: "c3"},
+		{Capability: "c66"},
+	}}}
+	tb := dispatch.GatedMethods{Table: &dispatch.GateTable{Capabilities: caps}, Methods: []*dispatch.MethodGates{&mg}}
+	v := &tree{Items: []item{{V: union{A: &payload{}}}}}
+	for json, want := range map[string][]string{
+		`{}`:                             {"c69/items/0", "c3", "c66"},
+		`{"c69":true,"c66":true}`:        {"c3"},
+		`{"c3":true,"c64":true}`:         {"c69/items/0", "c66"},
+		`{"c69":true,"c3":{},"c66":[1]}`: nil,
+	} {
+		var got []string
+		for _, x := range tb.CheckParams(dispatch.Grant(tb.Table, &adv{json}, (*adv)(nil)), "m", v) {
+			got = append(got, x.Capability+x.Pointer)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("advertising %s: got %q, want %q", json, got, want)
+		}
+	}
+}
+
+// TestGatedMethodsByName: every method of a large table is found by its
+// name, and names it lacks (the empty one, a prefix, one differing in one
+// byte) find nothing.
+func TestGatedMethodsByName(t *testing.T) {
+	table := dispatch.GateTable{Capabilities: []dispatch.Capability{{Path: "a"}}}
+	var ms []*dispatch.MethodGates
+	for i := range 40 {
+		ms = append(ms, &dispatch.MethodGates{Method: fmt.Sprintf("session/m%02d", i), Params: dispatch.GateRows{Gates: []dispatch.Gate{{Capability: "a"}}}})
+	}
+	tb := dispatch.GatedMethods{Table: &table, Methods: ms}
+	none := dispatch.Grant(&table, &adv{`{}`}, (*adv)(nil))
+	for _, m := range ms {
+		if ok, c := tb.AllowsMethod(none, m.Method); ok || c != "a" {
+			t.Errorf("%s: allowed %v, capability %q; want gated on a", m.Method, ok, c)
+		}
+	}
+	for _, name := range []string{"", "session/m", "session/m40", "session/n00", "Session/m00"} {
+		if ok, _ := tb.AllowsMethod(none, name); !ok {
+			t.Errorf("%q is gated, but no row names it", name)
+		}
+	}
+}

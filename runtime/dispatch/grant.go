@@ -36,7 +36,8 @@ func (g Grants) check(m *MethodGates, result bool, v any) []wire.GateViolation {
 }
 
 func (g Grants) has(i int) bool {
-	return i/64 < len(g.bits) && g.bits[i/64]&(1<<(i%64)) != 0
+	u := uint(i) // unsigned: the word and bit are a shift and a mask
+	return u/64 < uint(len(g.bits)) && g.bits[u/64]&(1<<(u%64)) != 0
 }
 
 // Grant evaluates t's capabilities in req and res, initialize's params and

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +18,9 @@ import (
 // names are resolved to field indices once (GateRows.resolve), and the
 // patterns of one message's rows are merged into one tree, so a message is
 // walked once however many of its rows apply (a prompt's items once for
-// the image, audio and resource gates).
+// the image, audio and resource gates). The walk reads the message by the
+// fields' offsets (runtime/wire's At and steps), planned with the tree:
+// no reflection per message.
 
 // maxRows bounds the rows on one message: a walk's rows are a bit set.
 const maxRows = 64
@@ -31,18 +32,31 @@ const maxDepth = 16
 type node struct {
 	rows    uint64 // the rows whose patterns go through or end here
 	ends    uint64 // the rows whose patterns end here: being here is the use (Enum: holding the value)
+	str     bool   // the value here is of a string kind (an Enum row compares it)
 	each    *node  // into every array item or map value
-	members []*edge
+	items   wire.ItemsStep
+	members []*edge // while the tree is built
+	edges   []edge  // members, as the walk reads them (freeze), leaves apart
+	leaves  []leaf
+}
+
+// leaf is an edge into a pointer field whose presence alone is the use
+// of its rows (a gated variant, an optional gated member): the walk tests
+// the pointer and enters the edge only on a use, which is rare.
+type leaf struct {
+	step wire.FieldStep
+	rows uint64
+	e    *edge
 }
 
 // edge is a move into a struct field: a member, a variant, an inline union.
 type edge struct {
-	index    int
-	token    string // the escaped JSON member name; "" for a variant or an inline union
-	optional bool   // a nil slice or map is absent (the tag's omitempty)
-	rows     uint64 // the rows whose patterns take this edge
-	absent   uint64 // the Required rows ending here: the member's absence is the use
-	next     *node
+	index  int
+	token  string // the escaped JSON member name; "" for a variant or an inline union
+	step   wire.FieldStep
+	rows   uint64 // the rows whose patterns take this edge
+	absent uint64 // the Required rows ending here: the member's absence is the use
+	next   *node
 }
 
 // add merges row i's pattern, use, from n, the place of a value of type t.
@@ -56,18 +70,18 @@ func (n *node) add(t reflect.Type, use string, i int, required bool) error {
 
 func (n *node) addSegs(t reflect.Type, segs []string, bit uint64, required bool) error {
 	n.rows |= bit
+	n.str = t.Kind() == reflect.String
 	if len(segs) == 0 {
 		n.ends |= bit
 		return nil
 	}
 	if segs[0] == "*" {
-		switch t.Kind() {
-		case reflect.Slice, reflect.Array, reflect.Map:
-		default:
-			return fmt.Errorf("* on a %s", t)
-		}
 		if n.each == nil {
-			n.each = &node{}
+			items, err := wire.StepItems(t)
+			if err != nil {
+				return fmt.Errorf("*: %v", err)
+			}
+			n.each, n.items = &node{}, items
 		}
 		return n.each.addSegs(deref(t.Elem()), segs[1:], bit, required)
 	}
@@ -95,6 +109,31 @@ func (n *node) addSegs(t reflect.Type, segs []string, bit uint64, required bool)
 	return nil
 }
 
+// freeze lays n's edges out for the walk, once the tree is built.
+func (n *node) freeze() {
+	if n == nil {
+		return
+	}
+	for _, e := range n.members {
+		e.next.freeze()
+		if e.isLeaf() {
+			n.leaves = append(n.leaves, leaf{e.step, e.rows, e})
+			continue
+		}
+		n.edges = append(n.edges, *e)
+	}
+	n.each.freeze()
+}
+
+// isLeaf reports whether e is entered only to find its pointer set: no
+// row needs its absence, and all its rows end in it (none compares an
+// enum value).
+func (e *edge) isLeaf() bool {
+	x := e.next
+	return e.step.IsPointer() && e.absent == 0 && x != nil && x.each == nil &&
+		len(x.members) == 0 && x.ends == e.rows && !x.str
+}
+
 // edge returns n's edge into the field f, added when n has none.
 func (n *node) edge(f reflect.StructField) *edge {
 	for _, e := range n.members {
@@ -106,7 +145,7 @@ func (n *node) edge(f reflect.StructField) *edge {
 	if tag == "-" {
 		tag = ""
 	}
-	e := &edge{index: f.Index[0], token: jsonpointer.Escape(tag), optional: opts == "omitempty"}
+	e := &edge{index: f.Index[0], token: jsonpointer.Escape(tag), step: wire.StepTo(f, opts == "omitempty")}
 	n.members = append(n.members, e)
 	return e
 }
@@ -127,10 +166,11 @@ type walker struct {
 	hits   []hit
 }
 
-// tok is one pointer token: an array index, or (index -1) a member name or
-// map key, escaped.
+// tok is one pointer token: an array index, or (name set) a member name
+// or map key, escaped. A name points at its edge's token, so the walk
+// copies no string.
 type tok struct {
-	name  string
+	name  *string
 	index int
 }
 
@@ -140,38 +180,51 @@ type hit struct {
 	v   wire.GateViolation
 }
 
-func (w *walker) visit(v reflect.Value, n *node) {
-	for b := n.ends & w.active; b != 0; b &= b - 1 {
+func (w *walker) visit(v wire.At, n *node) {
+	active := w.active // the walk never changes it
+	for _, l := range n.leaves {
+		if l.rows&active != 0 && l.step.Present(v) {
+			w.member(v, l.e)
+		}
+	}
+	for b := n.ends & active; b != 0; b &= b - 1 {
 		r := &w.rows[bits.TrailingZeros64(b)]
-		if !r.Enum || (v.Kind() == reflect.String && v.String() == r.Variant) {
+		if !r.Enum || (n.str && v.String() == r.Variant) {
 			w.use(r, "")
 		}
 	}
-	if n.each != nil && n.each.rows&w.active != 0 {
-		w.each(v, n.each)
+	if n.each != nil && n.each.rows&active != 0 {
+		w.items(v, n)
 	}
-	for _, e := range n.members {
-		if e.rows&w.active != 0 {
+	edges := n.edges
+	for i := range edges {
+		if e := &edges[i]; e.rows&active != 0 {
 			w.member(v, e)
 		}
 	}
 }
 
+// items visits n.each in every item of v, a slice or a map.
+func (w *walker) items(v wire.At, n *node) {
+	if !n.items.IsMap() {
+		for i := range n.items.Len(v) {
+			if item, ok := n.items.Item(v, i); ok {
+				w.into(tok{index: i}, item, n.each)
+			}
+		}
+		return
+	}
+	n.items.Each(v, func(_ int, key string, item wire.At) {
+		key = jsonpointer.Escape(key)
+		w.into(tok{name: &key}, item, n.each)
+	})
+}
+
 // member moves into e's field of v when it is present; for the Required
 // rows ending there, its absence is the use.
-func (w *walker) member(v reflect.Value, e *edge) {
-	f := v.Field(e.index)
-	absent := false
-	switch f.Kind() {
-	case reflect.Pointer:
-		absent = f.IsNil()
-		if !absent {
-			f = f.Elem()
-		}
-	case reflect.Slice, reflect.Map:
-		absent = e.optional && f.IsNil()
-	}
-	if absent {
+func (w *walker) member(v wire.At, e *edge) {
+	f, ok := e.step.Field(v)
+	if !ok {
 		for b := e.absent & w.active; b != 0; b &= b - 1 {
 			w.use(&w.rows[bits.TrailingZeros64(b)], e.token)
 		}
@@ -184,39 +237,11 @@ func (w *walker) member(v reflect.Value, e *edge) {
 		w.visit(f, e.next) // a variant, or a union inline in its object
 		return
 	}
-	w.into(tok{name: e.token, index: -1}, f, e.next)
-}
-
-// each visits n in every item or map value of v (map keys in order); a nil
-// item is not visited.
-func (w *walker) each(v reflect.Value, n *node) {
-	if v.Kind() != reflect.Map {
-		for i := range v.Len() {
-			if e := v.Index(i); e.Kind() != reflect.Pointer || !e.IsNil() {
-				w.into(tok{index: i}, reflect.Indirect(e), n)
-			}
-		}
-		return
-	}
-	// The keys (a JSON object's, of a string kind) are sorted as strings:
-	// the one string sort a binary shares (runtime/wire's map encoding has
-	// it), no sort instantiated for reflect.Value.
-	keys := make([]string, 0, v.Len())
-	for _, k := range v.MapKeys() {
-		keys = append(keys, k.String())
-	}
-	slices.Sort(keys)
-	k := reflect.New(v.Type().Key()).Elem()
-	for _, s := range keys {
-		k.SetString(s)
-		if e := v.MapIndex(k); e.Kind() != reflect.Pointer || !e.IsNil() {
-			w.into(tok{name: jsonpointer.Escape(s), index: -1}, reflect.Indirect(e), n)
-		}
-	}
+	w.into(tok{name: &e.token}, f, e.next)
 }
 
 // into visits n in v, reached through the token t.
-func (w *walker) into(t tok, v reflect.Value, n *node) {
+func (w *walker) into(t tok, v wire.At, n *node) {
 	w.at[w.n] = t
 	w.n++
 	w.visit(v, n)
@@ -228,8 +253,8 @@ func (w *walker) use(r *gateRow, last string) {
 	var b strings.Builder
 	for _, t := range w.at[:w.n] {
 		b.WriteByte('/')
-		if t.index < 0 {
-			b.WriteString(t.name)
+		if t.name != nil {
+			b.WriteString(*t.name)
 		} else {
 			b.WriteString(strconv.Itoa(t.index))
 		}

@@ -4,18 +4,26 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
+	"github.com/acpgen/acpgen/runtime/proxychain"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
-// Proxy Chains wire names (the unstable schema's proxy side).
 const (
-	methodProxyInitialize = "proxy/initialize"
-	methodProxySuccessor  = "proxy/successor"
-	methodInitialize      = "initialize"
-	methodCancelRequest   = jsonrpc.CancelRequestMethod
+	methodInitialize    = "initialize"
+	methodCancelRequest = jsonrpc.CancelRequestMethod
 )
+
+// ComponentOptions configure a Proxy Chains component.
+type ComponentOptions struct {
+	// Names is the dialect the proxy wraps its successor's messages in
+	// until the conductor has used one: its proxy/initialize (or
+	// _proxy/initialize) sets the dialect, and so does each successor
+	// message it sends. Zero is the schema's names.
+	Names proxychain.Dialect
+}
 
 // Component turns conn, a proxy's one connection to a Proxy Chains
 // conductor, into the predecessor and successor links Run takes:
@@ -23,6 +31,9 @@ const (
 //   - proxy/initialize reaches the predecessor link as initialize (same id
 //     and params), so an interceptor on initialize sees it, and the
 //     proxy forwards initialize to its successor before it answers;
+//   - the Rust SDK's names (_proxy/initialize, _proxy/successor) are read
+//     as the schema's, and the proxy wraps in the dialect the conductor
+//     last used (ComponentWith chooses the one used before that);
 //   - a proxy/successor request or notification from the conductor is the
 //     successor's message it wraps, its envelope's _meta dropped
 //     (hop-local); the answer to it goes back as the answer to the
@@ -39,7 +50,13 @@ const (
 //     ACP v1, which has none, and one array could not carry the answers
 //     of both links.
 func Component(conn Link) (predecessor, successor Link) {
+	return ComponentWith(conn, ComponentOptions{})
+}
+
+// ComponentWith is Component with options.
+func ComponentWith(conn Link, o ComponentOptions) (predecessor, successor Link) {
 	c := &component{conn: conn, sent: map[string]bool{}, got: map[string]bool{}, closed: make(chan struct{})}
+	c.names.Store(uint32(o.Names))
 	for s := range c.in {
 		c.in[s] = make(chan read)
 	}
@@ -52,6 +69,7 @@ type component struct {
 	mu     sync.Mutex
 	sent   map[string]bool // ids of requests sent to the successor, wrapped
 	got    map[string]bool // ids of proxy/successor requests received, unanswered
+	names  atomic.Uint32   // the proxychain.Dialect to wrap in
 	in     [2]chan read    // what the demultiplexer hands each link
 	start  sync.Once
 	closed chan struct{}
@@ -133,10 +151,13 @@ func (c *component) route(frame []byte) ([]byte, side) {
 	if err != nil {
 		return frame, predecessor
 	}
+	m, dialect := proxychain.Of(env.Name)
 	switch {
-	case env.Name == methodProxySuccessor && env.Method != nil:
+	case m == proxychain.Successor && env.Method != nil:
+		c.names.Store(uint32(dialect))
 		return c.unwrap(frame, env), successor
-	case env.Name == methodProxyInitialize && env.ID != nil:
+	case m == proxychain.Initialize && env.ID != nil:
+		c.names.Store(uint32(dialect))
 		return appendMessage(nil, env.ID, methodInitialize, env.Params), predecessor
 	case env.Name == methodCancelRequest:
 		if id, ok := jsonrpc.CancelledID(env.Params); ok && c.has(c.got, jsonrpc.IDKey(id), false) {
@@ -187,7 +208,7 @@ func (c *component) unwrap(frame []byte, env jsonrpc.Envelope) []byte {
 	method, params, ok := envelope(env.Params)
 	if !ok {
 		if env.ID != nil {
-			c.answer(env.ID, &wire.RPCError{Code: wire.CodeInvalidParams, Message: "Invalid params: proxy/successor needs a method"})
+			c.answer(env.ID, &wire.RPCError{Code: wire.CodeInvalidParams, Message: "Invalid params: " + env.Name + " needs a method"})
 		}
 		return nil
 	}
@@ -253,5 +274,6 @@ func (c *component) wrap(msg []byte) []byte {
 	if env.Params != nil && env.Params.Kind() != wire.KindNull {
 		b = append(append(b, `,"params":`...), env.Params...)
 	}
-	return appendMessage(nil, env.ID, methodProxySuccessor, append(b, '}'))
+	names := proxychain.Dialect(c.names.Load())
+	return appendMessage(nil, env.ID, names.Name(proxychain.Successor), append(b, '}'))
 }

@@ -13,6 +13,7 @@ import (
 	acp "github.com/acpgen/acpgen/gen/acp/unstable"
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/proxy"
+	"github.com/acpgen/acpgen/runtime/proxychain"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -21,13 +22,17 @@ import (
 // editor's initialize goes to the proxy as proxy/initialize; what the
 // proxy wraps in proxy/successor goes to the agent unwrapped; what the
 // agent sends goes to the proxy wrapped, under ids of the conductor's
-// own. It records what it sent the proxy and the agent.
+// own. It records what it sent the proxy and the agent. It speaks one
+// dialect of the method names (names) and takes no other: a successor
+// message in the other one is an error.
 type conductor struct {
 	t                   *testing.T
+	names               proxychain.Dialect
 	editor, proxy, agen link
 	mu                  sync.Mutex
 	toProxy, toAgent    []string
 	wrapped             map[string]bool   // ids of proxy/successor requests the proxy sent
+	unwrapped           int               // successor messages from the proxy
 	agentIDs            map[string]string // conductor id -> the agent's id
 	n                   int
 }
@@ -59,7 +64,7 @@ func (c *conductor) pump(l link, route func(string, jsonrpc.Envelope)) {
 
 func (c *conductor) fromEditor(line string, env jsonrpc.Envelope) {
 	if env.Name == "initialize" {
-		line = strings.Replace(line, `"method":"initialize"`, `"method":"proxy/initialize"`, 1)
+		line = strings.Replace(line, `"method":"initialize"`, `"method":"`+c.names.Name(proxychain.Initialize)+`"`, 1)
 	}
 	var sink []string
 	c.send(c.proxy, line, &sink)
@@ -67,8 +72,16 @@ func (c *conductor) fromEditor(line string, env jsonrpc.Envelope) {
 
 func (c *conductor) fromProxy(line string, env jsonrpc.Envelope) {
 	var sink []string
+	m, d := proxychain.Of(env.Name)
 	switch {
-	case env.Name == "proxy/successor":
+	case m != proxychain.None && d != c.names:
+		// As a conductor of the other dialect would: an unknown method.
+		c.t.Errorf("a %s-dialect conductor got %s", c.names, line)
+		if env.ID != nil {
+			b, _ := jsonrpc.AppendError(nil, env.ID, &wire.RPCError{Code: wire.CodeMethodNotFound, Message: "Method not found"})
+			c.send(c.proxy, strings.TrimSpace(string(b)), &sink)
+		}
+	case m == proxychain.Successor:
 		var inner struct {
 			Method string   `json:"method"`
 			Params wire.Raw `json:"params"`
@@ -77,11 +90,12 @@ func (c *conductor) fromProxy(line string, env jsonrpc.Envelope) {
 			c.t.Errorf("proxy/successor params %s: %v", env.Params, err)
 			return
 		}
+		c.mu.Lock()
+		c.unwrapped++
 		if env.ID != nil {
-			c.mu.Lock()
 			c.wrapped[string(env.ID)] = true
-			c.mu.Unlock()
 		}
+		c.mu.Unlock()
 		c.send(c.agen, string(frame(env.ID, inner.Method, inner.Params)), &c.toAgent)
 	case env.Name == "$/cancel_request":
 		id, _ := requestIDOf(env.Params)
@@ -121,17 +135,24 @@ func (c *conductor) fromAgent(line string, env jsonrpc.Envelope) {
 		c.agentIDs[string(id)] = string(env.ID)
 		c.mu.Unlock()
 	}
-	c.send(c.proxy, string(frame(id, "proxy/successor", wire.Raw(params))), &c.toProxy)
+	c.send(c.proxy, string(frame(id, c.names.Name(proxychain.Successor), wire.Raw(params))), &c.toProxy)
 }
 
 // startComponent runs p as a Proxy Chains component under a test
 // conductor, between a Go client and the Go agent a.
 func startComponent(t *testing.T, p *proxy.Proxy, a *agent) (*chain, *conductor) {
 	t.Helper()
+	return startComponentWith(t, p, a, proxychain.Schema, proxy.ComponentOptions{})
+}
+
+// startComponentWith is startComponent with a conductor speaking names and
+// the component's options o.
+func startComponentWith(t *testing.T, p *proxy.Proxy, a *agent, names proxychain.Dialect, o proxy.ComponentOptions) (*chain, *conductor) {
+	t.Helper()
 	clientEnd, editorEnd := pipes()
 	proxyEnd, compEnd := pipes()
 	agentEnd, aEnd := pipes()
-	c := &conductor{t: t, editor: editorEnd, proxy: proxyEnd, agen: agentEnd, wrapped: map[string]bool{}, agentIDs: map[string]string{}}
+	c := &conductor{t: t, names: names, editor: editorEnd, proxy: proxyEnd, agen: agentEnd, wrapped: map[string]bool{}, agentIDs: map[string]string{}}
 	go c.pump(editorEnd, c.fromEditor)
 	go c.pump(proxyEnd, c.fromProxy)
 	go c.pump(agentEnd, c.fromAgent)
@@ -142,7 +163,7 @@ func startComponent(t *testing.T, p *proxy.Proxy, a *agent) (*chain, *conductor)
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = a.conn.Run(ctx) })
 	wg.Go(func() { _ = ch.cc.Run(ctx) })
-	pred, succ := proxy.Component(proxy.Stream(compEnd.r, compEnd.w))
+	pred, succ := proxy.ComponentWith(proxy.Stream(compEnd.r, compEnd.w), o)
 	go func() { ch.run <- p.Run(ctx, pred, succ) }()
 	t.Cleanup(func() {
 		cancel()
@@ -159,8 +180,26 @@ func startComponent(t *testing.T, p *proxy.Proxy, a *agent) (*chain, *conductor)
 // forwarding initialize through proxy/successor, relays a turn both ways
 // through the conductor with its updates in order, and its interceptors
 // work as in a transparent proxy: here terminal/create, wrapped by the
-// conductor, is refused.
+// conductor, is refused. Under a conductor speaking the Rust SDK's names
+// (_proxy/initialize, _proxy/successor) it answers in those, whatever its
+// options chose before the conductor spoke; the test conductor takes no
+// message in the other dialect.
 func TestComponentUnderConductor(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		names proxychain.Dialect
+		o     proxy.ComponentOptions
+	}{
+		{"schema", proxychain.Schema, proxy.ComponentOptions{}},
+		{"rust", proxychain.Rust, proxy.ComponentOptions{}},
+		{"schema conductor, rust option", proxychain.Schema, proxy.ComponentOptions{Names: proxychain.Rust}},
+		{"rust conductor, rust option", proxychain.Rust, proxy.ComponentOptions{Names: proxychain.Rust}},
+	} {
+		t.Run(c.name, func(t *testing.T) { componentUnderConductor(t, c.names, c.o) })
+	}
+}
+
+func componentUnderConductor(t *testing.T, names proxychain.Dialect, o proxy.ComponentOptions) {
 	p := proxy.New(proxy.Options{})
 	var initialized []string
 	proxy.Request(p, acp.AgentMethods.Initialize, func(ctx context.Context, req *acp.InitializeRequest, next func(context.Context, *acp.InitializeRequest) (*acp.InitializeResponse, error)) (*acp.InitializeResponse, error) {
@@ -173,7 +212,7 @@ func TestComponentUnderConductor(t *testing.T) {
 		return nil, &wire.RPCError{Code: wire.CodeMethodNotFound, Message: "refused"}
 	})
 	a := &agent{updates: 30}
-	ch, c := startComponent(t, p, a)
+	ch, c := startComponentWith(t, p, a, names, o)
 	res := ch.initialize(t)
 	if res.ProtocolVersion != acp.CurrentProtocolVersion || !slices.Equal(initialized, []string{"down", "up"}) {
 		t.Errorf("initialize: %+v, interceptor %v", res, initialized)
@@ -197,5 +236,8 @@ func TestComponentUnderConductor(t *testing.T) {
 		if strings.Contains(l, "proxy/") || strings.Contains(l, `"hop"`) {
 			t.Errorf("the agent got %s: an envelope or its _meta leaked", l)
 		}
+	}
+	if c.unwrapped == 0 {
+		t.Errorf("the proxy sent no %s", names.Name(proxychain.Successor))
 	}
 }

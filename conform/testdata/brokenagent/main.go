@@ -152,7 +152,7 @@ func main() {
 			} else if ok {
 				initialized = true
 				beforeInitAnswer()
-				reply(m.ID, initResult(int(p.ProtocolVersion)))
+				reply(m.ID, withTerminalAuth(initResult(int(p.ProtocolVersion)), m.Params))
 			}
 		case acp.MethodAuthenticate:
 			if p, ok := check[acp.AuthenticateRequest](m.ID, m.Params); ok {
@@ -191,6 +191,15 @@ func main() {
 		case acp.MethodSessionResume:
 			if p, ok := check[acp.ResumeSessionRequest](m.ID, m.Params); ok && resumeMode {
 				resume(m.ID, string(p.SessionID))
+			}
+		case acp.MethodLogout:
+			if _, ok := check[acp.LogoutRequest](m.ID, m.Params); ok && logoutRefused {
+				fail(m.ID, -32603, "Internal error", "logout failed")
+			} else if ok && logoutMode {
+				authenticated = false
+				reply(m.ID, map[string]any{})
+			} else if ok {
+				unknownMethod(m.ID, m.Method)
 			}
 		case acp.MethodSessionDelete:
 			if p, ok := check[acp.DeleteSessionRequest](m.ID, m.Params); ok && deleteListedOnly {
@@ -235,6 +244,7 @@ func prompt(id json.RawMessage, p *acp.PromptRequest, echo bool) {
 	if keyedMode {
 		chunk["messageId"] = "m-1"
 	}
+	said(sid, chunk)
 	sendUpdate(map[string]any{"sessionId": named, "update": chunk})
 	duringTurn(sid)
 	flushUpdates()

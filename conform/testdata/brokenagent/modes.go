@@ -194,6 +194,15 @@ var (
 	imageRefused = has("-image-refused")
 	// duplicateAuthIDs (with -auth) lists the auth method id twice.
 	duplicateAuthIDs = has("-duplicate-auth-ids")
+	// logoutMode advertises agentCapabilities.auth.logout and answers
+	// logout; logoutRefused (with it) answers logout -32603.
+	logoutMode    = has("-logout") || has("-logout-refused")
+	logoutRefused = has("-logout-refused")
+	// terminalAuth lists a terminal auth method (env CONFORM_A and
+	// CONFORM_B) to a client advertising clientCapabilities.auth.terminal;
+	// duplicateEnv (with it) gives its env the member CONFORM_A twice.
+	terminalAuth = has("-terminal-auth") || has("-duplicate-env")
+	duplicateEnv = has("-duplicate-env")
 	// batchUpdates writes the session/updates of each turn as one JSON-RPC
 	// batch (a JSON array) instead of one line each.
 	batchUpdates = has("-batch-updates")
@@ -271,6 +280,9 @@ var (
 	foreignUpdate = has("-foreign-session-update")
 	// loadFirst answers session/load before replaying (with -rfd).
 	loadFirst = has("-load-answer-first")
+	// replayUserOnly (with -rfd) replays only the user's messages on
+	// session/load, not the agent's replies.
+	replayUserOnly = has("-replay-user-only")
 	// orphanToolUpdate (with -keyed) names a tool call no tool_call
 	// introduced in its tool_call_update.
 	orphanToolUpdate = has("-orphan-tool-update")
@@ -328,4 +340,28 @@ func sendUpdate(params map[string]any) {
 	outMu.Lock()
 	defer outMu.Unlock()
 	_, _ = os.Stdout.Write(append(b, '\n'))
+}
+
+// withTerminalAuth adds terminalAuth's method to an initialize result when
+// the client's params advertise clientCapabilities.auth.terminal.
+func withTerminalAuth(res any, params json.RawMessage) any {
+	var p struct {
+		ClientCapabilities struct {
+			Auth struct {
+				Terminal bool `json:"terminal"`
+			} `json:"auth"`
+		} `json:"clientCapabilities"`
+	}
+	obj, ok := res.(map[string]any)
+	if !terminalAuth || !ok || json.Unmarshal(params, &p) != nil || !p.ClientCapabilities.Auth.Terminal {
+		return res
+	}
+	env := json.RawMessage(`{"CONFORM_A":"1","CONFORM_B":"2"}`)
+	if duplicateEnv {
+		env = json.RawMessage(`{"CONFORM_A":"1","CONFORM_A":"2"}`)
+	}
+	methods, _ := obj["authMethods"].([]any)
+	obj["authMethods"] = append(methods, map[string]any{"type": "terminal", "id": "conform-terminal", "name": "Terminal login",
+		"args": []string{"--login"}, "env": env})
+	return obj
 }

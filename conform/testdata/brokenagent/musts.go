@@ -18,6 +18,9 @@ var (
 	// unknownInternal answers an unknown method (not _-prefixed) with
 	// -32603 instead of -32601.
 	unknownInternal = has("-unknown-method-internal")
+	// extInternal answers an unknown _ method with -32603 instead of
+	// -32601 (a SHOULD: spec extensibility).
+	extInternal = has("-ext-internal")
 	// answerNotes answers every notification but session/cancel with an
 	// error.
 	answerNotes = has("-answer-notifications")
@@ -82,7 +85,7 @@ func unknownMethod(id json.RawMessage, method string) {
 	if extIDPlusOne && strings.HasPrefix(method, "_") && json.Unmarshal(id, &n) == nil {
 		id, _ = json.Marshal(n + 1)
 	}
-	if unknownInternal && method != "" && method[0] != '_' {
+	if unknownInternal && method != "" && method[0] != '_' || extInternal && strings.HasPrefix(method, "_") {
 		fail(id, -32603, "Internal error", method)
 		return
 	}

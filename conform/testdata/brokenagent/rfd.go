@@ -23,6 +23,18 @@ type stored struct {
 	cwd   string
 	dirs  []string
 	texts []string
+	// history is the conversation as session/load replays it: the user's
+	// texts and the agent's replies, in order.
+	history []map[string]any
+}
+
+// said records a session/update of the conversation for session/load.
+func said(sid string, u map[string]any) {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	if s := store[sid]; s != nil {
+		s.history = append(s.history, u)
+	}
 }
 
 var (
@@ -32,6 +44,9 @@ var (
 )
 
 func capabilities() map[string]any {
+	if logoutMode {
+		return map[string]any{"auth": map[string]any{"logout": map[string]any{}}}
+	}
 	if deleteListedOnly {
 		return map[string]any{"sessionCapabilities": map[string]any{"list": map[string]any{}, "delete": map[string]any{}}}
 	}
@@ -91,22 +106,27 @@ func record(p *acp.PromptRequest) {
 	if s == nil {
 		return
 	}
+	var texts []string
 	for _, b := range p.Prompt {
 		if b.Text != nil {
-			s.texts = append(s.texts, b.Text.Text)
+			texts = append(texts, b.Text.Text)
 		}
 	}
 	for _, c := range p.RuntimeContext {
-		s.texts = append(s.texts, c.Text)
+		texts = append(texts, c.Text)
+	}
+	s.texts = append(s.texts, texts...)
+	for _, t := range texts {
+		s.history = append(s.history, map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": t}})
 	}
 }
 
 func load(id json.RawMessage, p *acp.LoadSessionRequest) {
 	storeMu.Lock()
 	s := store[string(p.SessionID)]
-	var texts []string
+	var history []map[string]any
 	if s != nil {
-		texts = append(texts, s.texts...)
+		history = append(history, s.history...)
 	}
 	storeMu.Unlock()
 	if s == nil {
@@ -116,9 +136,11 @@ func load(id json.RawMessage, p *acp.LoadSessionRequest) {
 	if loadFirst {
 		reply(id, map[string]any{})
 	}
-	for _, t := range texts {
-		send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
-			"sessionId": p.SessionID, "update": map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": t}}}})
+	for _, u := range history {
+		if replayUserOnly && u["sessionUpdate"] != "user_message_chunk" {
+			continue
+		}
+		send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": p.SessionID, "update": u}})
 	}
 	if !loadFirst {
 		reply(id, map[string]any{})

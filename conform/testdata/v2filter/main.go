@@ -3,7 +3,8 @@
 //
 //	-no-idle          drops every idle state_update (the turn never ends)
 //	-cancel-end-turn  reports a cancelled turn's idle with stopReason end_turn
-//	-late             repeats a turn's last agent_message_chunk after its idle
+//	-late             repeats a session's first turn's last agent_message_chunk
+//	                  after its idle
 //	-refuse-turn      ends every turn that was not cancelled idle with
 //	                  stopReason error and a -32000 error (authentication
 //	                  required), as claude-agent-acp does without credentials
@@ -26,6 +27,27 @@
 //	                  with replayFrom start (a replay nobody asked for)
 //	-refuse-v1        answers an initialize asking for protocol version 1
 //	                  with an error instead of a version
+//	-duplicate-env    lists, to a client advertising capabilities.auth.terminal,
+//	                  a terminal auth method whose env names CONFORM_A twice
+//	-idle-without-stop  drops the stopReason of an idle state_update that
+//	                  ends a turn not cancelled
+//	-user-message-id  gives every user_message update another messageId
+//	                  than the prompt's response
+//	-same-message-id  gives every prompt response and user_message the
+//	                  messageId m-same
+//	-replay-drops-agent  drops the agent's message updates while a
+//	                  session/resume is pending (a replay without them)
+//	-after-close      sends a session_info_update for a session after its
+//	                  session/close response
+//	-batch-one-error  answers a batch holding requests with one -32600
+//	                  error object instead of an array of responses
+//	-orphan-chunks    sends, after each running state_update, a
+//	                  tool_call_content_chunk and a terminal_output_chunk
+//	                  naming a tool call and a terminal never introduced
+//	-unprefixed-values  lists an auth method of type vendor_sso, sends a
+//	                  vendor_progress session update after each running
+//	                  state_update, and ends turns idle with stopReason
+//	                  vendor_done: custom values without the _ prefix
 //
 // And correct behaviours of agents conform must not fail (exit 0 without
 // --robustness must):
@@ -36,6 +58,11 @@
 //	                  an empty one) and echoes it without text in the
 //	                  session's user_message update
 //	-batch-updates    writes each session/update as a batch (a JSON array)
+//	-logout           lists an agent auth method in every v2 initialize answer
+//	                  and answers auth/logout, which listing one requires
+//	-terminal-auth    lists, to a client advertising capabilities.auth.terminal,
+//	                  a terminal auth method with env CONFORM_A and CONFORM_B
+//	                  (and answers auth/logout, which listing one requires)
 //
 // Everything else passes through unchanged, stdin and stderr too.
 package main
@@ -48,7 +75,12 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 )
+
+// terminalGranted is set while the client's last initialize advertised
+// capabilities.auth.terminal.
+var terminalGranted atomic.Bool
 
 // toolCallID is the id of the tool call -tool-cancel advertises.
 const toolCallID = "v2filter-tool"
@@ -175,6 +207,17 @@ func input(mode string, o *output, agent io.Writer) {
 			line, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
 		case isReq && mode == "-refuse-v1" && req.Method == "initialize" && string(req.Params["protocolVersion"]) == "1":
 			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32602, "message": "unsupported protocol version"}})
+			o.locked(string(b))
+			continue
+		case isReq && req.Method == "initialize":
+			terminalGranted.Store(granted(req.Params["capabilities"]))
+		case isReq && (req.Method == "session/resume" || req.Method == "session/close"):
+			pending.Store(req.Method, pendingReq{id: string(req.ID), session: str(req.Params["sessionId"])})
+		case mode == "-batch-one-error" && batchWithRequests(line):
+			o.locked(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`)
+			continue
+		case isReq && (mode == "-terminal-auth" || mode == "-logout") && req.Method == "auth/logout":
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{}})
 			o.locked(string(b))
 			continue
 		case mode == "-batch-empty-parse-error" && string(line) == "[]":
@@ -308,8 +351,20 @@ func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 	if mode == "-no-session-caps" {
 		return [][]byte{withoutSessionCaps(line)}
 	}
+	if mode == "-terminal-auth" || mode == "-duplicate-env" || mode == "-unprefixed-values" || mode == "-logout" {
+		line = authMethods(mode, line)
+	}
+	if mode == "-same-message-id" {
+		line = sameMessageID(line)
+	}
+	if extra := answered(mode, line); extra != nil {
+		return [][]byte{line, extra}
+	}
 	if json.Unmarshal(line, &u) != nil || u.Method != "session/update" {
 		return [][]byte{line}
+	}
+	if out, ok := messageIDs(mode, u); ok {
+		return out
 	}
 	if mode == "-batch-updates" {
 		return [][]byte{append(append([]byte("["), line...), ']')}
@@ -333,8 +388,28 @@ func filter(mode string, line []byte, last map[string][]byte) [][]byte {
 		u.Params.Update["stopReason"] = json.RawMessage(`"error"`)
 		u.Params.Update["error"] = json.RawMessage(`{"code":-32000,"message":"Authentication required"}`)
 		return [][]byte{rewrite(u)}
-	case mode == "-late" && state == "idle" && last[u.Params.SessionID] != nil:
+	case mode == "-late" && state == "idle" && last[u.Params.SessionID] != nil && !resuming() && last["late\x00"+u.Params.SessionID] == nil:
+		// Once per session: a later turn's late chunk would reach the
+		// resume cases that follow it on the session.
+		last["late\x00"+u.Params.SessionID] = []byte{1}
 		return [][]byte{line, last[u.Params.SessionID]}
+	case mode == "-idle-without-stop" && state == "idle" && stop != "" && stop != "cancelled":
+		delete(u.Params.Update, "stopReason")
+		return [][]byte{rewrite(u)}
+	case mode == "-orphan-chunks" && state == "running":
+		tool, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+			"sessionId": u.Params.SessionID, "update": map[string]any{"sessionUpdate": "tool_call_content_chunk", "toolCallId": "conform-none",
+				"content": map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": "x"}}}}})
+		term, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+			"sessionId": u.Params.SessionID, "update": map[string]any{"sessionUpdate": "terminal_output_chunk", "terminalId": "conform-none", "data": "eA=="}}})
+		return [][]byte{line, tool, term}
+	case mode == "-unprefixed-values" && state == "running":
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+			"sessionId": u.Params.SessionID, "update": map[string]any{"sessionUpdate": "vendor_progress", "percent": 50}}})
+		return [][]byte{line, b}
+	case mode == "-unprefixed-values" && state == "idle" && stop == "end_turn":
+		u.Params.Update["stopReason"] = json.RawMessage(`"vendor_done"`)
+		return [][]byte{rewrite(u)}
 	case mode == "-tool-cancel" && state == "running":
 		tool := map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
 			"sessionId": u.Params.SessionID,
@@ -361,4 +436,144 @@ func str(raw json.RawMessage) string {
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "v2filter:", err)
 	os.Exit(1)
+}
+
+// granted reports whether initialize's capabilities grant auth.terminal.
+func granted(caps json.RawMessage) bool {
+	var c struct {
+		Auth struct {
+			Terminal json.RawMessage `json:"terminal"`
+		} `json:"auth"`
+	}
+	return json.Unmarshal(caps, &c) == nil && len(c.Auth.Terminal) > 0 && string(c.Auth.Terminal) != "null"
+}
+
+// authMethods adds the modes' auth methods to an initialize answer (a
+// result with a protocolVersion): a terminal one when the client granted
+// auth.terminal, or one of a custom type.
+func authMethods(mode string, line []byte) []byte {
+	var msg map[string]json.RawMessage
+	var res map[string]json.RawMessage
+	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["result"], &res) != nil || res["protocolVersion"] == nil ||
+		string(res["protocolVersion"]) == "1" {
+		return line // not a v2 initialize answer
+	}
+	var methods []any
+	_ = json.Unmarshal(res["authMethods"], &methods)
+	switch {
+	case mode == "-unprefixed-values":
+		methods = append(methods, map[string]any{"type": "vendor_sso", "methodId": "conform-sso", "name": "SSO"})
+	case mode == "-logout":
+		methods = append(methods, map[string]any{"type": "agent", "methodId": "conform-key", "name": "Key"})
+	case !terminalGranted.Load():
+		return line
+	default:
+		env := []any{map[string]any{"name": "CONFORM_A", "value": "1"}, map[string]any{"name": "CONFORM_B", "value": "2"}}
+		if mode == "-duplicate-env" {
+			env[1] = map[string]any{"name": "CONFORM_A", "value": "2"}
+		}
+		methods = append(methods, map[string]any{"type": "terminal", "methodId": "conform-terminal", "name": "Terminal login", "env": env})
+	}
+	res["authMethods"], _ = json.Marshal(methods)
+	msg["result"], _ = json.Marshal(res)
+	out, _ := json.Marshal(msg)
+	return out
+}
+
+// pendingReq is a session/resume or session/close the agent has not
+// answered yet: its id and the session it names.
+type pendingReq struct{ id, session string }
+
+// pending holds the last session/resume and session/close by method.
+var pending sync.Map
+
+func pendingFor(method string) (pendingReq, bool) {
+	v, ok := pending.Load(method)
+	if !ok {
+		return pendingReq{}, false
+	}
+	return v.(pendingReq), true
+}
+
+// answered clears a pending request the line answers and returns what
+// -after-close adds after a close response ("" none).
+func answered(mode string, line []byte) []byte {
+	var r struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &r) != nil || r.Method != "" || r.ID == nil {
+		return nil
+	}
+	for _, method := range []string{"session/resume", "session/close"} {
+		p, ok := pendingFor(method)
+		if !ok || p.id != string(r.ID) {
+			continue
+		}
+		pending.Delete(method)
+		if mode == "-after-close" && method == "session/close" {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+				"sessionId": p.session, "update": map[string]any{"sessionUpdate": "session_info_update", "title": "closed"}}})
+			return b
+		}
+	}
+	return nil
+}
+
+// messageIDs applies the modes that alter message ids and replays to a
+// session/update; false when none applies.
+func messageIDs(mode string, u update) ([][]byte, bool) {
+	kind := str(u.Params.Update["sessionUpdate"])
+	switch {
+	case mode == "-user-message-id" && kind == "user_message":
+		u.Params.Update["messageId"] = json.RawMessage(`"conform-other"`)
+	case mode == "-same-message-id" && kind == "user_message":
+		u.Params.Update["messageId"] = json.RawMessage(`"m-same"`)
+	case mode == "-replay-drops-agent" && (kind == "agent_message" || kind == "agent_message_chunk"):
+		if _, ok := pendingFor("session/resume"); !ok {
+			return nil, false
+		}
+		return nil, true
+	default:
+		return nil, false
+	}
+	return [][]byte{rewrite(u)}, true
+}
+
+// sameMessageID gives a prompt response (a result with a messageId) the
+// messageId m-same.
+func sameMessageID(line []byte) []byte {
+	var msg map[string]json.RawMessage
+	var res map[string]json.RawMessage
+	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["result"], &res) != nil || res["messageId"] == nil {
+		return line
+	}
+	res["messageId"] = json.RawMessage(`"m-same"`)
+	msg["result"], _ = json.Marshal(res)
+	out, _ := json.Marshal(msg)
+	return out
+}
+
+// batchWithRequests reports whether line is a batch holding a request.
+func batchWithRequests(line []byte) bool {
+	var items []struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &items) != nil {
+		return false
+	}
+	for _, it := range items {
+		if it.ID != nil && it.Method != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// resuming reports whether a session/resume awaits its response (its
+// state_update is the resumed session's snapshot, not a turn's end).
+func resuming() bool {
+	_, ok := pendingFor("session/resume")
+	return ok
 }

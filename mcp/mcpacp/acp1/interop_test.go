@@ -2,10 +2,8 @@ package acp1_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -31,14 +29,32 @@ func (e *recordingEditor) SessionUpdate(_ context.Context, n *unstable.SessionNo
 // an agent on stdio, calls the Go provider's *mcp.Server.
 func TestGoProviderTypeScriptCaller(t *testing.T) {
 	node := startNode(t, "ts-mcp-agent.mjs")
-	typeScriptCaller(t, node.stdout, node.stdin)
-	node.wait(t, true)
+	typeScriptCaller(t, node.Stdout, node.Stdin)
+	node.Wait(t, true)
+}
+
+// TestGoProviderTypeScriptHTTPBridge: the TypeScript SDK's
+// McpOverAcpHttpBridge re-exports the Go provider's server as a loopback
+// MCP Streamable HTTP endpoint, and the agent's HTTP requests (MCP
+// 2026-07-28, no initialize) reach the *mcp.Server as mcp/message: the
+// same four calls, the slow one cancelled by aborting its HTTP request,
+// which cancels the server's context.
+func TestGoProviderTypeScriptHTTPBridge(t *testing.T) {
+	node := startNode(t, "ts-mcp-agent.mjs", "--http-bridge")
+	typeScriptCallerWith(t, node.Stdout, node.Stdin, func(slow map[string]any) bool { return slow["aborted"] == true })
+	node.Wait(t, true)
 }
 
 // typeScriptCaller is the Go editor of TestGoProviderTypeScriptCaller on
 // the connection r, w to ts-mcp-agent.mjs: it offers mcptest.Server, prompts
 // once and checks the report the agent streams back.
 func typeScriptCaller(t *testing.T, r io.Reader, w io.Writer) {
+	typeScriptCallerWith(t, r, w, func(slow map[string]any) bool { return slow["code"] == float64(mcpacp.CodeCancelled) })
+}
+
+// typeScriptCallerWith is typeScriptCaller with slowCancelled judging the
+// report of the cancelled slow call.
+func typeScriptCallerWith(t *testing.T, r io.Reader, w io.Writer, slowCancelled func(map[string]any) bool) {
 	ed := &recordingEditor{editor: editor{mcp: mcpacp.NewProvider()}, chunks: make(chan string, 4)}
 	conn := unstable.NewClientConn(ed, r, w, unstable.ConnOptions{})
 	ed.mcp.Bind(conn)
@@ -66,35 +82,7 @@ func typeScriptCaller(t *testing.T, r io.Reader, w io.Writer) {
 	if err != nil || res.StopReason != unstable.StopReasonEndTurn {
 		t.Fatalf("prompt: %v %+v", err, res)
 	}
-	var report struct {
-		ServerID string
-		Greet    string
-		Progress struct {
-			Result string
-			Notes  []struct {
-				Method string
-				Params map[string]any
-			}
-		}
-		Unknown map[string]any
-		Slow    map[string]any
-	}
-	if err := json.Unmarshal([]byte(<-ed.chunks), &report); err != nil {
-		t.Fatal(err)
-	}
-	if report.ServerID != reg.ServerID || report.Greet != "hello ada" || report.Progress.Result != "done" {
-		t.Errorf("report %+v", report)
-	}
-	wantNote := map[string]any{"progressToken": "tok-1", "progress": 1.0, "total": 2.0, "message": "half way"}
-	if n := report.Progress.Notes; len(n) != 1 || n[0].Method != "notifications/progress" || !reflect.DeepEqual(n[0].Params, wantNote) {
-		t.Errorf("progress notifications %+v, want one with %v", n, wantNote)
-	}
-	if e, ok := report.Unknown["error"].(map[string]any); !ok || e["code"] != float64(-32602) || len(report.Unknown) != 1 {
-		t.Errorf("unknown tool: outcome %v, want the inner error -32602", report.Unknown)
-	}
-	if report.Slow["code"] != float64(mcpacp.CodeCancelled) {
-		t.Errorf("slow call: %v, want a -32800 rejection", report.Slow)
-	}
+	mcptest.CheckReport(t, []byte(<-ed.chunks), reg.ServerID, mcptest.ReportOptions{SlowCancelled: slowCancelled})
 	<-started
 	if got := <-cancelled; got != context.Canceled.Error() {
 		t.Errorf("the slow tool's context ended with %q", got)
@@ -132,14 +120,14 @@ func (a *scenarioAgent) SessionPrompt(ctx context.Context, p *unstable.PromptReq
 func TestTypeScriptProviderGoCaller(t *testing.T) {
 	node := startNode(t, "ts-mcp-client.mjs")
 	a := &scenarioAgent{agent: agent{acp: true, mcp: mcpacp.NewCaller(nil)}, results: make(chan error, 1)}
-	conn := unstable.NewAgentConn(a, node.stdout, node.stdin, unstable.ConnOptions{})
+	conn := unstable.NewAgentConn(a, node.Stdout, node.Stdin, unstable.ConnOptions{})
 	a.mcp.Bind(conn)
 	go conn.Run(context.Background())
 	if err := <-a.results; err != nil {
 		t.Error(err)
 	}
-	node.wait(t, false)
-	log := node.stderr.String()
+	node.Wait(t, false)
+	log := node.Stderr.String()
 	for _, want := range []string{"declared\n", "slow: aborted\n", "stopReason: end_turn\n"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("ts-mcp-client.mjs did not log %q:\n%s", want, log)

@@ -72,7 +72,7 @@ func TestGoProviderGoCallerOverNetwork(t *testing.T) {
 // profile and runs what TestGoProviderTypeScriptCaller runs.
 func TestGoProviderTypeScriptCallerOverNetwork(t *testing.T) {
 	node := startNode(t, "ts-mcp-agent.mjs", "--listen")
-	line, err := bufio.NewReader(node.stdout).ReadString('\n')
+	line, err := bufio.NewReader(node.Stdout).ReadString('\n')
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	if err != nil || !ok {
 		t.Fatalf("ts-mcp-agent.mjs printed %q (%v)", line, err)

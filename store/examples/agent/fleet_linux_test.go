@@ -158,16 +158,7 @@ func servedBy(t *testing.T, jar http.CookieJar, u string) string {
 // received, reports the turn interrupted, and runs the next turn. On both
 // profiles.
 func TestFleetSurvivesKilledAgent(t *testing.T) {
-	pg, err := testenv.StartPostgres()
-	if err != nil {
-		testenv.Missing(t, "PostgreSQL", err)
-	}
-	defer pg.Stop()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "agent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	pg, bin, dir := postgres(t), agentBinary(t), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for _, profile := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {

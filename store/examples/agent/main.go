@@ -1,7 +1,8 @@
 // Command agent is the example agent of examples/storeagent on a session
 // store, so that its sessions outlive the connection, the process and (with
-// PostgreSQL) the machine. It speaks ACP v1 on stdin and stdout, or with
-// -listen ADDR over the network at /acp (WebSocket and Streamable HTTP).
+// PostgreSQL) the machine. It speaks ACP on stdin and stdout, or with
+// -listen ADDR over the network at /acp (WebSocket and Streamable HTTP): v1,
+// or the v2 draft when the client's initialize asks for protocol version 2.
 //
 //	agent                                  # sessions in ./acp-sessions.db (SQLite)
 //	agent -store memory                    # sessions as long as the process
@@ -9,7 +10,8 @@
 //
 // A store that cannot be opened (a read-only folder, a full disk, a newer
 // schema) is logged on one line; the agent then serves without one and
-// advertises no session/load, list, resume, close or delete.
+// advertises none of the store's capabilities (v1: session/load, list,
+// resume, close, delete, fork; v2: delete and fork).
 package main
 
 import (
@@ -47,7 +49,7 @@ func main() {
 	}
 	a := storeagent.New(st, log)
 	serve := func(ctx context.Context, r io.Reader, w io.Writer) error {
-		return a.Connect(r, w, log).Run(ctx)
+		return a.Serve(ctx, r, w, log)
 	}
 	if *listen == "" {
 		if err := serve(ctx, os.Stdin, os.Stdout); err != nil {

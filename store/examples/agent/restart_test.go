@@ -72,11 +72,7 @@ func start(t *testing.T, bin, db string) (*exec.Cmd, *acp.ClientConn, *client) {
 // the updates of the killed turn included, says the turn was interrupted,
 // and runs the session's next turn.
 func TestRestartAfterKillLoadsEverythingSent(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "agent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, bin := t.TempDir(), agentBinary(t)
 	db := filepath.Join(dir, "sessions.db")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -136,11 +132,7 @@ func TestRestartAfterKillLoadsEverythingSent(t *testing.T) {
 // file, which no user can create) costs one log line; the agent serves
 // without it and advertises no session/load, list, resume, close or delete.
 func TestUnopenableStoreWithdrawsCapabilities(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "agent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, bin := t.TempDir(), agentBinary(t)
 	ro := filepath.Join(dir, "file")
 	if err := os.WriteFile(ro, nil, 0o600); err != nil {
 		t.Fatal(err)
