@@ -67,6 +67,7 @@ go test -count=1 -timeout 30m ./...
 # the long ones).
 go test -race -count=1 ./runtime/... ./examples/...
 go test -race -short -count=1 -run 'Dispatch|Conn' ./gen/acp/...
+go test -race -count=1 -run 'TestConcurrentUse|TestOutsideTheSubset|TestMalformedGoesToReference' ./internal/schemacheck
 # Fuzzing, a few seconds per target (Go takes one -fuzz target per run). Seed
 # corpora are in each package's testdata/fuzz; a finding fails the run and is
 # written there, so plain `go test` replays it.
@@ -108,3 +109,6 @@ fuzz ./runtime/acphttp FuzzHandler
 fuzz ./runtime/router FuzzInitialize
 fuzz ./runtime/roots FuzzResolve
 fuzz ./runtime/session FuzzTopMember
+fuzz ./internal/schemacheck FuzzVerdicts
+fuzz ./internal/anyjson FuzzAgreesWithEncodingJSON
+fuzz ./inspect FuzzFastParse

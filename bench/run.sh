@@ -13,7 +13,9 @@
 # archive size; instructions under cachegrind when valgrind is installed),
 # builds the minimal agent on each (binary size), and runs every message and
 # ping-pong benchmark (acpgen, the peer, the baselines) in ONE run, so each
-# group's figures compare as ratios. bench/peer/ab is the A/B.
+# group's figures compare as ratios. bench/peer/ab is the A/B. inspect.txt is
+# acpgen inspect's checker per session/update and the validators it judges
+# with (the interpreter, its compiled fallback, the gojsonschema reference).
 # Reads the pinned schema from acpgen's schema cache (fetched when missing).
 # COUNT (default 5) runs per benchmark; COMPILE_COUNT (default 3) compiles of
 # each package; AB_COUNT (default 10) rounds of the A/B's codec benchmarks.
@@ -57,6 +59,8 @@ else
 	(cd bench/peer && go test -run '^$' -bench 'Binary' -benchtime 1x -count 1) | tee -a "$out/build.txt"
 	(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
 	sessions
+	# acpgen inspect's checker and the validators it judges with.
+	go test ./inspect ./internal/schemacheck -run '^$' -bench 'ObserveUpdate|Validate' -benchmem -benchtime 300ms -count "$count" | tee "$out/inspect.txt"
 	ab
 fi
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)" >&2

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/internal/anyjson"
 )
 
 // gateCheck applies the capability gates (generator/tables plus the
@@ -172,8 +173,8 @@ func hit(gate *ir.Gate, v any) bool {
 // ir.CapabilityPath, the initialize message's member first) is true, a
 // present object or a non-empty list in the message.
 func capGranted(params json.RawMessage, path []string) bool {
-	var v any
-	if json.Unmarshal(params, &v) != nil {
+	v, ok := initDoc(params)
+	if !ok {
 		return false
 	}
 	for _, tok := range path {
@@ -256,4 +257,33 @@ func (g *gateCheck) originOf(gate *ir.Gate) string {
 
 func (g *gateCheck) noteOrigin(key string, gate *ir.Gate) {
 	g.origin[key] = g.originOf(gate)
+}
+
+// initDocs holds the last initialize messages read by capGranted, decoded:
+// a checker asks about the same two for every message of a session. The
+// decoded values are only read.
+var initDocs struct {
+	mu   sync.Mutex
+	raw  [2]string
+	doc  [2]any
+	ok   [2]bool
+	set  [2]bool
+	next int
+}
+
+// initDoc decodes an initialize message, once while it is among the last two.
+func initDoc(params json.RawMessage) (any, bool) {
+	c := &initDocs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.raw {
+		if c.set[i] && c.raw[i] == string(params) {
+			return c.doc[i], c.ok[i]
+		}
+	}
+	v, err := anyjson.Unmarshal(params)
+	ok := err == nil
+	i := c.next
+	c.raw[i], c.doc[i], c.ok[i], c.set[i], c.next = string(params), v, ok, true, 1-i
+	return v, ok
 }

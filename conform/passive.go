@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/acpgen/acpgen/generator/ir"
+	"github.com/acpgen/acpgen/internal/anyjson"
 )
 
 // What a passive checker (acpgen inspect) reuses of conform: the rules'
@@ -60,9 +61,17 @@ type GateUse struct {
 // when fromAgent. senderInit and receiverInit are the two sides' initialize
 // messages (the agent's is initialize's result, the client's its params).
 func GateUses(gates []*ir.Gate, m *ir.Method, inResult, fromAgent bool, payload, senderInit, receiverInit json.RawMessage) []GateUse {
+	// The payload is decoded when a row first needs it: most messages
+	// meet no row that walks them.
 	var doc any
-	if json.Unmarshal(payload, &doc) != nil {
-		return nil
+	decoded, bad := false, false
+	decode := func() bool {
+		if !decoded {
+			var err error
+			doc, err = anyjson.Unmarshal(payload)
+			decoded, bad = true, err != nil
+		}
+		return !bad
 	}
 	var out []GateUse
 	for _, g := range gates {
@@ -74,7 +83,9 @@ func GateUses(gates []*ir.Gate, m *ir.Method, inResult, fromAgent bool, payload,
 			origin = g.Row.Source
 		}
 		if g.Row.Require {
-			out = append(out, requireUses(g, doc, fromAgent, senderInit, origin)...)
+			if g.Cap.InResult == fromAgent && capGranted(senderInit, g.Cap.Tokens) && decode() {
+				out = append(out, requireUses(g, doc, fromAgent, senderInit, origin)...)
+			}
 			continue
 		}
 		// The capability lies in the receiver's initialize message.
@@ -85,11 +96,17 @@ func GateUses(gates []*ir.Gate, m *ir.Method, inResult, fromAgent bool, payload,
 			out = append(out, GateUse{Capability: g.Cap.Path, Overlay: origin})
 			continue
 		}
+		if !decode() {
+			continue
+		}
 		walkPath(doc, g.Row.Path, func(v any, at string) {
 			if hit(g, v) {
 				out = append(out, GateUse{Capability: g.Cap.Path, Pointer: at, Overlay: origin})
 			}
 		})
+	}
+	if len(out) > 0 && !decode() {
+		return nil // a payload that is not JSON uses nothing
 	}
 	return out
 }

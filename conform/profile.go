@@ -18,6 +18,7 @@ import (
 	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/internal/corpus"
 	"github.com/acpgen/acpgen/internal/refschema"
+	"github.com/acpgen/acpgen/internal/schemacheck"
 )
 
 // Profile is what a peer is checked against: one schema channel with its
@@ -34,7 +35,7 @@ type Profile struct {
 	Semantics tables.Semantics
 	// examples holds the generated examples of every def, by def and label.
 	examples map[string]map[string][]byte
-	ref      *refschema.Validator
+	ref      *schemacheck.Validator
 	versions versionSchemas // other protocol versions' schemas, by need
 }
 
@@ -130,7 +131,7 @@ func build(file string, overlays []string, channel string, protocol int, src str
 		return nil, err
 	}
 	merged, m := ld.Merged, ld.Model
-	ref, err := refschema.New(merged.Schema)
+	ref, err := schemacheck.New(merged.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -163,7 +164,8 @@ func (p *Profile) Method(wire string) *ir.Method {
 	return nil
 }
 
-// Violations validates instance against def.
+// Violations validates instance against def: the verdict at codec speed,
+// the violations as the reference validator words them.
 func (p *Profile) Violations(def string, instance []byte) ([]refschema.Violation, error) {
 	return p.ref.Violations(def, instance)
 }

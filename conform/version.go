@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/acpgen/acpgen/generator/config"
-	"github.com/acpgen/acpgen/internal/refschema"
+	"github.com/acpgen/acpgen/internal/schemacheck"
 )
 
 // versionSchemas holds, per protocol version, the validator of the release's
@@ -18,14 +18,14 @@ import (
 type versionSchemas struct {
 	mu  sync.Mutex
 	dir string // the folder of the profile's schema file
-	by  map[int]*refschema.Validator
+	by  map[int]*schemacheck.Validator
 }
 
 // versionChannels are the channels whose schema defines each protocol
 // version's messages.
 var versionChannels = []string{"stable", "v2"}
 
-func (p *Profile) forVersion(v int) *refschema.Validator {
+func (p *Profile) forVersion(v int) *schemacheck.Validator {
 	if v == p.Protocol {
 		return p.ref
 	}
@@ -36,7 +36,7 @@ func (p *Profile) forVersion(v int) *refschema.Validator {
 		return ref
 	}
 	if s.by == nil {
-		s.by = map[int]*refschema.Validator{}
+		s.by = map[int]*schemacheck.Validator{}
 	}
 	s.by[v] = nil
 	for _, name := range versionChannels {
@@ -48,7 +48,7 @@ func (p *Profile) forVersion(v int) *refschema.Validator {
 		if err != nil {
 			continue
 		}
-		if ref, err := refschema.New(b); err == nil {
+		if ref, err := schemacheck.New(b); err == nil {
 			s.by[v] = ref
 		}
 	}
@@ -85,7 +85,7 @@ func (l *frameLog) versionOf(proc string) int {
 // schemaOf returns the validator of proc's negotiated version and a suffix
 // naming that version in frame kinds; nil when this release has no schema
 // of it, after recording the mismatch once instead of schema failures.
-func (l *frameLog) schemaOf(proc string) (*refschema.Validator, string) {
+func (l *frameLog) schemaOf(proc string) (*schemacheck.Validator, string) {
 	v := l.versionOf(proc)
 	if v == l.p.Protocol {
 		return l.p.ref, ""

@@ -124,14 +124,16 @@ func (c *Checker) batch(j *judgement, line []byte) {
 
 // message judges one JSON-RPC message.
 func (c *Checker) message(j *judgement, raw []byte) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		j.msg.Kind = "invalid"
-		j.add(ruleLines, "", "not a JSON-RPC 2.0 message: "+quote(raw))
-		return
+	e, ok := envelopeOf(raw)
+	if !ok {
+		var err error
+		if e, err = envelopeJSON(raw); err != nil {
+			j.msg.Kind = "invalid"
+			j.add(ruleLines, "", "not a JSON-RPC 2.0 message: "+quote(raw))
+			return
+		}
 	}
-	e := envelope{JSONRPC: members["jsonrpc"], ID: members["id"], Method: members["method"],
-		Params: members["params"], Result: members["result"], Error: members["error"]}
+	e.ID = keepRaw(e.ID)
 	if string(e.JSONRPC) != `"2.0"` {
 		j.add(ruleLines, "/jsonrpc", `"jsonrpc" is not "2.0"`)
 	}

@@ -21,8 +21,8 @@ func receiver(dir Direction) string {
 
 // call judges a request or notification.
 func (c *Checker) call(j *judgement, e envelope) {
-	var method string
-	if json.Unmarshal(e.Method, &method) != nil {
+	method, ok := stringValue(e.Method)
+	if !ok {
 		j.msg.Kind = "invalid"
 		j.add(ruleLines, "/method", "method is not a string")
 		return
@@ -31,20 +31,21 @@ func (c *Checker) call(j *judgement, e envelope) {
 	if e.ID != nil {
 		j.msg.Kind, j.msg.ID = "request", e.ID
 	}
-	j.msg.Session = sessionIn(e.Params)
 	// The Rust SDK's Proxy Chains names are judged as the schema's.
 	method = proxychain.Canonical(method)
+	if method == "session/update" {
+		j.msg.Session, j.msg.Update = sessionAndKind(e.Params)
+	} else {
+		j.msg.Session = sessionIn(e.Params)
+	}
 	if isInitialize(method) && j.dir == ToAgent {
-		c.clientInit = e.Params
+		c.clientInit = keepRaw(e.Params)
 		e.Method = json.RawMessage(`"initialize"`) // as the router reads it
 		c.ver.requested(mustMarshal(e))
 	}
 	req := &request{method: method, at: c.now(), session: j.msg.Session}
 	if p := c.ver.profile(j); p != nil {
 		c.callSchema(j, p, req, e.Params)
-	}
-	if method == "session/update" {
-		j.msg.Update = updateKind(e.Params)
 	}
 	c.lifecycleCall(j, req, e.Params)
 	c.mcpCall(j, method, e.ID, e.Params)
@@ -120,7 +121,7 @@ func (c *Checker) response(j *judgement, e envelope) {
 		return
 	}
 	if isInitialize(req.method) && j.dir == ToClient {
-		c.agentInit = e.Result
+		c.agentInit = keepRaw(e.Result)
 		c.ver.answered(e.Result)
 	}
 	if j.msg.Session == "" {
@@ -272,8 +273,8 @@ func (c *Checker) gates(j *judgement, p *conform.Profile, m *ir.Method, inResult
 	}
 }
 
-// sessionIn is the sessionId member of params or a result, "" when none.
-func sessionIn(raw json.RawMessage) string {
+// sessionInJSON is sessionIn read with encoding/json.
+func sessionInJSON(raw json.RawMessage) string {
 	var p struct {
 		SessionID any `json:"sessionId"`
 	}
@@ -286,8 +287,8 @@ func sessionIn(raw json.RawMessage) string {
 	return ""
 }
 
-// updateKind is a session/update's sessionUpdate discriminator.
-func updateKind(params json.RawMessage) string {
+// updateKindJSON is updateKind read with encoding/json.
+func updateKindJSON(params json.RawMessage) string {
 	var p struct {
 		Update struct {
 			Kind string `json:"sessionUpdate"`

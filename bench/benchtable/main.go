@@ -14,9 +14,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,6 +38,10 @@ var line = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 // rawFiles are the go test -bench outputs of bench/run.sh, in the results
 // folder; abStat is benchstat's comparison of ab.txt's two sides.
 var rawFiles = []string{"generate.txt", "build.txt", "messages.txt", "ab.txt", "store.txt", "store-streaming.txt", "resume.txt"}
+
+// optionalFiles are outputs a results folder may lack; their tables are
+// then left out.
+var optionalFiles = []string{"inspect.txt"}
 
 const abStat = "ab-benchstat.csv"
 
@@ -70,6 +76,16 @@ func render(dir string) ([]byte, error) {
 		}
 		header = append(header, parse(bytes.NewReader(data), runs)...)
 	}
+	for _, name := range optionalFiles {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		header = append(header, parse(bytes.NewReader(data), runs)...)
+	}
 	ab, err := readAB(filepath.Join(dir, abStat))
 	if err != nil {
 		return nil, err
@@ -85,7 +101,43 @@ func render(dir string) ([]byte, error) {
 	generation(&b, res)
 	sessions(&b, res)
 	abTables(&b, ab)
+	inspection(&b, res)
 	return b.Bytes(), nil
+}
+
+// inspection prints what acpgen inspect (and conform) spend judging a
+// message against a profile read at run time: the whole checker per
+// session/update, and the three validators on its params.
+func inspection(w io.Writer, res map[string]result) {
+	o, ok := res["BenchmarkObserveUpdate"]
+	if !ok {
+		return
+	}
+	fmt.Fprintln(w, "\nacpgen inspect judging one `session/update` (`agent_message_chunk`, 1 KiB of text), µs per update, medians:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| measure | wall | CPU | allocs/op | target |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	cpu := o.metrics["cpu-ns/op"]
+	fmt.Fprintf(w, "| the inspector's checker, whole message (`BenchmarkObserveUpdate`) | %s | %s | %.0f | CPU ≤ 10: %s |\n", us(o.ns), us(cpu), o.allocs, verdict(cpu <= 10000))
+	if b, ok := res["BenchmarkObserveUpdateBefore"]; ok {
+		bc := b.metrics["cpu-ns/op"]
+		fmt.Fprintf(w, "| the same checker judging with gojsonschema (`BenchmarkObserveUpdateBefore`, the commit in the results file) | %s | %s | %.0f | before ÷ now, CPU: %.0f (≥ 40: %s) |\n",
+			us(b.ns), us(bc), b.allocs, bc/cpu, verdict(bc/cpu >= 40))
+	}
+	ref := res["BenchmarkValidate/reference"]
+	for _, v := range []struct{ name, label string }{
+		{"interpreter", "its params validated: schemacheck's interpreter"},
+		{"compiled", "its params validated: the compiled JSON Schema fallback"},
+		{"reference", "its params validated: gojsonschema, the reference"},
+	} {
+		r := res["BenchmarkValidate/"+v.name]
+		c := r.metrics["cpu-ns/op"]
+		target := ""
+		if v.name != "reference" {
+			target = fmt.Sprintf("reference ÷ this, CPU: %.0f", ref.metrics["cpu-ns/op"]/c)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.0f | %s |\n", v.label, us(r.ns), us(c), r.allocs, target)
+	}
 }
 
 // medians reduces every benchmark's runs to the median of each unit.

@@ -93,6 +93,18 @@ type Validator struct {
 // New reads the $defs of a (merged) schema document.
 func New(schema []byte) (*Validator, error) {
 	registerFormats()
+	defs, err := Draft7Defs(schema)
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{defs: defs, cache: map[string]*gojsonschema.Schema{}}, nil
+}
+
+// Draft7Defs returns the $defs of a (merged) schema document as this
+// validator reads them: with the 2020-12 keywords draft 7 spells
+// differently renamed. Another validator given them in draft 7 mode judges
+// by the same rules.
+func Draft7Defs(schema []byte) (json.RawMessage, error) {
 	var doc struct {
 		Defs json.RawMessage `json:"$defs"`
 	}
@@ -106,7 +118,15 @@ func New(schema []byte) (*Validator, error) {
 	for _, d := range defs.Members {
 		draft7(d.Value)
 	}
-	return &Validator{defs: defs.JSON(), cache: map[string]*gojsonschema.Schema{}}, nil
+	return defs.JSON(), nil
+}
+
+// IsFormat reports whether input (a string, or a number as *big.Rat) is of
+// the named format as this validator judges formats: true for a format it
+// does not know.
+func IsFormat(name string, input any) bool {
+	registerFormats()
+	return gojsonschema.FormatCheckers.IsFormat(name, input)
 }
 
 // draft7 renames the 2020-12 keywords draft 7 spells differently, so that
