@@ -201,14 +201,25 @@ func TestMainModuleRequiresNoOpenTelemetry(t *testing.T) {
 	}
 }
 
-// Request ids are keyed one way (jsonrpc.IDKey: a string and a number with
-// the same text differ, escapes are decoded) and a session is read from raw
-// params one way (jsonrpc.SessionID): outside runtime/jsonrpc, a function
-// named for either must call runtime/jsonrpc's.
-func TestOneIDKeyAndSessionReading(t *testing.T) {
-	for _, root := range []string{"../runtime", "../conform", "../inspect"} {
+// runtime/jsonrpc is the one home of JSON-RPC's vocabulary: request ids
+// are keyed one way (jsonrpc.IDKey: a string and a number with the same
+// text differ, escapes are decoded), a session is read from raw params one
+// way (jsonrpc.SessionID), a message is a request, a notification or a
+// response by jsonrpc.Envelope's predicates, and an id's length has one
+// bound (jsonrpc.MaxIDLength). Outside runtime/jsonrpc, a function named
+// for one of them must call runtime/jsonrpc's, and no constant or variable
+// is named for an id-length bound.
+func TestOneJSONRPCVocabulary(t *testing.T) {
+	calls := []struct{ named, call string }{
+		{"idkey", "jsonrpc.IDKey"},
+		{"sessionidof", "jsonrpc.SessionID"},
+		{"isrequest", ".IsRequest()"},
+		{"isnotification", ".IsNotification()"},
+		{"isresponse", ".IsResponse()"},
+	}
+	for _, root := range []string{"../runtime", "../conform", "../inspect", "../internal", "../cmd"} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "runtime/jsonrpc") {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(filepath.ToSlash(path), "runtime/jsonrpc/") {
 				return err
 			}
 			src, err := os.ReadFile(path)
@@ -219,20 +230,28 @@ func TestOneIDKeyAndSessionReading(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			for _, decl := range f.Decls {
-				fn, ok := decl.(*ast.FuncDecl)
-				if !ok || fn.Body == nil {
-					continue
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncDecl:
+					if n.Body == nil {
+						return false
+					}
+					name := strings.ToLower(n.Name.Name)
+					body := string(src[n.Body.Pos()-1 : n.Body.End()-1])
+					for _, c := range calls {
+						if strings.Contains(name, c.named) && !strings.Contains(body, c.call) {
+							t.Errorf("%s: %s is JSON-RPC vocabulary of its own: call %s", path, n.Name.Name, c.call)
+						}
+					}
+				case *ast.ValueSpec:
+					for _, id := range n.Names {
+						if name := strings.ToLower(id.Name); strings.Contains(name, "maxid") || strings.Contains(name, "idlen") {
+							t.Errorf("%s: %s bounds ids itself: use jsonrpc.MaxIDLength", path, id.Name)
+						}
+					}
 				}
-				name := strings.ToLower(fn.Name.Name)
-				body := string(src[fn.Body.Pos()-1 : fn.Body.End()-1])
-				if strings.Contains(name, "idkey") && !strings.Contains(body, "jsonrpc.IDKey") {
-					t.Errorf("%s: %s keys ids itself: call jsonrpc.IDKey", path, fn.Name.Name)
-				}
-				if strings.Contains(name, "sessionidof") && !strings.Contains(body, "jsonrpc.SessionID") {
-					t.Errorf("%s: %s reads a session itself: call jsonrpc.SessionID", path, fn.Name.Name)
-				}
-			}
+				return true
+			})
 			return nil
 		})
 		if err != nil {

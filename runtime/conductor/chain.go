@@ -129,11 +129,7 @@ func (r *router) route(frame []byte) {
 	k, reason := classify(&env)
 	switch {
 	case reason != "":
-		var id wire.Raw
-		if env.Method != nil && env.ID != nil && env.IDValid() && len(env.ID) <= jsonrpc.MaxIDLength {
-			id = env.ID // a request's id is echoed; a response's never
-		}
-		r.from.write(errorFrame(id, invalidRequest(reason)))
+		r.from.write(errorFrame(env.ReplyID(), invalidRequest(reason)))
 	case k == kindResponse:
 		r.respond(&env)
 	case r.from.pos == 0 && strings.HasPrefix(env.Name, proxyPrefix):
