@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -206,10 +207,13 @@ func TestMainModuleRequiresNoOpenTelemetry(t *testing.T) {
 // text differ, escapes are decoded), a session is read from raw params one
 // way (jsonrpc.SessionID), a message is a request, a notification or a
 // response by jsonrpc.Envelope's predicates, and an id's length has one
-// bound (jsonrpc.MaxIDLength). Outside runtime/jsonrpc, a function named
+// bound (jsonrpc.MaxIDLength), and the requests a reader holds unanswered
+// have one set of named limits (jsonrpc.DefaultMaxInFlight,
+// DefaultMaxRelayed, MaxAwaited). Outside runtime/jsonrpc, a function named
 // for one of them must call runtime/jsonrpc's, and no constant or variable
-// is named for an id-length bound.
+// is named for an id-length bound or an in-flight limit.
 func TestOneJSONRPCVocabulary(t *testing.T) {
+	inFlightName := regexp.MustCompile(`max(inflight|pending|relayed|awaited)$`)
 	calls := []struct{ named, call string }{
 		{"idkey", "jsonrpc.IDKey"},
 		{"sessionidof", "jsonrpc.SessionID"},
@@ -245,8 +249,12 @@ func TestOneJSONRPCVocabulary(t *testing.T) {
 					}
 				case *ast.ValueSpec:
 					for _, id := range n.Names {
-						if name := strings.ToLower(id.Name); strings.Contains(name, "maxid") || strings.Contains(name, "idlen") {
+						name := strings.ToLower(id.Name)
+						if strings.Contains(name, "maxid") || strings.Contains(name, "idlen") {
 							t.Errorf("%s: %s bounds ids itself: use jsonrpc.MaxIDLength", path, id.Name)
+						}
+						if inFlightName.MatchString(name) {
+							t.Errorf("%s: %s bounds requests in flight itself: use one of runtime/jsonrpc's in-flight limits", path, id.Name)
 						}
 					}
 				}
