@@ -33,8 +33,12 @@ var (
 	cancelM = dispatch.NewNotification[msg](method("cancel", true), wire.Methods{})
 )
 
+// opening is open's negotiation: over table, whose capabilities the
+// tests' open messages never advertise.
+var opening = dispatch.Opening{Method: openM.Wire, Gates: &table}
+
 // routes are the server's methods, numbered as route numbers them.
-var routes = &dispatch.Routes{Open: openM.Wire, Methods: []dispatch.Handled{
+var routes = &dispatch.Routes{Open: &opening, Methods: []dispatch.Handled{
 	{Method: &openM.Method, Params: (*msg)(nil)},
 	{Method: &doM.Method, Params: (*msg)(nil)},
 	{Method: &gatedM.Method, Params: (*msg)(nil)},
@@ -86,7 +90,7 @@ type server struct {
 }
 
 func (s *server) Open(_ context.Context, p *msg) (*msg, error) {
-	return p, s.end.Negotiate(&openM.Method, nil, grants(`{}`), p)
+	return p, nil // the runtime negotiates
 }
 
 func (s *server) Do(ctx context.Context, p *msg) (*msg, error) {
@@ -128,7 +132,7 @@ func connectObserved(t testing.TB, serverObs, clientObs dispatch.Observer) (*ser
 	cr, sw := io.Pipe()
 	drop := func(method string, err error) { s.events <- "dropped " + method + ": " + err.Error() }
 	dispatch.Connect(&s.end, routes, s.route, s, sr, sw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, OnDrop: drop, Observer: serverObs})
-	dispatch.Connect(c, &dispatch.Routes{Open: openM.Wire}, nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, Observer: clientObs})
+	dispatch.Connect(c, &dispatch.Routes{Open: &opening}, nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, Observer: clientObs})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)

@@ -5,7 +5,6 @@ package acp
 
 import (
 	"context"
-	"fmt"
 	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"io"
@@ -109,6 +108,18 @@ var ClientMethods = ClientMethodTable{
 	ElicitationCreate:        &clientElicitationCreateDesc,
 	SessionUpdate:            &clientSessionUpdateDesc,
 	ElicitationComplete:      &clientElicitationCompleteDesc,
+}
+
+// opening is how initialize negotiates (see dispatch.Opening).
+var opening = dispatch.Opening{
+	Gates:      &gates,
+	Method:     MethodInitialize,
+	Negotiated: newNegotiated,
+	Version: &dispatch.Version{
+		Current: 2,
+		Params:  "ProtocolVersion",
+		Result:  "ProtocolVersion",
+	},
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -311,7 +322,7 @@ var agentRoutes = dispatch.Routes{
 		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
 		{Method: &agentSessionCancelDesc.Method, Params: (*CancelSessionNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 	Turn: &dispatch.TurnMethods{
 		Cancel: MethodSessionCancel,
 		Prompt: MethodSessionPrompt,
@@ -323,7 +334,7 @@ var agentRoutes = dispatch.Routes{
 func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 1:
@@ -374,20 +385,6 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 		c.h.SessionCancel(ctx, p.(*CancelSessionNotification))
 	}
 	return nil, nil
-}
-
-// handleInitialize calls the handler's Initialize, then records what both sides advertised.
-func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := c.h.Initialize(ctx, p)
-	if err != nil || res == nil {
-		return res, err
-	}
-	// Version negotiation: an agent that does not say answers with the version this package speaks.
-	if res.ProtocolVersion == 0 {
-		res.ProtocolVersion = CurrentProtocolVersion
-	}
-	n := newNegotiated(p, res)
-	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -472,18 +469,10 @@ func (c *ClientConn) SendNotification(ctx context.Context, method string, params
 // Initialize calls initialize on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	if params.ProtocolVersion == 0 {
-		params.ProtocolVersion = CurrentProtocolVersion
-	}
 	res := new(InitializeResponse)
 	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
-	if res.ProtocolVersion != CurrentProtocolVersion {
-		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
-	}
-	n := newNegotiated(params, res)
-	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 
@@ -613,7 +602,7 @@ var clientRoutes = dispatch.Routes{
 		{Method: &clientSessionUpdateDesc.Method, Params: (*UpdateSessionNotification)(nil)},
 		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

@@ -5,7 +5,6 @@ package unstable
 
 import (
 	"context"
-	"fmt"
 	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"io"
@@ -157,6 +156,18 @@ var ClientMethods = ClientMethodTable{
 	SessionUpdate:            &clientSessionUpdateDesc,
 	ElicitationComplete:      &clientElicitationCompleteDesc,
 	AuthStatusUpdate:         &clientAuthStatusUpdateDesc,
+}
+
+// opening is how initialize negotiates (see dispatch.Opening).
+var opening = dispatch.Opening{
+	Gates:      &gates,
+	Method:     MethodInitialize,
+	Negotiated: newNegotiated,
+	Version: &dispatch.Version{
+		Current: 2,
+		Params:  "ProtocolVersion",
+		Result:  "ProtocolVersion",
+	},
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -456,7 +467,7 @@ var agentRoutes = dispatch.Routes{
 		{Method: &agentSessionCancelDesc.Method, Params: (*CancelSessionNotification)(nil)},
 		{Method: &agentMCPMessageDesc.Method, Params: (*MessageMCPNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 	Turn: &dispatch.TurnMethods{
 		Cancel: MethodSessionCancel,
 		Prompt: MethodSessionPrompt,
@@ -468,7 +479,7 @@ var agentRoutes = dispatch.Routes{
 func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 1:
@@ -557,20 +568,6 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 		c.h.MCPMessage(ctx, p.(*MessageMCPNotification))
 	}
 	return nil, nil
-}
-
-// handleInitialize calls the handler's Initialize, then records what both sides advertised.
-func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := c.h.Initialize(ctx, p)
-	if err != nil || res == nil {
-		return res, err
-	}
-	// Version negotiation: an agent that does not say answers with the version this package speaks.
-	if res.ProtocolVersion == 0 {
-		res.ProtocolVersion = CurrentProtocolVersion
-	}
-	n := newNegotiated(p, res)
-	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -667,18 +664,10 @@ func (c *ClientConn) SendNotification(ctx context.Context, method string, params
 // Initialize calls initialize on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	if params.ProtocolVersion == 0 {
-		params.ProtocolVersion = CurrentProtocolVersion
-	}
 	res := new(InitializeResponse)
 	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
-	if res.ProtocolVersion != CurrentProtocolVersion {
-		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
-	}
-	n := newNegotiated(params, res)
-	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 
@@ -906,7 +895,7 @@ var clientRoutes = dispatch.Routes{
 		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
 		{Method: &clientAuthStatusUpdateDesc.Method, Params: (*AuthStatusUpdateNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked
