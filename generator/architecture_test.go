@@ -74,14 +74,14 @@ func TestArchitectureListsEveryPackage(t *testing.T) {
 
 // TestEmitReadsOnlyTheIR keeps the pipeline load -> IR -> emit: emit's
 // source imports from this module only the IR, the load.Node values the IR
-// carries (constants, enum values), the plain data of generator/tables
+// carries (constants, enum values), the plain data of generator/facts
 // (what overlays declare beyond the schema) and pointer escaping, so
 // whatever emit needs from overlays or the protocol arrives as data.
 func TestEmitReadsOnlyTheIR(t *testing.T) {
 	allowed := map[string]bool{
 		generator.Module + "/generator/ir":        true,
 		generator.Module + "/generator/load":      true,
-		generator.Module + "/generator/tables":    true,
+		generator.Module + "/generator/facts":     true,
 		generator.Module + "/runtime/jsonpointer": true,
 		// Patterns compiled to runtime/wire's program values.
 		generator.Module + "/internal/reprog": true,

@@ -130,7 +130,7 @@ func tableType(sd *side) string { return sd.Name + "MethodTable" }
 
 // descriptorVar is the package-level variable holding m's descriptor.
 func descriptorVar(m *ir.Method) string {
-	return lower(ir.GoName(m.Side)) + methodGo(m) + "Desc"
+	return unexported(ir.GoName(m.Side)) + methodGo(m) + "Desc"
 }
 
 // descriptor is a pointer to m's descriptor. Calls and routes take it
@@ -314,7 +314,7 @@ func (e *emitter) connMethods(f *jen.File, sd *side, cname string) {
 }
 
 // routesVar is the package-level dispatch.Routes of the methods sd handles.
-func routesVar(sd *side) string { return lower(sd.Name) + "Routes" }
+func routesVar(sd *side) string { return unexported(sd.Name) + "Routes" }
 
 // inboundRouting emits the side's routing: a static dispatch.Routes of the
 // methods it handles with their params types, and the connection's route,
@@ -384,7 +384,8 @@ func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Tur
 	)
 }
 
-func lower(s string) string { return string(s[0]+32) + s[1:] }
+// unexported is the exported Go name s with its first letter in lower case.
+func unexported(s string) string { return string(s[0]+32) + s[1:] }
 
 // outboundCall emits a typed call to the peer: one call into
 // runtime/dispatch. initialize opens the connection (End.Open negotiates);

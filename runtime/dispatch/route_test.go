@@ -25,12 +25,12 @@ func gated(m dispatch.Method, g *dispatch.MethodGates) dispatch.Method {
 }
 
 var (
-	openM   = dispatch.NewRequest[msg, msg](method("open", false), wire.Methods{}, wire.Methods{})
-	doM     = dispatch.NewRequest[msg, msg](method("do", false), wire.Methods{}, wire.Methods{})
-	gatedM  = dispatch.NewRequest[msg, msg](gated(method("m", false), &mGates), wire.Methods{}, wire.Methods{})
-	turnM   = dispatch.NewRequest[msg, msg](method("turn", false), wire.Methods{}, wire.Methods{})
-	tellM   = dispatch.NewNotification[msg](gated(method("tell", true), &tellGates), wire.Methods{})
-	cancelM = dispatch.NewNotification[msg](method("cancel", true), wire.Methods{})
+	openM   = dispatch.NewRequest[msg, msg](method("open", false), wire.OwnCodec{}, wire.OwnCodec{})
+	doM     = dispatch.NewRequest[msg, msg](method("do", false), wire.OwnCodec{}, wire.OwnCodec{})
+	gatedM  = dispatch.NewRequest[msg, msg](gated(method("m", false), &mGates), wire.OwnCodec{}, wire.OwnCodec{})
+	turnM   = dispatch.NewRequest[msg, msg](method("turn", false), wire.OwnCodec{}, wire.OwnCodec{})
+	tellM   = dispatch.NewNotification[msg](gated(method("tell", true), &tellGates), wire.OwnCodec{})
+	cancelM = dispatch.NewNotification[msg](method("cancel", true), wire.OwnCodec{})
 )
 
 // opening is open's negotiation: over table, whose capabilities the

@@ -37,7 +37,7 @@ func (x *Index) Of(v any) Table {
 		return t
 	}
 	if _, ok := v.(Coded); ok {
-		return Methods{}
+		return OwnCodec{}
 	}
 	return nil
 }
