@@ -20,7 +20,7 @@ type Def struct {
 }
 
 // For returns the test hooks of the generated type T, whose wire.Table is
-// table (the type's own table, or wire.Methods for a type with codec
+// table (the type's own table, or wire.OwnCodec for a type with codec
 // methods of its own).
 func For[T any](table wire.Table) Def {
 	return Def{

@@ -116,7 +116,7 @@ func CheckAgent(ctx context.Context, p *Profile, o Options) (*Report, error) {
 		}
 	}
 	if r.wants("initialize", "unknown-method", "methods", "order", "cancel", "malformed", "batch", "rfd", "persistence", "robustness", "frames", "gates") {
-		if err := r.fresh(r.main); err != nil {
+		if err := r.fresh(r.handshake); err != nil {
 			return nil, err
 		}
 		if err := r.categories(); err != nil {
@@ -406,7 +406,9 @@ func versionVerdict(f *frame, err error, ok func(int) bool) (Verdict, string) {
 	return Pass, fmt.Sprintf("protocolVersion %d", *res.ProtocolVersion)
 }
 
-func (r *agentRun) main(c *proc) {
+// handshake initializes the agent at the profile's protocol version (the
+// version case), keeps what it advertised and authenticates.
+func (r *agentRun) handshake(c *proc) {
 	res := mustCase(kindVersion, "", fmt.Sprintf("protocolVersion %d is answered with %d", r.p.Protocol, r.p.Protocol),
 		fmt.Sprintf("result with protocolVersion %d, valid InitializeResponse (see frames)", r.p.Protocol))
 	f, err := c.request("initialize", r.params)

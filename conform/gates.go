@@ -11,7 +11,7 @@ import (
 	"github.com/acpgen/acpgen/internal/anyjson"
 )
 
-// gateCheck applies the capability gates (generator/tables plus the
+// gateCheck applies the capability gates (generator/facts plus the
 // profile's overlays) to what the peer sends: a gated method, member,
 // variant or value the checker's initialize did not grant is a violation.
 type gateCheck struct {

@@ -44,7 +44,7 @@ type phase struct {
 }
 
 // categories runs each group of the main categories on a fresh agent,
-// initialized first; the initialize case itself ran in main.
+// initialized first; the initialize case itself ran in handshake.
 func (r *agentRun) categories() error {
 	if r.caps == nil {
 		return nil

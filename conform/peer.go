@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/internal/procgroup"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 )
 
 // frame is one message the peer wrote, in arrival order.
@@ -28,6 +29,7 @@ type frame struct {
 	Error  *rpcError       `json:"error"`
 	// Bad says why the line is not a JSON-RPC message ("" when it is one).
 	Bad string
+	env jsonrpc.Envelope // the members, classified by jsonrpc's predicates
 	// Batch holds the entries of a line that is a JSON array (a JSON-RPC
 	// 2.0 batch), each a frame of its own; nil for any other line.
 	Batch []*frame
@@ -39,7 +41,9 @@ type rpcError struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-func (f *frame) isResponse() bool { return f.Method == "" && len(f.ID) > 0 }
+func (f *frame) isResponse() bool { return f.env.IsResponse() }
+
+func (f *frame) isRequest() bool { return f.Bad == "" && f.env.IsRequest() }
 
 // peer is a started process spoken to with newline-delimited JSON-RPC. It is
 // deliberately not runtime/jsonrpc: the checker must write frames no
@@ -161,12 +165,11 @@ func (p *peer) read(r io.Reader) {
 		if len(line) == 0 {
 			continue
 		}
-		f := &frame{}
-		if err := parseFrame(line, f); err != nil {
+		f := &frame{Raw: append([]byte(nil), line...)} // the scanner reuses line
+		if err := parseFrame(f.Raw, f); err != nil {
 			f.Bad = "not JSON-RPC: " + err.Error()
-			line = line[:min(len(line), 512)] // what a report quotes of it
+			f.Raw = f.Raw[:min(len(f.Raw), 512)] // what a report quotes of it
 		}
-		f.Raw = append([]byte(nil), line...)
 		// Judged before it is published: a case that has seen the frame
 		// finds it in the log (the run's last answer included).
 		if p.onFrame != nil {
@@ -202,9 +205,8 @@ func (p *peer) answer(f *frame) {
 	if p.onRequest == nil {
 		return
 	}
-	isRequest := func(g *frame) bool { return g.Bad == "" && g.Method != "" && len(g.ID) > 0 }
 	if f.Batch == nil {
-		if isRequest(f) {
+		if f.isRequest() {
 			res, rerr := p.onRequest(f)
 			_ = p.write(replyFrame(f.ID, res, rerr))
 		}
@@ -212,7 +214,7 @@ func (p *peer) answer(f *frame) {
 	}
 	var replies []json.RawMessage
 	for _, g := range f.Batch {
-		if isRequest(g) {
+		if g.isRequest() {
 			res, rerr := p.onRequest(g)
 			replies = append(replies, replyFrame(g.ID, res, rerr))
 		}
@@ -226,6 +228,7 @@ func (p *peer) answer(f *frame) {
 // parseFrame reads one line: a message, or a batch of them.
 func parseFrame(line []byte, f *frame) error {
 	if line[0] != '[' {
+		f.env, _ = jsonrpc.PeekEnvelope(line)
 		return json.Unmarshal(line, f)
 	}
 	var items []json.RawMessage
@@ -235,6 +238,7 @@ func parseFrame(line []byte, f *frame) error {
 	f.Batch = []*frame{}
 	for _, it := range items {
 		g := &frame{Raw: it}
+		g.env, _ = jsonrpc.PeekEnvelope(it)
 		if err := json.Unmarshal(it, g); err != nil {
 			g.Bad = "not JSON-RPC: " + err.Error()
 		}

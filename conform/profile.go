@@ -13,9 +13,9 @@ import (
 
 	"github.com/acpgen/acpgen/generator"
 	"github.com/acpgen/acpgen/generator/config"
+	"github.com/acpgen/acpgen/generator/facts"
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/source"
-	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/internal/corpus"
 	"github.com/acpgen/acpgen/internal/refschema"
 	"github.com/acpgen/acpgen/internal/schemacheck"
@@ -28,11 +28,11 @@ type Profile struct {
 	Channel  string // "stable", "unstable", "v2" or "v2-unstable"
 	Protocol int
 	Source   string // release and file, for the report
-	Overlays []tables.OverlayInfo
+	Overlays []facts.OverlayInfo
 	Model    *ir.Model
-	Gates    []tables.Gate
+	Gates    []facts.Gate
 	// Semantics are the overlays' rules beyond the schema (list filters).
-	Semantics tables.Semantics
+	Semantics facts.Semantics
 	// examples holds the generated examples of every def, by def and label.
 	examples map[string]map[string][]byte
 	ref      *schemacheck.Validator
@@ -141,7 +141,7 @@ func build(file string, overlays []string, channel string, protocol int, src str
 	}
 	p := &Profile{
 		Channel: channel, Protocol: protocol, Source: src, Overlays: merged.Overlays, Semantics: merged.Semantics, Model: m, ref: ref,
-		Gates:    append(append([]tables.Gate{}, tables.ForProtocol(protocol)...), ld.Gates...),
+		Gates:    append(append([]facts.Gate{}, facts.ForProtocol(protocol)...), ld.Gates...),
 		examples: map[string]map[string][]byte{},
 	}
 	p.versions.dir = filepath.Dir(file)

@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/acpgen/acpgen/generator/facts"
 	"github.com/acpgen/acpgen/generator/ir"
-	"github.com/acpgen/acpgen/generator/tables"
 )
 
 // The rfd category checks what the profile's overlays say beyond the schema's
@@ -264,7 +264,7 @@ func markStrings(v any) any {
 // filter makes two sessions that differ in every filtering member, lists
 // with the first one's values, and expects only matching items, including
 // the first session unless the list is paged.
-func (r *agentRun) filter(c *proc, flt tables.Filter) {
+func (r *agentRun) filter(c *proc, flt facts.Filter) {
 	var list, create *ir.Method
 	for _, m := range r.p.Model.Methods {
 		if m.Side == "agent" && !m.Notification && m.Params != nil && m.Params.Def == flt.Request {
@@ -296,7 +296,7 @@ func (r *agentRun) filter(c *proc, flt tables.Filter) {
 	res.Verdict, res.Observed = judgeList(resp.Result, flt, want)
 }
 
-func memberNames(flt tables.Filter) string {
+func memberNames(flt facts.Filter) string {
 	var names []string
 	for _, m := range flt.Members {
 		names = append(names, m.Name)
@@ -313,7 +313,7 @@ type wanted struct {
 
 // filterSessions creates the matching session and one that differs in
 // every filtering member the agent accepts, and returns the list params.
-func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt tables.Filter) (*wanted, error) {
+func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt facts.Filter) (*wanted, error) {
 	w := &wanted{values: map[string]json.RawMessage{}}
 	for i, tag := range []string{"match", "other"} {
 		dir := filepath.Join(r.cwd, tag)
@@ -372,7 +372,7 @@ func (r *agentRun) filterSessions(c *proc, list, create *ir.Method, flt tables.F
 
 // judgeList checks every listed item against the filter values and looks for
 // the matching session.
-func judgeList(result json.RawMessage, flt tables.Filter, w *wanted) (Verdict, string) {
+func judgeList(result json.RawMessage, flt facts.Filter, w *wanted) (Verdict, string) {
 	var out struct {
 		Sessions   []map[string]json.RawMessage `json:"sessions"`
 		NextCursor *string                      `json:"nextCursor"`

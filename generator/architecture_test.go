@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,14 +73,14 @@ func TestArchitectureListsEveryPackage(t *testing.T) {
 
 // TestEmitReadsOnlyTheIR keeps the pipeline load -> IR -> emit: emit's
 // source imports from this module only the IR, the load.Node values the IR
-// carries (constants, enum values), the plain data of generator/tables
+// carries (constants, enum values), the plain data of generator/facts
 // (what overlays declare beyond the schema) and pointer escaping, so
 // whatever emit needs from overlays or the protocol arrives as data.
 func TestEmitReadsOnlyTheIR(t *testing.T) {
 	allowed := map[string]bool{
 		generator.Module + "/generator/ir":        true,
 		generator.Module + "/generator/load":      true,
-		generator.Module + "/generator/tables":    true,
+		generator.Module + "/generator/facts":     true,
 		generator.Module + "/runtime/jsonpointer": true,
 		// Patterns compiled to runtime/wire's program values.
 		generator.Module + "/internal/reprog": true,
@@ -181,14 +182,28 @@ func TestGeneratedRuntimeAvoidsNet(t *testing.T) {
 	}
 }
 
-// Request ids are keyed one way (jsonrpc.IDKey: a string and a number with
-// the same text differ, escapes are decoded) and a session is read from raw
-// params one way (jsonrpc.SessionID): outside runtime/jsonrpc, a function
-// named for either must call runtime/jsonrpc's.
-func TestOneIDKeyAndSessionReading(t *testing.T) {
-	for _, root := range []string{"../runtime", "../conform", "../inspect"} {
+// runtime/jsonrpc is the one home of JSON-RPC's vocabulary: request ids
+// are keyed one way (jsonrpc.IDKey: a string and a number with the same
+// text differ, escapes are decoded), a session is read from raw params one
+// way (jsonrpc.SessionID), a message is a request, a notification or a
+// response by jsonrpc.Envelope's predicates, and an id's length has one
+// bound (jsonrpc.MaxIDLength), and the requests a reader holds unanswered
+// have one set of named limits (jsonrpc.DefaultMaxInFlight,
+// DefaultMaxRelayed, MaxAwaited). Outside runtime/jsonrpc, a function named
+// for one of them must call runtime/jsonrpc's, and no constant or variable
+// is named for an id-length bound or an in-flight limit.
+func TestOneJSONRPCVocabulary(t *testing.T) {
+	inFlightName := regexp.MustCompile(`max(inflight|pending|relayed|awaited)$`)
+	calls := []struct{ named, call string }{
+		{"idkey", "jsonrpc.IDKey"},
+		{"sessionidof", "jsonrpc.SessionID"},
+		{"isrequest", ".IsRequest()"},
+		{"isnotification", ".IsNotification()"},
+		{"isresponse", ".IsResponse()"},
+	}
+	for _, root := range []string{"../runtime", "../conform", "../inspect", "../internal", "../cmd"} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "runtime/jsonrpc") {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(filepath.ToSlash(path), "runtime/jsonrpc/") {
 				return err
 			}
 			src, err := os.ReadFile(path)
@@ -199,20 +214,32 @@ func TestOneIDKeyAndSessionReading(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			for _, decl := range f.Decls {
-				fn, ok := decl.(*ast.FuncDecl)
-				if !ok || fn.Body == nil {
-					continue
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncDecl:
+					if n.Body == nil {
+						return false
+					}
+					name := strings.ToLower(n.Name.Name)
+					body := string(src[n.Body.Pos()-1 : n.Body.End()-1])
+					for _, c := range calls {
+						if strings.Contains(name, c.named) && !strings.Contains(body, c.call) {
+							t.Errorf("%s: %s is JSON-RPC vocabulary of its own: call %s", path, n.Name.Name, c.call)
+						}
+					}
+				case *ast.ValueSpec:
+					for _, id := range n.Names {
+						name := strings.ToLower(id.Name)
+						if strings.Contains(name, "maxid") || strings.Contains(name, "idlen") {
+							t.Errorf("%s: %s bounds ids itself: use jsonrpc.MaxIDLength", path, id.Name)
+						}
+						if inFlightName.MatchString(name) {
+							t.Errorf("%s: %s bounds requests in flight itself: use one of runtime/jsonrpc's in-flight limits", path, id.Name)
+						}
+					}
 				}
-				name := strings.ToLower(fn.Name.Name)
-				body := string(src[fn.Body.Pos()-1 : fn.Body.End()-1])
-				if strings.Contains(name, "idkey") && !strings.Contains(body, "jsonrpc.IDKey") {
-					t.Errorf("%s: %s keys ids itself: call jsonrpc.IDKey", path, fn.Name.Name)
-				}
-				if strings.Contains(name, "sessionidof") && !strings.Contains(body, "jsonrpc.SessionID") {
-					t.Errorf("%s: %s reads a session itself: call jsonrpc.SessionID", path, fn.Name.Name)
-				}
-			}
+				return true
+			})
 			return nil
 		})
 		if err != nil {

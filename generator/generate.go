@@ -17,11 +17,11 @@ import (
 	"strings"
 
 	"github.com/acpgen/acpgen/generator/emit"
+	"github.com/acpgen/acpgen/generator/facts"
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/meta"
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
-	"github.com/acpgen/acpgen/generator/tables"
 )
 
 // Channel is one schema file generated into one Go package.
@@ -84,7 +84,7 @@ type Loaded struct {
 	Model  *ir.Model
 	// Gates are the overlays' rows: declared on methods, and bound from
 	// their declarations on defs.
-	Gates []tables.Gate
+	Gates []facts.Gate
 }
 
 // LoadChannel reads a schema file, applies the overlays, builds the IR of
@@ -178,7 +178,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		o.Gates = cg.Gates
 		resolved = append(resolved, cg)
 		models[protocol] = append(models[protocol], m)
-		for _, x := range m.UndecidedMethods(append(slices.Clone(tables.ForProtocol(protocol)), ld.Gates...), tables.UngatedForProtocol(protocol)) {
+		for _, x := range m.UndecidedMethods(append(slices.Clone(facts.ForProtocol(protocol)), ld.Gates...), facts.UngatedForProtocol(protocol)) {
 			undecided = append(undecided, ch.Name+": "+x)
 		}
 		files, err := emit.Files(m, o)
@@ -229,17 +229,17 @@ func Generate(cfg Config) (map[string][]byte, error) {
 		}
 	}
 	// Every method has a gate decision: a method-level row, or an entry of
-	// tables.Ungated saying why none. Checked against the pinned schema only:
+	// facts.Ungated saying why none. Checked against the pinned schema only:
 	// another base (an older release, a vendor overlay's methods) is not this
 	// table's to cover.
 	if cfg.StrictGates {
 		for _, protocol := range slices.Sorted(maps.Keys(models)) {
-			for _, x := range ir.StaleUngated(tables.UngatedForProtocol(protocol), models[protocol]) {
-				undecided = append(undecided, fmt.Sprintf("v%d: tables.Ungated names %s, which no channel has", protocol, x))
+			for _, x := range ir.StaleUngated(facts.UngatedForProtocol(protocol), models[protocol]) {
+				undecided = append(undecided, fmt.Sprintf("v%d: facts.Ungated names %s, which no channel has", protocol, x))
 			}
 		}
 		if len(undecided) > 0 {
-			return nil, fmt.Errorf("methods without a gate decision (add a row to generator/tables: a gate, or an Ungated entry with its reason):\n  %s", strings.Join(undecided, "\n  "))
+			return nil, fmt.Errorf("methods without a gate decision (add a row to generator/facts: a gate, or an Ungated entry with its reason):\n  %s", strings.Join(undecided, "\n  "))
 		}
 	}
 	return out, nil
@@ -248,7 +248,7 @@ func Generate(cfg Config) (map[string][]byte, error) {
 // channelGates resolves the gate table of the channel's protocol and its
 // overlays' gates on its model.
 func channelGates(name string, protocol int, ld *Loaded) ir.ChannelGates {
-	rows := append(slices.Clone(tables.ForProtocol(protocol)), ld.Gates...)
+	rows := append(slices.Clone(facts.ForProtocol(protocol)), ld.Gates...)
 	gates, skipped := ld.Model.ResolveGates(rows)
 	return ir.ChannelGates{Channel: name, Protocol: protocol, Gates: gates, Skipped: skipped}
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/facts"
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/output"
-	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/internal/pinned"
 )
 
@@ -182,17 +182,17 @@ func TestEveryMethodHasAGateDecision(t *testing.T) {
 		}
 		cfg.Channels = append(cfg.Channels, generator.Channel{Name: name, SchemaFile: file, OutDir: name, Package: "acp", ImportPath: generator.Module + "/" + name})
 	}
-	keep := tables.UngatedV1
-	t.Cleanup(func() { tables.UngatedV1 = keep })
+	keep := facts.UngatedV1
+	t.Cleanup(func() { facts.UngatedV1 = keep })
 	for _, c := range []struct {
 		name    string
-		ungated []tables.Ungated
+		ungated []facts.Ungated
 		want    string
 	}{
-		{"undecided", slices.DeleteFunc(slices.Clone(keep), func(u tables.Ungated) bool { return u.Method == "session/set_mode" }), "\n  stable: session/set_mode (agent)"},
-		{"stale", append(slices.Clone(keep), tables.Ungated{Method: "session/frobnicate", Reason: "test"}), "\n  v1: tables.Ungated names session/frobnicate, which no channel has"},
+		{"undecided", slices.DeleteFunc(slices.Clone(keep), func(u facts.Ungated) bool { return u.Method == "session/set_mode" }), "\n  stable: session/set_mode (agent)"},
+		{"stale", append(slices.Clone(keep), facts.Ungated{Method: "session/frobnicate", Reason: "test"}), "\n  v1: facts.Ungated names session/frobnicate, which no channel has"},
 	} {
-		tables.UngatedV1 = c.ungated
+		facts.UngatedV1 = c.ungated
 		files, err := generator.Generate(cfg)
 		if err == nil || !strings.HasPrefix(err.Error(), "methods without a gate decision") || !strings.Contains(err.Error(), c.want) || files != nil {
 			t.Errorf("%s: got %d files, error %v; want %q", c.name, len(files), err, c.want)

@@ -66,7 +66,6 @@ type request struct {
 // requests and live sessions, low enough that a flooding peer cannot grow
 // the inspector's memory without limit.
 const (
-	maxPending  = 4096
 	maxAnswered = 1024
 	maxSessions = 4096
 )
@@ -76,7 +75,7 @@ func NewChecker(profiles *Profiles) *Checker {
 	return &Checker{
 		ver: newVersions(profiles),
 		pending: map[Direction]*bounded[*request]{
-			ToAgent: newBounded[*request](maxPending), ToClient: newBounded[*request](maxPending)},
+			ToAgent: newBounded[*request](jsonrpc.MaxAwaited), ToClient: newBounded[*request](jsonrpc.MaxAwaited)},
 		answered: map[Direction]*bounded[bool]{
 			ToAgent: newBounded[bool](maxAnswered), ToClient: newBounded[bool](maxAnswered)},
 		sessions: newBounded[*session](maxSessions),

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/acpgen/acpgen/conform"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 )
 
 // MCP over ACP (the unstable schema's mcp/message): the binding rules a
@@ -68,7 +69,7 @@ func (e mcpEnvelope) key() (string, bool) {
 
 func (c *Checker) mcpInit() *mcpState {
 	if c.mcp.active == nil {
-		c.mcp.active, c.mcp.outer = newBounded[int](maxPending), newBounded[mcpRequest](maxPending)
+		c.mcp.active, c.mcp.outer = newBounded[int](jsonrpc.MaxAwaited), newBounded[mcpRequest](jsonrpc.MaxAwaited)
 	}
 	return &c.mcp
 }

@@ -43,6 +43,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, errors.New("no agent command given: acpgen inspect [flags] -- AGENT [ARGS]")
 	}
 	cmd := exec.CommandContext(ctx, o.Argv[0], o.Argv[1:]...)
+	procgroup.Set(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
 	stderr := o.Stderr
 	if _, isFile := stderr.(*os.File); !isFile {
 		// The agent's stderr and the findings share a writer that is not a
@@ -74,6 +76,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		_, _ = io.Copy(io.Discard, fromAgent)
 	}
 	werr := cmd.Wait()
+	_ = procgroup.Kill(cmd) // what is left of its group
 	var exit *exec.ExitError
 	if werr != nil && !errors.As(werr, &exit) {
 		return nil, werr

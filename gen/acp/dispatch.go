@@ -5,7 +5,6 @@ package acp
 
 import (
 	"context"
-	"fmt"
 	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	jsonrpc "github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -25,7 +24,7 @@ type ConnOptions = dispatch.Options
 var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates, Params: &objectInitializeRequest, Result: &objectInitializeResponse}}
 var agentAuthenticateDesc = dispatch.Request[*AuthenticateRequest, *AuthenticateResponse]{Method: dispatch.Method{Wire: MethodAuthenticate, Side: "agent", Params: &objectAuthenticateRequest, Result: &objectAuthenticateResponse}}
 var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{Method: dispatch.Method{Wire: MethodLogout, Side: "agent", Gates: &agentLogoutGates, Params: &objectLogoutRequest, Result: &objectLogoutResponse}}
-var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.Methods{}, Result: &objectNewSessionResponse}}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.OwnCodec{}, Result: &objectNewSessionResponse}}
 var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates, Params: &objectLoadSessionRequest, Result: &objectLoadSessionResponse}}
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates, Params: &objectListSessionsRequest, Result: &objectListSessionsResponse}}
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates, Params: &objectDeleteSessionRequest, Result: &objectDeleteSessionResponse}}
@@ -33,7 +32,7 @@ var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSess
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates, Params: &objectCloseSessionRequest, Result: &objectCloseSessionResponse}}
 var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessionModeResponse]{Method: dispatch.Method{Wire: MethodSessionSetMode, Side: "agent", SessionScoped: true, Params: &objectSetSessionModeRequest, Result: &objectSetSessionModeResponse}}
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Gates: &agentSessionSetConfigOptionGates, Params: &objectSetSessionConfigOptionRequest, Result: &objectSetSessionConfigOptionResponse}}
-var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.Methods{}, Result: wire.Methods{}}}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.OwnCodec{}, Result: wire.OwnCodec{}}}
 var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Params: &objectCancelNotification}}
 
 // AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
@@ -94,7 +93,7 @@ var clientTerminalReleaseDesc = dispatch.Request[*ReleaseTerminalRequest, *Relea
 var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest, *WaitForTerminalExitResponse]{Method: dispatch.Method{Wire: MethodTerminalWaitForExit, Side: "client", SessionScoped: true, Gates: &clientTerminalWaitForExitGates, Params: &objectWaitForTerminalExitRequest, Result: &objectWaitForTerminalExitResponse}}
 var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true, Gates: &clientTerminalKillGates, Params: &objectKillTerminalRequest, Result: &objectKillTerminalResponse}}
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates, Params: &objectCreateElicitationRequest, Result: &objectCreateElicitationResponse}}
-var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates, Params: wire.Methods{}}}
+var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates, Params: wire.OwnCodec{}}}
 var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true, Params: &objectCompleteElicitationNotification}}
 
 // ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
@@ -138,6 +137,18 @@ var ClientMethods = ClientMethodTable{
 	ElicitationCreate:        &clientElicitationCreateDesc,
 	SessionUpdate:            &clientSessionUpdateDesc,
 	ElicitationComplete:      &clientElicitationCompleteDesc,
+}
+
+// opening is how initialize negotiates (see dispatch.Opening).
+var opening = dispatch.Opening{
+	Gates:      &gates,
+	Method:     MethodInitialize,
+	Negotiated: newNegotiated,
+	Version: &dispatch.Version{
+		Current: 1,
+		Params:  "ProtocolVersion",
+		Result:  "ProtocolVersion",
+	},
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -410,7 +421,7 @@ var agentRoutes = dispatch.Routes{
 		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
 		{Method: &agentSessionCancelDesc.Method, Params: (*CancelNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 	Turn: &dispatch.TurnMethods{
 		Cancel: MethodSessionCancel,
 		Prompt: MethodSessionPrompt,
@@ -422,7 +433,7 @@ var agentRoutes = dispatch.Routes{
 func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 1:
@@ -473,20 +484,6 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 		c.h.SessionCancel(ctx, p.(*CancelNotification))
 	}
 	return nil, nil
-}
-
-// handleInitialize calls the handler's Initialize, then records what both sides advertised.
-func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := c.h.Initialize(ctx, p)
-	if err != nil || res == nil {
-		return res, err
-	}
-	// Version negotiation: an agent that does not say answers with the version this package speaks.
-	if res.ProtocolVersion == 0 {
-		res.ProtocolVersion = CurrentProtocolVersion
-	}
-	n := newNegotiated(p, res)
-	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // handleSessionPrompt calls the handler's SessionPrompt: the runtime ended its context when session/cancel for
@@ -632,18 +629,10 @@ func (c *ClientConn) SendNotification(ctx context.Context, method string, params
 // Initialize calls initialize on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	if params.ProtocolVersion == 0 {
-		params.ProtocolVersion = CurrentProtocolVersion
-	}
 	res := new(InitializeResponse)
 	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
-	if res.ProtocolVersion != CurrentProtocolVersion {
-		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
-	}
-	n := newNegotiated(params, res)
-	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 
@@ -782,7 +771,7 @@ var clientRoutes = dispatch.Routes{
 		{Method: &clientSessionUpdateDesc.Method, Params: (*SessionNotification)(nil)},
 		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/session"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -501,5 +502,57 @@ func TestDispatchRecordsUpdatesBeforeSending(t *testing.T) {
 				t.Errorf("prompt %v, want the store's error; replayed %d; client got %q", err, n, client.updates)
 			}
 		})
+	}
+}
+
+// versionAgent answers initialize with version, recording the version the
+// client's params carried.
+type versionAgent struct {
+	acp.UnimplementedAgentHandler
+	version acp.ProtocolVersion
+	got     chan acp.ProtocolVersion
+}
+
+func (a *versionAgent) Initialize(_ context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	a.got <- p.ProtocolVersion
+	return &acp.InitializeResponse{ProtocolVersion: a.version}, nil
+}
+
+// The runtime negotiates the version (dispatch.Opening): params and a
+// result that leave it 0 speak the package's, and a client refuses an
+// agent of another version, whose connection then is not ready.
+func TestDispatchNegotiatesVersion(t *testing.T) {
+	for _, tc := range []struct {
+		answer, want acp.ProtocolVersion
+		refused      bool
+	}{
+		{0, acp.CurrentProtocolVersion, false},
+		{acp.CurrentProtocolVersion, acp.CurrentProtocolVersion, false},
+		{acp.CurrentProtocolVersion + 1, 0, true},
+	} {
+		ar, cw := io.Pipe()
+		cr, aw := io.Pipe()
+		agent := &versionAgent{version: tc.answer, got: make(chan acp.ProtocolVersion, 1)}
+		ac := acp.NewAgentConn(agent, ar, aw, acp.ConnOptions{})
+		cc := acp.NewClientConn(&recordingClient{}, cr, cw, acp.ConnOptions{})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		go ac.Run(ctx)
+		go cc.Run(ctx)
+		res, err := cc.Initialize(ctx, &acp.InitializeRequest{})
+		if sent := <-agent.got; sent != acp.CurrentProtocolVersion {
+			t.Errorf("answer %d: the agent got version %d, want %d", tc.answer, sent, acp.CurrentProtocolVersion)
+		}
+		var ve *dispatch.VersionError
+		switch {
+		case tc.refused && (!errors.As(err, &ve) || ve.Got != uint64(tc.answer) || ve.Want != uint64(acp.CurrentProtocolVersion)):
+			t.Errorf("answer %d: %v, want a VersionError", tc.answer, err)
+		case tc.refused && cc.Negotiated().Response != nil:
+			t.Errorf("answer %d: refused, yet negotiated", tc.answer)
+		case !tc.refused && (err != nil || res.ProtocolVersion != tc.want || ac.Negotiated().Response.ProtocolVersion != tc.want):
+			t.Errorf("answer %d: %+v, %v; want version %d on both sides", tc.answer, res, err, tc.want)
+		}
+		cancel()
+		cw.Close()
+		aw.Close()
 	}
 }

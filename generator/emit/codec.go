@@ -8,7 +8,8 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-func wq(name string) *jen.Statement { return jen.Qual(WirePath, name) }
+// wireName is runtime/wire's exported identifier name, qualified.
+func wireName(name string) *jen.Statement { return jen.Qual(WirePath, name) }
 
 // shapeName names a value shape for helper functions (decodeSliceContentBlock).
 func shapeName(r *ir.Ref) string {
@@ -83,17 +84,17 @@ func (e *emitter) decodeTo(r *ir.Ref, target *jen.Statement, ptr bool) *jen.Stat
 		if r.ElemNullable && pointerable(r.Elem) {
 			fn = "DecodeNullableSlice"
 		}
-		return wq(fn).Call(jen.Id("d"), addr, jen.Lit(r.SkipInvalidItems), e.elemDecoder(r.Elem))
+		return wireName(fn).Call(jen.Id("d"), addr, jen.Lit(r.SkipInvalidItems), e.elemDecoder(r.Elem))
 	case ir.Map:
 		switch {
 		case r.ElemNullable && pointerable(r.Elem):
-			return wq("DecodeNullableMap").Call(jen.Id("d"), addr, e.elemDecoder(r.Elem))
+			return wireName("DecodeNullableMap").Call(jen.Id("d"), addr, e.elemDecoder(r.Elem))
 		case r.Elem.Kind == ir.Raw || r.Elem.Kind == ir.Routed:
-			return wq("DecodeRawMap").Call(jen.Id("d"), addr)
+			return wireName("DecodeRawMap").Call(jen.Id("d"), addr)
 		}
-		return wq("DecodeMap").Call(jen.Id("d"), addr, e.elemDecoder(r.Elem))
+		return wireName("DecodeMap").Call(jen.Id("d"), addr, e.elemDecoder(r.Elem))
 	}
-	return wq("Decode"+scalarSuffix(r)).Call(addr, jen.Id("d"))
+	return wireName("Decode"+scalarSuffix(r)).Call(addr, jen.Id("d"))
 }
 
 // decodeInto returns statements that declare x (of shape r's Go type),
@@ -126,7 +127,7 @@ func (e *emitter) elemDecoder(r *ir.Ref) jen.Code {
 			f.Line()
 		}))
 	}
-	return wq("Decode" + scalarSuffix(r))
+	return wireName("Decode" + scalarSuffix(r))
 }
 
 // elemEncoder is the func(*T, []byte) []byte appending one item of shape r.
@@ -148,7 +149,7 @@ func (e *emitter) elemEncoder(r *ir.Ref) jen.Code {
 			f.Line()
 		}))
 	}
-	return wq("Encode" + scalarSuffix(r))
+	return wireName("Encode" + scalarSuffix(r))
 }
 
 // appendCall is the expression appending a value expression of shape r to
@@ -157,32 +158,32 @@ func (e *emitter) elemEncoder(r *ir.Ref) jen.Code {
 func (e *emitter) appendCall(r *ir.Ref, b, expr *jen.Statement, ptr bool) *jen.Statement {
 	switch r.Kind {
 	case ir.String:
-		return wq("AppendString").Call(b, expr)
+		return wireName("AppendString").Call(b, expr)
 	case ir.Bool:
-		return wq("AppendBool").Call(b, expr)
+		return wireName("AppendBool").Call(b, expr)
 	case ir.Int:
 		if strings.HasPrefix(r.Format, "u") {
-			return wq("AppendUint").Call(b, jen.Uint64().Call(expr))
+			return wireName("AppendUint").Call(b, jen.Uint64().Call(expr))
 		}
-		return wq("AppendInt").Call(b, jen.Int64().Call(expr))
+		return wireName("AppendInt").Call(b, jen.Int64().Call(expr))
 	case ir.Float:
-		return wq("AppendFloat").Call(b, expr)
+		return wireName("AppendFloat").Call(b, expr)
 	case ir.Raw, ir.Routed:
-		return wq("AppendRaw").Call(b, expr)
+		return wireName("AppendRaw").Call(b, expr)
 	case ir.Array:
 		fn := "AppendSlice"
 		if r.ElemNullable && pointerable(r.Elem) {
 			fn = "AppendNullableSlice"
 		}
-		return wq(fn).Call(b, expr, e.elemEncoder(r.Elem))
+		return wireName(fn).Call(b, expr, e.elemEncoder(r.Elem))
 	case ir.Map:
 		switch {
 		case r.ElemNullable && pointerable(r.Elem):
-			return wq("AppendNullableMap").Call(b, expr, e.elemEncoder(r.Elem))
+			return wireName("AppendNullableMap").Call(b, expr, e.elemEncoder(r.Elem))
 		case r.Elem.Kind == ir.Raw || r.Elem.Kind == ir.Routed:
-			return wq("AppendRawMap").Call(b, expr)
+			return wireName("AppendRawMap").Call(b, expr)
 		}
-		return wq("AppendMap").Call(b, expr, e.elemEncoder(r.Elem))
+		return wireName("AppendMap").Call(b, expr, e.elemEncoder(r.Elem))
 	case ir.Named:
 		if u := r.Type.Underlying(); scalarAlias(u) {
 			return e.appendCall(u.Target, b, asScalar(u, expr, ptr), false)
@@ -238,7 +239,7 @@ func derefIfScalar(r *ir.Ref, expr *jen.Statement) *jen.Statement {
 
 func recv(t string) *jen.Statement { return jen.Params(jen.Id("v").Op("*").Id(t)) }
 
-func decoderParam() jen.Code { return jen.Id("d").Op("*").Add(wq("Decoder")) }
+func decoderParam() jen.Code { return jen.Id("d").Op("*").Add(wireName("Decoder")) }
 
 func (e *emitter) codecs(f *jen.File) {
 	for _, t := range e.m.Types {
@@ -297,15 +298,15 @@ func (e *emitter) tableOf(f *jen.File) {
 				jen.Id("Table").Op(":").Op("&").Id(tbl)))
 		}
 	}
-	f.Var().Id("tables").Op("=").Add(wq("Index")).Values(jen.Dict{
-		jen.Id("Entries"): jen.Index().Add(wq("Indexed")).ValuesFunc(func(g *jen.Group) {
+	f.Var().Id("tables").Op("=").Add(wireName("Index")).Values(jen.Dict{
+		jen.Id("Entries"): jen.Index().Add(wireName("Indexed")).ValuesFunc(func(g *jen.Group) {
 			for _, x := range entries {
 				g.Line().Add(x)
 			}
 			g.Line()
 		}),
 	})
-	f.Comment("TableOf is the wire.Table of the generated type v points to (wire.Methods for")
+	f.Comment("TableOf is the wire.Table of the generated type v points to (wire.OwnCodec for")
 	f.Comment("a type with codec methods of its own, nil for another type): what decodes")
 	f.Comment("(wire.DecodeWith), encodes and validates any type of the package from outside")
 	f.Comment("it. Only a program that calls it links every table.")
@@ -358,7 +359,7 @@ func (e *emitter) stdInterop(f *jen.File, name string, checked bool) {
 	}
 	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
 	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.Return(wq("Decode").Call(jen.Id("data"), jen.Id("v"), wq("Lenient"))),
+		jen.Return(wireName("Decode").Call(jen.Id("data"), jen.Id("v"), wireName("Lenient"))),
 	)
 	f.Line()
 }
@@ -443,7 +444,7 @@ func decodeObjectBody(t *ir.Type, union bool, fallback *ir.Variant, holder *jen.
 	if t.Union != nil {
 		required = jen.Id("v").Dot("required")
 	}
-	return append(pre, jen.Return(wq("DecodeObject").Call(jen.Id("d"), sink, jen.Id("v").Dot("decodeField"), members, required)))
+	return append(pre, jen.Return(wireName("DecodeObject").Call(jen.Id("d"), sink, jen.Id("v").Dot("decodeField"), members, required)))
 }
 
 // requiredNames are the JSON names of t's own required members, by slot.
@@ -483,7 +484,7 @@ func membersTableDecl(f *jen.File, t *ir.Type) {
 	if len(aliasedFields(t)) > 0 {
 		vals[jen.Id("Aliases")] = jen.Id(aliasTable(t))
 	}
-	f.Var().Id(membersTable(t)).Op("=").Add(wq("Members")).Values(vals)
+	f.Var().Id(membersTable(t)).Op("=").Add(wireName("Members")).Values(vals)
 }
 
 // aliasedFields are t's members that have other names.
@@ -506,7 +507,7 @@ func aliasTableDecl(f *jen.File, t *ir.Type) {
 	var rows []jen.Code
 	for _, fl := range aliasedFields(t) {
 		for _, a := range fl.Aliases {
-			rows = append(rows, wq("Alias").Values(jen.Id("Name").Op(":").Lit(a), jen.Id("Member").Op(":").Lit(fl.JSON)))
+			rows = append(rows, wireName("Alias").Values(jen.Id("Name").Op(":").Lit(a), jen.Id("Member").Op(":").Lit(fl.JSON)))
 		}
 	}
 	if len(rows) == 0 {
@@ -514,7 +515,7 @@ func aliasTableDecl(f *jen.File, t *ir.Type) {
 	}
 	f.Comment(fmt.Sprintf("%s lists the other names of %s's members, in precedence order: lenient decoding", aliasTable(t), t.Name))
 	f.Comment("reads one when the member itself is absent; strict decoding refuses them; encoding writes the member's own name.")
-	f.Var().Id(aliasTable(t)).Op("=").Add(wq("NewAliases")).Custom(jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}, rows...)
+	f.Var().Id(aliasTable(t)).Op("=").Add(wireName("NewAliases")).Custom(jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}, rows...)
 }
 
 func (e *emitter) structCodec(f *jen.File, t *ir.Type) {
@@ -527,9 +528,9 @@ func (e *emitter) structCodec(f *jen.File, t *ir.Type) {
 	for _, fl := range t.Fields {
 		cases = append(cases, jen.Case(jen.Lit(fl.JSON)).Block(e.fieldDecode(fl, &slot)...))
 	}
-	var tail jen.Code = jen.Return(wq("NotMember"), jen.Nil())
+	var tail jen.Code = jen.Return(wireName("NotMember"), jen.Nil())
 	if t.Union != nil {
-		tail = jen.Return(wq("Inner").Call(jen.Id("v").Dot(t.Union.FieldName()).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"))))
+		tail = jen.Return(wireName("Inner").Call(jen.Id("v").Dot(t.Union.FieldName()).Dot("decodeField").Call(jen.Id("d"), jen.Id("key"))))
 	}
 	var sw jen.Code = jen.Null()
 	if len(cases) > 0 {
@@ -584,14 +585,14 @@ func zeroOf(fl *ir.Field) jen.Code {
 // fieldDecode decodes member fl; slot counts the required members so far.
 func (e *emitter) fieldDecode(fl *ir.Field, slot *int) []jen.Code {
 	var out []jen.Code
-	var ret jen.Code = wq("Optional")
+	var ret jen.Code = wireName("Optional")
 	if fl.Required {
 		ret = jen.Lit(*slot)
 		*slot++
 	}
 	target := jen.Id("v").Dot(fl.Name)
 	if fl.Nullable && fl.DefaultOnError && fl.Ref.Kind == ir.Map && fl.Ref.Elem.Kind == ir.Raw && !fl.Ref.ElemNullable {
-		return append(out, jen.Return(ret, wq("DecodeRawMapMember").Call(jen.Id("d"), jen.Op("&").Add(target), jen.Lit(fl.JSON))))
+		return append(out, jen.Return(ret, wireName("DecodeRawMapMember").Call(jen.Id("d"), jen.Op("&").Add(target), jen.Lit(fl.JSON))))
 	}
 	if fl.Nullable {
 		out = append(out, jen.If(jen.Id("d").Dot("TryNull").Call()).Block(target.Clone().Op("=").Add(zeroOf(fl)), jen.Return(ret, jen.Nil())))
@@ -603,14 +604,14 @@ func (e *emitter) fieldDecode(fl *ir.Field, slot *int) []jen.Code {
 	}
 	dec := e.decodeTo(fl.Ref, target, fieldPtr(fl))
 	if !fl.DefaultOnError {
-		return append(out, jen.Return(ret, wq("AtKey").Call(dec, jen.Lit(fl.JSON))))
+		return append(out, jen.Return(ret, wireName("AtKey").Call(dec, jen.Lit(fl.JSON))))
 	}
 	// Lenient decoding treats a value that fails to decode as absent.
 	return append(out,
 		jen.Id("m").Op(":=").Id("d").Dot("Mark").Call(),
 		jen.If(jen.Err().Op(":=").Add(dec), jen.Err().Op("!=").Nil()).Block(
 			target.Clone().Op("=").Add(zeroOf(fl)),
-			jen.Return(ret, wq("AtKey").Call(jen.Id("d").Dot("Recover").Call(jen.Id("m"), jen.Err()), jen.Lit(fl.JSON))),
+			jen.Return(ret, wireName("AtKey").Call(jen.Id("d").Dot("Recover").Call(jen.Id("m"), jen.Err()), jen.Lit(fl.JSON))),
 		),
 		jen.Return(ret, jen.Nil()))
 }
@@ -618,7 +619,7 @@ func (e *emitter) fieldDecode(fl *ir.Field, slot *int) []jen.Code {
 func (e *emitter) fieldEncode(fl *ir.Field) []jen.Code {
 	v := jen.Id("v").Dot(fl.Name)
 	write := func(val jen.Code) []jen.Code {
-		return []jen.Code{jen.Id("b").Op("=").Add(wq("Key")).Call(jen.Id("b"), jen.Op("&").Id("comma"), jen.Lit(fmt.Sprintf("%q:", fl.JSON))), val}
+		return []jen.Code{jen.Id("b").Op("=").Add(wireName("Key")).Call(jen.Id("b"), jen.Op("&").Id("comma"), jen.Lit(fmt.Sprintf("%q:", fl.JSON))), val}
 	}
 	null := jen.Id("b").Op("=").Append(jen.Id("b"), jen.Lit("null").Op("..."))
 	switch {
@@ -660,14 +661,14 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 		var d []jen.Code
 		if v.Role == ir.Tagged || v.Role == ir.Absent {
 			// The tag was read by selectVariant; the variant field says it.
-			d = append(d, jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wq("Optional"), jen.Id("d").Dot("Skip").Call())))
+			d = append(d, jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wireName("Optional"), jen.Id("d").Dot("Skip").Call())))
 		}
 		d = append(d, jen.Return(e.payloadField(v)))
 		dec = append(dec, jen.Case(active.Clone()).Block(d...))
 		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(e.variantRequired(v))))
 		var en []jen.Code
 		if v.Role == ir.Tagged {
-			en = append(en, jen.Id("b").Op("=").Add(wq("Key")).Call(jen.Id("b"), jen.Op("&").Id("comma"), jen.Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag))))
+			en = append(en, jen.Id("b").Op("=").Add(wireName("Key")).Call(jen.Id("b"), jen.Op("&").Id("comma"), jen.Lit(fmt.Sprintf("%q:%q", u.Discriminator, v.Tag))))
 		}
 		en = append(en, jen.Return(e.payloadFields(v)))
 		enc = append(enc, jen.Case(active.Clone()).Block(en...))
@@ -676,14 +677,14 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 	if keepsUnknown(u) {
 		active := jen.Id("v").Dot(unknownField).Op("!=").Nil()
 		dec = append(dec, jen.Case(active.Clone()).Block(
-			jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wq("Optional"), jen.Id("d").Dot("Skip").Call())),
-			jen.Return(wq("NotMember"), jen.Nil())))
+			jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wireName("Optional"), jen.Id("d").Dot("Skip").Call())),
+			jen.Return(wireName("NotMember"), jen.Nil())))
 		enc = append(enc, jen.Case(active.Clone()).Block(jen.Return(jen.Id("v").Dot(unknownField).Dot("AppendFields").Call(jen.Id("b"), jen.Lit(u.Discriminator), jen.Id("comma")))))
 		sink = append(sink, jen.Case(active.Clone()).Block(jen.Return(jen.Op("&").Id("v").Dot(unknownField).Dot("Fields"))))
 	}
 	f.Comment("decodeField decodes a member of the selected variant.")
 	f.Func().Add(recv(name)).Id("decodeField").Params(decoderParam(), jen.Id("key").Index().Byte()).Params(jen.Int(), jen.Error()).Block(
-		jen.Switch().Block(dec...), jen.Return(wq("NotMember"), jen.Nil()))
+		jen.Switch().Block(dec...), jen.Return(wireName("NotMember"), jen.Nil()))
 	f.Comment("required names the selected variant's required members of level w.")
 	f.Func().Add(recv(name)).Id("required").Params(jen.Id("w").Int()).Index().String().Block(
 		jen.Switch().Block(chk...), jen.Return(jen.Nil()))
@@ -692,7 +693,7 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 		jen.Switch().Block(enc...), jen.Return(jen.Id("b"), jen.Id("comma")))
 	if standalone {
 		f.Comment("unknownSink is where members no variant declares are kept.")
-		f.Func().Add(recv(name)).Id("unknownSink").Params().Op("*").Add(wq("Fields")).Block(
+		f.Func().Add(recv(name)).Id("unknownSink").Params().Op("*").Add(wireName("Fields")).Block(
 			jen.Switch().Block(sink...), jen.Return(jen.Nil()))
 	}
 	f.Line()
@@ -703,7 +704,7 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 func (e *emitter) variantRequired(v *ir.Variant) jen.Code {
 	t := v.Payload.Type
 	if u := t.Underlying(); e.cold(u) {
-		return wq("Level").Call(jen.Id("w"), jen.Id(objectTable(u)).Dot("RequiredNames").Call())
+		return wireName("Level").Call(jen.Id("w"), jen.Id(objectTable(u)).Dot("RequiredNames").Call())
 	}
 	if t.Union != nil {
 		return jen.Id("v").Dot(v.Name).Dot("required").Call(jen.Id("w"))
@@ -712,7 +713,7 @@ func (e *emitter) variantRequired(v *ir.Variant) jen.Code {
 	if hasMembersTable(t) {
 		names = jen.Id(membersTable(t)).Dot("Required")
 	}
-	return wq("Level").Call(jen.Id("w"), names)
+	return wireName("Level").Call(jen.Id("w"), names)
 }
 
 // payloadField decodes the member named key of variant v's payload: through
@@ -720,7 +721,7 @@ func (e *emitter) variantRequired(v *ir.Variant) jen.Code {
 func (e *emitter) payloadField(v *ir.Variant) jen.Code {
 	x := jen.Id("v").Dot(v.Name)
 	if u := v.Payload.Type.Underlying(); e.cold(u) {
-		return wq("DecodeMember").Call(jen.Id("d"), x, jen.Op("&").Id(objectTable(u)), jen.Id("key"))
+		return wireName("DecodeMember").Call(jen.Id("d"), x, jen.Op("&").Id(objectTable(u)), jen.Id("key"))
 	}
 	return x.Dot("decodeField").Call(jen.Id("d"), jen.Id("key"))
 }
@@ -729,7 +730,7 @@ func (e *emitter) payloadField(v *ir.Variant) jen.Code {
 func (e *emitter) payloadFields(v *ir.Variant) jen.Code {
 	x := jen.Id("v").Dot(v.Name)
 	if u := v.Payload.Type.Underlying(); e.cold(u) {
-		return wq("AppendMembers").Call(jen.Id("b"), x, jen.Op("&").Id(objectTable(u)), jen.Id("comma"))
+		return wireName("AppendMembers").Call(jen.Id("b"), x, jen.Op("&").Id(objectTable(u)), jen.Id("comma"))
 	}
 	return x.Dot("appendFields").Call(jen.Id("b"), jen.Id("comma"))
 }
@@ -775,14 +776,14 @@ func selectByTag(u *ir.Union) []jen.Code {
 	default:
 		missing = []jen.Code{jen.Return(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("missing discriminator %q", D))))}
 	}
-	sel = append(sel, jen.If(jen.Op("!").Id("found").Op("||").Id("kind").Op("==").Add(wq("KindNull"))).Block(missing...))
+	sel = append(sel, jen.If(jen.Op("!").Id("found").Op("||").Id("kind").Op("==").Add(wireName("KindNull"))).Block(missing...))
 	var wrongKind []jen.Code
 	if fallback != nil {
 		wrongKind = initVariant(fallback)
 	} else {
-		wrongKind = []jen.Code{jen.Return(wq("AtKey").Call(jen.Id("d").Dot("TypeError").Call(jen.Lit("string"), jen.Id("kind")), jen.Lit(D)))}
+		wrongKind = []jen.Code{jen.Return(wireName("AtKey").Call(jen.Id("d").Dot("TypeError").Call(jen.Lit("string"), jen.Id("kind")), jen.Lit(D)))}
 	}
-	sel = append(sel, jen.If(jen.Id("kind").Op("!=").Add(wq("KindString"))).Block(wrongKind...))
+	sel = append(sel, jen.If(jen.Id("kind").Op("!=").Add(wireName("KindString"))).Block(wrongKind...))
 	var cases []jen.Code
 	for _, v := range u.Variants {
 		if v.Role == ir.Tagged {
@@ -799,9 +800,9 @@ func selectByTag(u *ir.Union) []jen.Code {
 	if catchAll == nil && fallback == nil {
 		sel = append(sel, jen.Comment("Lenient decoding keeps a variant this version does not know."),
 			jen.If(jen.Id("d").Dot("Lenient").Call()).Block(
-				jen.Id("v").Dot(unknownField).Op("=").Op("&").Add(wq("UnknownVariant")).Values(jen.Dict{jen.Id("Tag"): jen.String().Call(jen.Id("tag"))}),
+				jen.Id("v").Dot(unknownField).Op("=").Op("&").Add(wireName("UnknownVariant")).Values(jen.Dict{jen.Id("Tag"): jen.String().Call(jen.Id("tag"))}),
 				jen.Return(jen.Nil())))
-		sel = append(sel, jen.Return(wq("AtKey").Call(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s %%q of %s", D, name)), jen.Id("tag")), jen.Lit(D))))
+		sel = append(sel, jen.Return(wireName("AtKey").Call(jen.Id("d").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("unknown %s %%q of %s", D, name)), jen.Id("tag")), jen.Lit(D))))
 	}
 	return sel
 }
@@ -884,7 +885,7 @@ func (e *emitter) valueUnion(f *jen.File, t *ir.Type) {
 	var want []string
 	for _, k := range order {
 		want = append(want, strings.ToLower(strings.TrimPrefix(k, "Kind")))
-		cases = append(cases, jen.Case(wq(k)).Block(e.kindCandidates(byKind[k], anyV)...))
+		cases = append(cases, jen.Case(wireName(k)).Block(e.kindCandidates(byKind[k], anyV)...))
 	}
 	var tail jen.Code = jen.Return(jen.Id("d").Dot("TypeError").Call(jen.Lit(strings.Join(want, " or ")), jen.Id("k")))
 	if anyV != nil {
@@ -941,15 +942,15 @@ func (e *emitter) kindCandidates(vs []*ir.Variant, anyV *ir.Variant) []jen.Code 
 		case anyV != nil:
 			ok := jen.Err().Op("==").Nil()
 			if checks := e.valueValidate(v.Payload, jen.Id("x"), false); len(checks) > 0 {
-				ok = ok.Op("&&").Add(wq("Satisfies")).Call(jen.Func().Params(jen.Id("v").Op("*").Add(wq("Validator"))).Block(checks...))
+				ok = ok.Op("&&").Add(wireName("Satisfies")).Call(jen.Func().Params(jen.Id("v").Op("*").Add(wireName("Validator"))).Block(checks...))
 			}
 			blk = append(blk, jen.If(ok).Block(assign, jen.Return(jen.Nil())),
-				jen.If(jen.Err().Op("!=").Nil().Op("&&").Add(wq("IsSyntax")).Call(jen.Err())).Block(jen.Return(jen.Err())),
+				jen.If(jen.Err().Op("!=").Nil().Op("&&").Add(wireName("IsSyntax")).Call(jen.Err())).Block(jen.Return(jen.Err())),
 				jen.Id("d").Dot("Rewind").Call(jen.Id("m")))
 		default:
 			// Told apart by trying: the first variant that decodes wins.
 			blk = append(blk, jen.If(jen.Err().Op("==").Nil()).Block(assign, jen.Return(jen.Nil())),
-				jen.If(wq("IsSyntax").Call(jen.Err())).Block(jen.Return(jen.Err())),
+				jen.If(wireName("IsSyntax").Call(jen.Err())).Block(jen.Return(jen.Err())),
 				jen.Id("d").Dot("Rewind").Call(jen.Id("m")))
 		}
 		body = append(body, jen.Block(blk...))

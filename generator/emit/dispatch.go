@@ -92,9 +92,32 @@ func (e *emitter) dispatch(f *jen.File) {
 	for _, sd := range e.sides() {
 		e.methodTable(f, sd)
 	}
+	e.opening(f)
 	for _, sd := range e.sides() {
 		e.sideDispatch(f, sd)
 	}
+}
+
+// opening emits the descriptor of initialize's negotiation, which both
+// sides' routes share and runtime/dispatch carries out (dispatch.Opening):
+// the gate table, the package's record of it and, as ir.Model.Version
+// says, where the protocol version is and which one the package speaks.
+func (e *emitter) opening(f *jen.File) {
+	o := jen.Dict{
+		jen.Id("Method"):     jen.Id(MethodConst(e.m.Initialize().Wire)),
+		jen.Id("Gates"):      jen.Op("&").Id("gates"),
+		jen.Id("Negotiated"): jen.Id("newNegotiated"),
+	}
+	if v := e.m.Version; v.Negotiated() {
+		o[jen.Id("Version")] = jen.Op("&").Qual(DispatchPath, "Version").Values(jen.Dict{
+			jen.Id("Current"): jen.Lit(e.o.ProtocolVersion), // as CurrentProtocolVersion
+			jen.Id("Params"):  jen.Lit(v.Params.Name),
+			jen.Id("Result"):  jen.Lit(v.Result.Name),
+		})
+	}
+	f.Comment("opening is how initialize negotiates (see dispatch.Opening).")
+	f.Var().Id("opening").Op("=").Qual(DispatchPath, "Opening").Values(o)
+	f.Line()
 }
 
 // tableName is the exported table of the methods sd handles.
@@ -107,7 +130,7 @@ func tableType(sd *side) string { return sd.Name + "MethodTable" }
 
 // descriptorVar is the package-level variable holding m's descriptor.
 func descriptorVar(m *ir.Method) string {
-	return lower(ir.GoName(m.Side)) + methodGo(m) + "Desc"
+	return unexported(ir.GoName(m.Side)) + methodGo(m) + "Desc"
 }
 
 // descriptor is a pointer to m's descriptor. Calls and routes take it
@@ -185,20 +208,16 @@ func (e *emitter) sideDispatch(f *jen.File, sd *side) {
 	f.Line()
 }
 
-// wrappedMethods are the methods sd's connection handles itself before or
-// after the handler: initialize (the negotiation), and with turns the
-// prompt (its answer when cancelled). Each is a method of the connection route calls
-// (handleInitialize), so the handler needs no wrapper type, whose method
-// set Go would compile twice (value and pointer) for the interface.
+// wrappedMethods are the methods sd's connection handles itself after
+// the handler: with turns the prompt (its answer when cancelled). Each is
+// a method of the connection route calls (handleSessionPrompt), so the
+// handler needs no wrapper type, whose method set Go would compile twice
+// (value and pointer) for the interface.
 func (e *emitter) wrappedMethods(sd *side, turns *ir.Turn) map[*ir.Method]bool {
-	if !e.handles(sd, e.m.Initialize()) {
+	if turns == nil || !e.handles(sd, turns.Prompt) {
 		return nil
 	}
-	w := map[*ir.Method]bool{e.m.Initialize(): true}
-	if turns != nil {
-		w[turns.Prompt] = true
-	}
-	return w
+	return map[*ir.Method]bool{turns.Prompt: true}
 }
 
 // wrapperName is the connection's method that handles m around the handler.
@@ -295,7 +314,7 @@ func (e *emitter) connMethods(f *jen.File, sd *side, cname string) {
 }
 
 // routesVar is the package-level dispatch.Routes of the methods sd handles.
-func routesVar(sd *side) string { return lower(sd.Name) + "Routes" }
+func routesVar(sd *side) string { return unexported(sd.Name) + "Routes" }
 
 // inboundRouting emits the side's routing: a static dispatch.Routes of the
 // methods it handles with their params types, and the connection's route,
@@ -326,7 +345,7 @@ func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.
 	f.Comment("numbered as its route numbers them. It is static data: a program that never serves this")
 	f.Comment("side links none of it.")
 	routesLit := jen.Dict{
-		jen.Id("Open"):    jen.Id(MethodConst(e.m.Initialize().Wire)),
+		jen.Id("Open"):    jen.Op("&").Id("opening"),
 		jen.Id("Methods"): jen.Index().Qual(DispatchPath, "Handled").Values(append(methods, jen.Line())...),
 	}
 	if t := e.tracked(); t != nil && sd.name == t.Prompt.Side {
@@ -348,30 +367,11 @@ func (e *emitter) inboundRouting(f *jen.File, sd *side, cname string, turns *ir.
 }
 
 // sideWrapper emits the connection's handling of its wrapped methods
-// around the handler's (see wrappedMethods): initialize negotiates, and
-// with turns it tracks prompt turns so session/cancel can end them.
+// around the handler's (see wrappedMethods): the prompt of a turn that
+// session/cancel ended answers "cancelled".
 func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Turn) {
 	inner := func(m *ir.Method) *jen.Statement { return jen.Id("c").Dot("h").Dot(methodGo(m)) }
 	recv := jen.Id("c").Op("*").Id(cname)
-	init := e.m.Initialize()
-	body := []jen.Code{
-		jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(inner(init)).Call(jen.Id("ctx"), jen.Id("p")),
-		jen.If(jen.Err().Op("!=").Nil().Op("||").Id("res").Op("==").Nil()).Block(jen.Return(jen.Id("res"), jen.Err())),
-	}
-	if e.versioned() {
-		v := jen.Id("res").Dot(e.m.Version.Result.Name)
-		body = append(body,
-			jen.Comment("Version negotiation: an agent that does not say answers with the version this package speaks."),
-			jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
-	}
-	body = append(body,
-		jen.Id("n").Op(":=").Id("newNegotiated").Call(jen.Id("p"), jen.Id("res")),
-		jen.Return(jen.Id("res"), jen.Id("c").Dot("end").Dot("Negotiate").Call(jen.Op("&").Add(jen.Id(descriptorVar(init))).Dot("Method"), jen.Id("n"), jen.Op("*").Id("n").Dot("granted"), jen.Id("res"))))
-	f.Comment(fmt.Sprintf("%s calls the handler's %s, then records what both sides advertised.", wrapperName(init), methodGo(init)))
-	f.Func().Params(recv.Clone()).Id(wrapperName(init)).Params(ctxParam(), jen.Id("p").Op("*").Id(init.Params.Name)).Params(jen.Op("*").Id(init.Result.Name), jen.Error()).Block(body...)
-	if turns == nil {
-		return
-	}
 	f.Comment(fmt.Sprintf("%s calls the handler's %s: the runtime ended its context when %s for", wrapperName(turns.Prompt), methodGo(turns.Prompt), turns.Cancel.Wire))
 	f.Comment("its session was read after it (see dispatch.Turn).")
 	f.Func().Params(recv.Clone()).Id(wrapperName(turns.Prompt)).Params(ctxParam(), jen.Id("p").Op("*").Id(turns.Prompt.Params.Name)).Params(jen.Op("*").Id(turns.Prompt.Result.Name), jen.Error()).Block(
@@ -384,12 +384,12 @@ func (e *emitter) sideWrapper(f *jen.File, sd *side, cname string, turns *ir.Tur
 	)
 }
 
-func lower(s string) string { return string(s[0]+32) + s[1:] }
+// unexported is the exported Go name s with its first letter in lower case.
+func unexported(s string) string { return string(s[0]+32) + s[1:] }
 
 // outboundCall emits a typed call to the peer: one call into
-// runtime/dispatch. initialize opens the connection (its protocol version
-// defaulted to this package's, the negotiation recorded); the client's
-// prompt also sends the turn's cancel when its context ends.
+// runtime/dispatch. initialize opens the connection (End.Open negotiates);
+// the client's prompt also sends the turn's cancel when its context ends.
 func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method) {
 	name := methodGo(m)
 	recv := jen.Id("c").Op("*").Id(cname)
@@ -418,8 +418,7 @@ func (e *emitter) outboundCall(f *jen.File, sd *side, cname string, m *ir.Method
 	}
 	sig := f.Func().Params(recv).Id(name).Params(ctxParam(), jen.Id("params").Op("*").Id(m.Params.Name)).Params(jen.Op("*").Id(m.Result.Name), jen.Error())
 	if m == e.m.Initialize() {
-		sig.Block(e.openCall(m, args)...)
-		return
+		call = end().Dot("Open").Call(args...) // negotiates (see dispatch.Opening)
 	}
 	sig.Block(typedCall(m, call)...)
 }
@@ -432,25 +431,4 @@ func typedCall(m *ir.Method, call *jen.Statement) []jen.Code {
 		jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("res"), jen.Nil()),
 	}
-}
-
-// openCall is the body of the client's initialize: the protocol version
-// defaulted to this package's and required of the answer, and the
-// negotiation recorded.
-func (e *emitter) openCall(m *ir.Method, args []jen.Code) []jen.Code {
-	var body []jen.Code
-	if e.versioned() {
-		v := jen.Id("params").Dot(e.m.Version.Params.Name)
-		body = append(body, jen.If(v.Clone().Op("==").Lit(0)).Block(v.Clone().Op("=").Id("CurrentProtocolVersion")))
-	}
-	body = append(body, typedCall(m, jen.Id("c").Dot("end").Dot("Open").Call(args...))[:2]...)
-	if e.versioned() {
-		got := jen.Id("res").Dot(e.m.Version.Result.Name)
-		body = append(body, jen.If(got.Clone().Op("!=").Id("CurrentProtocolVersion")).Block(
-			jen.Return(jen.Id("res"), jen.Qual("fmt", "Errorf").Call(jen.Lit(m.Wire+": the agent speaks protocol version %d, this package %d"), got.Clone(), jen.Id("CurrentProtocolVersion")))))
-	}
-	return append(body,
-		jen.Id("n").Op(":=").Id("newNegotiated").Call(jen.Id("params"), jen.Id("res")),
-		jen.Id("c").Dot("end").Dot("SetNegotiated").Call(jen.Id("n"), jen.Op("*").Id("n").Dot("granted")),
-		jen.Return(jen.Id("res"), jen.Nil()))
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acpgen/acpgen/generator/facts"
 	"github.com/acpgen/acpgen/generator/ir"
-	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/dave/jennifer/jen"
 )
 
@@ -166,19 +166,19 @@ func (e *emitter) metaAccessors(f *jen.File, t *ir.Type, fl *ir.Field, ns ir.Met
 	f.Comment(fmt.Sprintf("%s decodes the %q namespace of %s; ok is false when the key is absent or null. Other keys of %s stay free-form.", typ, ns.Key, fl.Name, fl.Name))
 	f.Func().Add(recv(t.Name)).Id(typ).Params().Params(jen.Id("x").Id(typ), jen.Id("ok").Bool(), jen.Err().Error()).Block(
 		jen.List(jen.Id("raw"), jen.Id("found")).Op(":=").Add(m.Clone()).Index(jen.Lit(ns.Key)),
-		jen.If(jen.Op("!").Id("found").Op("||").Id("raw").Dot("Kind").Call().Op("==").Add(wq("KindNull"))).Block(jen.Return(jen.Id("x"), jen.False(), jen.Nil())),
-		jen.Err().Op("=").Add(wq("DecodeWith")).Call(jen.Id("raw"), jen.Op("&").Id("x"), e.tableExpr(ns.Ref.Type), wq("Lenient")),
+		jen.If(jen.Op("!").Id("found").Op("||").Id("raw").Dot("Kind").Call().Op("==").Add(wireName("KindNull"))).Block(jen.Return(jen.Id("x"), jen.False(), jen.Nil())),
+		jen.Err().Op("=").Add(wireName("DecodeWith")).Call(jen.Id("raw"), jen.Op("&").Id("x"), e.tableExpr(ns.Ref.Type), wireName("Lenient")),
 		jen.Return(jen.Id("x"), jen.True(), jen.Err()),
 	)
 	f.Comment(fmt.Sprintf("Set%s stores x under the %q key of %s, keeping its other keys.", typ, ns.Key, fl.Name))
 	f.Func().Add(recv(t.Name)).Id("Set"+typ).Params(jen.Id("x").Id(typ)).Block(
-		jen.If(m.Clone().Op("==").Nil()).Block(m.Clone().Op("=").Map(jen.String()).Add(wq("Raw")).Values()),
+		jen.If(m.Clone().Op("==").Nil()).Block(m.Clone().Op("=").Map(jen.String()).Add(wireName("Raw")).Values()),
 		m.Clone().Index(jen.Lit(ns.Key)).Op("=").Add(e.appendCall(ns.Ref, jen.Nil(), jen.Id("x"), false)),
 	)
 	f.Line()
 }
 
-func (e *emitter) rootsHelpers(f *jen.File, t *ir.Type, r tables.Roots) {
+func (e *emitter) rootsHelpers(f *jen.File, t *ir.Type, r facts.Roots) {
 	p, a := t.Member(r.Primary), t.Member(r.Additional)
 	primary := jen.Id("v").Dot(p.Name)
 	if fieldPtr(p) {
@@ -208,7 +208,7 @@ func (e *emitter) rootsHelpers(f *jen.File, t *ir.Type, r tables.Roots) {
 	f.Line()
 }
 
-func (e *emitter) filterHelper(f *jen.File, req, item *ir.Type, flt tables.Filter) {
+func (e *emitter) filterHelper(f *jen.File, req, item *ir.Type, flt facts.Filter) {
 	var body []jen.Code
 	var doc []string
 	for _, m := range flt.Members {

@@ -54,11 +54,12 @@ func (e *emitter) gates(f *jen.File) {
 		jen.Comment("built otherwise, which is evaluated at each call."),
 		jen.Id("granted").Op("*").Qual(DispatchPath, "Grants"),
 	)
-	req, res := jen.Op("*").Id(init.Name), jen.Op("*").Id(initResult.Name)
-	f.Comment("newNegotiated records what initialize settled, with the capabilities it grants.")
-	f.Func().Id("newNegotiated").Params(jen.Id("req").Add(req), jen.Id("res").Add(res)).Op("*").Id("Negotiated").Block(
-		jen.Id("g").Op(":=").Qual(DispatchPath, "Grant").Call(jen.Op("&").Id("gates"), jen.Id("req"), jen.Id("res")),
-		jen.Return(jen.Op("&").Id("Negotiated").Values(jen.Dict{jen.Id("Request"): jen.Id("req"), jen.Id("Response"): jen.Id("res"), jen.Id("granted"): jen.Op("&").Id("g")})),
+	f.Comment("newNegotiated records what initialize settled, with the capabilities it grants (see dispatch.Opening).")
+	f.Func().Id("newNegotiated").Params(jen.List(jen.Id("req"), jen.Id("res")).Any(), jen.Id("g").Op("*").Qual(DispatchPath, "Grants")).Any().Block(
+		jen.Return(jen.Op("&").Id("Negotiated").Values(jen.Dict{
+			jen.Id("Request"):  jen.Id("req").Assert(jen.Op("*").Id(init.Name)),
+			jen.Id("Response"): jen.Id("res").Assert(jen.Op("*").Id(initResult.Name)),
+			jen.Id("granted"):  jen.Id("g")})),
 	)
 	f.Comment("grants returns what n grants; a nil n grants nothing.")
 	f.Func().Params(jen.Id("n").Op("*").Id("Negotiated")).Id("grants").Params().Qual(DispatchPath, "Grants").Block(

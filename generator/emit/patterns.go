@@ -45,10 +45,10 @@ func (e *emitter) flushPatterns(f *jen.File) {
 		for _, in := range p.prog.Prog {
 			insts = append(insts, instLit(in))
 		}
-		f.Var().Id(p.name).Op("=").Add(wq("Pattern")).Values(jen.Dict{
+		f.Var().Id(p.name).Op("=").Add(wireName("Pattern")).Values(jen.Dict{
 			jen.Id("Source"): jen.Lit(p.prog.Source),
 			jen.Id("Start"):  jen.Lit(int(p.prog.Start)),
-			jen.Id("Prog"):   jen.Index().Add(wq("PatternInst")).Values(insts...),
+			jen.Id("Prog"):   jen.Index().Add(wireName("PatternInst")).Values(insts...),
 		})
 	}
 }
@@ -76,7 +76,7 @@ var patternOps = [...]string{
 
 // instLit is one instruction as a composite literal, zero fields left out.
 func instLit(in wire.PatternInst) jen.Code {
-	d := jen.Dict{jen.Id("Op"): wq(patternOps[in.Op])}
+	d := jen.Dict{jen.Id("Op"): wireName(patternOps[in.Op])}
 	if in.Out != 0 {
 		d[jen.Id("Out")] = jen.Lit(int(in.Out))
 	}
@@ -116,9 +116,9 @@ func emptyFlags(arg uint32) *jen.Statement {
 		switch {
 		case arg&f.bit == 0:
 		case x == nil:
-			x = wq(f.name)
+			x = wireName(f.name)
 		default:
-			x = x.Op("|").Add(wq(f.name))
+			x = x.Op("|").Add(wireName(f.name))
 		}
 	}
 	if x == nil {

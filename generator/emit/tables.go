@@ -265,14 +265,14 @@ func (e *emitter) coldCodec(f *jen.File, t *ir.Type) {
 		obj[jen.Id("Union")], obj[jen.Id("UnionField")] = jen.Op("&").Id(unionTable(u)), jen.Lit(u.FieldName())
 	}
 	if len(members) > 0 {
-		obj[jen.Id("Members")] = jen.Index().Add(wq("Member")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, members...)
+		obj[jen.Id("Members")] = jen.Index().Add(wireName("Member")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, members...)
 	}
-	f.Var().Id(objectTable(t)).Op("=").Add(wq("Object")).Values(obj)
+	f.Var().Id(objectTable(t)).Op("=").Add(wireName("Object")).Values(obj)
 	table := jen.Op("&").Id(objectTable(t))
 	f.Comment("MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,")
 	f.Comment("naming the union and its variants, when a union in v has no variant or several set.")
 	marshalJSON(f, t.Name).Block(
-		jen.Return(wq("MarshalTable").Call(jen.Op("&").Id("v"), table.Clone())))
+		jen.Return(wireName("MarshalTable").Call(jen.Op("&").Id("v"), table.Clone())))
 	tableUnmarshal(f, t.Name, table)
 }
 
@@ -292,7 +292,7 @@ func tableValidate(f *jen.File, t *ir.Type, call jen.Code) {
 func tableUnmarshal(f *jen.File, name string, table *jen.Statement) {
 	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
 	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.Return(wq("DecodeWith").Call(jen.Id("data"), jen.Id("v"), table.Clone(), wq("Lenient"))))
+		jen.Return(wireName("DecodeWith").Call(jen.Id("data"), jen.Id("v"), table.Clone(), wireName("Lenient"))))
 	f.Line()
 }
 
@@ -313,13 +313,13 @@ func (e *emitter) tableVar(t *ir.Type) string {
 	return ""
 }
 
-// tableExpr is the wire.Table of named type t: its table, or wire.Methods
+// tableExpr is the wire.Table of named type t: its table, or wire.OwnCodec
 // for a type with codec methods of its own.
 func (e *emitter) tableExpr(t *ir.Type) jen.Code {
 	if v := e.tableVar(t); v != "" {
 		return jen.Op("&").Id(v)
 	}
-	return wq("Methods").Values()
+	return wireName("OwnCodec").Values()
 }
 
 // addr is the address of the named value expr, expr itself when ptr.
@@ -335,7 +335,7 @@ func memberFlags(fl *ir.Field) jen.Code {
 	var flags []jen.Code
 	add := func(on bool, name string) {
 		if on {
-			flags = append(flags, wq(name))
+			flags = append(flags, wireName(name))
 		}
 	}
 	add(fl.Required, "Required")
@@ -367,29 +367,29 @@ func scalar(r *ir.Ref) bool {
 // tableValue is the *wire.Value describing shape r.
 func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 	value := func(shape string, fields jen.Dict) jen.Code {
-		fields[jen.Id("Shape")] = wq(shape)
-		return jen.Op("&").Add(wq("Value")).Values(fields)
+		fields[jen.Id("Shape")] = wireName(shape)
+		return jen.Op("&").Add(wireName("Value")).Values(fields)
 	}
 	switch r.Kind {
 	case ir.String:
 		if rule := e.stringRule(r, ""); rule != "" {
 			return value("ShapeString", jen.Dict{jen.Id("Rule"): jen.Op("&").Id(rule)})
 		}
-		return jen.Op("&").Add(wq("String"))
+		return jen.Op("&").Add(wireName("String"))
 	case ir.Bool:
-		return jen.Op("&").Add(wq("Bool"))
+		return jen.Op("&").Add(wireName("Bool"))
 	case ir.Int:
 		if rule := intRule(r); rule != nil {
-			return value(shapeNames[r.Format], jen.Dict{jen.Id("Ints"): jen.Op("&").Add(wq("IntRule")).Values(rule)})
+			return value(shapeNames[r.Format], jen.Dict{jen.Id("Ints"): jen.Op("&").Add(wireName("IntRule")).Values(rule)})
 		}
-		return jen.Op("&").Add(wq(scalarValues[r.Format]))
+		return jen.Op("&").Add(wireName(scalarValues[r.Format]))
 	case ir.Float:
 		if bounds := floatBounds(r); len(bounds) > 0 {
-			return value("ShapeFloat64", jen.Dict{jen.Id("Floats"): jen.Index().Add(wq("FloatBound")).Values(bounds...)})
+			return value("ShapeFloat64", jen.Dict{jen.Id("Floats"): jen.Index().Add(wireName("FloatBound")).Values(bounds...)})
 		}
-		return jen.Op("&").Add(wq("Float64"))
+		return jen.Op("&").Add(wireName("Float64"))
 	case ir.Raw, ir.Routed:
-		return jen.Op("&").Add(wq("RawJSON"))
+		return jen.Op("&").Add(wireName("RawJSON"))
 	case ir.Named:
 		u := r.Type.Underlying()
 		if u.Kind == ir.Alias && scalar(u.Target) && tabular(u.Target) {
@@ -409,7 +409,7 @@ func (e *emitter) tableValue(r *ir.Ref) jen.Code {
 	case ir.Array:
 		fields := jen.Dict{jen.Id("Elem"): e.tableValue(r.Elem)}
 		if counts := itemCounts(r); counts != nil {
-			fields[jen.Id("Items")] = jen.Op("&").Add(wq("IntRule")).Values(counts)
+			fields[jen.Id("Items")] = jen.Op("&").Add(wireName("IntRule")).Values(counts)
 		}
 		if r.SkipInvalidItems {
 			fields[jen.Id("SkipInvalid")] = jen.True()
@@ -446,7 +446,7 @@ func (e *emitter) stringEnumCodec(f *jen.File, t *ir.Type) {
 		}
 		tbl[jen.Id("Values")] = jen.Index().String().Values(vals...)
 	}
-	f.Var().Id(enumTable(t)).Op("=").Add(wq("Enum")).Values(tbl)
+	f.Var().Id(enumTable(t)).Op("=").Add(wireName("Enum")).Values(tbl)
 	f.Comment("MarshalJSON encodes v with its table.")
 	marshalJSON(f, t.Name).Block(
 		jen.Return(jen.Id(enumTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
@@ -476,7 +476,7 @@ func asScalar(t *ir.Type, expr *jen.Statement, ptr bool) *jen.Statement {
 // scalarCodec declares named scalar t's wire.Scalar and its MarshalJSON and
 // UnmarshalJSON.
 func (e *emitter) scalarCodec(f *jen.File, t *ir.Type) {
-	f.Var().Id(scalarTable(t)).Op("=").Add(wq("Scalar")).Values(jen.Dict{
+	f.Var().Id(scalarTable(t)).Op("=").Add(wireName("Scalar")).Values(jen.Dict{
 		jen.Id("Type"):  jen.Parens(jen.Op("*").Id(t.Name)).Call(jen.Nil()),
 		jen.Id("Value"): e.tableValue(t.Target),
 	})

@@ -65,7 +65,7 @@ func (e *emitter) coldUnionCodec(f *jen.File, t *ir.Type) {
 	f.Comment("MarshalJSON encodes v with its table. It fails with a *wire.EncodeError,")
 	f.Comment("naming the union and its variants, when none or several are set.")
 	marshalJSON(f, t.Name).Block(
-		jen.Return(wq("MarshalWith").Call(jen.Op("&").Id("v"), table.Clone(), jen.Lit(e.o.Package+"."+t.Name))))
+		jen.Return(wireName("MarshalWith").Call(jen.Op("&").Id("v"), table.Clone(), jen.Lit(e.o.Package+"."+t.Name))))
 	tableUnmarshal(f, t.Name, table)
 }
 
@@ -76,7 +76,7 @@ func (e *emitter) unionTableVar(f *jen.File, u *ir.Union) {
 	for _, v := range u.Variants {
 		vals := jen.Dict{
 			jen.Id("Name"):    jen.Lit(v.Name),
-			jen.Id("Role"):    wq(variantRoles[v.Role]),
+			jen.Id("Role"):    wireName(variantRoles[v.Role]),
 			jen.Id("Payload"): jen.Op("&").Id(objectTable(v.Payload.Type.Underlying())),
 		}
 		if v.Role == ir.Tagged {
@@ -94,7 +94,7 @@ func (e *emitter) unionTableVar(f *jen.File, u *ir.Union) {
 	tbl := jen.Dict{
 		jen.Id("Name"):     jen.Lit(u.Name),
 		jen.Id("Type"):     jen.Parens(jen.Op("*").Id(u.Name)).Call(jen.Nil()),
-		jen.Id("Variants"): jen.Index().Add(wq("Variant")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, variants...),
+		jen.Id("Variants"): jen.Index().Add(wireName("Variant")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, variants...),
 	}
 	if u.Discriminator != "" {
 		tbl[jen.Id("Discriminator")] = jen.Lit(u.Discriminator)
@@ -105,7 +105,7 @@ func (e *emitter) unionTableVar(f *jen.File, u *ir.Union) {
 	if keepsUnknown(u) {
 		tbl[jen.Id("KeepsUnknown")] = jen.True()
 	}
-	f.Var().Id(unionTable(u)).Op("=").Add(wq("Union")).Values(tbl)
+	f.Var().Id(unionTable(u)).Op("=").Add(wireName("Union")).Values(tbl)
 }
 
 // selectOrder is u's SelectOrder as indexes of its variants, nil when it

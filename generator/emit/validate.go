@@ -18,11 +18,11 @@ func (e *emitter) validators(f *jen.File) {
 			continue // a Go alias shares its target's methods
 		}
 		if e.cold(t) {
-			tableValidate(f, t, wq("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))))
+			tableValidate(f, t, wireName("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))))
 			continue
 		}
 		if e.coldUnion(t) {
-			tableValidate(f, t, wq("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))))
+			tableValidate(f, t, wireName("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))))
 			continue
 		}
 		if stringEnum(t) {
@@ -68,7 +68,7 @@ func (e *emitter) validators(f *jen.File) {
 	e.flushHelpers(f)
 	e.flushPatterns(f)
 	for _, r := range e.stringRules {
-		f.Var().Id(r.name).Op("=").Add(wq("StringRule")).Values(r.fields)
+		f.Var().Id(r.name).Op("=").Add(wireName("StringRule")).Values(r.fields)
 	}
 }
 
@@ -242,7 +242,7 @@ func (e *emitter) stringRule(r *ir.Ref, subject string) string {
 		set("PatternWhat", jen.Lit(what), what)
 	}
 	if f := formatVar(r); f != "" {
-		set("Format", jen.Op("&").Add(wq(f)), f)
+		set("Format", jen.Op("&").Add(wireName(f)), f)
 	}
 	if len(key) == 0 {
 		return ""

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acpgen/acpgen/generator/tables"
+	"github.com/acpgen/acpgen/generator/facts"
 )
 
 // BindGates makes gate rows of gates declared on a def's member (overlays
@@ -15,9 +15,9 @@ import (
 // rule (Require) applies wherever the def occurs inside a method's params or
 // result. Rows come out in one order whatever the schema's def order:
 // presence rules first, then gates, each by method side, wire name and kind.
-func (m *Model) BindGates(decls []tables.DefGate) ([]tables.Gate, error) {
+func (m *Model) BindGates(decls []facts.DefGate) ([]facts.Gate, error) {
 	methods := byWire(m.Methods)
-	var out []tables.Gate
+	var out []facts.Gate
 	for _, d := range decls {
 		if !d.Require {
 			continue
@@ -27,7 +27,7 @@ func (m *Model) BindGates(decls []tables.DefGate) ([]tables.Gate, error) {
 				var at []string
 				occurrences(r.t, d.Def, "", map[*Type]bool{}, &at)
 				for _, path := range at {
-					out = append(out, tables.Gate{Method: meth.Wire, Path: path + "/" + d.Member, Result: r.result, Capability: d.Capability, Require: true, Source: d.Source})
+					out = append(out, facts.Gate{Method: meth.Wire, Path: path + "/" + d.Member, Result: r.result, Capability: d.Capability, Require: true, Source: d.Source})
 				}
 			}
 		}
@@ -40,7 +40,7 @@ func (m *Model) BindGates(decls []tables.DefGate) ([]tables.Gate, error) {
 		for _, meth := range methods {
 			for _, r := range roles(meth) {
 				if r.t.Def == d.Def {
-					out = append(out, tables.Gate{Method: meth.Wire, Path: "/" + d.Member, Result: r.result, Capability: d.Capability, Source: d.Source})
+					out = append(out, facts.Gate{Method: meth.Wire, Path: "/" + d.Member, Result: r.result, Capability: d.Capability, Source: d.Source})
 					n++
 				}
 			}

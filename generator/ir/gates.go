@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acpgen/acpgen/generator/tables"
+	"github.com/acpgen/acpgen/generator/facts"
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
@@ -13,7 +13,7 @@ import (
 // method's params (or result) to the gated member, and from the initialize
 // messages to the capability.
 type Gate struct {
-	Row    tables.Gate
+	Row    facts.Gate
 	Method *Method
 	Root   *Type // params or result type
 	Steps  []GateStep
@@ -110,7 +110,7 @@ func (m *Model) Initialize() *Method {
 
 // SkippedGate is a row that does not apply to a model, and why.
 type SkippedGate struct {
-	Row    tables.Gate
+	Row    facts.Gate
 	Reason string
 }
 
@@ -118,8 +118,8 @@ type SkippedGate struct {
 // method, member, variant or capability the model lacks) are returned in
 // skipped with the reason: a channel may lack what another has, so whether a
 // row is stale is decided over all channels by the caller.
-func (m *Model) ResolveGates(rows []tables.Gate) (gates []*Gate, skipped []SkippedGate) {
-	seen := map[tables.Gate]bool{}
+func (m *Model) ResolveGates(rows []facts.Gate) (gates []*Gate, skipped []SkippedGate) {
+	seen := map[facts.Gate]bool{}
 	for _, row := range rows {
 		key := row
 		key.Source, key.Reason = "", ""
@@ -146,7 +146,7 @@ func (m *Model) ResolveGates(rows []tables.Gate) (gates []*Gate, skipped []Skipp
 // ChannelGates is how the rows of one channel resolved against its model.
 type ChannelGates struct {
 	Channel  string
-	Protocol int // rows are kept per protocol (tables.ForProtocol)
+	Protocol int // rows are kept per protocol (facts.ForProtocol)
 	Gates    []*Gate
 	Skipped  []SkippedGate
 }
@@ -158,7 +158,7 @@ type ChannelGates struct {
 func StaleGates(channels []ChannelGates) []string {
 	used, skips := map[string]bool{}, map[string][]string{}
 	for _, c := range channels {
-		key := func(row tables.Gate) string { return fmt.Sprintf("v%d %s", c.Protocol, GateString(row)) }
+		key := func(row facts.Gate) string { return fmt.Sprintf("v%d %s", c.Protocol, GateString(row)) }
 		for _, g := range c.Gates {
 			used[key(g.Row)] = true
 		}
@@ -177,7 +177,7 @@ func StaleGates(channels []ChannelGates) []string {
 }
 
 // GateString names a row for messages.
-func GateString(row tables.Gate) string {
+func GateString(row facts.Gate) string {
 	where := "params"
 	if row.Result {
 		where = "result"
@@ -192,7 +192,7 @@ func GateString(row tables.Gate) string {
 	return s + " -> " + row.Capability + " (" + row.Source + ")"
 }
 
-func (m *Model) resolveGate(row tables.Gate) (*Gate, bool, error) {
+func (m *Model) resolveGate(row facts.Gate) (*Gate, bool, error) {
 	meth := m.method(row.Method)
 	if meth == nil {
 		return nil, true, nil
@@ -303,7 +303,7 @@ func kindOf(r *Ref) string {
 // method's params that is the agent (initialize's result), for its result
 // the client (initialize's params). A require gate binds the sending side by
 // its own advertisement.
-func advertisedByAgent(meth *Method, row tables.Gate) bool {
+func advertisedByAgent(meth *Method, row facts.Gate) bool {
 	sentByAgent := (meth.Side == "agent") == row.Result
 	return sentByAgent == row.Require
 }
@@ -383,7 +383,7 @@ func (f *Field) namespace(key string) *MetaNamespace {
 // UndecidedMethods returns the methods of m that rows gate at method level
 // (no Path, not on the result) nowhere and ungated does not list, as
 // "wire (side)", sorted: a method nobody decided about.
-func (m *Model) UndecidedMethods(rows []tables.Gate, ungated []tables.Ungated) []string {
+func (m *Model) UndecidedMethods(rows []facts.Gate, ungated []facts.Ungated) []string {
 	decided := map[string]bool{}
 	for _, r := range rows {
 		if r.Path == "" && !r.Result {
@@ -405,7 +405,7 @@ func (m *Model) UndecidedMethods(rows []tables.Gate, ungated []tables.Ungated) [
 
 // StaleUngated returns the entries of ungated that name no method of any
 // of models, sorted.
-func StaleUngated(ungated []tables.Ungated, models []*Model) []string {
+func StaleUngated(ungated []facts.Ungated, models []*Model) []string {
 	have := map[string]bool{}
 	for _, m := range models {
 		for _, x := range m.Methods {

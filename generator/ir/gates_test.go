@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpgen/acpgen/generator/tables"
+	"github.com/acpgen/acpgen/generator/facts"
 )
 
 func TestGatesResolveOnPinnedSchema(t *testing.T) {
 	used := map[string]bool{}
 	for _, c := range []struct{ f, ch string }{{"schema.json", "stable"}, {"schema.unstable.json", "unstable"}} {
 		m := loadModel(t, c.f, c.ch)
-		gates, skipped := m.ResolveGates(tables.Gates)
+		gates, skipped := m.ResolveGates(facts.Gates)
 		for _, g := range gates {
 			used[GateString(g.Row)] = true
 		}
@@ -19,7 +19,7 @@ func TestGatesResolveOnPinnedSchema(t *testing.T) {
 			t.Errorf("%s: no gate applies (%d do not)", c.ch, len(skipped))
 		}
 	}
-	for _, row := range tables.Gates {
+	for _, row := range facts.Gates {
 		if !used[GateString(row)] {
 			t.Errorf("table row matches nothing in either channel: %s", GateString(row))
 		}
@@ -29,25 +29,25 @@ func TestGatesResolveOnPinnedSchema(t *testing.T) {
 func TestGateMismatchesAreReported(t *testing.T) {
 	m := loadModel(t, "schema.unstable.json", "unstable")
 	for _, c := range []struct {
-		row  tables.Gate
+		row  facts.Gate
 		want string
 	}{
-		{tables.Gate{Method: "session/teleport", Capability: "agentCapabilities.loadSession"}, "no method session/teleport"},
-		{tables.Gate{Method: "session/new", Path: "/extraDirectories", Capability: "agentCapabilities.loadSession"}, `NewSessionRequest has no member "extraDirectories"`},
-		{tables.Gate{Method: "session/prompt", Path: "/prompt/*", Variant: "video", Capability: "agentCapabilities.loadSession"}, `no variant or enum value "video"`},
-		{tables.Gate{Method: "session/prompt", Capability: "agentCapabilities.promptCapabilities.video"}, `no member "agentCapabilities.promptCapabilities.video"`},
-		{tables.Gate{Method: "session/prompt", Capability: "serverCapabilities.x"}, `initialize's result (the agent's advertisement) has no member "serverCapabilities"`},
+		{facts.Gate{Method: "session/teleport", Capability: "agentCapabilities.loadSession"}, "no method session/teleport"},
+		{facts.Gate{Method: "session/new", Path: "/extraDirectories", Capability: "agentCapabilities.loadSession"}, `NewSessionRequest has no member "extraDirectories"`},
+		{facts.Gate{Method: "session/prompt", Path: "/prompt/*", Variant: "video", Capability: "agentCapabilities.loadSession"}, `no variant or enum value "video"`},
+		{facts.Gate{Method: "session/prompt", Capability: "agentCapabilities.promptCapabilities.video"}, `no member "agentCapabilities.promptCapabilities.video"`},
+		{facts.Gate{Method: "session/prompt", Capability: "serverCapabilities.x"}, `initialize's result (the agent's advertisement) has no member "serverCapabilities"`},
 		// The client's capabilities cannot grant what the client sends.
-		{tables.Gate{Method: "session/prompt", Capability: "clientCapabilities.terminal"}, `initialize's result (the agent's advertisement) has no member "clientCapabilities"`},
-		{tables.Gate{Method: "session/update", Path: "/update", Variant: "plan_update", Capability: "agentCapabilities.loadSession"}, `initialize's params (the client's advertisement) has no member "agentCapabilities"`},
-		{tables.Gate{Method: "session/prompt", Path: "/sessionId/*", Capability: "agentCapabilities.loadSession"}, `* needs an array or map`},
-		{tables.Gate{Method: "session/list", Result: true, Path: "/sessions/*", Require: true, Capability: "agentCapabilities.loadSession"}, `require gate must end at a member`},
+		{facts.Gate{Method: "session/prompt", Capability: "clientCapabilities.terminal"}, `initialize's result (the agent's advertisement) has no member "clientCapabilities"`},
+		{facts.Gate{Method: "session/update", Path: "/update", Variant: "plan_update", Capability: "agentCapabilities.loadSession"}, `initialize's params (the client's advertisement) has no member "agentCapabilities"`},
+		{facts.Gate{Method: "session/prompt", Path: "/sessionId/*", Capability: "agentCapabilities.loadSession"}, `* needs an array or map`},
+		{facts.Gate{Method: "session/list", Result: true, Path: "/sessions/*", Require: true, Capability: "agentCapabilities.loadSession"}, `require gate must end at a member`},
 		// A _meta key is entered only through a namespace an overlay types.
-		{tables.Gate{Method: "session/prompt", Capability: "/agentCapabilities/_meta/vendor.dev/x"}, `"vendor.dev" is no typed namespace of agentCapabilities._meta`},
-		{tables.Gate{Method: "session/prompt", Capability: "/agentCapabilities/_meta/vendor~2dev"}, `has a ~ that is not ~0 or ~1`},
-		{tables.Gate{Method: "session/prompt", Capability: "agentCapabilities..loadSession"}, `empty token`},
+		{facts.Gate{Method: "session/prompt", Capability: "/agentCapabilities/_meta/vendor.dev/x"}, `"vendor.dev" is no typed namespace of agentCapabilities._meta`},
+		{facts.Gate{Method: "session/prompt", Capability: "/agentCapabilities/_meta/vendor~2dev"}, `has a ~ that is not ~0 or ~1`},
+		{facts.Gate{Method: "session/prompt", Capability: "agentCapabilities..loadSession"}, `empty token`},
 	} {
-		gates, skipped := m.ResolveGates([]tables.Gate{c.row})
+		gates, skipped := m.ResolveGates([]facts.Gate{c.row})
 		if len(gates) != 0 || len(skipped) != 1 || !strings.Contains(skipped[0].Reason, c.want) {
 			t.Errorf("%s: got %d gates, skipped %+v; want reason %q", GateString(c.row), len(gates), skipped, c.want)
 		}
@@ -55,9 +55,9 @@ func TestGateMismatchesAreReported(t *testing.T) {
 }
 
 func TestStaleGatesAreThoseNoChannelOfTheirProtocolUses(t *testing.T) {
-	teleport := tables.Gate{Method: "session/teleport", Capability: "agentCapabilities.loadSession", Source: "test"}
-	fork := tables.Gate{Method: "session/fork", Capability: "agentCapabilities.loadSession", Source: "test"}
-	rows := []tables.Gate{teleport, fork}
+	teleport := facts.Gate{Method: "session/teleport", Capability: "agentCapabilities.loadSession", Source: "test"}
+	fork := facts.Gate{Method: "session/fork", Capability: "agentCapabilities.loadSession", Source: "test"}
+	rows := []facts.Gate{teleport, fork}
 	var channels []ChannelGates
 	for _, c := range []struct{ f, ch string }{{"schema.json", "stable"}, {"schema.unstable.json", "unstable"}} {
 		gates, skipped := loadModel(t, c.f, c.ch).ResolveGates(rows)
@@ -80,7 +80,7 @@ func TestStaleGatesAreThoseNoChannelOfTheirProtocolUses(t *testing.T) {
 // dotted form, and is named dotted.
 func TestCapabilityPointerForm(t *testing.T) {
 	m := loadModel(t, "schema.json", "stable")
-	rows := []tables.Gate{
+	rows := []facts.Gate{
 		{Method: "session/load", Capability: "agentCapabilities.loadSession", Source: "table"},
 		{Method: "session/load", Capability: "/agentCapabilities/loadSession", Source: "overlay"},
 	}

@@ -1,5 +1,11 @@
 package ir
 
+import (
+	"slices"
+
+	"github.com/acpgen/acpgen/generator/facts"
+)
+
 // The parts of ACP's session lifecycle the generated connection acts on,
 // recognised here once by their wire and member names so that emit only
 // reads them: the prompt turn and how session/cancel ends it, and the
@@ -137,3 +143,31 @@ func (m *Model) LifecycleGaps(protocol int) []string {
 // SessionScoped reports whether m's params name the session the message
 // belongs to: a required, non-null sessionId member.
 func (m *Method) SessionScoped() bool { return valueMember(m.Params, "sessionId") != nil }
+
+// sessionScopeOpen reports params with a sessionId member the schema does
+// not require, or allows to be null: whether m is session-scoped is then a
+// hand-kept decision (facts.SessionScope).
+func (m *Method) sessionScopeOpen() bool {
+	return m.Params.Member("sessionId") != nil && !m.SessionScoped()
+}
+
+// UndecidedSessionScope names, as "wire (side)", the methods of m whose
+// session scope neither the schema nor a row of rows decides. Against
+// every shipped channel it is empty (conform's
+// TestEveryMethodHasItsFacts).
+func (m *Model) UndecidedSessionScope(rows []facts.SessionScope) []string {
+	var out []string
+	for _, me := range m.Methods {
+		if me.sessionScopeOpen() && !slices.ContainsFunc(rows, func(r facts.SessionScope) bool { return r.Method == me.Wire }) {
+			out = append(out, me.Wire+" ("+me.Side+")")
+		}
+	}
+	return out
+}
+
+// SessionScopeOpen reports whether a method of m named wire leaves its
+// session scope open (see facts.SessionScope): a row for a method no
+// channel leaves open decides nothing.
+func (m *Model) SessionScopeOpen(wire string) bool {
+	return slices.ContainsFunc(m.Methods, func(me *Method) bool { return me.Wire == wire && me.sessionScopeOpen() })
+}

@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acpgen/acpgen/generator/facts"
 	"github.com/acpgen/acpgen/generator/load"
-	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/runtime/jsonpointer"
 )
 
@@ -40,15 +40,15 @@ type Status struct {
 // the later stages, which bind and read it.
 type Result struct {
 	Schema   []byte // the merged schema document
-	Overlays []tables.OverlayInfo
+	Overlays []facts.OverlayInfo
 	Statuses []Status
 	// Gates are the rows overlays declare on methods.
-	Gates []tables.Gate
+	Gates []facts.Gate
 	// DefGates are the gates and presence rules overlays declare on a def's
 	// member; the merged schema's IR binds them to methods.
-	DefGates []tables.DefGate
+	DefGates []facts.DefGate
 	// Semantics drives generated helpers.
-	Semantics tables.Semantics
+	Semantics facts.Semantics
 	// AddedDefs are the defs the overlays added to the base, in order.
 	AddedDefs []string
 	// Doc is Schema loaded.
@@ -102,9 +102,9 @@ func Apply(base []byte, baseFile string, docs []*Document) (*Result, error) {
 			return nil, fmt.Errorf("%s: overlay id %q is also the id of %s", d.File, d.ID, prev)
 		}
 		ids[d.ID] = d.File
-		a.res.Overlays = append(a.res.Overlays, tables.OverlayInfo{ID: d.ID, Title: d.Title, URL: d.URL, Status: d.Status})
+		a.res.Overlays = append(a.res.Overlays, facts.OverlayInfo{ID: d.ID, Title: d.Title, URL: d.URL, Status: d.Status})
 		if slices.ContainsFunc(d.Changes, func(c Change) bool { return c.Illustrative }) {
-			a.res.Overlays = append(a.res.Overlays, tables.OverlayInfo{ID: d.ID + illustrative, Title: d.Title, URL: d.URL, Status: d.Status + "; illustrative shape: the source names it but defines none"})
+			a.res.Overlays = append(a.res.Overlays, facts.OverlayInfo{ID: d.ID + illustrative, Title: d.Title, URL: d.URL, Status: d.Status + "; illustrative shape: the source names it but defines none"})
 		}
 	}
 	for _, d := range docs {
@@ -316,10 +316,10 @@ func (a *applier) property(c *Change) error {
 			set(want, "x-acpgen-ephemeral", &load.Node{Kind: load.Bool, Bool: true})
 		}
 		if c.Gate != nil {
-			a.res.DefGates = append(a.res.DefGates, tables.DefGate{Def: def, Member: c.Name, Capability: c.Gate.Capability, Source: a.doc.ID, Where: a.doc.File + "#" + a.at})
+			a.res.DefGates = append(a.res.DefGates, facts.DefGate{Def: def, Member: c.Name, Capability: c.Gate.Capability, Source: a.doc.ID, Where: a.doc.File + "#" + a.at})
 		}
 		if c.PresentWhen != nil {
-			a.res.DefGates = append(a.res.DefGates, tables.DefGate{Def: def, Member: c.Name, Capability: c.PresentWhen.Capability, Require: true, Source: a.doc.ID, Where: a.doc.File + "#" + a.at})
+			a.res.DefGates = append(a.res.DefGates, facts.DefGate{Def: def, Member: c.Name, Capability: c.PresentWhen.Capability, Require: true, Source: a.doc.ID, Where: a.doc.File + "#" + a.at})
 		}
 		if same, msg := a.claim(ptr, want); msg != "" {
 			a.status(lbl, Conflict, ptr, msg)
@@ -565,7 +565,7 @@ func (a *applier) method(c *Change) error {
 		}
 	}
 	if c.Gate != nil {
-		a.res.Gates = append(a.res.Gates, tables.Gate{Method: c.Method, Capability: c.Gate.Capability, Source: a.doc.ID})
+		a.res.Gates = append(a.res.Gates, facts.Gate{Method: c.Method, Capability: c.Gate.Capability, Source: a.doc.ID})
 	}
 	return nil
 }
@@ -740,7 +740,7 @@ func (a *applier) roots(c *Change) error {
 				return a.fail("roots: $defs/%s has no member %q in %s", def, m, a.baseFile)
 			}
 		}
-		a.res.Semantics.Roots = append(a.res.Semantics.Roots, tables.Roots{Def: def, Primary: c.Primary, Additional: c.Additional, Source: a.doc.ID})
+		a.res.Semantics.Roots = append(a.res.Semantics.Roots, facts.Roots{Def: def, Primary: c.Primary, Additional: c.Additional, Source: a.doc.ID})
 	}
 	return nil
 }
@@ -757,16 +757,16 @@ func (a *applier) filter(c *Change) error {
 			}
 		}
 	}
-	a.res.Semantics.Filters = append(a.res.Semantics.Filters, tables.Filter{Request: c.Request, Item: c.Item, Members: filterMembers(c.Members), Source: a.doc.ID})
+	a.res.Semantics.Filters = append(a.res.Semantics.Filters, facts.Filter{Request: c.Request, Item: c.Item, Members: filterMembers(c.Members), Source: a.doc.ID})
 	return nil
 }
 
 func jsonInt(i int64) json.Number { return json.Number(fmt.Sprint(i)) }
 
-func filterMembers(ms []FilterMember) []tables.FilterMember {
-	out := make([]tables.FilterMember, len(ms))
+func filterMembers(ms []FilterMember) []facts.FilterMember {
+	out := make([]facts.FilterMember, len(ms))
 	for i, m := range ms {
-		out[i] = tables.FilterMember{Name: m.Name, Match: m.Match}
+		out[i] = facts.FilterMember{Name: m.Name, Match: m.Match}
 	}
 	return out
 }

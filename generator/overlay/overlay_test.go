@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/acpgen/acpgen/generator"
+	"github.com/acpgen/acpgen/generator/facts"
 	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/generator/overlay"
 	"github.com/acpgen/acpgen/generator/source"
-	"github.com/acpgen/acpgen/generator/tables"
 	"github.com/acpgen/acpgen/internal/pinned"
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -45,7 +45,7 @@ func apply(t *testing.T, base []byte, file string, files ...string) *overlay.Res
 }
 
 // bind binds the result's def gates on its IR, as generator.LoadChannel does.
-func bind(t *testing.T, r *overlay.Result) []tables.Gate {
+func bind(t *testing.T, r *overlay.Result) []facts.Gate {
 	t.Helper()
 	m, err := ir.Build(r.Doc, "")
 	if err != nil {
@@ -180,7 +180,7 @@ func TestPinnedBase(t *testing.T) {
 			if required != 1 {
 				t.Errorf("%d presence gates, want 1", required)
 			}
-			var presence []tables.DefGate
+			var presence []facts.DefGate
 			for _, d := range r.DefGates {
 				if d.Require {
 					presence = append(presence, d)

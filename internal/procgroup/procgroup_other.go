@@ -1,9 +1,9 @@
 //go:build !unix
 
-// Package procgroup starts a child process in a process group of its own
-// and ends the whole group, so that stopping an agent or a proxy also ends
-// the processes it started. Process groups are a Unix notion: elsewhere
-// the child stays in its parent's group and Kill ends the process itself.
+// Package procgroup applies acpgen's process-group rule (ARCHITECTURE.md,
+// "Child processes") to a child process. Process groups are a Unix
+// notion: elsewhere the child stays in its parent's group and Kill ends
+// the process itself.
 package procgroup
 
 import "os/exec"

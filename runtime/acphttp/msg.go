@@ -15,19 +15,18 @@ import (
 type peek struct {
 	ID      json.RawMessage // a copy: it outlives the message
 	Method  *string
-	Result  wire.Raw
-	Error   wire.Raw
-	session string // params.sessionId, or result.sessionId of a response
+	env     jsonrpc.Envelope // the members, classified by jsonrpc's predicates
+	session string           // params.sessionId, or result.sessionId of a response
 }
 
 // peekMessage reads msg's shape; ok is false unless msg is one JSON-RPC
-// envelope whose method, if any, is a string or null.
+// envelope whose method, if any, is a string.
 func peekMessage(msg []byte) (p peek, ok bool) {
 	p, err := peekFrame(msg)
 	return p, err == nil
 }
 
-// errMethodKind refuses a method that is neither a string nor null.
+// errMethodKind refuses a method that is not a string.
 var errMethodKind = errors.New("acphttp: method must be a string")
 
 // peekFrame is peekMessage with the reason msg is refused: a
@@ -37,12 +36,13 @@ func peekFrame(msg []byte) (peek, error) {
 	if err != nil {
 		return peek{}, err
 	}
-	if env.Method != nil && !env.MethodIsString() && env.Method.Kind() != wire.KindNull {
+	if env.Method != nil && !env.MethodIsString() {
 		return peek{}, errMethodKind
 	}
-	p := peek{Result: env.Result, Error: env.Error}
+	p := peek{env: env}
 	if env.ID != nil {
 		p.ID = append(json.RawMessage(nil), env.ID...)
+		p.env.ID = wire.Raw(p.ID)
 	}
 	if env.MethodIsString() {
 		p.Method = &env.Name
@@ -60,11 +60,13 @@ func errorMessage(id wire.Raw, code wire.ErrorCode, msg string, data any) []byte
 	return b[:len(b)-1]
 }
 
-func (p *peek) isRequest() bool {
-	return p.Method != nil && len(p.ID) > 0 && !bytes.Equal(p.ID, []byte("null"))
-}
-func (p *peek) isNotification() bool { return p.Method != nil && len(p.ID) == 0 }
-func (p *peek) isResponse() bool     { return p.Method == nil && (len(p.Result) > 0 || len(p.Error) > 0) }
+// isRequest reports a request whose answer can be routed by its id: one
+// with id null is answered with id null, which cannot be told from an
+// error response to an unreadable message, so it is routed as those are
+// (to the connection's stream).
+func (p *peek) isRequest() bool      { return p.env.IsRequest() && !p.env.IDIsNull() }
+func (p *peek) isNotification() bool { return p.env.IsNotification() }
+func (p *peek) isResponse() bool     { return p.env.IsResponse() }
 func (p *peek) method() string {
 	if p.Method == nil {
 		return ""

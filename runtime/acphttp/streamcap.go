@@ -124,7 +124,7 @@ func (c *streamConn) learnLocked(p *peek, key string) {
 		return
 	}
 	if s, ok := c.named[key]; ok {
-		if len(p.Result) > 0 {
+		if len(p.env.Result) > 0 {
 			c.known[s] = struct{}{}
 		}
 		delete(c.named, key)

@@ -19,14 +19,10 @@ import (
 
 // Bounds of the routing. A reader holds the one frame it routes (up to the
 // frame bound) and its read buffer; frames are written through, never
-// queued. At most MaxPending requests the conductor sent on one connection
-// wait for their answers; past that a request is refused with
+// queued. At most jsonrpc.MaxAwaited requests the conductor sent on one
+// connection wait for their answers; past that a request is refused with
 // jsonrpc.CodeOverloaded.
-const (
-	// MaxPending bounds the conductor's unanswered requests per connection.
-	MaxPending = 4096
-	readSize   = 64 << 10
-)
+const readSize = 64 << 10
 
 // peer is one connection of the chain: the editor (position 0) or a
 // component (positions 1 to n, the agent last).
@@ -136,11 +132,7 @@ func (r *router) route(frame []byte) {
 	k, reason := classify(&env)
 	switch {
 	case reason != "":
-		var id wire.Raw
-		if env.Method != nil && env.ID != nil && env.IDValid() && len(env.ID) <= jsonrpc.MaxIDLength {
-			id = env.ID // a request's id is echoed; a response's never
-		}
-		r.from.write(errorFrame(id, invalidRequest(reason)))
+		r.from.write(errorFrame(env.ReplyID(), invalidRequest(reason)))
 	case k == kindResponse:
 		r.respond(&env)
 	case r.from.pos == 0 && proxychain.Reserved(env.Name):
@@ -271,9 +263,9 @@ func (r *router) open(o origin, to *peer) (int64, *wire.RPCError) {
 	switch {
 	case r.ended != nil:
 		return 0, r.ended
-	case len(to.pending) >= MaxPending:
+	case len(to.pending) >= jsonrpc.MaxAwaited:
 		return 0, &wire.RPCError{Code: jsonrpc.CodeOverloaded,
-			Message: fmt.Sprintf("Server overloaded: %s has %d requests unanswered; retry later", to.name, MaxPending)}
+			Message: fmt.Sprintf("Server overloaded: %s has %d requests unanswered; retry later", to.name, jsonrpc.MaxAwaited)}
 	}
 	to.next++
 	o.id = append(wire.Raw(nil), o.id...)

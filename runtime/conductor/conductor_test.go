@@ -249,16 +249,16 @@ func TestBadFrames(t *testing.T) {
 	e.end()
 }
 
-// Past MaxPending unanswered requests on one connection, a request is
+// Past jsonrpc.MaxAwaited unanswered requests on one connection, a request is
 // refused with jsonrpc.CodeOverloaded instead of growing the tables.
 func TestPendingBounded(t *testing.T) {
 	e := startChain(t, Options{Components: [][]string{self(t, "agent")}})
-	for i := range MaxPending + 1 {
+	for i := range jsonrpc.MaxAwaited + 1 {
 		e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"_test/hang","params":{}}`, i))
 	}
-	m := e.response(fmt.Sprint(MaxPending))
+	m := e.response(fmt.Sprint(jsonrpc.MaxAwaited))
 	if got := errorOf(t, m); got.Code != int(jsonrpc.CodeOverloaded) {
-		t.Fatalf("request %d: %+v, want overloaded", MaxPending, got)
+		t.Fatalf("request %d: %+v, want overloaded", jsonrpc.MaxAwaited, got)
 	}
 	e.end()
 }
@@ -324,7 +324,7 @@ func TestProxyInitializeRefusalExplained(t *testing.T) {
 
 // A request whose id is longer than jsonrpc.MaxIDLength is refused -32600 (id
 // null) and goes no further: the conductor keeps every forwarded request's
-// id until its answer, so unbounded ids would make MaxPending no bound.
+// id until its answer, so unbounded ids would make jsonrpc.MaxAwaited no bound.
 func TestLongIDRefused(t *testing.T) {
 	e := startChain(t, Options{Components: [][]string{self(t, "agent")}})
 	long := `"` + strings.Repeat("i", jsonrpc.MaxIDLength) + `"`

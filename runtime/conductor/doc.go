@@ -46,7 +46,7 @@
 //   - a frame that is not JSON-RPC: -32700 or -32600, as a jsonrpc.Conn
 //     answers it; a request whose id is longer than jsonrpc.MaxIDLength: -32600,
 //     id null;
-//   - more than MaxPending unanswered requests on one connection:
+//   - more than jsonrpc.MaxAwaited unanswered requests on one connection:
 //     jsonrpc.CodeOverloaded;
 //   - the chain's end: once a component exits, every request of the
 //     editor's still waiting, and every later one, is answered with
@@ -65,7 +65,7 @@
 // reader holds the frame it routes, its 64 KiB read buffer and the copy it
 // writes, which it lets go once it is larger than the read buffer; the
 // conductor's tables hold an id pair per unanswered request (each id at
-// most jsonrpc.MaxIDLength bytes), at most MaxPending per connection.
+// most jsonrpc.MaxIDLength bytes), at most jsonrpc.MaxAwaited per connection.
 //
 // Components must read their stdin while they write their stdout, as every
 // JSON-RPC peer over stdio does: the conductor's answers to a component

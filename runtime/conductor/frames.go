@@ -33,9 +33,9 @@ func classify(e *jsonrpc.Envelope) (k kind, reason string) {
 		return 0, `"jsonrpc" must be "2.0"`
 	case !e.IDValid():
 		return 0, "id must be a string, a number or null"
-	case e.Method != nil:
+	case e.IsRequest(), e.IsNotification():
 		return classifyCall(e)
-	case e.ID == nil:
+	case !e.IsResponse():
 		return 0, "a message needs a method or an id"
 	case (e.Result == nil) == (e.Error == nil):
 		return 0, "a response carries exactly one of result and error"
@@ -51,7 +51,7 @@ func classifyCall(e *jsonrpc.Envelope) (kind, string) {
 		return 0, "a request carries no result or error"
 	case !paramsValid(e.Params):
 		return 0, "params must be an object or an array"
-	case e.ID == nil:
+	case e.IsNotification():
 		return kindNotification, ""
 	case len(e.ID) > jsonrpc.MaxIDLength:
 		return 0, "id longer than " + strconv.Itoa(jsonrpc.MaxIDLength) + " bytes"

@@ -31,17 +31,6 @@ func (e *End) Call(ctx context.Context, m *Method, params, res any) error {
 	return e.result(neg, m, raw, err, res)
 }
 
-// Open is Call for the request that opens the connection (initialize): it
-// may be sent before the connection is ready and is not gated. The caller
-// records the negotiation (SetNegotiated).
-func (e *End) Open(ctx context.Context, m *Method, params, res any) error {
-	if err := e.outbound(nil, m, params); err != nil {
-		return err
-	}
-	raw, err := e.call(ctx, m.Wire, m.Params.AppendValue(nil, params))
-	return e.result(nil, m, raw, err, res)
-}
-
 // CallTurn is Call for a request that starts a turn the peer ends on a
 // notification of its own, cancel with cancelParams: when ctx ends while
 // the request is in flight, that notification is sent as well as the

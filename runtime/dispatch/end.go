@@ -52,16 +52,17 @@ type Options struct {
 // logged, and what initialize negotiated.
 type End struct {
 	// Conn is the JSON-RPC connection, set by Connect.
-	Conn   *jsonrpc.Conn
-	mode   wire.Mode
-	log    *slog.Logger
-	onDrop func(method string, err error)
-	ext    ExtHandler
-	obs    Observer
-	neg    atomic.Value    // *negotiation; see negotiated
-	drops  peerlog.Limiter // the default OnDrop's warning
-	turns  turnTable       // the side's prompt turns, when its Routes name them
-	record func(ctx context.Context, method, sessionID string, params []byte) error
+	Conn    *jsonrpc.Conn
+	mode    wire.Mode
+	log     *slog.Logger
+	onDrop  func(method string, err error)
+	ext     ExtHandler
+	obs     Observer
+	neg     atomic.Value    // *negotiation; see negotiated
+	drops   peerlog.Limiter // the default OnDrop's warning
+	turns   turnTable       // the side's prompt turns, when its Routes name them
+	opening *Opening        // its Routes' Open
+	record  func(ctx context.Context, method, sessionID string, params []byte) error
 }
 
 // negotiation is what initialize settled, read without a lock: the
@@ -94,6 +95,7 @@ func Connect(e *End, routes *Routes, route Route, ext any, r io.Reader, w io.Wri
 	e.ext, _ = ext.(ExtHandler)
 	e.obs = o.Observer
 	e.record = o.Record
+	e.opening = routes.Open
 	var h jsonrpc.Handler = &router{e, routes, route}
 	if routes.Turn != nil {
 		e.turns.methods = routes.Turn
@@ -125,20 +127,6 @@ func (e *End) SetNegotiated(n any, g Grants) { e.neg.Store(&negotiation{n, g}) }
 func (e *End) negotiated() *negotiation {
 	n, _ := e.neg.Load().(*negotiation)
 	return n
-}
-
-// Negotiate records n and g, the outcome of the initialize (m) this side
-// answers with res, after checking res is valid, and checks res against g:
-// a failure is this side's bug, logged and returned as a *wire.LocalError.
-func (e *End) Negotiate(m *Method, n any, g Grants, res interface{ Validate() error }) error {
-	if err := res.Validate(); err != nil {
-		return refused(e.log, local(m.Wire, "result", err))
-	}
-	e.SetNegotiated(n, g)
-	if vs := g.check(m.Gates, true, res); len(vs) > 0 {
-		return refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
-	}
-	return nil
 }
 
 // outbound checks params this side is about to send: valid, and within

@@ -17,9 +17,10 @@ import (
 // number in the generated package and one body here for every method, not
 // a function per method.
 type Routes struct {
-	// Open is the method that may arrive before the connection is ready
-	// (initialize).
-	Open string
+	// Open is the request that opens the connection (initialize), which
+	// may arrive before the connection is ready and which the runtime
+	// negotiates on.
+	Open *Opening
 	// Methods are the methods the side handles.
 	Methods []Handled
 	// Turn, when set, names the side's prompt turn: the End then tracks
@@ -89,8 +90,8 @@ func (r *router) HandleRequest(ctx context.Context, method string, params wire.R
 func (r *router) request(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	neg := r.e.negotiated()
 	switch {
-	case method == r.routes.Open:
-		neg = nil // the handler negotiates (End.Negotiate) and checks its result
+	case r.routes.Open != nil && method == r.routes.Open.Method:
+		neg = nil // the answer is checked against what it negotiates (End.opened)
 	case neg == nil:
 		return nil, errNotInitialized
 	}
@@ -121,6 +122,12 @@ func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire
 	}
 	if res == nil {
 		return nil, fmt.Errorf("%s handler returned no result", m.Wire)
+	}
+	if neg == nil {
+		if err := e.opened(r.routes.Open, m, p, res, true); err != nil {
+			return nil, err
+		}
+		return m.Result.AppendValue(nil, res), nil
 	}
 	rm := res.(message)
 	if err := rm.Validate(); err != nil {

@@ -25,16 +25,20 @@ func gated(m dispatch.Method, g *dispatch.MethodGates) dispatch.Method {
 }
 
 var (
-	openM   = dispatch.NewRequest[msg, msg](method("open", false), wire.Methods{}, wire.Methods{})
-	doM     = dispatch.NewRequest[msg, msg](method("do", false), wire.Methods{}, wire.Methods{})
-	gatedM  = dispatch.NewRequest[msg, msg](gated(method("m", false), &mGates), wire.Methods{}, wire.Methods{})
-	turnM   = dispatch.NewRequest[msg, msg](method("turn", false), wire.Methods{}, wire.Methods{})
-	tellM   = dispatch.NewNotification[msg](gated(method("tell", true), &tellGates), wire.Methods{})
-	cancelM = dispatch.NewNotification[msg](method("cancel", true), wire.Methods{})
+	openM   = dispatch.NewRequest[msg, msg](method("open", false), wire.OwnCodec{}, wire.OwnCodec{})
+	doM     = dispatch.NewRequest[msg, msg](method("do", false), wire.OwnCodec{}, wire.OwnCodec{})
+	gatedM  = dispatch.NewRequest[msg, msg](gated(method("m", false), &mGates), wire.OwnCodec{}, wire.OwnCodec{})
+	turnM   = dispatch.NewRequest[msg, msg](method("turn", false), wire.OwnCodec{}, wire.OwnCodec{})
+	tellM   = dispatch.NewNotification[msg](gated(method("tell", true), &tellGates), wire.OwnCodec{})
+	cancelM = dispatch.NewNotification[msg](method("cancel", true), wire.OwnCodec{})
 )
 
+// opening is open's negotiation: over table, whose capabilities the
+// tests' open messages never advertise.
+var opening = dispatch.Opening{Method: openM.Wire, Gates: &table}
+
 // routes are the server's methods, numbered as route numbers them.
-var routes = &dispatch.Routes{Open: openM.Wire, Methods: []dispatch.Handled{
+var routes = &dispatch.Routes{Open: &opening, Methods: []dispatch.Handled{
 	{Method: &openM.Method, Params: (*msg)(nil)},
 	{Method: &doM.Method, Params: (*msg)(nil)},
 	{Method: &gatedM.Method, Params: (*msg)(nil)},
@@ -86,7 +90,7 @@ type server struct {
 }
 
 func (s *server) Open(_ context.Context, p *msg) (*msg, error) {
-	return p, s.end.Negotiate(&openM.Method, nil, grants(`{}`), p)
+	return p, nil // the runtime negotiates
 }
 
 func (s *server) Do(ctx context.Context, p *msg) (*msg, error) {
@@ -128,7 +132,7 @@ func connectObserved(t testing.TB, serverObs, clientObs dispatch.Observer) (*ser
 	cr, sw := io.Pipe()
 	drop := func(method string, err error) { s.events <- "dropped " + method + ": " + err.Error() }
 	dispatch.Connect(&s.end, routes, s.route, s, sr, sw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, OnDrop: drop, Observer: serverObs})
-	dispatch.Connect(c, &dispatch.Routes{Open: openM.Wire}, nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, Observer: clientObs})
+	dispatch.Connect(c, &dispatch.Routes{Open: &opening}, nil, nil, cr, cw, dispatch.Options{RPC: jsonrpc.Options{Logger: quiet}, Observer: clientObs})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)

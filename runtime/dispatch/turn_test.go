@@ -22,7 +22,7 @@ type turnServer struct {
 	kept   chan func()
 }
 
-var turnRoutes = &dispatch.Routes{Open: openM.Wire, Turn: &dispatch.TurnMethods{Prompt: turnM.Wire, Cancel: cancelM.Wire},
+var turnRoutes = &dispatch.Routes{Open: &opening, Turn: &dispatch.TurnMethods{Prompt: turnM.Wire, Cancel: cancelM.Wire},
 	Methods: []dispatch.Handled{
 		{Method: &openM.Method, Params: (*msg)(nil)},
 		{Method: &turnM.Method, Params: (*msg)(nil)},
@@ -32,7 +32,7 @@ var turnRoutes = &dispatch.Routes{Open: openM.Wire, Turn: &dispatch.TurnMethods{
 func (s *turnServer) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		return p, s.end.Negotiate(&openM.Method, nil, grants(`{}`), p.(*msg))
+		return p, nil
 	case 1:
 		t := dispatch.TurnFrom(ctx)
 		if s.keep {

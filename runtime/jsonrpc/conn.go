@@ -99,8 +99,25 @@ type Options struct {
 const (
 	DefaultMaxFrame      = 64 << 20
 	DefaultMaxConcurrent = 64
-	DefaultMaxInFlight   = 256
 	DefaultMaxBuffered   = 64 << 20
+)
+
+// In-flight limits: how many requests one reader holds unanswered before
+// it answers the next jsonrpc.CodeOverloaded. Each reader of this
+// repository uses one of them; they differ by what a request holds while
+// it waits.
+const (
+	// DefaultMaxInFlight is a Conn's (Options.MaxInFlight): a request
+	// holds its frame, a handler slot and its answer.
+	DefaultMaxInFlight = 256
+	// DefaultMaxRelayed is a relay's, per side (runtime/proxy's
+	// Options.MaxInFlight): a relayed request holds an id pair and a
+	// queued frame until its answer.
+	DefaultMaxRelayed = 1024
+	// MaxAwaited is what a router that writes frames through holds per
+	// connection (runtime/conductor), and what an observer keeps per
+	// direction (inspect): a request holds only its id pair.
+	MaxAwaited = 4096
 )
 
 // MaxIDLength bounds a request's id as written, in bytes: every reader of

@@ -25,6 +25,42 @@ func (e *Envelope) MethodIsString() bool { return e.Method.Kind() == wire.KindSt
 // null.
 func (e *Envelope) IDValid() bool { return e.ID == nil || validID(e.ID.Kind()) }
 
+// The predicates below are JSON-RPC 2.0's classes of a message by its
+// members alone (§4, §5): every reader in this repository classifies by
+// them, and checks validity (Conn: parse; the conductor: classify) apart.
+// A member present with the value null counts as present.
+
+// IsRequest reports a method and an id: a call its peer answers. The id
+// may be null, which the specification allows but discourages; the answer
+// then has id null too, like an error response to a message the peer
+// could not read, so a reader that routes answers by id (runtime/acphttp)
+// tests IDIsNull as well.
+func (e *Envelope) IsRequest() bool { return e.Method != nil && e.ID != nil }
+
+// IsNotification reports a method without an id: nothing answers it.
+func (e *Envelope) IsNotification() bool { return e.Method != nil && e.ID == nil }
+
+// IsResponse reports an id without a method: a response, whether or not it
+// carries exactly one of result and error (a Conn refuses it otherwise; a
+// relay passes it on). One with id null is an error response to a message
+// its sender could not read (§5), which answers none of the reader's
+// requests.
+func (e *Envelope) IsResponse() bool { return e.Method == nil && e.ID != nil }
+
+// IDIsNull reports an id member whose value is null.
+func (e *Envelope) IDIsNull() bool { return e.ID.Kind() == wire.KindNull }
+
+// ReplyID is the id an error reply to this message carries: a request's
+// id when JSON-RPC allows it and it fits MaxIDLength; nil, written as null,
+// for anything else. A response's id is never echoed: its sender would
+// take the reply for the answer to its own request with that id.
+func (e *Envelope) ReplyID() wire.Raw {
+	if e.IsRequest() && e.IDValid() && len(e.ID) <= MaxIDLength {
+		return e.ID
+	}
+	return nil
+}
+
 func validID(k wire.Kind) bool {
 	return k == wire.KindString || k == wire.KindNumber || k == wire.KindNull
 }

@@ -80,3 +80,43 @@ func TestPeekEnvelopeRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Each frame is one of JSON-RPC 2.0's classes by its members: a null id
+// or method counts as present, and a response need not carry a result.
+func TestEnvelopeClasses(t *testing.T) {
+	for _, tc := range []struct {
+		frame   string
+		class   string // "request", "notification", "response" or ""
+		idNull  bool
+		replyID string // "" is null
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"m"}`, "request", false, `1`},
+		{`{"jsonrpc":"2.0","id":null,"method":"m"}`, "request", true, `null`},
+		{`{"jsonrpc":"2.0","id":{},"method":"m"}`, "request", false, ``},
+		{`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", MaxIDLength) + `","method":"m"}`, "request", false, ``},
+		{`{"jsonrpc":"2.0","id":1,"method":null}`, "request", false, `1`},
+		{`{"jsonrpc":"2.0","method":"m"}`, "notification", false, ``},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, "response", false, ``},
+		{`{"jsonrpc":"2.0","id":1}`, "response", false, ``},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, "response", true, ``},
+		{`{"jsonrpc":"2.0","result":{}}`, "", false, ``},
+		{`{}`, "", false, ``},
+	} {
+		e, err := PeekEnvelope([]byte(tc.frame))
+		if err != nil {
+			t.Fatalf("%.60s: %v", tc.frame, err)
+		}
+		class := ""
+		for name, is := range map[string]bool{"request": e.IsRequest(), "notification": e.IsNotification(), "response": e.IsResponse()} {
+			if is {
+				if class != "" {
+					t.Errorf("%.60s: both %s and %s", tc.frame, class, name)
+				}
+				class = name
+			}
+		}
+		if class != tc.class || e.IDIsNull() != tc.idNull || string(e.ReplyID()) != tc.replyID {
+			t.Errorf("%.60s: %q, id null %t, reply id %q; want %q, %t, %q", tc.frame, class, e.IDIsNull(), e.ReplyID(), tc.class, tc.idNull, tc.replyID)
+		}
+	}
+}

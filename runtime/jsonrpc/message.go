@@ -47,9 +47,7 @@ func parse(d *wire.Decoder, frame []byte, m *message) *FrameError {
 // request checks a frame with a method: a request when it has an id, else a
 // notification.
 func request(e *Envelope, m *message) *FrameError {
-	if e.ID != nil && e.IDValid() && len(e.ID) <= MaxIDLength {
-		m.replyID = e.ID
-	}
+	m.replyID = e.ReplyID()
 	switch {
 	case !e.V2:
 		return invalidRequest(`"jsonrpc" must be "2.0"`)
@@ -65,7 +63,7 @@ func request(e *Envelope, m *message) *FrameError {
 		return invalidRequest("params must be an object or an array")
 	}
 	m.kind = kindNotification
-	if e.ID != nil {
+	if e.IsRequest() {
 		m.kind = kindRequest
 	}
 	return nil

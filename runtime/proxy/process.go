@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/acpgen/acpgen/internal/procgroup"
 )
 
 // Grace periods of a successor process: how long Close waits for it to
@@ -22,7 +24,11 @@ const (
 // stderr is what cmd sets. When its output ends Read waits for it to exit
 // and returns an error naming how ("agent exited: exit status 3"), which
 // ends the chain. CloseWrite closes its stdin; Close does too and, when
-// it has not exited 5 s later, kills it.
+// it has not exited 5 s later, kills it. As every child acpgen starts
+// (ARCHITECTURE.md, "Child processes"), cmd runs in a process group of its
+// own, which is killed when the process exits or is killed, and on Linux
+// it is killed when the proxy's process dies; Command keeps what else
+// cmd.SysProcAttr holds.
 func Command(cmd *exec.Cmd) (Link, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -33,6 +39,7 @@ func Command(cmd *exec.Cmd) (Link, error) {
 		return nil, err
 	}
 	cmd.Stdout = pw
+	procgroup.Set(cmd)
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
@@ -54,8 +61,11 @@ type process struct {
 	once    sync.Once
 }
 
+// wait reaps the process, then ends what is left of its group: a child
+// still holding its stdout would keep Read from seeing the end.
 func (p *process) wait() {
 	err := p.cmd.Wait()
+	_ = procgroup.Kill(p.cmd)
 	if err == nil || errors.As(err, new(*exec.ExitError)) {
 		err = errors.New("agent exited: " + p.cmd.ProcessState.String())
 	} else {
@@ -100,7 +110,7 @@ func (p *process) Close() error {
 		select {
 		case <-p.exited:
 		case <-time.After(closeGrace):
-			_ = p.cmd.Process.Kill()
+			_ = procgroup.Kill(p.cmd)
 			<-p.exited
 		}
 		_ = p.stream.r.(io.Closer).Close()

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/acpgen/acpgen/runtime/dispatch"
+	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -35,15 +36,12 @@ type Options struct {
 	// jsonrpc.CodeOverloaded (-32001) and goes no further, as pausing the
 	// side's reading could wait forever for an answer read after it. A
 	// batch of more requests is refused whole. Default
-	// DefaultMaxInFlight.
+	// jsonrpc.DefaultMaxRelayed.
 	MaxInFlight int
 }
 
-// Defaults of Options.
-const (
-	DefaultMaxQueued   = 1 << 20
-	DefaultMaxInFlight = 1024
-)
+// DefaultMaxQueued is Options.MaxQueued's default.
+const DefaultMaxQueued = 1 << 20
 
 // Proxy relays one chain link between a predecessor (the editor's side) and
 // a successor (the agent's side): to its predecessor it is an agent, to its
@@ -66,7 +64,7 @@ func New(o Options) *Proxy {
 		o.MaxQueued = DefaultMaxQueued
 	}
 	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = DefaultMaxInFlight
+		o.MaxInFlight = jsonrpc.DefaultMaxRelayed
 	}
 	return &Proxy{o: o, routes: [2]map[string]*route{{}, {}}}
 }

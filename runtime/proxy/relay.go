@@ -23,11 +23,15 @@ type item struct {
 // isMessage reports a JSON-RPC object with a method or an id.
 func (it *item) isMessage() bool { return it.valid && (it.env.Method != nil || it.env.ID != nil) }
 
-func (it *item) isRequest() bool { return it.valid && it.env.Method != nil && it.env.ID != nil }
+// isRequest, isNotification and isResponse are jsonrpc's classes of a
+// valid item. The proxy relays a request with id null as any other, and a
+// response with id null (an error response to something unreadable) to
+// the other side, since none of the proxy's own ids is null.
+func (it *item) isRequest() bool { return it.valid && it.env.IsRequest() }
 
-func (it *item) isNotification() bool { return it.valid && it.env.Method != nil && it.env.ID == nil }
+func (it *item) isNotification() bool { return it.valid && it.env.IsNotification() }
 
-func (it *item) isResponse() bool { return it.valid && it.env.Method == nil && it.env.ID != nil }
+func (it *item) isResponse() bool { return it.valid && it.env.IsResponse() }
 
 // read reads side s until it ends: answers to the proxy's own requests,
 // cancellations of intercepted ones and what the proxy refuses are

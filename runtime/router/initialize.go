@@ -65,7 +65,7 @@ func notMessage(frame []byte, err error) []byte {
 // firstMessage judges a message that is not an initialize request: done
 // with reply, or with none (ignored); not done for an initialize request.
 func firstMessage(env *jsonrpc.Envelope) (reply []byte, done bool) {
-	hasMethod, hasID := env.Method != nil, env.ID != nil
+	hasMethod := env.Method != nil
 	switch {
 	case hasMethod && !env.MethodIsString():
 		return errorFrame(nil, wire.CodeInvalidRequest, "method must be a string", nil), true
@@ -73,7 +73,7 @@ func firstMessage(env *jsonrpc.Envelope) (reply []byte, done bool) {
 		// The implementation would refuse it too, but only after the router
 		// had bound the connection to it: refused here, initialize may follow.
 		return errorFrame(nil, wire.CodeInvalidRequest, `"jsonrpc" must be "2.0" and id a string, a number or null`, nil), true
-	case hasMethod && !hasID, !hasMethod && hasID && (env.Result != nil || env.Error != nil):
+	case env.IsNotification(), env.IsResponse() && (env.Result != nil || env.Error != nil):
 		return nil, true // nothing awaits a response before initialize
 	case !hasMethod:
 		return errorFrame(nil, wire.CodeInvalidRequest, "the first ACP message must be an initialize request", nil), true

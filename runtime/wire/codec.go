@@ -34,18 +34,18 @@ func (u *Union) AppendValue(b []byte, v any) []byte { return AppendUnion(b, v, u
 // ValidateValue adds the violations of the object union *v to vd (see ValidateUnion).
 func (u *Union) ValidateValue(vd *Validator, v any) { ValidateUnion(vd, v, u) }
 
-// Methods is the Table of a generated type with codec methods of its own
-// (a Coded type): it calls them.
-type Methods struct{}
+// OwnCodec is the Table of a generated type with a codec of its own (a
+// Coded type, one of the hot types): it calls the type's methods.
+type OwnCodec struct{}
 
 // DecodeValue calls v's DecodeJSON.
-func (Methods) DecodeValue(d *Decoder, v any) error { return v.(Decodable).DecodeJSON(d) }
+func (OwnCodec) DecodeValue(d *Decoder, v any) error { return v.(Decodable).DecodeJSON(d) }
 
 // AppendValue calls v's AppendJSON.
-func (Methods) AppendValue(b []byte, v any) []byte { return v.(Appender).AppendJSON(b) }
+func (OwnCodec) AppendValue(b []byte, v any) []byte { return v.(Appender).AppendJSON(b) }
 
 // ValidateValue calls v's ValidateWith.
-func (Methods) ValidateValue(vd *Validator, v any) { v.(Coded).ValidateWith(vd) }
+func (OwnCodec) ValidateValue(vd *Validator, v any) { v.(Coded).ValidateWith(vd) }
 
 // DecodeWith decodes data into *v with t, requiring that nothing but
 // whitespace follows: Decode for a type reached through its Table.

@@ -29,7 +29,7 @@ func TestIndex(t *testing.T) {
 	if got := x.Of(new(score)); got != Table(&scalarScore) {
 		t.Errorf("score: %v", got)
 	}
-	if got := x.Of(new(level)); got != Table(Methods{}) {
+	if got := x.Of(new(level)); got != Table(OwnCodec{}) {
 		t.Errorf("level (Coded): %v, want Methods", got)
 	}
 	for _, v := range []any{new(label), mood("calm"), nil} {

@@ -1,5 +1,7 @@
-// Package wire is the runtime used by acpgen-generated code to decode and
-// encode JSON without reflection.
+// Package wire is the runtime acpgen-generated code decodes and encodes
+// JSON with: generated codecs for the hot types, static tables it
+// interprets for the others. Reflection reads a table's struct layout
+// once; decoding and encoding then go by field offsets.
 //
 // Decoding walks a complete input buffer with a [Decoder]; encoding appends
 // to a []byte with the Append* helpers. The decoder fully validates the input

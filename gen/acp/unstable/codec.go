@@ -12618,7 +12618,7 @@ var tables = wire.Index{Entries: []wire.Indexed{
 	{Type: (*TransportCapabilities)(nil), Table: &objectTransportCapabilities},
 }}
 
-// TableOf is the wire.Table of the generated type v points to (wire.Methods for
+// TableOf is the wire.Table of the generated type v points to (wire.OwnCodec for
 // a type with codec methods of its own, nil for another type): what decodes
 // (wire.DecodeWith), encodes and validates any type of the package from outside
 // it. Only a program that calls it links every table.

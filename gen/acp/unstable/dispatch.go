@@ -5,7 +5,6 @@ package unstable
 
 import (
 	"context"
-	"fmt"
 	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	jsonrpc "github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
@@ -29,7 +28,7 @@ var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderRe
 var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent", Gates: &agentProvidersDisableGates, Params: &objectDisableProviderRequest, Result: &objectDisableProviderResponse}}
 var agentLogoutDesc = dispatch.Request[*LogoutRequest, *LogoutResponse]{Method: dispatch.Method{Wire: MethodLogout, Side: "agent", Gates: &agentLogoutGates, Params: &objectLogoutRequest, Result: &objectLogoutResponse}}
 var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent", Gates: &agentAuthStatusGates, Params: &objectAuthStatusRequest, Result: &objectAuthStatusResponse}}
-var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.Methods{}, Result: &objectNewSessionResponse}}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.OwnCodec{}, Result: &objectNewSessionResponse}}
 var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates, Params: &objectLoadSessionRequest, Result: &objectLoadSessionResponse}}
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates, Params: &objectListSessionsRequest, Result: &objectListSessionsResponse}}
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates, Params: &objectDeleteSessionRequest, Result: &objectDeleteSessionResponse}}
@@ -42,7 +41,7 @@ var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSess
 var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSessionResponse]{Method: dispatch.Method{Wire: MethodSessionClose, Side: "agent", SessionScoped: true, Gates: &agentSessionCloseGates, Params: &objectCloseSessionRequest, Result: &objectCloseSessionResponse}}
 var agentSessionSetModeDesc = dispatch.Request[*SetSessionModeRequest, *SetSessionModeResponse]{Method: dispatch.Method{Wire: MethodSessionSetMode, Side: "agent", SessionScoped: true, Params: &objectSetSessionModeRequest, Result: &objectSetSessionModeResponse}}
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Gates: &agentSessionSetConfigOptionGates, Params: &objectSetSessionConfigOptionRequest, Result: &objectSetSessionConfigOptionResponse}}
-var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.Methods{}, Result: wire.Methods{}}}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.OwnCodec{}, Result: wire.OwnCodec{}}}
 var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Params: &objectCancelNotification}}
 var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{Method: dispatch.Method{Wire: MethodMCPMessage, Side: "agent", Notification: true, Params: &objectMessageMCPNotification}}
 
@@ -135,7 +134,7 @@ var clientTerminalWaitForExitDesc = dispatch.Request[*WaitForTerminalExitRequest
 var clientTerminalKillDesc = dispatch.Request[*KillTerminalRequest, *KillTerminalResponse]{Method: dispatch.Method{Wire: MethodTerminalKill, Side: "client", SessionScoped: true, Gates: &clientTerminalKillGates, Params: &objectKillTerminalRequest, Result: &objectKillTerminalResponse}}
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates, Params: &objectCreateElicitationRequest, Result: &objectCreateElicitationResponse}}
 var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]{Method: dispatch.Method{Wire: MethodMCPMessage, Side: "client", Params: &objectMessageMCPRequest, Result: &unionMessageMCPResponse}}
-var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates, Params: wire.Methods{}}}
+var clientSessionUpdateDesc = dispatch.Notification[*SessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Gates: &clientSessionUpdateGates, Params: wire.OwnCodec{}}}
 var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true, Params: &objectCompleteElicitationNotification}}
 var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotification]{Method: dispatch.Method{Wire: MethodAuthStatusUpdate, Side: "client", Notification: true, Params: &objectAuthStatusUpdateNotification}}
 
@@ -186,6 +185,18 @@ var ClientMethods = ClientMethodTable{
 	SessionUpdate:            &clientSessionUpdateDesc,
 	ElicitationComplete:      &clientElicitationCompleteDesc,
 	AuthStatusUpdate:         &clientAuthStatusUpdateDesc,
+}
+
+// opening is how initialize negotiates (see dispatch.Opening).
+var opening = dispatch.Opening{
+	Gates:      &gates,
+	Method:     MethodInitialize,
+	Negotiated: newNegotiated,
+	Version: &dispatch.Version{
+		Current: 1,
+		Params:  "ProtocolVersion",
+		Result:  "ProtocolVersion",
+	},
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -555,7 +566,7 @@ var agentRoutes = dispatch.Routes{
 		{Method: &agentSessionCancelDesc.Method, Params: (*CancelNotification)(nil)},
 		{Method: &agentMCPMessageDesc.Method, Params: (*MessageMCPNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 	Turn: &dispatch.TurnMethods{
 		Cancel: MethodSessionCancel,
 		Prompt: MethodSessionPrompt,
@@ -567,7 +578,7 @@ var agentRoutes = dispatch.Routes{
 func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 1:
@@ -656,20 +667,6 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 		c.h.MCPMessage(ctx, p.(*MessageMCPNotification))
 	}
 	return nil, nil
-}
-
-// handleInitialize calls the handler's Initialize, then records what both sides advertised.
-func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := c.h.Initialize(ctx, p)
-	if err != nil || res == nil {
-		return res, err
-	}
-	// Version negotiation: an agent that does not say answers with the version this package speaks.
-	if res.ProtocolVersion == 0 {
-		res.ProtocolVersion = CurrentProtocolVersion
-	}
-	n := newNegotiated(p, res)
-	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // handleSessionPrompt calls the handler's SessionPrompt: the runtime ended its context when session/cancel for
@@ -827,18 +824,10 @@ func (c *ClientConn) SendNotification(ctx context.Context, method string, params
 // Initialize calls initialize on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	if params.ProtocolVersion == 0 {
-		params.ProtocolVersion = CurrentProtocolVersion
-	}
 	res := new(InitializeResponse)
 	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
-	if res.ProtocolVersion != CurrentProtocolVersion {
-		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
-	}
-	n := newNegotiated(params, res)
-	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 
@@ -1075,7 +1064,7 @@ var clientRoutes = dispatch.Routes{
 		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
 		{Method: &clientAuthStatusUpdateDesc.Method, Params: (*AuthStatusUpdateNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

@@ -5,7 +5,6 @@ package acp
 
 import (
 	"context"
-	"fmt"
 	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"io"
@@ -24,7 +23,7 @@ type ConnOptions = dispatch.Options
 var agentInitializeDesc = dispatch.Request[*InitializeRequest, *InitializeResponse]{Method: dispatch.Method{Wire: MethodInitialize, Side: "agent", Gates: &agentInitializeGates, Params: &objectInitializeRequest, Result: &objectInitializeResponse}}
 var agentAuthLoginDesc = dispatch.Request[*LoginAuthRequest, *LoginAuthResponse]{Method: dispatch.Method{Wire: MethodAuthLogin, Side: "agent", Gates: &agentAuthLoginGates, Params: &objectLoginAuthRequest, Result: &objectLoginAuthResponse}}
 var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent", Gates: &agentAuthLogoutGates, Params: &objectLogoutAuthRequest, Result: &objectLogoutAuthResponse}}
-var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.Methods{}, Result: &objectNewSessionResponse}}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.OwnCodec{}, Result: &objectNewSessionResponse}}
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates, Params: &objectListSessionsRequest, Result: &objectListSessionsResponse}}
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates, Params: &objectDeleteSessionRequest, Result: &objectDeleteSessionResponse}}
 var agentSessionResumeDesc = dispatch.Request[*ResumeSessionRequest, *ResumeSessionResponse]{Method: dispatch.Method{Wire: MethodSessionResume, Side: "agent", SessionScoped: true, Gates: &agentSessionResumeGates, Params: &objectResumeSessionRequest, Result: &objectResumeSessionResponse}}
@@ -32,7 +31,7 @@ var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSession
 var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true, Params: &objectCancelToolCallRequest, Result: &objectCancelToolCallResponse}}
 var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true, Params: &objectCancelTerminalRequest, Result: &objectCancelTerminalResponse}}
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Params: &objectSetSessionConfigOptionRequest, Result: &objectSetSessionConfigOptionResponse}}
-var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.Methods{}, Result: wire.Methods{}}}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.OwnCodec{}, Result: wire.OwnCodec{}}}
 var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Gates: &agentSessionCancelGates, Params: &objectCancelSessionNotification}}
 
 // AgentMethodTable is the type of AgentMethods: one descriptor per method the agent handles.
@@ -86,7 +85,7 @@ var AgentMethods = AgentMethodTable{
 
 var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true, Params: &objectRequestPermissionRequest, Result: &objectRequestPermissionResponse}}
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates, Params: &objectCreateElicitationRequest, Result: &objectCreateElicitationResponse}}
-var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Params: wire.Methods{}}}
+var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Params: wire.OwnCodec{}}}
 var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true, Params: &objectCompleteElicitationNotification}}
 
 // ClientMethodTable is the type of ClientMethods: one descriptor per method the client handles.
@@ -109,6 +108,18 @@ var ClientMethods = ClientMethodTable{
 	ElicitationCreate:        &clientElicitationCreateDesc,
 	SessionUpdate:            &clientSessionUpdateDesc,
 	ElicitationComplete:      &clientElicitationCompleteDesc,
+}
+
+// opening is how initialize negotiates (see dispatch.Opening).
+var opening = dispatch.Opening{
+	Gates:      &gates,
+	Method:     MethodInitialize,
+	Negotiated: newNegotiated,
+	Version: &dispatch.Version{
+		Current: 2,
+		Params:  "ProtocolVersion",
+		Result:  "ProtocolVersion",
+	},
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -311,7 +322,7 @@ var agentRoutes = dispatch.Routes{
 		{Method: &agentSessionPromptDesc.Method, Params: (*PromptRequest)(nil)},
 		{Method: &agentSessionCancelDesc.Method, Params: (*CancelSessionNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 	Turn: &dispatch.TurnMethods{
 		Cancel: MethodSessionCancel,
 		Prompt: MethodSessionPrompt,
@@ -323,7 +334,7 @@ var agentRoutes = dispatch.Routes{
 func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 1:
@@ -374,20 +385,6 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 		c.h.SessionCancel(ctx, p.(*CancelSessionNotification))
 	}
 	return nil, nil
-}
-
-// handleInitialize calls the handler's Initialize, then records what both sides advertised.
-func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := c.h.Initialize(ctx, p)
-	if err != nil || res == nil {
-		return res, err
-	}
-	// Version negotiation: an agent that does not say answers with the version this package speaks.
-	if res.ProtocolVersion == 0 {
-		res.ProtocolVersion = CurrentProtocolVersion
-	}
-	n := newNegotiated(p, res)
-	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -472,18 +469,10 @@ func (c *ClientConn) SendNotification(ctx context.Context, method string, params
 // Initialize calls initialize on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	if params.ProtocolVersion == 0 {
-		params.ProtocolVersion = CurrentProtocolVersion
-	}
 	res := new(InitializeResponse)
 	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
-	if res.ProtocolVersion != CurrentProtocolVersion {
-		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
-	}
-	n := newNegotiated(params, res)
-	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 
@@ -613,7 +602,7 @@ var clientRoutes = dispatch.Routes{
 		{Method: &clientSessionUpdateDesc.Method, Params: (*UpdateSessionNotification)(nil)},
 		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

@@ -119,7 +119,7 @@ var defs = map[string]acpgentest.Def{
 	// ... 7 unchanged elements
 	"SessionRuntimeContextCapabilities": acpgentest.For[SessionRuntimeContextCapabilities](&objectSessionRuntimeContextCapabilities),
 	"StopReason":                        acpgentest.For[StopReason](&enumStopReason),
-	"TextContent":                       acpgentest.For[TextContent](wire.Methods{}),
+	"TextContent":                       acpgentest.For[TextContent](wire.OwnCodec{}),
 }
 
 // schema is the merged schema (overlays applied, descriptions left out) this
@@ -134,7 +134,7 @@ var schema = acpgentest.Schema{
 //
 // changed: agentSessionPromptDesc
 
-var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.Methods{}, Result: wire.Methods{}}}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.OwnCodec{}, Result: wire.OwnCodec{}}}
 
 // ==== extras.go ====
 //

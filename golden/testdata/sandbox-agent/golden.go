@@ -447,7 +447,7 @@ var clientRoutes = dispatch.Routes{
 		{Method: &clientFsReadTextFileDesc.Method, Params: (*ReadTextFileRequest)(nil)},
 		{Method: &clientSandboxagentSessionRequestQuestionDesc.Method, Params: (*SandboxAgentRequestQuestionRequest)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

@@ -261,11 +261,11 @@ var tables = wire.Index{Entries: []wire.Indexed{
 // defs holds the test hooks of each $defs entry by name.
 var defs = map[string]acpgentest.Def{
 	// ... 4 unchanged elements
-	"CancelNotification": acpgentest.For[CancelNotification](wire.Methods{}),
+	"CancelNotification": acpgentest.For[CancelNotification](wire.OwnCodec{}),
 	// ... 17 unchanged elements
-	"LoadSessionRequest": acpgentest.For[LoadSessionRequest](wire.Methods{}),
+	"LoadSessionRequest": acpgentest.For[LoadSessionRequest](wire.OwnCodec{}),
 	// ... 21 unchanged elements
-	"ZeroClawErrorCode":           acpgentest.For[ZeroClawErrorCode](wire.Methods{}),
+	"ZeroClawErrorCode":           acpgentest.For[ZeroClawErrorCode](wire.OwnCodec{}),
 	"ZeroClawInitializeMeta":      acpgentest.For[ZeroClawInitializeMeta](&objectZeroClawInitializeMeta),
 	"ZeroClawStopSessionRequest":  acpgentest.For[ZeroClawStopSessionRequest](&objectZeroClawStopSessionRequest),
 	"ZeroClawStopSessionResponse": acpgentest.For[ZeroClawStopSessionResponse](&objectZeroClawStopSessionResponse),
@@ -285,9 +285,9 @@ var schema = acpgentest.Schema{
 // changed: agentSessionLoadDesc, agentSessionCancelDesc, AgentMethodTable, AgentMethods,
 //     AgentHandler, agentRoutes, AgentConn.route
 
-var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates, Params: wire.Methods{}, Result: &objectLoadSessionResponse}}
+var agentSessionLoadDesc = dispatch.Request[*LoadSessionRequest, *LoadSessionResponse]{Method: dispatch.Method{Wire: MethodSessionLoad, Side: "agent", SessionScoped: true, Gates: &agentSessionLoadGates, Params: wire.OwnCodec{}, Result: &objectLoadSessionResponse}}
 
-var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Params: wire.Methods{}}}
+var agentSessionCancelDesc = dispatch.Notification[*CancelNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Params: wire.OwnCodec{}}}
 
 var agentSessionStopDesc = dispatch.Request[*ZeroClawStopSessionRequest, *ZeroClawStopSessionResponse]{Method: dispatch.Method{Wire: MethodSessionStop, Side: "agent", SessionScoped: true, Params: &objectZeroClawStopSessionRequest, Result: &objectZeroClawStopSessionResponse}}
 

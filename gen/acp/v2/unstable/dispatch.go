@@ -5,7 +5,6 @@ package unstable
 
 import (
 	"context"
-	"fmt"
 	dispatch "github.com/acpgen/acpgen/runtime/dispatch"
 	"github.com/acpgen/acpgen/runtime/wire"
 	"io"
@@ -28,7 +27,7 @@ var agentProvidersSetDesc = dispatch.Request[*SetProviderRequest, *SetProviderRe
 var agentProvidersDisableDesc = dispatch.Request[*DisableProviderRequest, *DisableProviderResponse]{Method: dispatch.Method{Wire: MethodProvidersDisable, Side: "agent", Gates: &agentProvidersDisableGates, Params: &objectDisableProviderRequest, Result: &objectDisableProviderResponse}}
 var agentAuthLogoutDesc = dispatch.Request[*LogoutAuthRequest, *LogoutAuthResponse]{Method: dispatch.Method{Wire: MethodAuthLogout, Side: "agent", Gates: &agentAuthLogoutGates, Params: &objectLogoutAuthRequest, Result: &objectLogoutAuthResponse}}
 var agentAuthStatusDesc = dispatch.Request[*AuthStatusRequest, *AuthStatusResponse]{Method: dispatch.Method{Wire: MethodAuthStatus, Side: "agent", Gates: &agentAuthStatusGates, Params: &objectAuthStatusRequest, Result: &objectAuthStatusResponse}}
-var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.Methods{}, Result: &objectNewSessionResponse}}
+var agentSessionNewDesc = dispatch.Request[*NewSessionRequest, *NewSessionResponse]{Method: dispatch.Method{Wire: MethodSessionNew, Side: "agent", Gates: &agentSessionNewGates, Params: wire.OwnCodec{}, Result: &objectNewSessionResponse}}
 var agentSessionListDesc = dispatch.Request[*ListSessionsRequest, *ListSessionsResponse]{Method: dispatch.Method{Wire: MethodSessionList, Side: "agent", Gates: &agentSessionListGates, Params: &objectListSessionsRequest, Result: &objectListSessionsResponse}}
 var agentSessionDeleteDesc = dispatch.Request[*DeleteSessionRequest, *DeleteSessionResponse]{Method: dispatch.Method{Wire: MethodSessionDelete, Side: "agent", SessionScoped: true, Gates: &agentSessionDeleteGates, Params: &objectDeleteSessionRequest, Result: &objectDeleteSessionResponse}}
 var agentSessionForkDesc = dispatch.Request[*ForkSessionRequest, *ForkSessionResponse]{Method: dispatch.Method{Wire: MethodSessionFork, Side: "agent", SessionScoped: true, Gates: &agentSessionForkGates, Params: &objectForkSessionRequest, Result: &objectForkSessionResponse}}
@@ -41,7 +40,7 @@ var agentSessionCloseDesc = dispatch.Request[*CloseSessionRequest, *CloseSession
 var agentToolCallCancelDesc = dispatch.Request[*CancelToolCallRequest, *CancelToolCallResponse]{Method: dispatch.Method{Wire: MethodToolCallCancel, Side: "agent", SessionScoped: true, Params: &objectCancelToolCallRequest, Result: &objectCancelToolCallResponse}}
 var agentTerminalCancelDesc = dispatch.Request[*CancelTerminalRequest, *CancelTerminalResponse]{Method: dispatch.Method{Wire: MethodTerminalCancel, Side: "agent", SessionScoped: true, Params: &objectCancelTerminalRequest, Result: &objectCancelTerminalResponse}}
 var agentSessionSetConfigOptionDesc = dispatch.Request[*SetSessionConfigOptionRequest, *SetSessionConfigOptionResponse]{Method: dispatch.Method{Wire: MethodSessionSetConfigOption, Side: "agent", SessionScoped: true, Params: &objectSetSessionConfigOptionRequest, Result: &objectSetSessionConfigOptionResponse}}
-var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.Methods{}, Result: wire.Methods{}}}
+var agentSessionPromptDesc = dispatch.Request[*PromptRequest, *PromptResponse]{Method: dispatch.Method{Wire: MethodSessionPrompt, Side: "agent", SessionScoped: true, Gates: &agentSessionPromptGates, Params: wire.OwnCodec{}, Result: wire.OwnCodec{}}}
 var agentSessionCancelDesc = dispatch.Notification[*CancelSessionNotification]{Method: dispatch.Method{Wire: MethodSessionCancel, Side: "agent", Notification: true, SessionScoped: true, Gates: &agentSessionCancelGates, Params: &objectCancelSessionNotification}}
 var agentMCPMessageDesc = dispatch.Notification[*MessageMCPNotification]{Method: dispatch.Method{Wire: MethodMCPMessage, Side: "agent", Notification: true, Params: &objectMessageMCPNotification}}
 
@@ -127,7 +126,7 @@ var AgentMethods = AgentMethodTable{
 var clientSessionRequestPermissionDesc = dispatch.Request[*RequestPermissionRequest, *RequestPermissionResponse]{Method: dispatch.Method{Wire: MethodSessionRequestPermission, Side: "client", SessionScoped: true, Params: &objectRequestPermissionRequest, Result: &objectRequestPermissionResponse}}
 var clientElicitationCreateDesc = dispatch.Request[*CreateElicitationRequest, *CreateElicitationResponse]{Method: dispatch.Method{Wire: MethodElicitationCreate, Side: "client", Gates: &clientElicitationCreateGates, Params: &objectCreateElicitationRequest, Result: &objectCreateElicitationResponse}}
 var clientMCPMessageDesc = dispatch.Request[*MessageMCPRequest, *MessageMCPResponse]{Method: dispatch.Method{Wire: MethodMCPMessage, Side: "client", Params: &objectMessageMCPRequest, Result: &unionMessageMCPResponse}}
-var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Params: wire.Methods{}}}
+var clientSessionUpdateDesc = dispatch.Notification[*UpdateSessionNotification]{Method: dispatch.Method{Wire: MethodSessionUpdate, Side: "client", Notification: true, SessionScoped: true, Params: wire.OwnCodec{}}}
 var clientElicitationCompleteDesc = dispatch.Notification[*CompleteElicitationNotification]{Method: dispatch.Method{Wire: MethodElicitationComplete, Side: "client", Notification: true, Params: &objectCompleteElicitationNotification}}
 var clientAuthStatusUpdateDesc = dispatch.Notification[*AuthStatusUpdateNotification]{Method: dispatch.Method{Wire: MethodAuthStatusUpdate, Side: "client", Notification: true, Params: &objectAuthStatusUpdateNotification}}
 
@@ -157,6 +156,18 @@ var ClientMethods = ClientMethodTable{
 	SessionUpdate:            &clientSessionUpdateDesc,
 	ElicitationComplete:      &clientElicitationCompleteDesc,
 	AuthStatusUpdate:         &clientAuthStatusUpdateDesc,
+}
+
+// opening is how initialize negotiates (see dispatch.Opening).
+var opening = dispatch.Opening{
+	Gates:      &gates,
+	Method:     MethodInitialize,
+	Negotiated: newNegotiated,
+	Version: &dispatch.Version{
+		Current: 2,
+		Params:  "ProtocolVersion",
+		Result:  "ProtocolVersion",
+	},
 }
 
 // AgentHandler is implemented by the agent side: one method per method the agent handles. Embed
@@ -456,7 +467,7 @@ var agentRoutes = dispatch.Routes{
 		{Method: &agentSessionCancelDesc.Method, Params: (*CancelSessionNotification)(nil)},
 		{Method: &agentMCPMessageDesc.Method, Params: (*MessageMCPNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 	Turn: &dispatch.TurnMethods{
 		Cancel: MethodSessionCancel,
 		Prompt: MethodSessionPrompt,
@@ -468,7 +479,7 @@ var agentRoutes = dispatch.Routes{
 func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 	switch i {
 	case 0:
-		if res, err := c.handleInitialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
+		if res, err := c.h.Initialize(ctx, p.(*InitializeRequest)); res != nil || err != nil {
 			return res, err
 		}
 	case 1:
@@ -557,20 +568,6 @@ func (c *AgentConn) route(ctx context.Context, i int, p any) (any, error) {
 		c.h.MCPMessage(ctx, p.(*MessageMCPNotification))
 	}
 	return nil, nil
-}
-
-// handleInitialize calls the handler's Initialize, then records what both sides advertised.
-func (c *AgentConn) handleInitialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
-	res, err := c.h.Initialize(ctx, p)
-	if err != nil || res == nil {
-		return res, err
-	}
-	// Version negotiation: an agent that does not say answers with the version this package speaks.
-	if res.ProtocolVersion == 0 {
-		res.ProtocolVersion = CurrentProtocolVersion
-	}
-	n := newNegotiated(p, res)
-	return res, c.end.Negotiate(&agentInitializeDesc.Method, n, *n.granted, res)
 }
 
 // ClientHandler is implemented by the client side: one method per method the client handles. Embed
@@ -667,18 +664,10 @@ func (c *ClientConn) SendNotification(ctx context.Context, method string, params
 // Initialize calls initialize on the agent, after checking the params are valid and allowed; the result is
 // decoded, validated and checked against what this side advertised.
 func (c *ClientConn) Initialize(ctx context.Context, params *InitializeRequest) (*InitializeResponse, error) {
-	if params.ProtocolVersion == 0 {
-		params.ProtocolVersion = CurrentProtocolVersion
-	}
 	res := new(InitializeResponse)
 	if err := c.end.Open(ctx, &agentInitializeDesc.Method, params, res); err != nil {
 		return nil, err
 	}
-	if res.ProtocolVersion != CurrentProtocolVersion {
-		return res, fmt.Errorf("initialize: the agent speaks protocol version %d, this package %d", res.ProtocolVersion, CurrentProtocolVersion)
-	}
-	n := newNegotiated(params, res)
-	c.end.SetNegotiated(n, *n.granted)
 	return res, nil
 }
 
@@ -906,7 +895,7 @@ var clientRoutes = dispatch.Routes{
 		{Method: &clientElicitationCompleteDesc.Method, Params: (*CompleteElicitationNotification)(nil)},
 		{Method: &clientAuthStatusUpdateDesc.Method, Params: (*AuthStatusUpdateNotification)(nil)},
 	},
-	Open: MethodInitialize,
+	Open: &opening,
 }
 
 // route calls the handler of clientRoutes' method i with its params p, decoded and checked

@@ -20,13 +20,12 @@ type Negotiated struct {
 	granted *dispatch.Grants
 }
 
-// newNegotiated records what initialize settled, with the capabilities it grants.
-func newNegotiated(req *InitializeRequest, res *InitializeResponse) *Negotiated {
-	g := dispatch.Grant(&gates, req, res)
+// newNegotiated records what initialize settled, with the capabilities it grants (see dispatch.Opening).
+func newNegotiated(req, res any, g *dispatch.Grants) any {
 	return &Negotiated{
-		Request:  req,
-		Response: res,
-		granted:  &g,
+		Request:  req.(*InitializeRequest),
+		Response: res.(*InitializeResponse),
+		granted:  g,
 	}
 }
 

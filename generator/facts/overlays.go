@@ -1,4 +1,4 @@
-package tables
+package facts
 
 // What overlays say beyond JSON Schema, as plain data: generator/overlay
 // fills these, ir binds the gates to methods, and emit and conform read the

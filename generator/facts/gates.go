@@ -1,4 +1,4 @@
-package tables
+package facts
 
 // Capability paths, named once.
 const (

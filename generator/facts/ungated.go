@@ -1,4 +1,4 @@
-package tables
+package facts
 
 // Ungated is a method no capability gates, and why. With the gate rows it
 // makes the decision for every method of a protocol explicit: against the

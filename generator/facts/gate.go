@@ -1,8 +1,8 @@
-// Package tables holds the hand-kept facts upstream does not encode in its
+// Package facts holds the hand-kept facts upstream does not encode in its
 // schema, starting with capability gates. Every entry is checked against the
 // IR at generation time: an entry that names nothing, or matches nothing, is
 // an error against the pinned schema.
-package tables
+package facts
 
 // Gate says that something a peer sends is allowed only after the other side
 // advertised a capability.
@@ -33,7 +33,7 @@ type Gate struct {
 	// Source says where the gate comes from: "table" or an overlay id.
 	Source string `json:"source,omitempty"`
 	// Reason says why the row holds: what the capability's description
-	// says it allows. Every row of this package's tables has one
+	// says it allows. Every row this package keeps has one
 	// (TestEveryRowHasAReason); an overlay's rows have the overlay's text.
 	Reason string `json:"reason,omitempty"`
 }
