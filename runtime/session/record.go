@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/acpgen/acpgen/runtime/wire"
 )
 
 // UpdateMethod is ACP's notification that carries a session's updates, the
@@ -105,7 +107,7 @@ func (r *BatchRecorder) Record(ctx context.Context, method, sessionID string, pa
 	if method != UpdateMethod || sessionID == "" || ctx.Value(unrecordedKey{}) != nil {
 		return nil
 	}
-	update, ok := topMember(params, `"update"`)
+	update, ok := topMember(params, "update")
 	if ok {
 		update = bytes.Clone(update) // params is the caller's
 	} else {
@@ -125,108 +127,38 @@ func (r *BatchRecorder) Record(ctx context.Context, method, sessionID string, pa
 	return nil
 }
 
-// topMember returns the value of the member of the JSON object obj whose
-// key is written exactly as key (with its quotes), found by skipping the
-// other members without decoding them: the writer's only parse of each
-// update, which json.Unmarshal would make several times as slow. ok is
-// false when obj is not an object as the connection writes it or has no
-// such member; the caller then decodes it properly (a key spelt with
-// escapes, say). The value is not checked: the store checks it is JSON.
+// topMember returns the raw value of the member key of the JSON object obj
+// (the last of duplicates, as encoding/json takes), read with runtime/wire's
+// decoder, which skips the other members without decoding them: the
+// writer's only parse of each update, which json.Unmarshal would make
+// several times as slow. ok is false when obj is not one valid object or
+// has no such member: the caller then decodes it with encoding/json.
 func topMember(obj []byte, key string) (value []byte, ok bool) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return nil, false
-	}
-	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
+	var d wire.Decoder
+	d.Reset(obj, wire.Lenient)
+	if d.BeginObject() != nil {
 		return nil, false
 	}
 	for {
-		i = skipSpace(obj, i)
-		if i >= len(obj) || obj[i] != '"' {
+		k, more, err := d.NextKey()
+		if err != nil {
 			return nil, false
 		}
-		k := i
-		if i = skipString(obj, i); i < 0 {
+		if !more {
+			break
+		}
+		start := d.Offset()
+		if d.Skip() != nil {
 			return nil, false
 		}
-		match := string(obj[k:i]) == key
-		if i = skipSpace(obj, i); i >= len(obj) || obj[i] != ':' {
-			return nil, false
-		}
-		v := skipSpace(obj, i+1)
-		if i = skipValue(obj, v); i < 0 {
-			return nil, false
-		}
-		if match {
-			value, ok = obj[v:i], true // the last one, as encoding/json takes
-		}
-		if i = skipSpace(obj, i); i < len(obj) && obj[i] == '}' {
-			return value, ok
-		}
-		if i >= len(obj) || obj[i] != ',' {
-			return nil, false
-		}
-		i++
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i] ('"'), or
-// -1 when it does not end.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+		if string(k) == key {
+			value, ok = bytes.TrimLeft(obj[start:d.Offset()], " \t\r\n"), true
 		}
 	}
-	return -1
-}
-
-// skipValue returns the index after the value starting at b[i], or -1 when
-// it does not end: strings whole, objects and arrays by their brackets
-// (strings inside skipped whole), other values up to a delimiter.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
+	if d.Finish() != nil {
+		return nil, false
 	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				if i = skipString(b, i); i < 0 {
-					return -1
-				}
-				i--
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
-	}
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return -1
+	return value, ok
 }
 
 // Commit appends what Record kept, one Append per session, and forgets it

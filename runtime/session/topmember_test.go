@@ -25,7 +25,7 @@ func TestTopMemberAgreesWithUnmarshal(t *testing.T) {
 		`{"a":"unterminated`,
 		`{"a":1 "update":2}`,
 	} {
-		got, ok := topMember([]byte(in), `"update"`)
+		got, ok := topMember([]byte(in), "update")
 		var m map[string]json.RawMessage
 		err := json.Unmarshal([]byte(in), &m)
 		want, has := m["update"]
@@ -42,7 +42,7 @@ func FuzzTopMember(f *testing.F) {
 	f.Add([]byte(`{"sessionId":"s","update":{"a":[1,"]"]}}`))
 	f.Add([]byte(`{"update":1,"update":{"x":"\\"}"}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		got, ok := topMember(in, `"update"`)
+		got, ok := topMember(in, "update")
 		if !ok {
 			return
 		}
