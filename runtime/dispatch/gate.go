@@ -31,6 +31,8 @@ type GatedMethods struct {
 
 	once  sync.Once
 	slots []*MethodGates // see method
+	seed  uint32
+	shift uint
 }
 
 // Capability is one capability that gates something. Grant reads it from
@@ -71,14 +73,12 @@ type GateRows struct {
 	typ  reflect.Type
 	root wire.Root
 	// The rows as bit sets: all, walked (they have a Use pattern) and
-	// Required; uses, the rows of each capability, when the table has at
-	// most 64.
+	// Required; caps, each row's capability as its bit in a Grants' first
+	// word, and small, whether the table has at most 64.
 	all, walked, required uint64
-	uses                  []capUse
+	caps                  []uint64
+	small                 bool
 }
-
-// capUse is the rows of one capability, and its bit in a Grants' first word.
-type capUse struct{ bit, rows uint64 }
 
 // Gate is one gated method, member, variant or enum value.
 type Gate struct {
@@ -152,16 +152,10 @@ func (r *GateRows) addBits(i, c int, small bool) {
 	if r.rows[i].Required {
 		r.required |= bit
 	}
-	if !small {
-		return
+	r.small = small
+	if small {
+		r.caps = append(r.caps, 1<<uint(c))
 	}
-	for j := range r.uses {
-		if r.uses[j].bit == 1<<uint(c) {
-			r.uses[j].rows |= bit
-			return
-		}
-	}
-	r.uses = append(r.uses, capUse{1 << uint(c), bit})
 }
 
 // capability returns the index of the capability at path; it panics when
@@ -178,15 +172,13 @@ func (t *GateTable) capability(path string) int {
 // method returns the gates of the method named m, nil when it has none.
 //
 // A by-name check runs once per message, so the lookup is an open-addressed
-// table hashed on the name's length and three of its bytes (cheaper than a
-// map's hash of the whole name), filled once.
+// table hashed on the name's last three bytes and its length with a multiplier
+// chosen, once, so that no two of the methods share a slot: one hash, one
+// load and one comparison, no map hash of the whole name.
 func (t *GatedMethods) method(m string) *MethodGates {
 	t.once.Do(t.index)
-	if len(t.slots) == 0 {
-		return nil
-	}
 	mask := uint(len(t.slots) - 1)
-	for i := nameHash(m) & mask; t.slots[i] != nil; i = (i + 1) & mask {
+	for i := t.slot(m); t.slots[i] != nil; i = (i + 1) & mask {
 		if t.slots[i].Method == m {
 			return t.slots[i]
 		}
@@ -194,27 +186,39 @@ func (t *GatedMethods) method(m string) *MethodGates {
 	return nil
 }
 
-// index fills t.slots: a power of two at least twice the methods.
-func (t *GatedMethods) index() {
-	n := 1
-	for n < 2*len(t.Methods) {
-		n *= 2
+// slot is where the probe for m starts.
+func (t *GatedMethods) slot(m string) uint {
+	x := uint32(len(m))
+	if n := len(m); n >= 3 {
+		x |= uint32(m[n-3])<<8 | uint32(m[n-2])<<16 | uint32(m[n-1])<<24
 	}
-	t.slots = make([]*MethodGates, n)
-	for _, g := range t.Methods {
-		i := nameHash(g.Method) & uint(n-1)
-		for t.slots[i] != nil {
-			i = (i + 1) & uint(n-1)
-		}
-		t.slots[i] = g
-	}
+	return uint(x*t.seed>>t.shift) & uint(len(t.slots)-1)
 }
 
-func nameHash(m string) uint {
-	if m == "" {
-		return 0
+// index fills t.slots: a power of two at least twice the methods (and one
+// empty slot at least, where a probe for another name ends), with the
+// first multiplier tried that places every method apart.
+func (t *GatedMethods) index() {
+	n, bitsUsed := 2, uint(1)
+	for n < 2*len(t.Methods) {
+		n, bitsUsed = n*2, bitsUsed+1
 	}
-	return uint(len(m))*0x9e3779b1 ^ uint(m[0])<<7 ^ uint(m[len(m)/2])<<13 ^ uint(m[len(m)-1])
+	t.shift = 32 - bitsUsed
+	for try := range 256 {
+		t.seed = 0x9e3779b1 + 2*uint32(try)
+		t.slots = make([]*MethodGates, n)
+		apart := true
+		for _, g := range t.Methods {
+			i := t.slot(g.Method)
+			for t.slots[i] != nil {
+				i, apart = (i+1)&uint(n-1), false
+			}
+			t.slots[i] = g
+		}
+		if apart {
+			return
+		}
+	}
 }
 
 // Allows reports whether g grants the capability at path; an unknown path
@@ -276,18 +280,15 @@ func allowsMethod(t *GateTable, g Grants, m *MethodGates) (bool, string) {
 	return true, ""
 }
 
-// check evaluates m's rows on its params or result v. The patterns are
-// walked only for the rows whose capability's state makes what they find a
-// violation: a use without the capability, or (Required) an absence with
-// it. Violations come in row order.
-// granted returns the rows whose capability g grants, a bit each. With at
-// most 64 capabilities, a pass over the rows' distinct capabilities.
+// granted returns the rows whose capability g grants, a bit each: with at
+// most 64 capabilities, a shift and a mask per row.
 func (r *GateRows) granted(g Grants) uint64 {
 	var out uint64
-	if len(g.bits) == 1 {
-		for _, u := range r.uses {
-			if g.bits[0]&u.bit != 0 {
-				out |= u.rows
+	if len(g.bits) == 1 && r.small {
+		w := g.bits[0]
+		for i, m := range r.caps {
+			if w&m != 0 {
+				out |= 1 << (uint(i) & 63)
 			}
 		}
 		return out
@@ -300,6 +301,10 @@ func (r *GateRows) granted(g Grants) uint64 {
 	return out
 }
 
+// check evaluates m's rows on its params or result v. The patterns are
+// walked only for the rows whose capability's state makes what they find a
+// violation: a use without the capability, or (Required) an absence with
+// it. Violations come in row order.
 func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.GateViolation {
 	if m == nil {
 		return nil
@@ -312,7 +317,7 @@ func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.Ga
 	granted := rs.granted(g)
 	for b := rs.all &^ rs.walked &^ granted; b != 0; b &= b - 1 {
 		i := bits.TrailingZeros64(b)
-		w.hits = append(w.hits, hit{i, wire.GateViolation{Capability: w.rows[i].Capability}})
+		w.hits = append(w.hits, hit{row: i, v: wire.GateViolation{Capability: w.rows[i].Capability}})
 	}
 	w.active = rs.walked & (rs.required ^ ^granted) // a use without, or (Required) an absence with
 	if w.active != 0 {
@@ -344,6 +349,7 @@ func inRowOrder(hits []hit, method string) []wire.GateViolation {
 		next[h.row]++
 		out[i] = h.v
 		out[i].Method = method
+		out[i].Pointer = h.pointer()
 	}
 	return out
 }

@@ -218,6 +218,10 @@ func TestGatePatterns(t *testing.T) {
 		{dispatch.Gate{Use: "Ptr"}, &tree{}, nil},
 		{dispatch.Gate{Use: "U.B"}, v, []string{""}}, // a variant of a union inline in its object: the object's pointer
 		{dispatch.Gate{Use: "U.A"}, v, nil},
+		// items whose only gated place is a pointer member: tested in the items' loop
+		{dispatch.Gate{Use: "Items.*.Need"}, &tree{Items: []item{{}, {Need: &s}, {Need: &s}}}, []string{"/items/1/need", "/items/2/need"}},
+		{dispatch.Gate{Use: "Ptrs.*.Need"}, &tree{Ptrs: []*item{nil, {Need: &s}, {}}}, []string{"/ptrs/1/need"}},
+		{dispatch.Gate{Use: "Ptrs.*.Need"}, &tree{Ptrs: []*item{{}, nil}}, nil},
 	}
 	for _, c := range cases {
 		c.gate.Capability = "a"
@@ -316,6 +320,9 @@ func TestGatedMethodsByName(t *testing.T) {
 	for i := range 40 {
 		ms = append(ms, &dispatch.MethodGates{Method: fmt.Sprintf("session/m%02d", i), Params: dispatch.GateRows{Gates: []dispatch.Gate{{Capability: "a"}}}})
 	}
+	for _, m := range []string{"a/same", "b/same", "c/same", "ab"} { // names the hash cannot tell apart
+		ms = append(ms, &dispatch.MethodGates{Method: m, Params: dispatch.GateRows{Gates: []dispatch.Gate{{Capability: "a"}}}})
+	}
 	tb := dispatch.GatedMethods{Table: &table, Methods: ms}
 	none := dispatch.Grant(&table, &adv{`{}`}, (*adv)(nil))
 	for _, m := range ms {
@@ -323,7 +330,7 @@ func TestGatedMethodsByName(t *testing.T) {
 			t.Errorf("%s: allowed %v, capability %q; want gated on a", m.Method, ok, c)
 		}
 	}
-	for _, name := range []string{"", "session/m", "session/m40", "session/n00", "Session/m00"} {
+	for _, name := range []string{"", "session/m", "session/m40", "session/n00", "Session/m00", "d/same", "a", "ba"} {
 		if ok, _ := tb.AllowsMethod(none, name); !ok {
 			t.Errorf("%q is gated, but no row names it", name)
 		}

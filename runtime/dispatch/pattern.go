@@ -38,6 +38,10 @@ type node struct {
 	members []*edge // while the tree is built
 	edges   []edge  // members, as the walk reads them (freeze), leaves apart
 	leaves  []leaf
+	// bare: n has leaves and nothing else (a union's gated variants), so
+	// a walk over items tests them in its own loop, with no visit each;
+	// list: n has items and nothing else, so a walk goes straight to them.
+	bare, list bool
 }
 
 // leaf is an edge into a pointer field whose presence alone is the use
@@ -123,6 +127,8 @@ func (n *node) freeze() {
 		n.edges = append(n.edges, *e)
 	}
 	n.each.freeze()
+	n.bare = n.ends == 0 && n.each == nil && len(n.edges) == 0
+	n.list = n.ends == 0 && n.each != nil && len(n.edges) == 0 && len(n.leaves) == 0
 }
 
 // isLeaf reports whether e is entered only to find its pointer set: no
@@ -158,65 +164,120 @@ func deref(t reflect.Type) reflect.Type {
 }
 
 // walker walks a message's tree for the active rows, recording each use.
+// It keeps no pointer on the way down: a use is recorded where it is found,
+// and each step it was found under adds its token on the way back up
+// (stepped), so a walk that finds nothing writes no path at all.
 type walker struct {
 	rows   []gateRow
 	active uint64
-	at     [maxDepth]tok // the pointer so far: at[:n]
-	n      int
 	hits   []hit
 }
 
 // tok is one pointer token: an array index, or (name set) a member name
-// or map key, escaped. A name points at its edge's token, so the walk
-// copies no string.
+// or map key, escaped.
 type tok struct {
 	name  *string
 	index int
 }
 
-// hit is a violation of the row at index row.
+// hit is a violation of the row at index row, found at the pointer of up,
+// innermost token first, then last when not "".
 type hit struct {
-	row int
-	v   wire.GateViolation
+	row  int
+	up   []tok
+	last string
+	v    wire.GateViolation
+}
+
+// pointer returns h's JSON pointer.
+func (h *hit) pointer() string {
+	var b strings.Builder
+	for i := len(h.up) - 1; i >= 0; i-- {
+		b.WriteByte('/')
+		if t := h.up[i]; t.name != nil {
+			b.WriteString(*t.name)
+		} else {
+			b.WriteString(strconv.Itoa(t.index))
+		}
+	}
+	if h.last != "" {
+		b.WriteString("/" + h.last)
+	}
+	return b.String()
+}
+
+// stepped adds t to the pointers of the uses found since hits held from.
+func (w *walker) stepped(from int, t tok) {
+	for i := from; i < len(w.hits); i++ {
+		w.hits[i].up = append(w.hits[i].up, t)
+	}
 }
 
 func (w *walker) visit(v wire.At, n *node) {
 	active := w.active // the walk never changes it
-	for _, l := range n.leaves {
-		if l.rows&active != 0 && l.step.Present(v) {
+	for i := range n.leaves {
+		if l := &n.leaves[i]; l.rows&active != 0 && l.step.Present(v) {
 			w.member(v, l.e)
 		}
 	}
-	for b := n.ends & active; b != 0; b &= b - 1 {
-		r := &w.rows[bits.TrailingZeros64(b)]
-		if !r.Enum || (n.str && v.String() == r.Variant) {
-			w.use(r, "")
-		}
+	if b := n.ends & active; b != 0 {
+		w.ends(v, n, b)
 	}
 	if n.each != nil && n.each.rows&active != 0 {
 		w.items(v, n)
 	}
-	edges := n.edges
-	for i := range edges {
-		if e := &edges[i]; e.rows&active != 0 {
+	for i := range n.edges {
+		if e := &n.edges[i]; e.rows&active != 0 {
 			w.member(v, e)
+		}
+	}
+}
+
+// ends records the uses of the rows b ending at n, where v is.
+func (w *walker) ends(v wire.At, n *node, b uint64) {
+	for ; b != 0; b &= b - 1 {
+		r := &w.rows[bits.TrailingZeros64(b)]
+		if !r.Enum || (n.str && v.String() == r.Variant) {
+			w.use(r, "")
 		}
 	}
 }
 
 // items visits n.each in every item of v, a slice or a map.
 func (w *walker) items(v wire.At, n *node) {
+	if !n.items.IsMap() && n.each.bare {
+		active, leaves := w.active, n.each.leaves
+		for i := range n.items.Len(v) {
+			item, ok := n.items.Item(v, i)
+			for j := 0; ok && j < len(leaves); j++ {
+				if l := &leaves[j]; l.rows&active != 0 && l.step.Present(item) {
+					from := len(w.hits)
+					w.member(item, l.e)
+					w.stepped(from, tok{index: i})
+				}
+			}
+		}
+		return
+	}
 	if !n.items.IsMap() {
 		for i := range n.items.Len(v) {
 			if item, ok := n.items.Item(v, i); ok {
-				w.into(tok{index: i}, item, n.each)
+				from := len(w.hits)
+				w.visit(item, n.each)
+				if len(w.hits) > from {
+					w.stepped(from, tok{index: i})
+				}
 			}
 		}
 		return
 	}
 	n.items.Each(v, func(_ int, key string, item wire.At) {
-		key = jsonpointer.Escape(key)
-		w.into(tok{name: &key}, item, n.each)
+		from := len(w.hits)
+		w.visit(item, n.each)
+		if len(w.hits) > from {
+			key = jsonpointer.Escape(key)
+			w.stepped(from, tok{name: &key})
+		}
 	})
 }
 
@@ -233,34 +294,18 @@ func (w *walker) member(v wire.At, e *edge) {
 	if e.next == nil || e.next.rows&w.active == 0 {
 		return
 	}
-	if e.token == "" {
-		w.visit(f, e.next) // a variant, or a union inline in its object
-		return
+	from := len(w.hits)
+	if e.next.list {
+		w.items(f, e.next)
+	} else {
+		w.visit(f, e.next)
 	}
-	w.into(tok{name: &e.token}, f, e.next)
+	if len(w.hits) > from && e.token != "" { // "": a variant, or a union inline in its object
+		w.stepped(from, tok{name: &e.token})
+	}
 }
 
-// into visits n in v, reached through the token t.
-func (w *walker) into(t tok, v wire.At, n *node) {
-	w.at[w.n] = t
-	w.n++
-	w.visit(v, n)
-	w.n--
-}
-
-// use records a violation of r at the pointer so far, plus last when not "".
+// use records a violation of r where the walk is, plus last when not "".
 func (w *walker) use(r *gateRow, last string) {
-	var b strings.Builder
-	for _, t := range w.at[:w.n] {
-		b.WriteByte('/')
-		if t.name != nil {
-			b.WriteString(*t.name)
-		} else {
-			b.WriteString(strconv.Itoa(t.index))
-		}
-	}
-	if last != "" {
-		b.WriteString("/" + last)
-	}
-	w.hits = append(w.hits, hit{r.i, wire.GateViolation{Pointer: b.String(), Variant: r.Variant, Capability: r.Capability, Required: r.Required}})
+	w.hits = append(w.hits, hit{row: r.i, last: last, v: wire.GateViolation{Variant: r.Variant, Capability: r.Capability, Required: r.Required}})
 }
