@@ -174,9 +174,10 @@ type tree struct {
 }
 
 type item struct {
-	Kind string  `json:"kind"`
-	V    union   `json:"-"`
-	Need *string `json:"need,omitempty"`
+	Kind string   `json:"kind"`
+	V    union    `json:"-"`
+	Need *string  `json:"need,omitempty"`
+	Sub  *payload `json:"sub,omitempty"`
 }
 
 type union struct {
@@ -219,9 +220,9 @@ func TestGatePatterns(t *testing.T) {
 		{dispatch.Gate{Use: "U.B"}, v, []string{""}}, // a variant of a union inline in its object: the object's pointer
 		{dispatch.Gate{Use: "U.A"}, v, nil},
 		// items whose only gated place is a pointer member: tested in the items' loop
-		{dispatch.Gate{Use: "Items.*.Need"}, &tree{Items: []item{{}, {Need: &s}, {Need: &s}}}, []string{"/items/1/need", "/items/2/need"}},
-		{dispatch.Gate{Use: "Ptrs.*.Need"}, &tree{Ptrs: []*item{nil, {Need: &s}, {}}}, []string{"/ptrs/1/need"}},
-		{dispatch.Gate{Use: "Ptrs.*.Need"}, &tree{Ptrs: []*item{{}, nil}}, nil},
+		{dispatch.Gate{Use: "Items.*.Sub"}, &tree{Items: []item{{}, {Sub: &payload{}}, {Sub: &payload{}}}}, []string{"/items/1/sub", "/items/2/sub"}},
+		{dispatch.Gate{Use: "Ptrs.*.Sub"}, &tree{Ptrs: []*item{nil, {Sub: &payload{}}, {}}}, []string{"/ptrs/1/sub"}},
+		{dispatch.Gate{Use: "Ptrs.*.Sub"}, &tree{Ptrs: []*item{{}, nil}}, nil},
 	}
 	for _, c := range cases {
 		c.gate.Capability = "a"
