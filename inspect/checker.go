@@ -94,7 +94,15 @@ func (c *Checker) Observe(dir Direction, line []byte) Message {
 	defer c.mu.Unlock()
 	line = bytes.TrimSpace(line)
 	j := &judgement{dir: dir}
-	if !utf8.Valid(line) {
+	// A message the scanner reads is valid UTF-8: it validates every
+	// string, and a byte outside one that is not ASCII is a syntax error.
+	var e envelope
+	var params paramsRead
+	read := false
+	if len(line) > 0 && line[0] != '[' {
+		e, params, read = readEnvelope(line)
+	}
+	if !read && !utf8.Valid(line) {
 		j.add(ruleUTF8, "", "invalid UTF-8 in "+quote(line))
 	}
 	switch {
@@ -102,6 +110,8 @@ func (c *Checker) Observe(dir Direction, line []byte) Message {
 		j.msg.Kind = "invalid"
 	case line[0] == '[':
 		c.batch(j, line)
+	case read:
+		c.envelope(j, line, e, &params)
 	default:
 		c.message(j, line)
 	}
@@ -132,13 +142,19 @@ func (c *Checker) message(j *judgement, raw []byte) {
 			return
 		}
 	}
+	c.envelope(j, raw, e, nil)
+}
+
+// envelope judges one JSON-RPC message, raw, whose members e holds;
+// params, when not nil, is what the scan that read them read of its params.
+func (c *Checker) envelope(j *judgement, raw []byte, e envelope, params *paramsRead) {
 	e.ID = keepRaw(e.ID)
 	if string(e.JSONRPC) != `"2.0"` {
 		j.add(ruleLines, "/jsonrpc", `"jsonrpc" is not "2.0"`)
 	}
 	switch {
 	case e.Method != nil:
-		c.call(j, e)
+		c.call(j, e, params)
 	case e.ID != nil && (e.Result != nil || e.Error != nil):
 		c.response(j, e)
 	case e.ID != nil:

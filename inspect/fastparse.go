@@ -21,16 +21,24 @@ import (
 // values alias raw: what outlives the frame is copied where it is kept
 // (keepRaw).
 func envelopeOf(raw []byte) (envelope, bool) {
+	e, _, ok := readEnvelope(raw)
+	return e, ok
+}
+
+// readEnvelope is envelopeOf, reading in the same scan what sessionIn and
+// sessionAndKind read of the params, so a frame's params are scanned once.
+func readEnvelope(raw []byte) (envelope, paramsRead, bool) {
 	var e envelope
+	var p paramsRead
 	var d wire.Decoder
 	d.Reset(raw, wire.Strict)
 	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
-		return e, false
+		return e, p, false
 	}
 	for {
 		key, ok, err := d.NextKey()
 		if err != nil {
-			return e, false
+			return e, p, false
 		}
 		if !ok {
 			break
@@ -52,14 +60,118 @@ func envelopeOf(raw []byte) (envelope, bool) {
 		}
 		d.Peek()
 		start := d.Offset()
-		if d.Skip() != nil {
-			return e, false
+		if to == &e.Params {
+			p = paramsRead{}
+			if !p.read(&d, raw) {
+				return e, p, false
+			}
+		} else if d.Skip() != nil {
+			return e, p, false
 		}
 		if to != nil {
 			*to = raw[start:d.Offset():d.Offset()]
 		}
 	}
-	return e, d.Finish() == nil
+	return e, p, d.Finish() == nil
+}
+
+// paramsRead is what lookup(params, "sessionId", "update") and, in an
+// update object, lookup(update, "sessionUpdate") find, read in one scan.
+type paramsRead struct {
+	object bool // params is an object: the rest is set
+	// bad marks a name lookup would refuse (its duplicate, or a name equal
+	// to it when case is ignored): sessionId, update.
+	bad             [2]bool
+	session, update []byte
+	// kindOK: update is an object lookup reads; kind its sessionUpdate.
+	kindOK bool
+	kind   []byte
+}
+
+// read scans the params value at d, which must be well-formed: false
+// when it is not.
+func (p *paramsRead) read(d *wire.Decoder, raw []byte) bool {
+	if d.Peek() != wire.KindObject {
+		return d.Skip() == nil
+	}
+	p.object = true
+	var vals [2][]byte
+	ok := members(d, raw, []string{"sessionId", "update"}, vals[:], p.bad[:], func(i int) bool {
+		if i != 1 || d.Peek() != wire.KindObject {
+			return d.Skip() == nil
+		}
+		var k [1][]byte
+		var bad [1]bool
+		ok := members(d, raw, []string{"sessionUpdate"}, k[:], bad[:], func(int) bool { return d.Skip() == nil })
+		p.kindOK, p.kind = !bad[0], k[0]
+		return ok
+	})
+	p.session, p.update = vals[0], vals[1]
+	return ok
+}
+
+// members reads the object at d as lookup does, each value through value
+// (which consumes it, given the index of its name or -1), noting in bad
+// the names lookup would refuse; false for malformed JSON.
+func members(d *wire.Decoder, raw []byte, names []string, vals [][]byte, bad []bool, value func(i int) bool) bool {
+	if d.BeginObject() != nil {
+		return false
+	}
+	for {
+		key, more, err := d.NextKey()
+		if err != nil {
+			return false
+		}
+		if !more {
+			return true
+		}
+		at := -1
+		for i, name := range names {
+			exact := string(key) == name
+			if (exact && vals[i] != nil) || (!exact && strings.EqualFold(string(key), name)) {
+				bad[i] = true
+			}
+			if exact {
+				at = i
+			}
+		}
+		d.Peek()
+		start := d.Offset()
+		if !value(at) {
+			return false
+		}
+		if at >= 0 {
+			vals[at] = raw[start:d.Offset()]
+		}
+	}
+}
+
+// sessionAndKind is sessionAndKind(params), from what read found.
+func (p *paramsRead) sessionAndKind(params json.RawMessage) (session, kind string) {
+	if !p.object || p.bad[0] || p.bad[1] {
+		return sessionAndKind(params)
+	}
+	session = sessionValue(p.session)
+	if p.update == nil {
+		return session, ""
+	}
+	if p.kindOK {
+		if p.kind == nil {
+			return session, ""
+		}
+		if k, ok := stringValue(p.kind); ok {
+			return session, k
+		}
+	}
+	return session, updateKindJSON(params)
+}
+
+// sessionIn is sessionIn(params), from what read found.
+func (p *paramsRead) sessionIn(params json.RawMessage) string {
+	if !p.object || p.bad[0] {
+		return sessionIn(params)
+	}
+	return sessionValue(p.session)
 }
 
 // envelopeJSON reads the JSON-RPC members with encoding/json.

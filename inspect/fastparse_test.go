@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 var fastSeeds = []string{
@@ -17,6 +18,10 @@ var fastSeeds = []string{
 	`{"a":1,"a":2}`, `[1]`, `{"params":{"update":{"sessionUpdate":"\u0070lan"}}}`, "{\"params\":{\"sessionId\":\"\xff\"}}",
 	`{"params":{"ſessionId":"k"}}`, `{"params":[]}`, `{"params":null}`,
 	`{"method":"a\u0062"}`, `{"method":"\u00e9"}`, "{\"method\":\"\xff\"}", `{"method":1}`, `{"method":"é"}`,
+	`{"params":{"sessionId":"a","Update":{}}}`, `{"params":{"sessionId":"a","update":{"sessionUpdate":"p","sessionupdate":"q"}}}`,
+	`{"params":{"update":{"sessionUpdate":"p"},"update":{}}}`, `{"params":{"update":[{"sessionUpdate":"p"}]}}`, `{"params":{"update":{"sessionUpdate":null}},"params":{"sessionId":"z"}}`,
+	`{"params":{"sessionId":"s","update":{"x":{"sessionUpdate":"no"},"sessionUpdate":"\u0070"}}}`, `{"params" : { "sessionId" : "s" , "update" : { "sessionUpdate" : "k" } } }`,
+	"{\"a\xff\":1}", "{\"params\":{\"x\":[\"\xc3\"]}}", "{\"a\":1}\xff", "{\xa0\"a\":1}", "{\"a\":\"\xed\xa0\x80\"}",
 }
 
 // agreesFast checks the scanner readers against encoding/json's on one frame.
@@ -26,6 +31,18 @@ func agreesFast(t *testing.T, frame []byte) {
 	got, ok := envelopeOf(frame)
 	if ok && (werr != nil || !reflect.DeepEqual(got, want)) {
 		t.Fatalf("%q: envelopeOf %+v, encoding/json %+v (%v)", frame, got, want, werr)
+	}
+	if ok && !utf8.Valid(frame) { // Observe skips its UTF-8 check for what envelopeOf reads
+		t.Fatalf("%q: envelopeOf reads a frame that is not valid UTF-8", frame)
+	}
+	if e, p, ok := readEnvelope(frame); ok {
+		s, k := sessionAndKind(e.Params)
+		if gs, gk := p.sessionAndKind(e.Params); gs != s || gk != k {
+			t.Fatalf("%q: read with the envelope, session and kind %q %q; sessionAndKind %q %q", frame, gs, gk, s, k)
+		}
+		if gs, s := p.sessionIn(e.Params), sessionIn(e.Params); gs != s {
+			t.Fatalf("%q: read with the envelope, session %q; sessionIn %q", frame, gs, s)
+		}
 	}
 	var all map[string]json.RawMessage
 	if json.Unmarshal(frame, &all) != nil {

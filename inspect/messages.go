@@ -20,7 +20,7 @@ func receiver(dir Direction) string {
 }
 
 // call judges a request or notification.
-func (c *Checker) call(j *judgement, e envelope) {
+func (c *Checker) call(j *judgement, e envelope, read *paramsRead) {
 	method, ok := stringValue(e.Method)
 	if !ok {
 		j.msg.Kind = "invalid"
@@ -33,9 +33,14 @@ func (c *Checker) call(j *judgement, e envelope) {
 	}
 	// The Rust SDK's Proxy Chains names are judged as the schema's.
 	method = proxychain.Canonical(method)
-	if method == "session/update" {
+	switch {
+	case read != nil && method == "session/update":
+		j.msg.Session, j.msg.Update = read.sessionAndKind(e.Params)
+	case method == "session/update":
 		j.msg.Session, j.msg.Update = sessionAndKind(e.Params)
-	} else {
+	case read != nil:
+		j.msg.Session = read.sessionIn(e.Params)
+	default:
 		j.msg.Session = sessionIn(e.Params)
 	}
 	if isInitialize(method) && j.dir == ToAgent {
@@ -257,7 +262,7 @@ func (c *Checker) gates(j *judgement, p *conform.Profile, m *ir.Method, inResult
 	if inResult {
 		at = "/result"
 	}
-	for _, u := range conform.GateUses(c.ver.p.gatesOf(p), m, inResult, j.dir.fromAgent(), payload, sender, recv) {
+	for _, u := range c.ver.p.gatesOf(p).Uses(m, inResult, j.dir.fromAgent(), payload, sender, recv) {
 		r := ruleGates
 		if u.Overlay != "" {
 			r = overlayRule(u.Overlay)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/acpgen/acpgen/conform"
 	"github.com/acpgen/acpgen/generator/config"
-	"github.com/acpgen/acpgen/generator/ir"
 	"github.com/acpgen/acpgen/runtime/router"
 )
 
@@ -27,7 +26,7 @@ type Profiles struct {
 
 	mu    sync.Mutex
 	by    map[int]*conform.Profile
-	gates map[*conform.Profile][]*ir.Gate
+	gates map[*conform.Profile]*conform.GateSet
 }
 
 // LoadProfiles loads the profile o chooses (as conform does) and loads the
@@ -102,19 +101,19 @@ func (p *Profiles) of(v int) (*conform.Profile, error) {
 	return prof, err
 }
 
-// gatesOf is prof's resolved gates, resolved once.
-func (p *Profiles) gatesOf(prof *conform.Profile) []*ir.Gate {
+// gatesOf is prof's resolved gates, resolved and indexed once.
+func (p *Profiles) gatesOf(prof *conform.Profile) *conform.GateSet {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if g, ok := p.gates[prof]; ok {
 		return g
 	}
 	if p.gates == nil {
-		p.gates = map[*conform.Profile][]*ir.Gate{}
+		p.gates = map[*conform.Profile]*conform.GateSet{}
 	}
 	g, _ := prof.Model.ResolveGates(prof.Gates)
-	p.gates[prof] = g
-	return g
+	p.gates[prof] = conform.NewGateSet(g)
+	return p.gates[prof]
 }
 
 // versions follows the protocol version of a session's messages: the
