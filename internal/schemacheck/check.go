@@ -29,14 +29,27 @@ type member struct {
 	start, end int
 }
 
-// state is one instance being judged. Objects are read into members once,
-// however many schemas (allOf, the branches of a oneOf) look at them.
+// state is one instance being judged. An object is read into members,
+// and the objects and arrays inside it with it, in one scan, however many
+// schemas (allOf, the branches of a oneOf) look at them.
 type state struct {
 	data    []byte
-	objects map[int][]member
+	objects map[int]objectRead // by where each starts
+	arrays  map[int][]span
 	unsure  bool
 	lastEnd int // where the object members last read ends
 }
+
+// objectRead is one object's members, and whether the reference could
+// read them otherwise (a duplicate, a name that is not UTF-8): that makes
+// the verdict unsure once a schema looks at the object.
+type objectRead struct {
+	members []member
+	unsure  bool
+}
+
+// span is where an array's item lies.
+type span struct{ start, end int }
 
 // judge runs n on the whole instance, which must be one well-formed JSON
 // document (Valid checks that first).
@@ -235,49 +248,98 @@ func isInteger(num []byte) bool {
 	return ok && r.IsInt()
 }
 
-// members reads the object at start once.
+// members reads the object at start once, with the objects and arrays
+// inside it.
 func (s *state) members(start, end int) []member {
-	if ms, ok := s.objects[start]; ok {
-		return ms
+	if o, ok := s.objects[start]; ok {
+		if o.unsure {
+			s.unsure = true
+		}
+		return o.members
 	}
 	var d wire.Decoder
 	d.Reset(s.data[start:end], wire.Strict)
-	var ms []member
-	if d.BeginObject() != nil {
+	if !s.readObject(&d, start) {
 		s.unsure = true
 		return nil
 	}
+	s.lastEnd = start + d.Offset()
+	return s.members(start, end)
+}
+
+// readObject reads the object at d, whose input begins at base in s.data,
+// and every object and array inside it; false for malformed JSON.
+func (s *state) readObject(d *wire.Decoder, base int) bool {
+	d.Peek()
+	at := base + d.Offset()
+	if d.BeginObject() != nil {
+		return false
+	}
+	var o objectRead
 	for {
 		key, ok, err := d.NextKey()
 		if err != nil {
-			s.unsure = true
-			return nil
+			return false
 		}
 		if !ok {
 			break
 		}
 		if !utf8.Valid(key) {
-			s.unsure = true
+			o.unsure = true
 		}
-		for _, m := range ms {
+		for _, m := range o.members {
 			if m.key == string(key) {
-				s.unsure = true // the reference keeps only the last
+				o.unsure = true // the reference keeps only the last
 			}
 		}
-		m := member{key: string(key), start: start + skipSpace(s.data[start:end], d.Offset())}
-		if d.Skip() != nil {
-			s.unsure = true
-			return nil
+		m := member{key: string(key)}
+		if !s.readValue(d, base, &m.start) {
+			return false
 		}
-		m.end = start + d.Offset()
-		ms = append(ms, m)
+		m.end = base + d.Offset()
+		o.members = append(o.members, m)
 	}
-	s.lastEnd = start + d.Offset()
 	if s.objects == nil {
-		s.objects = map[int][]member{}
+		s.objects = map[int]objectRead{}
 	}
-	s.objects[start] = ms
-	return ms
+	s.objects[at] = o
+	return true
+}
+
+// readValue reads the value at d, setting *start to where it starts.
+func (s *state) readValue(d *wire.Decoder, base int, start *int) bool {
+	k := d.Peek()
+	*start = base + d.Offset()
+	switch k {
+	case wire.KindObject:
+		return s.readObject(d, base)
+	case wire.KindArray:
+		if d.BeginArray() != nil {
+			return false
+		}
+		var items []span
+		for {
+			more, err := d.NextItem()
+			if err != nil {
+				return false
+			}
+			if !more {
+				break
+			}
+			var it span
+			if !s.readValue(d, base, &it.start) {
+				return false
+			}
+			it.end = base + d.Offset()
+			items = append(items, it)
+		}
+		if s.arrays == nil {
+			s.arrays = map[int][]span{}
+		}
+		s.arrays[*start] = items
+		return true
+	}
+	return d.Skip() == nil
 }
 
 func find(ms []member, name string) int {
@@ -336,6 +398,15 @@ func isCheap(n *node, name string) bool {
 func (s *state) array(n *node, start, end int) bool {
 	if n.items == nil && n.minItems < 0 && n.maxItems < 0 {
 		return true
+	}
+	if items, ok := s.arrays[start]; ok {
+		for _, it := range items {
+			if n.items != nil && !s.check(n.items, it.start, it.end) {
+				return false
+			}
+		}
+		count := len(items)
+		return (n.minItems < 0 || count >= n.minItems) && (n.maxItems < 0 || count <= n.maxItems)
 	}
 	var d wire.Decoder
 	d.Reset(s.data[start:end], wire.Strict)

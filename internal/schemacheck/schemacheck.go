@@ -206,6 +206,7 @@ func (v *Validator) valid(def string, instance []byte) (bool, error) {
 		verdict := s.judge(c.node)
 		s.data, s.unsure, s.lastEnd = nil, false, 0
 		clear(s.objects)
+		clear(s.arrays)
 		v.pool.Put(s)
 		if verdict == unsure {
 			return v.ref.Valid(def, instance)
