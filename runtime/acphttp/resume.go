@@ -34,8 +34,11 @@ const MetaCursor = "acp/cursor"
 
 // Defaults for Options' retention.
 const (
-	// DefaultRetainMessages is the draft capability's example floor.
-	DefaultRetainMessages = 1000
+	// DefaultRetainMessages holds a turn's 1,000 missed updates and its
+	// answer with room for what socket buffers swallowed at the cut: about
+	// 1.1 MiB for a stream of one-word chunks (BenchmarkRetainedMemory: 281
+	// bytes each), within MaxRetained, which bounds the server's total.
+	DefaultRetainMessages = 4096
 )
 
 // Reasons a resume is refused with, as the 409 body's "reason".

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -106,7 +107,7 @@ func benchPost(b *testing.B, url, id, body string, want int) http.Header {
 // session stream adds to the transport's own reconnect, in one run. Each
 // iteration cuts the stream after the client has read the first of 1,001
 // session/update notifications, lets the agent send the other 1,000 and
-// its answer into the cut (the server keeps them, RetainMessages 2000),
+// its answer into the cut (the server keeps them: DefaultRetainMessages),
 // and cuts another session's stream with nothing missed; then it times two
 // reconnects on loopback: the resume (GET with Last-Event-ID, until the
 // 1,000 updates and the answer have been read) and the other session's
@@ -119,7 +120,7 @@ func BenchmarkResumeAfterCut(b *testing.B) {
 	s := NewServer(func(ctx context.Context, c *Conn) error {
 		f.conn = jsonrpc.NewConn(c, c, f, jsonrpc.Options{Logger: quiet()})
 		return f.conn.Run(ctx)
-	}, Options{Logger: quiet(), RetainMessages: 2 * missed})
+	}, Options{Logger: quiet()})
 	url := startServer(b, s)
 	id := benchPost(b, url, "", initBody, http.StatusOK).Get(HeaderConnectionID)
 	flood := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"flood","params":{"sessionId":"s","n":%d}}`, missed+1)
@@ -169,4 +170,40 @@ func BenchmarkResumeAfterCut(b *testing.B) {
 	b.ReportMetric(ms(resume), "resume-ms")
 	b.ReportMetric(ms(plain), "reconnect-ms")
 	b.ReportMetric(ms(resume-plain), "added-ms")
+}
+
+// BenchmarkRetainedMemory measures what a Streamable HTTP stream's log
+// holds per retained message, as the delivery path keeps it (withCursor's
+// copy, the entry, the log's slice): one iteration fills a stream's log with
+// DefaultRetainMessages agent_message_chunk updates of one word, the
+// commonest message of a turn. It reports the heap the full log holds per
+// message (B/retained) beside the message's own length (msg-B), from which
+// DefaultRetainMessages is chosen (docs/transports-and-security.md).
+func BenchmarkRetainedMemory(b *testing.B) {
+	s := NewServer(serveTest, Options{Logger: quiet(), MaxRetained: 1 << 30})
+	msg := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_5f0c8b3e9a1d4c7b","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":" word"}}}}`)
+	slot := findCursorSlot(msg)
+	const n = DefaultRetainMessages
+	var held, length uint64
+	var ms runtime.MemStats
+	for b.Loop() {
+		box := newOutbox()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		before := ms.HeapAlloc
+		now := time.Now()
+		for i := uint64(1); i <= n; i++ {
+			e := entry{n: i, msg: withCursor(msg, slot, formatCursor(box.tag, i)), at: now}
+			box.sent = i
+			box.retain(s, e)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		held += ms.HeapAlloc - before
+		length = uint64(len(box.log[n-1].msg))
+		runtime.KeepAlive(box)
+		box.dropLog(s)
+	}
+	b.ReportMetric(float64(held)/float64(b.N)/n, "B/retained")
+	b.ReportMetric(float64(length), "msg-B")
 }
