@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/acpgen/acpgen/runtime/acphttp"
 	"github.com/acpgen/acpgen/runtime/router"
@@ -58,13 +59,16 @@ const InterruptedReason = session.InterruptedReason
 type Agent struct {
 	*session.Host
 	log *slog.Logger
+
+	mu sync.Mutex
+	v2 map[*acphttp.Conn]*connV2 // the v2 connections served over acphttp, for ResumeState
 }
 
 // New returns an agent over st, which it records into; a nil st (the store
 // could not be opened) serves sessions in memory and advertises none of the
 // store's capabilities.
 func New(st session.Store, log *slog.Logger) *Agent {
-	return &Agent{Host: session.NewHost(st), log: log}
+	return &Agent{Host: session.NewHost(st), log: log, v2: map[*acphttp.Conn]*connV2{}}
 }
 
 // Serve runs one connection: runtime/router reads it until initialize and

@@ -58,7 +58,8 @@ func main() {
 		}
 		return
 	}
-	o := acphttp.Options{Logger: log}
+	// After a transport resume, a v2 client is told each session's state.
+	o := acphttp.Options{Logger: log, ResumeState: a.ResumeState}
 	if *token != "" {
 		o.Auth = acphttp.BearerToken(*token)
 	}
