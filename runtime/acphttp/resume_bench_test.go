@@ -174,7 +174,7 @@ func BenchmarkResumeAfterCut(b *testing.B) {
 
 // BenchmarkRetainedMemory measures what a Streamable HTTP stream's log
 // holds per retained message, as the delivery path keeps it (withCursor's
-// copy, the entry, the log's slice): one iteration fills a stream's log with
+// copy, the bounds' record and the log's slices): one iteration fills a stream's log with
 // DefaultRetainMessages agent_message_chunk updates of one word, the
 // commonest message of a turn. It reports the heap the full log holds per
 // message (B/retained) beside the message's own length (msg-B), from which
@@ -195,12 +195,12 @@ func BenchmarkRetainedMemory(b *testing.B) {
 		for i := uint64(1); i <= n; i++ {
 			e := entry{n: i, msg: withCursor(msg, slot, formatCursor(box.tag, i)), at: now}
 			box.sent = i
-			box.retain(s, e)
+			box.retain(s, "", []entry{e})
+			length = uint64(len(e.msg))
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		held += ms.HeapAlloc - before
-		length = uint64(len(box.log[n-1].msg))
 		runtime.KeepAlive(box)
 		box.dropLog(s)
 	}
