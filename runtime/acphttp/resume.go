@@ -271,6 +271,7 @@ func (c *streamConn) trimLogs(now time.Time) {
 // than unknown. Called with mu held.
 func (c *streamConn) forgetLocked(session string, b *outbox) {
 	delete(c.sessions, session)
+	b.dropLog(c.s)
 	if b.sent == 0 || c.s.o.RetainMessages < 0 {
 		return
 	}
