@@ -168,4 +168,3 @@ func (l *streamLog) Close() error {
 	_, err := l.r.s.db.ExecContext(ctx, `DELETE FROM acp_stream_log WHERE tag = $1`, l.tag)
 	return err
 }
-
