@@ -35,9 +35,9 @@ type instance struct {
 
 // startInstance runs the agent binary with -listen on a free loopback port
 // and the store at pgURL, and waits for its "listening on" line.
-func startInstance(t *testing.T, bin, name, pgURL string) *instance {
+func startInstance(t *testing.T, bin, name, pgURL string, extra ...string) *instance {
 	t.Helper()
-	cmd := exec.Command(bin, "-store", pgURL, "-listen", "127.0.0.1:0", "-token", "fleet-token")
+	cmd := exec.Command(bin, append([]string{"-store", pgURL, "-listen", "127.0.0.1:0", "-token", "fleet-token"}, extra...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

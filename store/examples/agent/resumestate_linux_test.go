@@ -16,14 +16,19 @@ import (
 // connections are cut while a turn waits resumes its transport streams
 // (acphttp.Dial by itself) and then receives a fresh state_update, running,
 // from the agent; the turn ends on the resumed connection. On both
-// profiles.
+// profiles, with the transport's retained messages in memory and in the
+// session store's database (-retain store).
 func TestV2TransportResumeGetsStateFromAgent(t *testing.T) {
 	bin := agentBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	for _, profile := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
-		t.Run(string(profile), func(t *testing.T) {
-			inst := startInstance(t, bin, "a1", "sqlite:"+filepath.Join(t.TempDir(), "sessions.db"))
+	for _, tc := range []struct {
+		profile acphttp.Profile
+		retain  string
+	}{{acphttp.WebSocket, "memory"}, {acphttp.StreamableHTTP, "memory"}, {acphttp.WebSocket, "store"}, {acphttp.StreamableHTTP, "store"}} {
+		profile := tc.profile
+		t.Run(string(profile)+"/retain="+tc.retain, func(t *testing.T) {
+			inst := startInstance(t, bin, "a1", "sqlite:"+filepath.Join(t.TempDir(), "sessions.db"), "-retain", tc.retain)
 			cut := &cutter{}
 			conn, err := acphttp.Dial(ctx, "http://"+inst.addr+"/acp", acphttp.DialOptions{
 				Profile:    profile,
