@@ -27,7 +27,9 @@
 // {"type":"start"} replays the recorded messages, then sends a state_update
 // (a turn a dead process left ends idle with stopReason error), then
 // answers; without replayFrom it replays nothing. close, delete, fork and
-// list as in v1.
+// list as in v1. Served over runtime/acphttp, ResumeState (the server's
+// Options.ResumeState) tells a v2 client that resumed a transport stream
+// each of its sessions' state after the replay.
 //
 // Without a store (New given nil) sessions live in memory and none of the
 // store's capabilities is advertised.
