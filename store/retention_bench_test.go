@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/acpgen/acpgen/runtime/acphttp"
 )
@@ -12,7 +13,9 @@ import (
 // each Retention, per message (ns/op), as acphttp calls it: a WebSocket
 // connection appends each message as it is written (batch 1), a Streamable
 // HTTP stream what its receiver took at once (batch 64 under a flood);
-// past RetainMessages (4,096) each append also forgets the oldest.
+// past RetainMessages (4,096) each append also forgets the oldest. The
+// store's Retention writes behind: the time runs until the last message is
+// committed, so ns/msg is what a stream sustains.
 func BenchmarkRetentionAppend(b *testing.B) {
 	msg := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"_meta":{"acp/cursor":"0123456789ab.1234"},"sessionId":"sess_5f0c8b3e9a1d4c7b","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":" word"}}}}`)
 	stores := []struct {
@@ -44,7 +47,9 @@ func BenchmarkRetentionAppend(b *testing.B) {
 					msgs[i] = msg
 				}
 				next := uint64(1)
-				for b.Loop() {
+				b.ResetTimer()
+				start := time.Now()
+				for range b.N {
 					if err := l.Append(next, msgs); err != nil {
 						b.Fatal(err)
 					}
@@ -53,7 +58,11 @@ func BenchmarkRetentionAppend(b *testing.B) {
 						l.Forget(next - acphttp.DefaultRetainMessages - 1)
 					}
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/msg")
+				// Until the last is committed: what a sustained stream costs.
+				if _, err := l.After(next-2, next-1); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*batch), "ns/msg")
 			})
 		}
 	}

@@ -71,11 +71,17 @@ func TestRetentionSweepsWhatADeadProcessLeft(t *testing.T) {
 	if err := old.Append(1, [][]byte{[]byte(`{"i":1}`), []byte(`{"i":2}`)}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := old.After(0, 2); err != nil { // committed: the log writes behind
+		t.Fatal(err)
+	}
 	if _, err := st.db.Exec(`UPDATE acp_stream_log SET at = $1 WHERE tag = 'old'`, time.Now().Add(-2*time.Hour).UnixNano()); err != nil {
 		t.Fatal(err)
 	}
 	young := retentionOf(t, st).Open("o", "young")
 	if err := young.Append(1, [][]byte{[]byte(`{"i":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := young.After(0, 1); err != nil {
 		t.Fatal(err)
 	}
 	retentionOf(t, st) // keep: an hour
@@ -91,5 +97,29 @@ func TestRetentionSweepsWhatADeadProcessLeft(t *testing.T) {
 	}
 	if got := count("young"); got != 1 {
 		t.Errorf("%d rows of the live stream, want 1", got)
+	}
+}
+
+// A commit that fails (here the database is gone) fails the logs it
+// carried: their After reports it, so acphttp refuses the resume as
+// expired, and so does their next Append, so acphttp keeps nothing more.
+func TestRetentionFailureReported(t *testing.T) {
+	st := openSQLite(t, filepath.Join(t.TempDir(), "sessions.db"))
+	l := retentionOf(t, st).Open("o", "t")
+	if err := l.Append(1, [][]byte{[]byte(`{"i":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.After(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	st.db.Close()
+	if err := l.Append(2, [][]byte{[]byte(`{"i":2}`)}); err != nil {
+		t.Fatalf("Append queues: %v", err)
+	}
+	if got, err := l.After(1, 2); err == nil {
+		t.Fatalf("After over a failed commit: %q, want an error", got)
+	}
+	if err := l.Append(3, [][]byte{[]byte(`{"i":3}`)}); err == nil {
+		t.Fatal("Append after a failed commit: want its error")
 	}
 }

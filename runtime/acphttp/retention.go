@@ -23,9 +23,11 @@ type Retention interface {
 // acphttp calls one log's methods one at a time, with the numbers
 // contiguous: Append after the last appended, Forget from the oldest.
 type StreamLog interface {
-	// Append keeps msgs, numbered first, first+1, ... A failure leaves
-	// the log as before the call; acphttp then keeps none of them (a
-	// resume from before them is refused as expired).
+	// Append keeps msgs, numbered first, first+1, ... It may keep them
+	// after it returns (a log that writes behind): After then returns
+	// what every earlier Append kept, or an error. An error (this call's,
+	// or an earlier write's found now) makes acphttp drop what the stream
+	// retains: a resume from before it is refused as expired.
 	Append(first uint64, msgs [][]byte) error
 	// Forget drops the messages numbered through n.
 	Forget(through uint64) error

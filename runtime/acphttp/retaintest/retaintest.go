@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) acphttp.Retention) {
 	t.Run("Forget", func(t *testing.T) { forget(t, open(t)) })
 	t.Run("StreamsApart", func(t *testing.T) { apart(t, open(t)) })
 	t.Run("BytesKept", func(t *testing.T) { bytesKept(t, open(t)) })
+	t.Run("StreamsAtOnce", func(t *testing.T) { atOnce(t, open(t)) })
 	t.Run("ResumeReplaysByteForByte", func(t *testing.T) { replay(t, open(t)) })
 	t.Run("BoundsRefuseExpired", func(t *testing.T) { bounds(t, open) })
 	t.Run("ForeignCursorAsUnknown", func(t *testing.T) { foreign(t, open(t)) })
@@ -158,6 +159,57 @@ func bytesKept(t *testing.T, r acphttp.Retention) {
 		t.Fatal(err)
 	}
 	wantAfter(t, l, 0, 3, want)
+}
+
+// Streams used at once, as a server's connections use theirs (one call at
+// a time per log): each reads back every message it appended, whatever
+// the others do meanwhile.
+func atOnce(t *testing.T, r acphttp.Retention) {
+	const streams, rounds, batch = 8, 50, 7
+	var wg sync.WaitGroup
+	errs := make(chan error, streams)
+	for s := range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := r.Open(fmt.Sprint("p", s%2), newTag())
+			defer l.Close()
+			next := uint64(1)
+			for i := range rounds {
+				m := make([][]byte, batch)
+				for j := range m {
+					m[j] = fmt.Appendf(nil, `{"s":%d,"n":%d}`, s, next+uint64(j))
+				}
+				if err := l.Append(next, m); err != nil {
+					errs <- err
+					return
+				}
+				next += batch
+				if i%10 == 9 {
+					if err := l.Forget(next - 1 - 2*batch); err != nil {
+						errs <- err
+						return
+					}
+				}
+				got, err := l.After(next-1-batch, next-1)
+				if err != nil {
+					errs <- fmt.Errorf("stream %d round %d: %v", s, i, err)
+					return
+				}
+				for j := range got {
+					if !bytes.Equal(got[j], m[j]) {
+						errs <- fmt.Errorf("stream %d round %d: message %d is %s, want %s", s, i, j, got[j], m[j])
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
 
 // counting wraps a Retention to tell which logs are still open.

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -107,8 +107,11 @@ func TestRestartRefusesTransportResumeWithStoreRetention(t *testing.T) {
 				t.Fatalf("cursors %q, want one per update", cursors)
 			}
 			tag, _, _ := strings.Cut(cursors[0], ".")
-			if n := rows(t, driver, dsn, tag); n == 0 {
-				t.Fatal("the session stream's log has no rows in the database")
+			// The log writes behind: its rows are committed soon after.
+			for deadline := time.Now().Add(10 * time.Second); rows(t, driver, dsn, tag) < len(cursors); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the session stream's log has not its rows in the database")
+				}
 			}
 			first.cmd.Process.Kill()
 			first.cmd.Wait()
