@@ -130,14 +130,24 @@ func TestRestartAfterKillLoadsEverythingSent(t *testing.T) {
 
 // A store that cannot be opened (here: a SQLite path under a regular
 // file, which no user can create) costs one log line; the agent serves
-// without it and advertises no session/load, list, resume, close or delete.
+// without it and advertises no session/load, list, resume, close, delete or
+// fork.
 func TestUnopenableStoreWithdrawsCapabilities(t *testing.T) {
 	dir, bin := t.TempDir(), agentBinary(t)
 	ro := filepath.Join(dir, "file")
 	if err := os.WriteFile(ro, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-store", "sqlite:"+filepath.Join(ro, "s.db"))
+	db := filepath.Join(ro, "s.db")
+	servesWithoutStore(t, exec.Command(bin, "-store", "sqlite:"+db), db)
+}
+
+// servesWithoutStore runs cmd, an agent whose store at path cannot be
+// opened, and checks that it advertises none of the store's capabilities
+// (v1 loadSession, sessionCapabilities), runs a prompt turn from memory,
+// exits 0 when its input ends, and wrote one log line, naming the store.
+func servesWithoutStore(t *testing.T, cmd *exec.Cmd, path string) {
+	t.Helper()
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	var stderr strings.Builder
@@ -146,7 +156,8 @@ func TestUnopenableStoreWithdrawsCapabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	conn := acp.NewClientConn(&client{got: make(chan struct{}, 8)}, out, in, acp.ConnOptions{})
+	c := &client{got: make(chan struct{}, 8)}
+	conn := acp.NewClientConn(c, out, in, acp.ConnOptions{})
 	go conn.Run(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -157,9 +168,26 @@ func TestUnopenableStoreWithdrawsCapabilities(t *testing.T) {
 	if c := res.AgentCapabilities; c != nil && (c.LoadSession != nil && *c.LoadSession || c.SessionCapabilities != nil) {
 		t.Errorf("capabilities %+v with no store", c)
 	}
+	s, err := conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatalf("session/new without a store: %v", err)
+	}
+	r, err := conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("hello world")}})
+	if err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("a turn without a store: %+v, %v", r, err)
+	}
+	c.mu.Lock()
+	got := slices.Clone(c.updates)
+	c.mu.Unlock()
+	if want := []string{"agent hello", "agent  world"}; !slices.Equal(got, want) {
+		t.Errorf("the turn streamed %q, want %q", got, want)
+	}
 	in.Close()
-	cmd.Wait()
-	if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n") + 1; lines != 1 || !strings.Contains(stderr.String(), "serving without a session store") {
-		t.Errorf("stderr (%d lines):\n%s", lines, stderr.String())
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the agent exited with %v", err)
+	}
+	log := strings.TrimSpace(stderr.String())
+	if lines := strings.Count(log, "\n") + 1; lines != 1 || !strings.Contains(log, "serving without a session store") || !strings.Contains(log, path) {
+		t.Errorf("stderr (%d lines), want one line naming %s:\n%s", lines, path, log)
 	}
 }
