@@ -165,8 +165,10 @@ func servesWithoutStore(t *testing.T, cmd *exec.Cmd, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := res.AgentCapabilities; c != nil && (c.LoadSession != nil && *c.LoadSession || c.SessionCapabilities != nil) {
+	if c := res.AgentCapabilities; c == nil || c.LoadSession != nil && *c.LoadSession {
 		t.Errorf("capabilities %+v with no store", c)
+	} else if sc := c.SessionCapabilities; sc != nil && (sc.List != nil || sc.Resume != nil || sc.Close != nil || sc.Delete != nil || len(sc.Unknown) != 0) {
+		t.Errorf("session capabilities %+v with no store", sc)
 	}
 	s, err := conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
 	if err != nil {
