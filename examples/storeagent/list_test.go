@@ -111,3 +111,38 @@ func TestV2ListPagesAndFilters(t *testing.T) {
 		t.Errorf("a made-up cursor: %v, want -32602", err)
 	}
 }
+
+// Roots are never carried over: the additionalDirectories a session/load
+// or session/resume gives replace the stored ones (none given: none kept),
+// as session/list then shows.
+func TestLoadAndResumeReplaceRoots(t *testing.T) {
+	a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
+	c, _ := connect(t, a)
+	s, err := c.conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: "/a", AdditionalDirectories: []string{"/x"}, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := func() (string, []string) {
+		t.Helper()
+		l, err := c.conn.SessionList(ctx, &acp.ListSessionsRequest{})
+		if err != nil || len(l.Sessions) != 1 {
+			t.Fatalf("list: %+v, %v", l, err)
+		}
+		return l.Sessions[0].Cwd, l.Sessions[0].AdditionalDirectories
+	}
+	if cwd, dirs := roots(); cwd != "/a" || !slices.Equal(dirs, []string{"/x"}) {
+		t.Fatalf("after session/new: %s %q", cwd, dirs)
+	}
+	if _, err := c.conn.SessionLoad(ctx, &acp.LoadSessionRequest{SessionID: s.SessionID, Cwd: "/b", AdditionalDirectories: []string{"/y", "/z"}, MCPServers: []acp.MCPServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	if cwd, dirs := roots(); cwd != "/b" || !slices.Equal(dirs, []string{"/y", "/z"}) {
+		t.Errorf("after session/load with /y /z: %s %q", cwd, dirs)
+	}
+	if _, err := c.conn.SessionResume(ctx, &acp.ResumeSessionRequest{SessionID: s.SessionID, Cwd: "/b"}); err != nil {
+		t.Fatal(err)
+	}
+	if cwd, dirs := roots(); cwd != "/b" || len(dirs) != 0 {
+		t.Errorf("after session/resume without roots: %s %q, want none", cwd, dirs)
+	}
+}

@@ -68,9 +68,9 @@ func start(t *testing.T, bin, db string) (*exec.Cmd, *acp.ClientConn, *client) {
 }
 
 // An agent killed with SIGKILL mid-turn loses nothing it sent: a new agent
-// process on the same SQLite file replays the conversation on session/load,
-// the updates of the killed turn included, says the turn was interrupted,
-// and runs the session's next turn.
+// process on the same SQLite file lists the session, replays the
+// conversation on session/load, the updates of the killed turn included,
+// says the turn was interrupted, and runs the session's next turn.
 func TestRestartAfterKillLoadsEverythingSent(t *testing.T) {
 	dir, bin := t.TempDir(), agentBinary(t)
 	db := filepath.Join(dir, "sessions.db")
@@ -102,6 +102,10 @@ func TestRestartAfterKillLoadsEverythingSent(t *testing.T) {
 	c.mu.Unlock()
 
 	_, conn2, c2 := start(t, bin, db)
+	// The new process lists the session from the store.
+	if l, err := conn2.SessionList(ctx, &acp.ListSessionsRequest{}); err != nil || len(l.Sessions) != 1 || l.Sessions[0].SessionID != s.SessionID || l.Sessions[0].Cwd != dir {
+		t.Errorf("session/list after the restart: %+v, %v", l, err)
+	}
 	res, err := conn2.SessionLoad(ctx, &acp.LoadSessionRequest{SessionID: s.SessionID, Cwd: dir, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
