@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpgen/acpgen/examples/storeagent"
 	"github.com/acpgen/acpgen/gen/acp"
+	"github.com/acpgen/acpgen/store"
 )
 
 // client keeps the texts of the chunks an agent sends, as "kind text".
@@ -42,7 +43,12 @@ func (c *client) SessionUpdate(_ context.Context, p *acp.SessionNotification) {
 // start runs the agent binary on the SQLite file db and connects to it.
 func start(t *testing.T, bin, db string) (*exec.Cmd, *acp.ClientConn, *client) {
 	t.Helper()
-	cmd := exec.Command(bin, "-store", "sqlite:"+db)
+	return startCmd(t, exec.Command(bin, "-store", "sqlite:"+db))
+}
+
+// startCmd runs cmd, an agent, and connects to it.
+func startCmd(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, *acp.ClientConn, *client) {
+	t.Helper()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -195,5 +201,46 @@ func servesWithoutStore(t *testing.T, cmd *exec.Cmd, path string) {
 	log := strings.TrimSpace(stderr.String())
 	if lines := strings.Count(log, "\n") + 1; lines != 1 || !strings.Contains(log, "serving without a session store") || !strings.Contains(log, path) {
 		t.Errorf("stderr (%d lines), want one line naming %s:\n%s", lines, path, log)
+	}
+}
+
+// Without -store the agent keeps its sessions in acp-sessions.db, SQLite,
+// in its working directory: a new process started there loads the session.
+func TestDefaultStoreIsSQLiteInWorkingDirectory(t *testing.T) {
+	dir, bin := t.TempDir(), agentBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	inDir := func() *exec.Cmd {
+		cmd := exec.Command(bin)
+		cmd.Dir = dir
+		return cmd
+	}
+	cmd, conn, _ := startCmd(t, inDir())
+	s, err := conn.SessionNew(ctx, &acp.NewSessionRequest{Cwd: dir, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.SessionPrompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("hello world")}}); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	st, err := store.Open(ctx, "sqlite:"+filepath.Join(dir, "acp-sessions.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Get(ctx, string(s.SessionID))
+	st.Close()
+	if err != nil {
+		t.Fatalf("the session in %s: %v", filepath.Join(dir, "acp-sessions.db"), err)
+	}
+	_, conn2, c2 := startCmd(t, inDir())
+	if _, err := conn2.SessionLoad(ctx, &acp.LoadSessionRequest{SessionID: s.SessionID, Cwd: dir, MCPServers: []acp.MCPServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	c2.mu.Lock()
+	defer c2.mu.Unlock()
+	if want := []string{"user hello world", "agent hello", "agent  world"}; !slices.Equal(c2.updates, want) {
+		t.Errorf("replayed %q, want %q", c2.updates, want)
 	}
 }
