@@ -102,6 +102,9 @@ func render(dir string) ([]byte, error) {
 	sessions(&b, res)
 	abTables(&b, ab)
 	inspection(&b, res)
+	if err := netTables(&b, dir); err != nil {
+		return nil, err
+	}
 	return b.Bytes(), nil
 }
 
