@@ -43,25 +43,23 @@ func TestListFilters(t *testing.T) {
 		return ids
 	}
 	sorted := func(ids ...acp.SessionID) []acp.SessionID { slices.Sort(ids); return ids }
-	a1, b := "/a", "/b"
 	for _, tc := range []struct {
 		name string
 		q    acp.ListSessionsRequest
 		want []acp.SessionID
 	}{
 		{"no filter", acp.ListSessionsRequest{}, sorted(plain, rooted, swapped, other)},
-		{"cwd /a", acp.ListSessionsRequest{Cwd: &a1}, sorted(plain, rooted, swapped)},
-		{"cwd /b", acp.ListSessionsRequest{Cwd: &b}, sorted(other)},
+		{"cwd /a", acp.ListSessionsRequest{Cwd: new("/a")}, sorted(plain, rooted, swapped)},
+		{"cwd /b", acp.ListSessionsRequest{Cwd: new("/b")}, sorted(other)},
 		{"roots /x /y", acp.ListSessionsRequest{AdditionalDirectories: []string{"/x", "/y"}}, sorted(rooted)},
-		{"cwd /b, roots /x /y", acp.ListSessionsRequest{Cwd: &b, AdditionalDirectories: []string{"/x", "/y"}}, nil},
+		{"cwd /b, roots /x /y", acp.ListSessionsRequest{Cwd: new("/b"), AdditionalDirectories: []string{"/x", "/y"}}, nil},
 	} {
 		if got := list(&tc.q); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: listed %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	bad := "not-a-cursor"
 	var re *acp.RPCError
-	if _, err := c.conn.SessionList(ctx, &acp.ListSessionsRequest{Cursor: &bad}); !errors.As(err, &re) || re.Code != -32602 {
+	if _, err := c.conn.SessionList(ctx, &acp.ListSessionsRequest{Cursor: new("not-a-cursor")}); !errors.As(err, &re) || re.Code != -32602 {
 		t.Errorf("a made-up cursor: %v, want -32602", err)
 	}
 }
@@ -101,13 +99,11 @@ func TestV2ListPagesAndFilters(t *testing.T) {
 	if len(want) != 0 || pages != 2 {
 		t.Errorf("%d sessions not listed, %d pages", len(want), pages)
 	}
-	other := acp2.AbsolutePath("/elsewhere")
-	if l, err := c.conn.SessionList(ctx, &acp2.ListSessionsRequest{Cwd: &other}); err != nil || len(l.Sessions) != 1 || l.Sessions[0].SessionID != elsewhere.SessionID {
+	if l, err := c.conn.SessionList(ctx, &acp2.ListSessionsRequest{Cwd: new(acp2.AbsolutePath("/elsewhere"))}); err != nil || len(l.Sessions) != 1 || l.Sessions[0].SessionID != elsewhere.SessionID {
 		t.Errorf("cwd /elsewhere: %+v, %v", l, err)
 	}
-	bad := acp2.SessionListCursor("not-a-cursor")
 	var re *acp2.RPCError
-	if _, err := c.conn.SessionList(ctx, &acp2.ListSessionsRequest{Cursor: &bad}); !errors.As(err, &re) || re.Code != -32602 {
+	if _, err := c.conn.SessionList(ctx, &acp2.ListSessionsRequest{Cursor: new(acp2.SessionListCursor("not-a-cursor"))}); !errors.As(err, &re) || re.Code != -32602 {
 		t.Errorf("a made-up cursor: %v, want -32602", err)
 	}
 }
