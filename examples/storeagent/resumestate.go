@@ -3,6 +3,7 @@ package storeagent
 import (
 	"context"
 	"slices"
+	"time"
 
 	acp2 "github.com/acpgen/acpgen/gen/acp/v2/unstable"
 	"github.com/acpgen/acpgen/runtime/acphttp"
@@ -96,7 +97,11 @@ func (c *connV2) served() []string {
 func (c *connV2) stateMessage(id string) []byte {
 	t := session.Turn{State: session.TurnRunning}
 	if !c.Running(id) {
-		s, err := c.Store().Get(context.WithoutCancel(c.ctx), id)
+		// The transport waits for this (a WebSocket resume holds its
+		// writes): a store that does not answer soon sends nothing.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), 5*time.Second)
+		defer cancel()
+		s, err := c.Store().Get(ctx, id)
 		if err != nil {
 			return nil
 		}
