@@ -44,9 +44,10 @@ type Store struct {
 	ops       []chan *op
 	committed sync.WaitGroup // the committers
 
-	// appendOne (PostgreSQL only) is Append in one statement.
-	appendOne *sql.Stmt
-	create, get, list, update, reserve, startTurn, endTurn, insertEvent,
+	// appendOne (PostgreSQL only) is Append in one statement, batchOne
+	// AppendBatch.
+	appendOne, batchOne *sql.Stmt
+	create, get, list, update, reserve, startTurn, endTurn, insertEvent, batch,
 	state, closeSession, number, events, del, delLog,
 	forkSource, forkState, forkLog *sql.Stmt
 }
@@ -139,7 +140,7 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 		{&s.reserve, stmtReserve}, {&s.startTurn, stmtStartTurn}, {&s.endTurn, stmtEndTurn},
 		{&s.insertEvent, stmtInsertEvent}, {&s.state, stmtState}, {&s.closeSession, stmtClose},
 		{&s.number, stmtNumber}, {&s.events, stmtEvents}, {&s.del, stmtDelete}, {&s.delLog, stmtDeleteLog},
-		{&s.forkSource, stmtForkSource}, {&s.forkState, stmtForkState}, {&s.forkLog, stmtForkLog},
+		{&s.batch, stmtBatch}, {&s.forkSource, stmtForkSource}, {&s.forkState, stmtForkState}, {&s.forkLog, stmtForkLog},
 	} {
 		stmt, err := db.PrepareContext(ctx, p.text)
 		if err != nil {
@@ -151,6 +152,10 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 	if !d.rowInserts { // PostgreSQL: the statement takes arrays
 		var err error
 		if s.appendOne, err = db.PrepareContext(ctx, stmtAppendOne); err != nil {
+			db.Close()
+			return nil, openError(name, err)
+		}
+		if s.batchOne, err = db.PrepareContext(ctx, stmtBatchOne); err != nil {
 			db.Close()
 			return nil, openError(name, err)
 		}
@@ -499,6 +504,82 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, n int64, first uin
 	}
 	_, err := tx.ExecContext(ctx, stmtInsertArrays, n, int64(first), t, kinds, data)
 	return err
+}
+
+func (s *Store) AppendBatch(ctx context.Context, id string, b session.Batch) (uint64, error) {
+	startData, err := b.Check()
+	if err != nil {
+		return 0, err
+	}
+	// The events as the log holds them: the start's mark, the events, the
+	// end's mark.
+	evs := make([]session.Event, 0, len(b.Events)+2)
+	if b.Start {
+		evs = append(evs, session.Event{Kind: session.KindTurnStart, Data: startData})
+	}
+	evs = append(evs, b.Events...)
+	if b.End != session.TurnNone {
+		kind := session.KindTurnEnd
+		if b.End == session.TurnInterrupted {
+			kind = session.KindTurnInterrupted
+		}
+		evs = append(evs, session.Event{Kind: kind, Data: session.ReasonData(b.Reason)})
+	}
+	if len(evs) == 0 {
+		got, err := s.Get(ctx, id)
+		return got.LastSeq, err
+	}
+	closedMatters, guard := b.Start || len(b.Events) > 0, anyTurn
+	switch {
+	case b.Start:
+		guard = noTurnRunning
+	case b.End != session.TurnNone:
+		guard = turnRunning
+	}
+	args := func(t int64) []any {
+		return []any{id, int64(len(evs)), t, flag(b.Start), []byte(startData), int(b.End), b.Reason, flag(closedMatters)}
+	}
+	var last uint64
+	o := &op{ctx: ctx}
+	if s.batchOne != nil {
+		// PostgreSQL: one statement, in a transaction of several writes or
+		// committed by itself.
+		kinds := make([]int32, len(evs))
+		data := make([][]byte, len(evs))
+		for i, e := range evs {
+			kinds[i], data[i] = int32(e.Kind), e.Data
+		}
+		one := func(stmt *sql.Stmt, why func() error) error {
+			var l int64
+			err := stmt.QueryRowContext(ctx, append(args(nowNanos()), kinds, data)...).Scan(&l)
+			if errors.Is(err, sql.ErrNoRows) {
+				return why()
+			}
+			last = uint64(l)
+			return err
+		}
+		o.run = func(tx *sql.Tx) error {
+			return one(tx.StmtContext(ctx, s.batchOne), s.whyNot(ctx, tx, id, closedMatters, guard))
+		}
+		o.solo = func() error {
+			return one(s.batchOne, func() error { return s.whyNotNow(ctx, id, closedMatters, guard) })
+		}
+	} else {
+		o.run = func(tx *sql.Tx) error {
+			t := nowNanos()
+			n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.batch), s.whyNot(ctx, tx, id, closedMatters, guard), args(t)...)
+			if err != nil {
+				return err
+			}
+			if err := s.insertEvents(ctx, tx, n, l-uint64(len(evs))+1, t, evs); err != nil {
+				return err
+			}
+			last = l
+			return nil
+		}
+	}
+	err = s.writeOp(o, id)
+	return last, err
 }
 
 func (s *Store) StartTurn(ctx context.Context, id string, data json.RawMessage) (uint64, error) {
