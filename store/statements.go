@@ -1,5 +1,7 @@
 package store
 
+import "strings"
+
 // The statements every dialect runs: $N parameters (PostgreSQL's; SQLite
 // reads $N as the N-th argument too), INSERT ... ON CONFLICT DO NOTHING and
 // UPDATE ... RETURNING, which both engines have. Integers stand for flags and
@@ -86,3 +88,17 @@ const (
 	stmtDelete    = `DELETE FROM acp_sessions WHERE id = $1 RETURNING n`
 	stmtDeleteLog = `DELETE FROM acp_events WHERE session_n = $1`
 )
+
+// insertChunks are the row counts of the multi-row inserts SQLite's
+// batches are cut into, largest first; the last is 1, so any count is
+// made of them.
+var insertChunks = []int{64, 16, 4, 1}
+
+// stmtInsertRows inserts rows events, each row's session number,
+// sequence, kind, time and data in this order: five plain ? parameters a
+// row, which SQLite binds by position (a named one, $N, it looks up by
+// name, a cost that grows with the statement's parameters).
+func stmtInsertRows(rows int) string {
+	return `INSERT INTO acp_events (session_n, seq, kind, at, data) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", rows), ", ")
+}

@@ -47,6 +47,9 @@ type Store struct {
 	// appendOne (PostgreSQL only) is Append in one statement, batchOne
 	// AppendBatch.
 	appendOne, batchOne *sql.Stmt
+	// insertRows (SQLite only) insert insertChunks[i] events in one
+	// statement.
+	insertRows []*sql.Stmt
 	create, get, list, update, reserve, startTurn, endTurn, insertEvent, batch,
 	state, closeSession, number, events, del, delLog,
 	forkSource, forkState, forkLog *sql.Stmt
@@ -149,7 +152,16 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 		}
 		*p.stmt = stmt
 	}
-	if !d.rowInserts { // PostgreSQL: the statement takes arrays
+	if d.rowInserts {
+		for _, rows := range insertChunks {
+			stmt, err := db.PrepareContext(ctx, stmtInsertRows(rows))
+			if err != nil {
+				db.Close()
+				return nil, openError(name, err)
+			}
+			s.insertRows = append(s.insertRows, stmt)
+		}
+	} else { // PostgreSQL: the statement takes arrays
 		var err error
 		if s.appendOne, err = db.PrepareContext(ctx, stmtAppendOne); err != nil {
 			db.Close()
@@ -488,14 +500,32 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 // time through the prepared statement, or (several, on PostgreSQL) in one
 // statement taking them as arrays, one round trip whatever their number.
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, n int64, first uint64, t int64, events []session.Event) error {
-	if len(events) == 1 || s.d.rowInserts {
-		stmt := tx.StmtContext(ctx, s.insertEvent)
-		for i, e := range events {
-			if _, err := stmt.ExecContext(ctx, n, int64(first)+int64(i), int(e.Kind), t, []byte(e.Data)); err != nil {
+	if s.d.rowInserts {
+		// The largest statements that fit, so a batch of 100 takes 5
+		// statements, not 100: each costs the driver and SQLite's engine
+		// far more than a row does.
+		args := make([]any, 0, 5*insertChunks[0])
+		for len(events) > 0 {
+			i := 0
+			for insertChunks[i] > len(events) {
+				i++
+			}
+			rows := insertChunks[i]
+			args = args[:0]
+			for j, e := range events[:rows] {
+				args = append(args, n, int64(first)+int64(j), int(e.Kind), t, []byte(e.Data))
+			}
+			if _, err := tx.StmtContext(ctx, s.insertRows[i]).ExecContext(ctx, args...); err != nil {
 				return err
 			}
+			events, first = events[rows:], first+uint64(rows)
 		}
 		return nil
+	}
+	if len(events) == 1 {
+		e := events[0]
+		_, err := tx.StmtContext(ctx, s.insertEvent).ExecContext(ctx, n, int64(first), int(e.Kind), t, []byte(e.Data))
+		return err
 	}
 	kinds := make([]int32, len(events))
 	data := make([][]byte, len(events))

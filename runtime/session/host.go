@@ -29,6 +29,7 @@ type Host struct {
 	mu      sync.Mutex
 	running map[string]*hostTurn // sessions with a turn in this process
 	closing map[string]int       // sessions a Close or Delete is ending
+	ended   uint64               // Closes and Deletes done, for BeginTurn
 }
 
 type hostTurn struct {
@@ -147,6 +148,63 @@ func (h *Host) StartTurn(ctx context.Context, id string, data json.RawMessage, c
 	return seq, nil, err
 }
 
+// BeginTurn is StartTurn for an agent whose connection records the turn's
+// start itself, in the batch of the turn's first updates (TurnStartMethod
+// through its BatchRecorder), and its end in the batch of its last
+// (TurnEndMethod, flushed before Release): a turn then costs the store no
+// write of its own. It reads owner's session id once (ErrNotFound for
+// another owner's), passes it to check when check is not nil (an error
+// from check is returned as it is), and registers a turn of the session
+// in this process as StartTurn does (ErrTurnRunning when one runs here,
+// ErrClosed while a Close or Delete is under way or when the session is
+// closed). It writes to the store only to interrupt a turn the store says
+// is running that no turn here runs (its process died). It returns the
+// session as read; on an error nothing stays registered.
+func (h *Host) BeginTurn(ctx context.Context, owner, id string, check func(Session) error, cancel context.CancelCauseFunc) (Session, error) {
+	h.mu.Lock()
+	ended := h.ended
+	h.mu.Unlock()
+	s, err := h.Get(ctx, owner, id)
+	if err == nil && check != nil {
+		err = check(s)
+	}
+	if err != nil {
+		return s, err
+	}
+	h.mu.Lock()
+	if h.closing[id] > 0 {
+		h.mu.Unlock()
+		return s, ErrClosed
+	}
+	if h.running[id] != nil {
+		h.mu.Unlock()
+		return s, ErrTurnRunning
+	}
+	h.running[id] = &hostTurn{cancel: cancel, done: make(chan struct{})}
+	reread := h.ended != ended
+	h.mu.Unlock()
+	if reread {
+		// A Close or Delete of this process ended between the read and the
+		// registration: read what it left.
+		s, err = h.st.Get(ctx, id)
+	}
+	switch {
+	case err != nil:
+	case s.Closed:
+		err = ErrClosed
+	case s.Turn.State == TurnRunning:
+		// Not this process's (it would be registered), or one of this
+		// process that has ended since the read (then ErrNoTurn).
+		if _, err = h.st.InterruptTurn(ctx, id, InterruptedReason); errors.Is(err, ErrNoTurn) {
+			err = nil
+		}
+	}
+	if err != nil {
+		h.forget(id)
+	}
+	return s, err
+}
+
 // EndTurn records how this process's turn of session id ended
 // (RecordEnd), then forgets it (Release).
 func (h *Host) EndTurn(id, stop, why string) error {
@@ -208,6 +266,7 @@ func (h *Host) stop(ctx context.Context, id string) (done func(), err error) {
 		if h.closing[id]--; h.closing[id] == 0 {
 			delete(h.closing, id)
 		}
+		h.ended++
 		h.mu.Unlock()
 	}
 	if t == nil {
