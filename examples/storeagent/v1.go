@@ -77,10 +77,10 @@ func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.Pr
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// The turn's start and end are recorded with its first and last
-	// updates (session.BatchRecorder), so the turn costs one read and no
-	// write of its own.
+	// updates (session.BatchRecorder), so the turn costs no write of its
+	// own, and no read of a session this process knows.
 	version := func(s session.Session) error { return checkVersion(s, 1) }
-	if _, err := c.BeginTurn(ctx, acphttp.PrincipalFrom(ctx), id, version, cancel); err != nil {
+	if err := c.BeginTurn(ctx, acphttp.PrincipalFrom(ctx), id, version, cancel); err != nil {
 		return nil, v1Err(p.SessionID, err)
 	}
 	defer c.Release(id)

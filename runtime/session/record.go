@@ -260,8 +260,8 @@ func (r *BatchRecorder) Commit(ctx context.Context) error {
 			} else {
 				_, err = r.s.AppendBatch(ctx, id, b)
 			}
-			if errors.Is(err, ErrNotFound) {
-				return nil
+			if errors.Is(err, ErrNotFound) && !b.Start && b.End == TurnNone {
+				return nil // not a session of the store's: sent unrecorded
 			}
 			if err != nil {
 				return fmt.Errorf("session %s: %w", id, err)
