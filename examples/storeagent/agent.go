@@ -111,14 +111,20 @@ func (a *Agent) own(ctx context.Context, id string, v int) (session.Session, err
 	if err != nil {
 		return s, err
 	}
+	return s, checkVersion(s, v)
+}
+
+// checkVersion returns a *VersionError unless s was created with ACP
+// version v.
+func checkVersion(s session.Session, v int) error {
 	var m map[string]json.RawMessage
 	json.Unmarshal(s.Meta, &m)
 	got := 1
 	json.Unmarshal(m[ProtocolKey], &got)
 	if got != v {
-		return s, &VersionError{Session: got, Want: v}
+		return &VersionError{Session: got, Want: v}
 	}
-	return s, nil
+	return nil
 }
 
 // TurnState is the value of _meta["acp/turnState"] on the load and resume

@@ -182,6 +182,44 @@ func (m *Memory) Append(ctx context.Context, id string, events ...Event) (uint64
 	return ms.s.LastSeq, nil
 }
 
+func (m *Memory) AppendBatch(ctx context.Context, id string, b Batch) (uint64, error) {
+	data, err := b.Check()
+	if err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.get(id)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case ms.s.Closed && (b.Start || len(b.Events) > 0):
+		return 0, ErrClosed
+	case b.Start && ms.s.Turn.State == TurnRunning:
+		return 0, ErrTurnRunning
+	case !b.Start && b.End != TurnNone && ms.s.Turn.State != TurnRunning:
+		return 0, ErrNoTurn
+	}
+	t := now()
+	if b.Start {
+		seq := ms.appendLocked(KindTurnStart, data, t)
+		ms.s.Turn = Turn{Start: seq, State: TurnRunning, Data: slices.Clone(data)}
+	}
+	for _, e := range b.Events {
+		ms.appendLocked(e.Kind, e.Data, t)
+	}
+	if b.End != TurnNone {
+		kind := KindTurnEnd
+		if b.End == TurnInterrupted {
+			kind = KindTurnInterrupted
+		}
+		ms.appendLocked(kind, ReasonData(b.Reason), t)
+		ms.s.Turn.State, ms.s.Turn.Reason = b.End, b.Reason
+	}
+	return ms.s.LastSeq, nil
+}
+
 func (m *Memory) StartTurn(ctx context.Context, id string, data json.RawMessage) (uint64, error) {
 	data, err := TurnData(data)
 	if err != nil {
