@@ -57,7 +57,7 @@ go test -count=1 -timeout 30m ./...
 # drivers) is a module of its own too; its race run covers the conformance
 # suite and the committer.
 (cd store && go vet ./... && GOOS=windows go vet ./... && go test -count=1 ./... &&
-	go test -race -count=1 -run 'TestSQLite$|TestPostgres$|TestCloseStore|TestSharedPostgres' ./...)
+	go test -race -count=1 -run 'TestSQLite$|TestPostgres$|TestCloseStore|TestSharedPostgres|TestRetention' ./...)
 # The mcp module (MCP over ACP on the official Go MCP SDK) likewise; its
 # interop tests run the TypeScript SDK installed above.
 (cd mcp && go vet ./... && GOOS=windows go vet ./... && go test -count=1 ./... && go test -race -count=1 ./...)

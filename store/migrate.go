@@ -45,6 +45,20 @@ var migrations = []func(d dialect) []string{
 			)` + d.withoutRowid,
 		}
 	},
+	// The transport's retained messages (Retention): one row per message
+	// of an event stream, by the stream's tag and the message's number.
+	func(d dialect) []string {
+		return []string{
+			`CREATE TABLE acp_stream_log (
+				tag TEXT NOT NULL,
+				n BIGINT NOT NULL,
+				at BIGINT NOT NULL,
+				data ` + d.blob + ` NOT NULL,
+				PRIMARY KEY (tag, n)
+			)` + d.withoutRowid,
+			`CREATE INDEX acp_stream_log_at ON acp_stream_log (at)`,
+		}
+	},
 }
 
 // SchemaVersion is the schema version this module writes.

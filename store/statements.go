@@ -1,5 +1,7 @@
 package store
 
+import "strings"
+
 // The statements every dialect runs: $N parameters (PostgreSQL's; SQLite
 // reads $N as the N-th argument too), INSERT ... ON CONFLICT DO NOTHING and
 // UPDATE ... RETURNING, which both engines have. Integers stand for flags and
@@ -61,6 +63,42 @@ const (
 			SELECT s.n, s.last_seq - $2 + u.o, u.k, $3, u.d
 			FROM s, unnest($4::int[], $5::bytea[]) WITH ORDINALITY AS u(k, d, o))
 		SELECT last_seq FROM s`
+	// stmtBatch takes $2 sequences of session $1 at $3 for an AppendBatch:
+	// with $4 = 1 the first starts a turn holding $5; with $6 not 0 the
+	// turn ends in state $6 with reason $7. It matches no row when the
+	// session is missing, closed while $8 = 1 (the batch starts a turn or
+	// appends), running a turn it would start, or running none it would
+	// end.
+	stmtBatch = `UPDATE acp_sessions SET last_seq = last_seq + $2, updated = $3,
+		turn_start = CASE WHEN $4 = 1 THEN last_seq + 1 ELSE turn_start END,
+		turn_data = CASE WHEN $4 = 1 THEN $5 ELSE turn_data END,
+		turn_state = CASE WHEN $6 <> 0 THEN $6 WHEN $4 = 1 THEN 1 ELSE turn_state END,
+		turn_reason = CASE WHEN $6 <> 0 THEN $7 WHEN $4 = 1 THEN '' ELSE turn_reason END
+		WHERE id = $1 AND ($8 = 0 OR closed = 0) AND ($4 = 0 OR turn_state <> 1)
+			AND ($4 = 1 OR $6 = 0 OR turn_state = 1)
+		RETURNING n, last_seq`
+	// stmtBatchOne (PostgreSQL) is an AppendBatch in one statement:
+	// stmtBatch, and the insert of its events, kinds $9 and data $10 (the
+	// turn's marks among them), with the sequences it took.
+	stmtBatchOne = `WITH s AS (` + stmtBatch + `),
+		i AS (INSERT INTO acp_events (session_n, seq, kind, at, data)
+			SELECT s.n, s.last_seq - $2 + u.o, u.k, $3, u.d
+			FROM s, unnest($9::int[], $10::bytea[]) WITH ORDINALITY AS u(k, d, o))
+		SELECT last_seq FROM s`
 	stmtDelete    = `DELETE FROM acp_sessions WHERE id = $1 RETURNING n`
 	stmtDeleteLog = `DELETE FROM acp_events WHERE session_n = $1`
 )
+
+// insertChunks are the row counts of the multi-row inserts SQLite's
+// batches are cut into, largest first; the last is 1, so any count is
+// made of them.
+var insertChunks = []int{64, 16, 4, 1}
+
+// stmtInsertRows inserts rows events, each row's session number,
+// sequence, kind, time and data in this order: five plain ? parameters a
+// row, which SQLite binds by position (a named one, $N, it looks up by
+// name, a cost that grows with the statement's parameters).
+func stmtInsertRows(rows int) string {
+	return `INSERT INTO acp_events (session_n, seq, kind, at, data) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", rows), ", ")
+}

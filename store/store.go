@@ -44,9 +44,13 @@ type Store struct {
 	ops       []chan *op
 	committed sync.WaitGroup // the committers
 
-	// appendOne (PostgreSQL only) is Append in one statement.
-	appendOne *sql.Stmt
-	create, get, list, update, reserve, startTurn, endTurn, insertEvent,
+	// appendOne (PostgreSQL only) is Append in one statement, batchOne
+	// AppendBatch.
+	appendOne, batchOne *sql.Stmt
+	// insertRows (SQLite only) insert insertChunks[i] events in one
+	// statement.
+	insertRows []*sql.Stmt
+	create, get, list, update, reserve, startTurn, endTurn, insertEvent, batch,
 	state, closeSession, number, events, del, delLog,
 	forkSource, forkState, forkLog *sql.Stmt
 }
@@ -139,7 +143,7 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 		{&s.reserve, stmtReserve}, {&s.startTurn, stmtStartTurn}, {&s.endTurn, stmtEndTurn},
 		{&s.insertEvent, stmtInsertEvent}, {&s.state, stmtState}, {&s.closeSession, stmtClose},
 		{&s.number, stmtNumber}, {&s.events, stmtEvents}, {&s.del, stmtDelete}, {&s.delLog, stmtDeleteLog},
-		{&s.forkSource, stmtForkSource}, {&s.forkState, stmtForkState}, {&s.forkLog, stmtForkLog},
+		{&s.batch, stmtBatch}, {&s.forkSource, stmtForkSource}, {&s.forkState, stmtForkState}, {&s.forkLog, stmtForkLog},
 	} {
 		stmt, err := db.PrepareContext(ctx, p.text)
 		if err != nil {
@@ -148,9 +152,22 @@ func open(ctx context.Context, db *sql.DB, d dialect, name string) (*Store, erro
 		}
 		*p.stmt = stmt
 	}
-	if !d.rowInserts { // PostgreSQL: the statement takes arrays
+	if d.rowInserts {
+		for _, rows := range insertChunks {
+			stmt, err := db.PrepareContext(ctx, stmtInsertRows(rows))
+			if err != nil {
+				db.Close()
+				return nil, openError(name, err)
+			}
+			s.insertRows = append(s.insertRows, stmt)
+		}
+	} else { // PostgreSQL: the statement takes arrays
 		var err error
 		if s.appendOne, err = db.PrepareContext(ctx, stmtAppendOne); err != nil {
+			db.Close()
+			return nil, openError(name, err)
+		}
+		if s.batchOne, err = db.PrepareContext(ctx, stmtBatchOne); err != nil {
 			db.Close()
 			return nil, openError(name, err)
 		}
@@ -483,14 +500,32 @@ func (s *Store) Append(ctx context.Context, id string, events ...session.Event) 
 // time through the prepared statement, or (several, on PostgreSQL) in one
 // statement taking them as arrays, one round trip whatever their number.
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, n int64, first uint64, t int64, events []session.Event) error {
-	if len(events) == 1 || s.d.rowInserts {
-		stmt := tx.StmtContext(ctx, s.insertEvent)
-		for i, e := range events {
-			if _, err := stmt.ExecContext(ctx, n, int64(first)+int64(i), int(e.Kind), t, []byte(e.Data)); err != nil {
+	if s.d.rowInserts {
+		// The largest statements that fit, so a batch of 100 takes 5
+		// statements, not 100: each costs the driver and SQLite's engine
+		// far more than a row does.
+		args := make([]any, 0, 5*insertChunks[0])
+		for len(events) > 0 {
+			i := 0
+			for insertChunks[i] > len(events) {
+				i++
+			}
+			rows := insertChunks[i]
+			args = args[:0]
+			for j, e := range events[:rows] {
+				args = append(args, n, int64(first)+int64(j), int(e.Kind), t, []byte(e.Data))
+			}
+			if _, err := tx.StmtContext(ctx, s.insertRows[i]).ExecContext(ctx, args...); err != nil {
 				return err
 			}
+			events, first = events[rows:], first+uint64(rows)
 		}
 		return nil
+	}
+	if len(events) == 1 {
+		e := events[0]
+		_, err := tx.StmtContext(ctx, s.insertEvent).ExecContext(ctx, n, int64(first), int(e.Kind), t, []byte(e.Data))
+		return err
 	}
 	kinds := make([]int32, len(events))
 	data := make([][]byte, len(events))
@@ -499,6 +534,82 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, n int64, first uin
 	}
 	_, err := tx.ExecContext(ctx, stmtInsertArrays, n, int64(first), t, kinds, data)
 	return err
+}
+
+func (s *Store) AppendBatch(ctx context.Context, id string, b session.Batch) (uint64, error) {
+	startData, err := b.Check()
+	if err != nil {
+		return 0, err
+	}
+	// The events as the log holds them: the start's mark, the events, the
+	// end's mark.
+	evs := make([]session.Event, 0, len(b.Events)+2)
+	if b.Start {
+		evs = append(evs, session.Event{Kind: session.KindTurnStart, Data: startData})
+	}
+	evs = append(evs, b.Events...)
+	if b.End != session.TurnNone {
+		kind := session.KindTurnEnd
+		if b.End == session.TurnInterrupted {
+			kind = session.KindTurnInterrupted
+		}
+		evs = append(evs, session.Event{Kind: kind, Data: session.ReasonData(b.Reason)})
+	}
+	if len(evs) == 0 {
+		got, err := s.Get(ctx, id)
+		return got.LastSeq, err
+	}
+	closedMatters, guard := b.Start || len(b.Events) > 0, anyTurn
+	switch {
+	case b.Start:
+		guard = noTurnRunning
+	case b.End != session.TurnNone:
+		guard = turnRunning
+	}
+	args := func(t int64) []any {
+		return []any{id, int64(len(evs)), t, flag(b.Start), []byte(startData), int(b.End), b.Reason, flag(closedMatters)}
+	}
+	var last uint64
+	o := &op{ctx: ctx}
+	if s.batchOne != nil {
+		// PostgreSQL: one statement, in a transaction of several writes or
+		// committed by itself.
+		kinds := make([]int32, len(evs))
+		data := make([][]byte, len(evs))
+		for i, e := range evs {
+			kinds[i], data[i] = int32(e.Kind), e.Data
+		}
+		one := func(stmt *sql.Stmt, why func() error) error {
+			var l int64
+			err := stmt.QueryRowContext(ctx, append(args(nowNanos()), kinds, data)...).Scan(&l)
+			if errors.Is(err, sql.ErrNoRows) {
+				return why()
+			}
+			last = uint64(l)
+			return err
+		}
+		o.run = func(tx *sql.Tx) error {
+			return one(tx.StmtContext(ctx, s.batchOne), s.whyNot(ctx, tx, id, closedMatters, guard))
+		}
+		o.solo = func() error {
+			return one(s.batchOne, func() error { return s.whyNotNow(ctx, id, closedMatters, guard) })
+		}
+	} else {
+		o.run = func(tx *sql.Tx) error {
+			t := nowNanos()
+			n, l, err := takeSeqs(ctx, tx.StmtContext(ctx, s.batch), s.whyNot(ctx, tx, id, closedMatters, guard), args(t)...)
+			if err != nil {
+				return err
+			}
+			if err := s.insertEvents(ctx, tx, n, l-uint64(len(evs))+1, t, evs); err != nil {
+				return err
+			}
+			last = l
+			return nil
+		}
+	}
+	err = s.writeOp(o, id)
+	return last, err
 }
 
 func (s *Store) StartTurn(ctx context.Context, id string, data json.RawMessage) (uint64, error) {

@@ -102,6 +102,9 @@ func render(dir string) ([]byte, error) {
 	sessions(&b, res)
 	abTables(&b, ab)
 	inspection(&b, res)
+	if err := netTables(&b, dir); err != nil {
+		return nil, err
+	}
 	return b.Bytes(), nil
 }
 
@@ -367,8 +370,8 @@ func generation(w io.Writer, res map[string]result) {
 // sessions prints what recording, replaying and resuming a session cost
 // (issue #36): the store agent's streaming per store, interleaved in one
 // run (store-streaming.txt), the SQLite replay of 10,000 updates
-// (store.txt) and a Streamable HTTP resume against a plain reconnect
-// (resume.txt).
+// (store.txt) and a resume against a plain reconnect, Streamable HTTP and
+// WebSocket (resume.txt).
 func sessions(w io.Writer, res map[string]result) {
 	st, ok := res["BenchmarkStreamingThroughStore"]
 	if !ok {
@@ -379,14 +382,22 @@ func sessions(w io.Writer, res map[string]result) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| session measure | value | target |")
 	fmt.Fprintln(w, "|---|---|---|")
-	fmt.Fprintf(w, "| streaming through the store agent, memory store | %s µs per update | |\n", us(m["memory-ns/update"]))
+	// cpu is the agent process's CPU per update (its client included, the
+	// PostgreSQL server not), when the run measured it.
+	cpu := func(key string) string {
+		if c, ok := m[key+"-cpu-ns/update"]; ok {
+			return fmt.Sprintf(" (%s µs of the agent process's CPU)", us(c))
+		}
+		return ""
+	}
+	fmt.Fprintf(w, "| streaming through the store agent, memory store | %s µs per update%s | |\n", us(m["memory-ns/update"]), cpu("memory"))
 	for _, s := range []struct {
 		name, key string
 		target    float64
 	}{{"SQLite", "sqlite", 0.5}, {"PostgreSQL", "postgres", 0.25}} {
 		x := m[s.key+"-x-memory"]
-		fmt.Fprintf(w, "| streaming through the store agent, %s (`Committed`) | %s µs per update, %.2f of the memory store's throughput | ≥ %.2f: %s |\n",
-			s.name, us(m[s.key+"-ns/update"]), x, s.target, verdict(x >= s.target))
+		fmt.Fprintf(w, "| streaming through the store agent, %s (`Committed`) | %s µs per update%s, %.2f of the memory store's throughput | ≥ %.2f: %s |\n",
+			s.name, us(m[s.key+"-ns/update"]), cpu(s.key), x, s.target, verdict(x >= s.target))
 	}
 	if r, ok := res["BenchmarkReplay10000/sqlite"]; ok {
 		fmt.Fprintf(w, "| replay of 10,000 updates from SQLite | %.0f ms | < 200 ms: %s |\n", r.ns/1e6, verdict(r.ns < 200e6))
@@ -394,6 +405,11 @@ func sessions(w io.Writer, res map[string]result) {
 	if r, ok := res["BenchmarkResumeAfterCut"]; ok {
 		m := r.metrics
 		fmt.Fprintf(w, "| Streamable HTTP cut with 1,000 updates missed: resume, plain reconnect, added by the resume | %.2f ms, %.2f ms, %.2f ms | added < 50 ms: %s |\n",
+			m["resume-ms"], m["reconnect-ms"], m["added-ms"], verdict(m["added-ms"] < 50))
+	}
+	if r, ok := res["BenchmarkResumeAfterCutWebSocket"]; ok {
+		m := r.metrics
+		fmt.Fprintf(w, "| WebSocket cut with 1,000 updates missed: resume, plain reconnect, added by the resume | %.2f ms, %.2f ms, %.2f ms | added < 50 ms: %s |\n",
 			m["resume-ms"], m["reconnect-ms"], m["added-ms"], verdict(m["added-ms"] < 50))
 	}
 }

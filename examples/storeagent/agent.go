@@ -27,7 +27,9 @@
 // {"type":"start"} replays the recorded messages, then sends a state_update
 // (a turn a dead process left ends idle with stopReason error), then
 // answers; without replayFrom it replays nothing. close, delete, fork and
-// list as in v1.
+// list as in v1. Served over runtime/acphttp, ResumeState (the server's
+// Options.ResumeState) tells a v2 client that resumed a transport stream
+// each of its sessions' state after the replay.
 //
 // Without a store (New given nil) sessions live in memory and none of the
 // store's capabilities is advertised.
@@ -40,6 +42,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 
 	"github.com/acpgen/acpgen/runtime/acphttp"
 	"github.com/acpgen/acpgen/runtime/router"
@@ -58,13 +61,16 @@ const InterruptedReason = session.InterruptedReason
 type Agent struct {
 	*session.Host
 	log *slog.Logger
+
+	mu sync.Mutex
+	v2 map[*acphttp.Conn]*connV2 // the v2 connections served over acphttp, for ResumeState
 }
 
 // New returns an agent over st, which it records into; a nil st (the store
 // could not be opened) serves sessions in memory and advertises none of the
 // store's capabilities.
 func New(st session.Store, log *slog.Logger) *Agent {
-	return &Agent{Host: session.NewHost(st), log: log}
+	return &Agent{Host: session.NewHost(st), log: log, v2: map[*acphttp.Conn]*connV2{}}
 }
 
 // Serve runs one connection: runtime/router reads it until initialize and
@@ -105,14 +111,20 @@ func (a *Agent) own(ctx context.Context, id string, v int) (session.Session, err
 	if err != nil {
 		return s, err
 	}
+	return s, checkVersion(s, v)
+}
+
+// checkVersion returns a *VersionError unless s was created with ACP
+// version v.
+func checkVersion(s session.Session, v int) error {
 	var m map[string]json.RawMessage
 	json.Unmarshal(s.Meta, &m)
 	got := 1
 	json.Unmarshal(m[ProtocolKey], &got)
 	if got != v {
-		return s, &VersionError{Session: got, Want: v}
+		return &VersionError{Session: got, Want: v}
 	}
-	return s, nil
+	return nil
 }
 
 // TurnState is the value of _meta["acp/turnState"] on the load and resume

@@ -32,14 +32,15 @@ func (a *Agent) Connect(r io.Reader, w io.Writer, log *slog.Logger) *acp.AgentCo
 }
 
 func (c *Conn) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
-	caps := &acp.AgentCapabilities{}
+	// A session's additional directories are kept with it, in the store or
+	// in memory (the dispatcher refuses relative, empty and null ones).
+	sc := &acp.SessionCapabilities{AdditionalDirectories: &acp.SessionAdditionalDirectoriesCapabilities{}}
+	caps := &acp.AgentCapabilities{SessionCapabilities: sc}
 	if c.Durable() {
 		caps.LoadSession = new(true)
-		caps.SessionCapabilities = &acp.SessionCapabilities{
-			List: &acp.SessionListCapabilities{}, Resume: &acp.SessionResumeCapabilities{},
-			Close: &acp.SessionCloseCapabilities{}, Delete: &acp.SessionDeleteCapabilities{},
-			Fork: &acp.SessionForkCapabilities{},
-		}
+		sc.List, sc.Resume = &acp.SessionListCapabilities{}, &acp.SessionResumeCapabilities{}
+		sc.Close, sc.Delete = &acp.SessionCloseCapabilities{}, &acp.SessionDeleteCapabilities{}
+		sc.Fork = &acp.SessionForkCapabilities{}
 	}
 	return &acp.InitializeResponse{
 		ProtocolVersion:   acp.CurrentProtocolVersion,
@@ -74,24 +75,45 @@ func (c *Conn) SessionNew(ctx context.Context, p *acp.NewSessionRequest) (*acp.N
 
 func (c *Conn) SessionPrompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptResponse, error) {
 	id := string(p.SessionID)
-	if _, err := c.own(ctx, id, 1); err != nil {
-		return nil, v1Err(p.SessionID, err)
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if _, _, err := c.StartTurn(ctx, id, nil, cancel); err != nil {
+	// The turn's start and end are recorded with its first and last
+	// updates (session.BatchRecorder), so the turn costs no write of its
+	// own, and no read of a session this process knows.
+	version := func(s session.Session) error { return checkVersion(s, 1) }
+	if err := c.BeginTurn(ctx, acphttp.PrincipalFrom(ctx), id, version, cancel); err != nil {
 		return nil, v1Err(p.SessionID, err)
 	}
-	stop, err := c.turn(ctx, p)
-	if ferr := jsonrpc.FlushFrom(context.WithoutCancel(ctx)); ferr != nil && stop != "" {
+	defer c.Release(id)
+	// Queued whatever the turn's context does, as the end is.
+	end := context.WithoutCancel(ctx)
+	params, err := session.TurnStartParams(id, nil)
+	if err == nil {
+		err = jsonrpc.RecordFrom(end, session.TurnStartMethod, params)
+	}
+	stop := ""
+	if err == nil {
+		stop, err = c.turn(ctx, p)
+	}
+	// The end follows the turn's updates in the log, committed with the
+	// last of them; the flush returns once it is, so the turn's answer
+	// and the next turn's start come after it.
+	if params, perr := session.TurnEndParams(id, stop, "turn failed"); perr != nil {
+		err = perr
+	} else if rerr := jsonrpc.RecordFrom(end, session.TurnEndMethod, params); rerr != nil {
+		err = rerr
+	}
+	if ferr := jsonrpc.FlushFrom(end); ferr != nil && err == nil {
 		// What the turn sent could not be recorded: the connection has
 		// failed, and the turn did not end as the client saw.
-		stop, err = "", ferr
+		err = ferr
 	}
-	if err := c.EndTurn(id, stop, "turn failed"); err != nil {
-		c.log.Warn("recording the turn's end failed", "sessionId", id, "err", err)
-	}
-	if stop == "" {
+	if err != nil {
+		// The end may not be recorded: record the turn interrupted, unless
+		// it was (ErrNoTurn is not an error for RecordEnd).
+		if rerr := c.RecordEnd(id, "", "turn failed"); rerr != nil {
+			c.log.Warn("recording the turn's end failed", "sessionId", id, "err", rerr)
+		}
 		return nil, err
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReason(stop)}, nil

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	acp2 "github.com/acpgen/acpgen/gen/acp/v2/unstable"
@@ -37,6 +38,9 @@ type connV2 struct {
 	// that started them, not the connection.
 	ctx  context.Context
 	conn *acp2.AgentConn
+
+	smu      sync.Mutex
+	sessions map[string]struct{} // what the connection serves (resumestate.go)
 }
 
 // ServeV2 runs the v2 agent on one connection whose initialize the router
@@ -47,15 +51,18 @@ func (a *Agent) ServeV2(ctx context.Context, r io.Reader, w io.Writer, log *slog
 	c := &connV2{Agent: a, log: log, ctx: ctx}
 	rpc := acp2.RPCOptions{Logger: log, Recorder: session.NewBatchRecorder(a.Store())}
 	c.conn = acp2.NewAgentConn(c, r, w, acp2.ConnOptions{RPC: rpc})
+	if hc, ok := w.(*acphttp.Conn); ok {
+		defer a.serve(hc, c)()
+	}
 	return c.conn.Run(ctx)
 }
 
 // Initialize grants v2's baseline session methods (new, list, resume,
 // close, prompt, cancel), which v2 requires of an agent with sessions: with
 // no store they serve the process's memory. delete and fork are advertised
-// only with the store.
+// only with the store; additional directories are kept either way.
 func (c *connV2) Initialize(ctx context.Context, p *acp2.InitializeRequest) (*acp2.InitializeResponse, error) {
-	caps := &acp2.SessionCapabilities{}
+	caps := &acp2.SessionCapabilities{AdditionalDirectories: &acp2.SessionAdditionalDirectoriesCapabilities{}}
 	if c.Durable() {
 		caps.Delete = &acp2.SessionDeleteCapabilities{}
 		caps.Fork = &acp2.SessionForkCapabilities{}
@@ -92,6 +99,7 @@ func (c *connV2) SessionNew(ctx context.Context, p *acp2.NewSessionRequest) (*ac
 	if err != nil {
 		return nil, err
 	}
+	c.attach(id)
 	return &acp2.NewSessionResponse{SessionID: acp2.SessionID(id)}, nil
 }
 
@@ -101,6 +109,7 @@ func (c *connV2) SessionPrompt(ctx context.Context, p *acp2.PromptRequest) (*acp
 	if err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}
+	c.attach(id)
 	for i, b := range p.Prompt {
 		if b.Other != nil {
 			return nil, acp2.NewInvalidParamsError(map[string]any{"pointer": fmt.Sprintf("/prompt/%d/type", i), "unsupported": b.Other.Type})
@@ -316,6 +325,7 @@ func (c *connV2) SessionResume(ctx context.Context, p *acp2.ResumeSessionRequest
 	if err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}
+	c.attach(s.ID)
 	if from > 0 {
 		replay := session.Unrecorded(c.ctx)
 		_, err := c.ReplayFrom(ctx, string(p.SessionID), from, func(_ uint64, raw json.RawMessage) error {
@@ -351,6 +361,7 @@ func (c *connV2) SessionClose(ctx context.Context, p *acp2.CloseSessionRequest) 
 	if err := c.Close(ctx, acphttp.PrincipalFrom(ctx), string(p.SessionID)); err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}
+	c.detach(string(p.SessionID))
 	return &acp2.CloseSessionResponse{}, nil
 }
 
@@ -359,6 +370,7 @@ func (c *connV2) SessionDelete(ctx context.Context, p *acp2.DeleteSessionRequest
 	if err := c.Delete(ctx, acphttp.PrincipalFrom(ctx), string(p.SessionID)); err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}
+	c.detach(string(p.SessionID))
 	return &acp2.DeleteSessionResponse{}, nil
 }
 
@@ -371,6 +383,7 @@ func (c *connV2) SessionFork(ctx context.Context, p *acp2.ForkSessionRequest) (*
 	if err != nil {
 		return nil, v2Err(p.SessionID, err)
 	}
+	c.attach(id)
 	return &acp2.ForkSessionResponse{SessionID: acp2.SessionID(id)}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -34,8 +35,11 @@ const MetaCursor = "acp/cursor"
 
 // Defaults for Options' retention.
 const (
-	// DefaultRetainMessages is the draft capability's example floor.
-	DefaultRetainMessages = 1000
+	// DefaultRetainMessages holds a turn's 1,000 missed updates and its
+	// answer with room for what socket buffers swallowed at the cut: about
+	// 1.1 MiB for a stream of one-word chunks (BenchmarkRetainedMemory: 272
+	// bytes each), within MaxRetained, which bounds the server's total.
+	DefaultRetainMessages = 4096
 )
 
 // Reasons a resume is refused with, as the 409 body's "reason".
@@ -90,71 +94,135 @@ func (o *Options) retainDefaults() {
 	if o.MaxRetained <= 0 {
 		o.MaxRetained = o.MaxServerBuffered / 4
 	}
+	if o.Retention == nil {
+		o.Retention = MemoryRetention{}
+	}
 }
 
-// retainLocked keeps a delivered message in box's log (see outbox.retain),
+// retainLocked keeps delivered messages in box's log (see outbox.retain),
 // unless the connection is gone. Called with c.mu held.
-func (c *streamConn) retainLocked(box *outbox, e entry) {
+func (c *streamConn) retainLocked(box *outbox, es []entry) {
+	if len(es) == 0 {
+		return
+	}
 	if c.logsGone {
-		box.floor = e.n
+		box.floor = es[len(es)-1].n
 		return
 	}
-	box.retain(c.s, e)
+	box.retain(c.s, c.principal, es)
 }
 
-// evictLocked drops box's oldest retained message. Called with c.mu held.
-func (c *streamConn) evictLocked(box *outbox) { box.evict(c.s) }
+// kept is what an outbox remembers of a retained message to apply the
+// bounds: its charge against MaxRetained and when it was delivered.
+type kept struct {
+	size int64
+	at   int64 // UnixNano
+}
 
-// retain keeps a delivered message in b's log, within RetainMessages and
-// the server's MaxRetained: a message that does not fit evicts the box's
-// oldest ones, and if it still does not fit the log is emptied (a resume
-// from before it is then refused as expired). Both profiles' streams keep
-// their logs so.
-func (b *outbox) retain(s *Server, e entry) {
+var errNotRetained = errors.New("acphttp: messages not retained")
+
+// retain keeps delivered messages (contiguous numbers) in b's log, within
+// RetainMessages and the server's MaxRetained: a message that does not fit
+// evicts the box's oldest ones, and if it still does not fit the log is
+// emptied (a resume from before it is then refused as expired). Both
+// profiles' streams keep their logs so. The log itself (Options.Retention)
+// is told what to forget, then given the messages kept.
+func (b *outbox) retain(s *Server, owner string, es []entry) {
+	last := es[len(es)-1].n
 	if s.o.RetainMessages < 0 {
-		b.floor = e.n
+		b.floor = last
 		return
 	}
-	n := int64(len(e.msg)) + retainOverhead
-	for !s.budget.retain(n) {
-		if len(b.log) == 0 {
-			b.floor = e.n
-			return
+	inLog := b.floor + uint64(len(b.kept)) // the last number the log holds
+	for _, e := range es {
+		n := int64(len(e.msg)) + retainOverhead
+		fits := true
+		for !s.budget.retain(n) {
+			if len(b.kept) == 0 {
+				b.floor, fits = e.n, false
+				break
+			}
+			b.evictMeta(s)
 		}
-		b.evict(s)
+		if !fits {
+			continue
+		}
+		b.kept = append(b.kept, kept{size: n, at: e.at.UnixNano()})
+		b.logBytes += n
+		for len(b.kept) > s.o.RetainMessages {
+			b.evictMeta(s)
+		}
 	}
-	b.log = append(b.log, e)
-	b.logBytes += n
-	for len(b.log) > s.o.RetainMessages {
-		b.evict(s)
+	b.syncForget()
+	from := max(inLog, b.floor) + 1 // the first number not in the log yet
+	if len(b.kept) == 0 || from > last {
+		return
+	}
+	msgs := make([][]byte, 0, last-from+1)
+	for _, e := range es {
+		if e.n >= from {
+			msgs = append(msgs, e.msg)
+		}
+	}
+	if b.log == nil {
+		b.log = s.o.Retention.Open(owner, b.tag)
+	}
+	if b.log.Append(from, msgs) != nil {
+		// Nothing after from-1 is held: keep none of it, and forget
+		// what came before, as a log past its bound would.
+		b.dropMeta(s)
+		b.floor = last
+		b.syncForget()
 	}
 }
 
-// evict drops b's oldest retained message.
-func (b *outbox) evict(s *Server) {
-	e := b.log[0]
-	b.log[0] = entry{}
-	b.log = b.log[1:]
-	if len(b.log) == 0 {
-		b.log = nil
+// evictMeta drops b's oldest retained message from its bounds; syncForget
+// tells the log.
+func (b *outbox) evictMeta(s *Server) {
+	k := b.kept[0]
+	b.kept = b.kept[1:]
+	if len(b.kept) == 0 {
+		b.kept = nil
 	}
-	b.floor = e.n
-	n := int64(len(e.msg)) + retainOverhead
-	b.logBytes -= n
-	s.budget.unretain(n)
+	b.floor++
+	b.logBytes -= k.size
+	s.budget.unretain(k.size)
+}
+
+// dropMeta drops every retained message from b's bounds.
+func (b *outbox) dropMeta(s *Server) {
+	for len(b.kept) > 0 {
+		b.evictMeta(s)
+	}
+}
+
+// syncForget tells b's log to forget what the bounds evicted.
+func (b *outbox) syncForget() {
+	if b.floor <= b.forgot {
+		return
+	}
+	b.forgot = b.floor
+	if b.log != nil {
+		b.log.Forget(b.floor)
+	}
 }
 
 // trim drops what b has retained longer than RetainFor.
 func (b *outbox) trim(s *Server, now time.Time) {
-	for len(b.log) > 0 && now.Sub(b.log[0].at) > s.o.RetainFor {
-		b.evict(s)
+	limit := now.UnixNano() - int64(s.o.RetainFor)
+	for len(b.kept) > 0 && b.kept[0].at < limit {
+		b.evictMeta(s)
 	}
+	b.syncForget()
 }
 
-// dropLog gives back everything b retains.
+// dropLog gives back everything b retains and closes its log.
 func (b *outbox) dropLog(s *Server) {
-	for len(b.log) > 0 {
-		b.evict(s)
+	b.dropMeta(s)
+	b.forgot = b.floor
+	if b.log != nil {
+		b.log.Close()
+		b.log = nil
 	}
 }
 
@@ -167,9 +235,19 @@ func (b *outbox) after(cursor string) ([]entry, string) {
 		return nil, ResumeUnknown
 	case n < b.floor:
 		return nil, ResumeExpired
+	case n == b.sent:
+		return nil, ""
 	}
 	// The log holds floor+1 .. sent, contiguous.
-	return append([]entry(nil), b.log[n-b.floor:]...), ""
+	msgs, err := b.log.After(n, b.sent)
+	if err != nil || uint64(len(msgs)) != b.sent-n {
+		return nil, ResumeExpired
+	}
+	out := make([]entry, len(msgs))
+	for i, m := range msgs {
+		out[i] = entry{n: n + 1 + uint64(i), msg: m}
+	}
+	return out, ""
 }
 
 // trimLogs drops what has been retained longer than RetainFor and forgets
@@ -181,7 +259,7 @@ func (c *streamConn) trimLogs(now time.Time) {
 		b.trim(c.s, now)
 	}
 	for s, b := range c.sessions {
-		if !b.leased && len(b.q) == 0 && len(b.log) == 0 {
+		if !b.leased && len(b.q) == 0 && len(b.kept) == 0 {
 			c.forgetLocked(s, b)
 		}
 	}
@@ -193,6 +271,7 @@ func (c *streamConn) trimLogs(now time.Time) {
 // than unknown. Called with mu held.
 func (c *streamConn) forgetLocked(session string, b *outbox) {
 	delete(c.sessions, session)
+	b.dropLog(c.s)
 	if b.sent == 0 || c.s.o.RetainMessages < 0 {
 		return
 	}

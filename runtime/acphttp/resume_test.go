@@ -464,8 +464,8 @@ func TestDialResumesCutStream(t *testing.T) {
 					return a.conn.Run(ctx)
 				}
 				// What the server wrote into the socket buffers before the
-				// cut is lost: retention must cover it.
-				url := startServer(t, NewServer(serve, Options{RetainMessages: n, Logger: quiet()}))
+				// cut is lost: the default retention must cover it.
+				url := startServer(t, NewServer(serve, Options{Logger: quiet()}))
 				cut := &cutter{}
 				tr := &http.Transport{DialContext: cut.dial}
 				if proto == "h2c" {

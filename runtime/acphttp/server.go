@@ -226,6 +226,10 @@ type Options struct {
 	// does not fit evicts its stream's oldest ones, or is not kept (a resume
 	// from before it is refused). Default MaxServerBuffered/4.
 	MaxRetained int
+	// Retention holds the retained messages' bytes: default
+	// MemoryRetention. The bounds above apply whatever holds them; a
+	// stream's log is read back only by this Server (see Retention).
+	Retention Retention
 	// ResumeState, when set, returns the messages that tell a client which
 	// has just resumed a stream the current state of what the stream
 	// carries: for a WebSocket connection or a Streamable HTTP connection's

@@ -69,12 +69,14 @@ type outbox struct {
 	wake   chan struct{} // cap 1: something changed for the receiver
 	probe  chan struct{} // cap 1: a resume found the stream in use
 
-	tag      string  // the stream's part of its cursors
-	next     uint64  // the last cursor number given to a message
-	sent     uint64  // the last cursor number taken by a receiver
-	floor    uint64  // the last cursor number no longer in log
-	log      []entry // delivered messages floor+1 .. sent
-	logBytes int64   // what log holds of Options.MaxRetained
+	tag      string    // the stream's part of its cursors
+	next     uint64    // the last cursor number given to a message
+	sent     uint64    // the last cursor number taken by a receiver
+	floor    uint64    // the last cursor number no longer retained
+	kept     []kept    // the retained messages floor+1 .. sent, as the bounds count them
+	log      StreamLog // the retained messages themselves; nil until the first is kept
+	forgot   uint64    // what log has been told to forget through
+	logBytes int64     // what kept holds of Options.MaxRetained
 }
 
 func newOutbox() *outbox {
@@ -767,7 +769,7 @@ func (c *streamConn) release(session string, box *outbox) {
 	if session == "" || c.sessions[session] != box {
 		return
 	}
-	if c.killed != nil || (len(box.q) == 0 && len(box.log) == 0) {
+	if c.killed != nil || (len(box.q) == 0 && len(box.kept) == 0) {
 		c.forgetLocked(session, box)
 		return
 	}
@@ -850,8 +852,8 @@ func (c *streamConn) take(box *outbox) (q []entry, charge int64, killed error, f
 		charge += int64(len(q[i].msg)) + outputOverhead
 		q[i].at = now
 		box.sent = q[i].n
-		c.retainLocked(box, q[i])
 	}
+	c.retainLocked(box, q)
 	c.charged -= charge
 	if len(q) > 0 {
 		c.since = time.Now()

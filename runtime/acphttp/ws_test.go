@@ -191,8 +191,9 @@ func TestPingClosesPeerThatStopsAnswering(t *testing.T) {
 }
 
 // A WebSocket client that reads none of the agent's output holds the
-// agent's writes for at most StallTimeout: then the socket is closed and
-// the write fails.
+// agent's writes for at most StallTimeout: then the socket is closed, the
+// output is held for a resume up to MaxBuffered, and once that has waited
+// StallTimeout for room the connection closes and the write fails.
 func TestWebSocketStalledWriteCloses(t *testing.T) {
 	var written atomic.Int64
 	ended := make(chan error, 1)
@@ -202,7 +203,9 @@ func TestWebSocketStalledWriteCloses(t *testing.T) {
 		rpc = jsonrpc.NewConn(c, c, h, jsonrpc.Options{Logger: quiet()})
 		return rpc.Run(ctx)
 	}
-	url := startServer(t, NewServer(serve, Options{StallTimeout: 300 * time.Millisecond, Logger: quiet()}))
+	// MaxBuffered small: the held output fills it at once (64 MiB of it
+	// takes most of guard under the race detector).
+	url := startServer(t, NewServer(serve, Options{StallTimeout: 300 * time.Millisecond, MaxBuffered: 1 << 20, Logger: quiet()}))
 	early := append(clientFrame(opText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)),
 		clientFrame(opText, []byte(`{"jsonrpc":"2.0","method":"flood"}`))...)
 	dialRawWS(t, url, early) // and never read

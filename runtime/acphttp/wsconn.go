@@ -292,7 +292,15 @@ func (c *wsConn) deliveredLocked(e entry) {
 	e.at = time.Now()
 	c.box.sent = e.n
 	c.box.trim(c.s, e.at)
-	c.box.retain(c.s, e)
+	c.box.retain(c.s, c.principal(), []entry{e})
+}
+
+// principal is whom the connection's retained messages belong to.
+func (c *wsConn) principal() string {
+	if c.sc == nil {
+		return ""
+	}
+	return c.sc.principal
 }
 
 // detachLocked forgets the socket and starts the IdleTimeout the

@@ -46,8 +46,8 @@ func TestWebSocketResumesCutConnection(t *testing.T) {
 				return a.conn.Run(ctx)
 			}
 			// What the server wrote into the socket buffers before the
-			// cut is lost: retention must cover it.
-			url := startServer(t, NewServer(serve, Options{RetainMessages: n, Logger: quiet()}))
+			// cut is lost: the default retention must cover it.
+			url := startServer(t, NewServer(serve, Options{Logger: quiet()}))
 			cut := &cutter{}
 			rpc, tc, c := dialRPC(t, url, DialOptions{Profile: WebSocket, HTTPClient: &http.Client{Transport: &http.Transport{DialContext: cut.dial}}})
 			if _, ok := c.l.(*wsClient); !ok || c.l.(*wsClient).tag == "" {

@@ -29,6 +29,44 @@ type Host struct {
 	mu      sync.Mutex
 	running map[string]*hostTurn // sessions with a turn in this process
 	closing map[string]int       // sessions a Close or Delete is ending
+	ended   uint64               // Closes and Deletes done, for BeginTurn
+	known   map[string]known     // what this process last read of sessions
+}
+
+// known is what a Host keeps of a session it created or read, so that a
+// turn (BeginTurn) needs no read: its owner and _meta, which only its
+// creation sets (the Host never changes them), and whether it was closed.
+// Close and Delete forget it, as does a turn that failed, since the store
+// may then hold what this process does not know (another process's turn or
+// close; the connection whose record failed has ended, and the next turn
+// reads again). At most maxKnown sessions are kept; when full it starts
+// over.
+type known struct {
+	owner  string
+	meta   json.RawMessage
+	closed bool
+}
+
+const maxKnown = 1 << 14
+
+// remember keeps what s says of its session; the caller holds h.mu.
+func (h *Host) remember(s Session) {
+	if len(h.known) >= maxKnown {
+		clear(h.known)
+	}
+	h.known[s.ID] = known{owner: s.Owner, meta: s.Meta, closed: s.Closed}
+}
+
+func (h *Host) rememberNow(s Session) {
+	h.mu.Lock()
+	h.remember(s)
+	h.mu.Unlock()
+}
+
+func (h *Host) forgetKnown(id string) {
+	h.mu.Lock()
+	delete(h.known, id)
+	h.mu.Unlock()
 }
 
 type hostTurn struct {
@@ -41,7 +79,7 @@ type hostTurn struct {
 // false, so that the agent advertises no load, list, resume, close, delete
 // or fork.
 func NewHost(st Store) *Host {
-	h := &Host{st: st, durable: st != nil, running: map[string]*hostTurn{}, closing: map[string]int{}}
+	h := &Host{st: st, durable: st != nil, running: map[string]*hostTurn{}, closing: map[string]int{}, known: map[string]known{}}
 	if st == nil {
 		h.st = NewMemory()
 	}
@@ -62,7 +100,10 @@ func (h *Host) New(ctx context.Context, info Info) (string, error) {
 	if info.AdditionalDirectories == nil {
 		info.AdditionalDirectories = []string{}
 	}
-	_, err := h.st.Create(ctx, info)
+	s, err := h.st.Create(ctx, info)
+	if err == nil {
+		h.rememberNow(s)
+	}
 	return info.ID, err
 }
 
@@ -76,10 +117,14 @@ func newID() string {
 // another owner's.
 func (h *Host) Get(ctx context.Context, owner, id string) (Session, error) {
 	s, err := h.st.Get(ctx, id)
-	if err == nil && s.Owner != owner {
+	if err != nil {
+		return s, err
+	}
+	h.rememberNow(s)
+	if s.Owner != owner {
 		return Session{}, ErrNotFound
 	}
-	return s, err
+	return s, nil
 }
 
 // Reopen makes owner's session current again with the request's roots
@@ -102,8 +147,9 @@ func (h *Host) Reopen(ctx context.Context, owner, id, cwd string, dirs []string)
 		if _, err := h.st.InterruptTurn(ctx, id, InterruptedReason); err != nil && !errors.Is(err, ErrNoTurn) {
 			return Session{}, err
 		}
-		return h.st.Get(ctx, id)
+		return h.Get(ctx, owner, id)
 	}
+	h.rememberNow(s)
 	return s, nil
 }
 
@@ -147,6 +193,79 @@ func (h *Host) StartTurn(ctx context.Context, id string, data json.RawMessage, c
 	return seq, nil, err
 }
 
+// BeginTurn is StartTurn for an agent whose connection records the turn's
+// start itself, in the batch of the turn's first updates (TurnStartMethod
+// through its BatchRecorder), and its end in the batch of its last
+// (TurnEndMethod, flushed before Release): a turn then costs the store no
+// write of its own. It checks owner's session id (ErrNotFound for another
+// owner's) with what this process knows of it (the session it created or
+// last read: owner, _meta, closed), reading it only when it knows nothing,
+// passes that to check when check is not nil (an error from check is
+// returned as it is), and registers a turn of the session in this process
+// as StartTurn does (ErrTurnRunning when one runs here, ErrClosed while a
+// Close or Delete is under way or when the session is closed). It writes
+// to the store only to interrupt a turn a read found running that no turn
+// here runs (its process died). On an error nothing stays registered.
+//
+// What another process did since (a close, a turn it runs) is found by the
+// turn's first batch, whose start the store then refuses: the connection
+// fails as for any record failure, the failed turn's RecordEnd forgets what
+// this process knew, and the session's next turn reads it.
+func (h *Host) BeginTurn(ctx context.Context, owner, id string, check func(Session) error, cancel context.CancelCauseFunc) error {
+	h.mu.Lock()
+	ended := h.ended
+	k, ok := h.known[id]
+	h.mu.Unlock()
+	var s Session
+	var err error
+	if ok {
+		s = Session{Info: Info{ID: id, Owner: k.owner, Meta: k.meta}, Closed: k.closed}
+		if k.owner != owner {
+			err = ErrNotFound
+		}
+	} else {
+		s, err = h.Get(ctx, owner, id)
+	}
+	if err == nil && check != nil {
+		err = check(s)
+	}
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	if h.closing[id] > 0 {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	if h.running[id] != nil {
+		h.mu.Unlock()
+		return ErrTurnRunning
+	}
+	h.running[id] = &hostTurn{cancel: cancel, done: make(chan struct{})}
+	reread := h.ended != ended
+	h.mu.Unlock()
+	if reread {
+		// A Close or Delete of this process ended between the check and
+		// the registration: read what it left.
+		s, err = h.Get(ctx, owner, id)
+	}
+	switch {
+	case err != nil:
+	case s.Closed:
+		err = ErrClosed
+	case s.Turn.State == TurnRunning:
+		// Not this process's (it would be registered), or one of this
+		// process that has ended since the read (then ErrNoTurn).
+		if _, err = h.st.InterruptTurn(ctx, id, InterruptedReason); errors.Is(err, ErrNoTurn) {
+			err = nil
+		}
+	}
+	if err != nil {
+		h.forget(id)
+	}
+	return err
+}
+
 // EndTurn records how this process's turn of session id ended
 // (RecordEnd), then forgets it (Release).
 func (h *Host) EndTurn(id, stop, why string) error {
@@ -162,6 +281,9 @@ func (h *Host) EndTurn(id, stop, why string) error {
 // a turn that reports its end to the client after recording it (v2's idle
 // state_update) is waited for by close until it has.
 func (h *Host) RecordEnd(id, stop, why string) error {
+	if stop == "" {
+		h.forgetKnown(id)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var err error
@@ -202,12 +324,14 @@ func (h *Host) stop(ctx context.Context, id string) (done func(), err error) {
 	h.mu.Lock()
 	h.closing[id]++
 	t := h.running[id]
+	delete(h.known, id)
 	h.mu.Unlock()
 	done = func() {
 		h.mu.Lock()
 		if h.closing[id]--; h.closing[id] == 0 {
 			delete(h.closing, id)
 		}
+		h.ended++
 		h.mu.Unlock()
 	}
 	if t == nil {
@@ -261,7 +385,10 @@ func (h *Host) Fork(ctx context.Context, from string, info Info) (string, error)
 	if info.AdditionalDirectories == nil {
 		info.AdditionalDirectories = []string{}
 	}
-	_, err := h.st.Fork(ctx, from, info)
+	s, err := h.st.Fork(ctx, from, info)
+	if err == nil {
+		h.rememberNow(s)
+	}
 	return info.ID, err
 }
 

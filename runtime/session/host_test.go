@@ -137,3 +137,66 @@ func TestHostWithoutStore(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// BeginTurn registers a turn and writes nothing, refusing as StartTurn
+// does: another owner's session is unknown, a second turn of the session
+// is ErrTurnRunning, a closed one ErrClosed (closed by this Host, whose
+// knowledge Close drops, or found closed by a read); a turn the store says
+// is running that this process does not run is interrupted first. A
+// refused BeginTurn leaves nothing registered.
+func TestHostBeginTurn(t *testing.T) {
+	ctx := context.Background()
+	st := session.NewMemory()
+	h := session.NewHost(st)
+	id, err := h.New(ctx, session.Info{Owner: "alice", Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop := func(error) {}
+	if err := h.BeginTurn(ctx, "bob", id, nil, noop); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("BeginTurn of another owner's session: %v, want ErrNotFound", err)
+	}
+	checked := errors.New("refused by check")
+	if err := h.BeginTurn(ctx, "alice", id, func(s session.Session) error {
+		if s.Owner != "alice" || s.ID != id {
+			t.Errorf("check given %+v", s.Info)
+		}
+		return checked
+	}, noop); err != checked {
+		t.Errorf("BeginTurn whose check fails: %v, want the check's error", err)
+	}
+	if h.Running(id) {
+		t.Fatal("a refused BeginTurn left its turn registered")
+	}
+	if err := h.BeginTurn(ctx, "alice", id, nil, noop); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := st.Get(ctx, id); s.LastSeq != 0 || s.Turn.State != session.TurnNone {
+		t.Errorf("BeginTurn wrote: %+v", s)
+	}
+	if err := h.BeginTurn(ctx, "alice", id, nil, noop); !errors.Is(err, session.ErrTurnRunning) {
+		t.Errorf("a second BeginTurn: %v, want ErrTurnRunning", err)
+	}
+	h.Release(id)
+	if err := h.Close(ctx, "alice", id); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.BeginTurn(ctx, "alice", id, nil, noop); !errors.Is(err, session.ErrClosed) || h.Running(id) {
+		t.Errorf("BeginTurn after Close: %v (running %v), want ErrClosed", err, h.Running(id))
+	}
+	// A turn a dead process left running, in a session this Host has not
+	// read: interrupted, then the turn is registered.
+	other, err := st.Create(ctx, session.Info{ID: "orphan", Owner: "alice", AdditionalDirectories: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.StartTurn(ctx, other.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.BeginTurn(ctx, "alice", other.ID, nil, noop); err != nil || !h.Running(other.ID) {
+		t.Fatalf("BeginTurn over an orphaned turn: %v", err)
+	}
+	if s, _ := st.Get(ctx, other.ID); s.Turn.State != session.TurnInterrupted || s.Turn.Reason != session.InterruptedReason {
+		t.Errorf("the orphaned turn: %+v, want interrupted", s.Turn)
+	}
+}

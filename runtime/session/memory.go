@@ -182,8 +182,8 @@ func (m *Memory) Append(ctx context.Context, id string, events ...Event) (uint64
 	return ms.s.LastSeq, nil
 }
 
-func (m *Memory) StartTurn(ctx context.Context, id string, data json.RawMessage) (uint64, error) {
-	data, err := TurnData(data)
+func (m *Memory) AppendBatch(ctx context.Context, id string, b Batch) (uint64, error) {
+	data, err := b.Check()
 	if err != nil {
 		return 0, err
 	}
@@ -193,41 +193,45 @@ func (m *Memory) StartTurn(ctx context.Context, id string, data json.RawMessage)
 	if err != nil {
 		return 0, err
 	}
-	if ms.s.Closed {
+	switch {
+	case ms.s.Closed && (b.Start || len(b.Events) > 0):
 		return 0, ErrClosed
-	}
-	if ms.s.Turn.State == TurnRunning {
+	case b.Start && ms.s.Turn.State == TurnRunning:
 		return 0, ErrTurnRunning
+	case !b.Start && b.End != TurnNone && ms.s.Turn.State != TurnRunning:
+		return 0, ErrNoTurn
 	}
-	seq := ms.appendLocked(KindTurnStart, data, now())
-	ms.s.Turn = Turn{Start: seq, State: TurnRunning, Data: slices.Clone(data)}
-	return seq, nil
+	t := now()
+	if b.Start {
+		seq := ms.appendLocked(KindTurnStart, data, t)
+		ms.s.Turn = Turn{Start: seq, State: TurnRunning, Data: slices.Clone(data)}
+	}
+	for _, e := range b.Events {
+		ms.appendLocked(e.Kind, e.Data, t)
+	}
+	if b.End != TurnNone {
+		kind := KindTurnEnd
+		if b.End == TurnInterrupted {
+			kind = KindTurnInterrupted
+		}
+		ms.appendLocked(kind, ReasonData(b.Reason), t)
+		ms.s.Turn.State, ms.s.Turn.Reason = b.End, b.Reason
+	}
+	return ms.s.LastSeq, nil
+}
+
+// StartTurn, EndTurn and InterruptTurn are batches of one mark: one
+// reading of a turn's rules, AppendBatch's.
+func (m *Memory) StartTurn(ctx context.Context, id string, data json.RawMessage) (uint64, error) {
+	return m.AppendBatch(ctx, id, Batch{Start: true, StartData: data})
 }
 
 func (m *Memory) EndTurn(ctx context.Context, id string, stopReason string) (uint64, error) {
-	return m.endTurn(id, KindTurnEnd, TurnEnded, stopReason)
+	return m.AppendBatch(ctx, id, Batch{End: TurnEnded, Reason: stopReason})
 }
 
 func (m *Memory) InterruptTurn(ctx context.Context, id string, reason string) (uint64, error) {
-	return m.endTurn(id, KindTurnInterrupted, TurnInterrupted, reason)
-}
-
-func (m *Memory) endTurn(id string, kind Kind, state TurnState, reason string) (uint64, error) {
-	if err := CheckText(reason); err != nil {
-		return 0, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms, err := m.get(id)
-	if err != nil {
-		return 0, err
-	}
-	if ms.s.Turn.State != TurnRunning {
-		return 0, ErrNoTurn
-	}
-	seq := ms.appendLocked(kind, ReasonData(reason), now())
-	ms.s.Turn.State, ms.s.Turn.Reason = state, reason
-	return seq, nil
+	return m.AppendBatch(ctx, id, Batch{End: TurnInterrupted, Reason: reason})
 }
 
 func (m *Memory) Events(ctx context.Context, id string, after uint64, limit int) ([]Event, error) {

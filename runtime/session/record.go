@@ -90,21 +90,88 @@ func Replay(ctx context.Context, s Store, id string, send func(update json.RawMe
 // in the store. Updates of a session s does not hold are sent unrecorded;
 // any other failure (a closed session included) fails the connection. One
 // BatchRecorder serves one connection.
+//
+// It also records a turn's start and end that an agent queues on the
+// connection, in order with its updates and never written
+// (jsonrpc.RecordFrom with TurnStartMethod and TurnStartParams, or
+// TurnEndMethod and TurnEndParams): the marks join the updates around them
+// in one AppendBatch, so a turn costs no commit of its own.
 type BatchRecorder struct {
 	s     Store
 	order []string // sessions in the order of their first update
-	kept  map[string][]Event
+	kept  map[string][]Batch
 }
 
 // NewBatchRecorder returns a BatchRecorder appending to s.
 func NewBatchRecorder(s Store) *BatchRecorder {
-	return &BatchRecorder{s: s, kept: map[string][]Event{}}
+	return &BatchRecorder{s: s, kept: map[string][]Batch{}}
 }
 
-// Record keeps the update of a session/update for Commit; other messages,
-// and those sent on a context from Unrecorded, are not recorded.
+// The record-only messages (never sent) that carry a turn's marks to a
+// BatchRecorder, with their params made by TurnStartParams and
+// TurnEndParams.
+const (
+	TurnStartMethod = "_acpgen/session/turn_start"
+	TurnEndMethod   = "_acpgen/session/turn_end"
+)
+
+type turnMark struct {
+	SessionID string          `json:"sessionId"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	// StopReason ends the turn (TurnEnded); without it the turn is
+	// interrupted with Interrupted as the reason.
+	StopReason  string `json:"stopReason,omitempty"`
+	Interrupted string `json:"interrupted,omitempty"`
+}
+
+// TurnStartParams are the params of a TurnStartMethod message: session id
+// starts a turn holding data (as Store.StartTurn).
+func TurnStartParams(id string, data json.RawMessage) ([]byte, error) {
+	data, err := TurnData(data)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(turnMark{SessionID: id, Data: data})
+}
+
+// TurnEndParams are the params of a TurnEndMethod message: session id's
+// turn ends with stopReason (as Store.EndTurn), or with stopReason "" is
+// interrupted with reason why (as Store.InterruptTurn).
+func TurnEndParams(id, stopReason, why string) ([]byte, error) {
+	m := turnMark{SessionID: id, StopReason: stopReason}
+	if stopReason == "" {
+		m.Interrupted = why
+	}
+	return json.Marshal(m)
+}
+
+// last returns the batch of sessionID that what comes next joins: a new
+// one when next cannot follow what the last one holds (fresh says whether
+// it can).
+func (r *BatchRecorder) last(sessionID string, fresh func(*Batch) bool) *Batch {
+	bs, seen := r.kept[sessionID]
+	if !seen {
+		r.order = append(r.order, sessionID)
+	}
+	if len(bs) == 0 || !fresh(&bs[len(bs)-1]) {
+		bs = append(bs, Batch{})
+		r.kept[sessionID] = bs
+	}
+	return &bs[len(bs)-1]
+}
+
+// Record keeps the update of a session/update, and the turn marks, for
+// Commit; other messages, and those sent on a context from Unrecorded, are
+// not recorded.
 func (r *BatchRecorder) Record(ctx context.Context, method, sessionID string, params []byte) error {
-	if method != UpdateMethod || sessionID == "" || ctx.Value(unrecordedKey{}) != nil {
+	if sessionID == "" || ctx.Value(unrecordedKey{}) != nil {
+		return nil
+	}
+	switch method {
+	case UpdateMethod:
+	case TurnStartMethod, TurnEndMethod:
+		return r.mark(method, sessionID, params)
+	default:
 		return nil
 	}
 	update, ok := topMember(params, "update")
@@ -119,11 +186,28 @@ func (r *BatchRecorder) Record(ctx context.Context, method, sessionID string, pa
 		}
 		update = p.Update
 	}
-	evs, seen := r.kept[sessionID]
-	if !seen {
-		r.order = append(r.order, sessionID)
+	b := r.last(sessionID, func(b *Batch) bool { return b.End == TurnNone })
+	b.Events = append(b.Events, Event{Kind: KindUpdate, Data: update})
+	return nil
+}
+
+// mark keeps a turn's start (before anything else of its batch) or end
+// (after everything else).
+func (r *BatchRecorder) mark(method, sessionID string, params []byte) error {
+	var m turnMark
+	if err := json.Unmarshal(params, &m); err != nil {
+		return fmt.Errorf("%w: %s params: %v", ErrInvalid, method, err)
 	}
-	r.kept[sessionID] = append(evs, Event{Kind: KindUpdate, Data: update})
+	if method == TurnStartMethod {
+		b := r.last(sessionID, func(b *Batch) bool { return !b.Start && len(b.Events) == 0 && b.End == TurnNone })
+		b.Start, b.StartData = true, m.Data
+		return nil
+	}
+	b := r.last(sessionID, func(b *Batch) bool { return b.End == TurnNone })
+	b.End, b.Reason = TurnEnded, m.StopReason
+	if m.StopReason == "" {
+		b.End, b.Reason = TurnInterrupted, m.Interrupted
+	}
 	return nil
 }
 
@@ -169,12 +253,19 @@ func (r *BatchRecorder) Commit(ctx context.Context) error {
 		r.order = r.order[:0]
 	}()
 	appendOne := func(id string) error {
-		_, err := r.s.Append(ctx, id, r.kept[id]...)
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("session %s: %w", id, err)
+		for _, b := range r.kept[id] {
+			var err error
+			if !b.Start && b.End == TurnNone {
+				_, err = r.s.Append(ctx, id, b.Events...)
+			} else {
+				_, err = r.s.AppendBatch(ctx, id, b)
+			}
+			if errors.Is(err, ErrNotFound) && !b.Start && b.End == TurnNone {
+				return nil // not a session of the store's: sent unrecorded
+			}
+			if err != nil {
+				return fmt.Errorf("session %s: %w", id, err)
+			}
 		}
 		return nil
 	}

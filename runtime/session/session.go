@@ -22,6 +22,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -68,6 +69,15 @@ type Store interface {
 	// and each Data one JSON value; the store keeps a copy. ErrClosed on a
 	// closed session.
 	Append(ctx context.Context, id string, events ...Event) (last uint64, err error)
+	// AppendBatch records b in the session's log in one write, all of it
+	// or nothing: a turn's start (b.Start, as StartTurn), b.Events (as
+	// Append), then the turn's end (b.End, as EndTurn or InterruptTurn), in
+	// that order, each part failing as its own method would (ErrClosed,
+	// ErrTurnRunning, ErrNoTurn, ErrInvalid, ErrNotFound). It returns the
+	// sequence of the last event it recorded. A recorder that writes
+	// behind (BatchRecorder) commits a turn's marks with the updates
+	// around them, a commit fewer for each.
+	AppendBatch(ctx context.Context, id string, b Batch) (last uint64, err error)
 	// StartTurn appends a KindTurnStart event holding data (one JSON value
 	// the caller chooses, such as the prompt request's id; nil is null) and
 	// makes it the session's running turn. ErrTurnRunning if a turn is
@@ -99,6 +109,49 @@ type Store interface {
 	Delete(ctx context.Context, id string) error
 	// Close releases the store's resources. Calls after it fail.
 	Close() error
+}
+
+// Batch is what one Store.AppendBatch records: its parts in this order,
+// each optional (an empty Batch records nothing and returns the session's
+// last sequence).
+type Batch struct {
+	// Start starts a turn whose KindTurnStart event holds StartData (nil is
+	// null), as StartTurn does.
+	Start     bool
+	StartData json.RawMessage
+	// Events are appended as Append appends them.
+	Events []Event
+	// End, TurnEnded or TurnInterrupted, ends the running turn (the one
+	// Start began, or one already running) with Reason: the stop reason,
+	// as EndTurn records it, or the interruption's reason, as
+	// InterruptTurn does. TurnNone leaves the turn as it is.
+	End    TurnState
+	Reason string
+}
+
+// Check returns ErrInvalid when b holds what its methods would refuse, and
+// the start's data as StartTurn records it.
+func (b *Batch) Check() (startData json.RawMessage, err error) {
+	if b.Start {
+		if startData, err = TurnData(b.StartData); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.Events) > 0 {
+		if err := CheckAppend(b.Events); err != nil {
+			return nil, err
+		}
+	}
+	switch b.End {
+	case TurnNone:
+	case TurnEnded, TurnInterrupted:
+		if err := CheckText(b.Reason); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: a batch cannot end a turn as %s", ErrInvalid, b.End)
+	}
+	return startData, nil
 }
 
 // Info is what a session is listed with: the fields of ACP's SessionInfo,

@@ -48,6 +48,8 @@ var cases = []struct {
 	{"ConcurrentAppends", testConcurrentAppends},
 	{"Turns", testTurns},
 	{"TurnErrors", testTurnErrors},
+	{"AppendBatch", testAppendBatch},
+	{"AppendBatchErrors", testAppendBatchErrors},
 	{"CloseKeepsRecord", testCloseKeepsRecord},
 	{"CloseInterruptsTurn", testCloseInterruptsTurn},
 	{"Update", testUpdate},
@@ -873,4 +875,128 @@ func jsonEqual(a, b json.RawMessage) bool {
 	ja, _ := json.Marshal(x)
 	jb, _ := json.Marshal(y)
 	return string(ja) == string(jb)
+}
+
+// wantLog fails t unless session id's log is want: each event's kind and
+// data (JSON-equal), sequences 1, 2, ...
+func wantLog(t *testing.T, st session.Store, id string, want []logEntry) {
+	t.Helper()
+	evs := events(t, st, id, 0, 0)
+	if len(evs) != len(want) {
+		t.Fatalf("log of %d events, want %d: %v", len(evs), len(want), evs)
+	}
+	for i, e := range evs {
+		if e.Seq != uint64(i+1) || e.Kind != want[i].kind || !jsonEqual(e.Data, json.RawMessage(want[i].data)) {
+			t.Errorf("event %d: %d %s %s, want %d %s %s", i, e.Seq, e.Kind, e.Data, i+1, want[i].kind, want[i].data)
+		}
+	}
+}
+
+type logEntry struct {
+	kind session.Kind
+	data string
+}
+
+func updates(from, to int) []session.Event {
+	var evs []session.Event
+	for n := from; n <= to; n++ {
+		evs = append(evs, session.Event{Kind: session.KindUpdate, Data: Update(n)})
+	}
+	return evs
+}
+
+func testAppendBatch(t *testing.T, st session.Store) {
+	id := NewID("b")
+	create(t, st, session.Info{ID: id})
+	batch := func(b session.Batch, want uint64) {
+		t.Helper()
+		last, err := st.AppendBatch(ctx, id, b)
+		if err != nil || last != want {
+			t.Fatalf("AppendBatch(%+v): %d, %v; want %d", b, last, err, want)
+		}
+	}
+	turn := func(want session.Turn) {
+		t.Helper()
+		s := get(t, st, id)
+		if s.Turn.Start != want.Start || s.Turn.State != want.State || s.Turn.Reason != want.Reason || !jsonEqual(s.Turn.Data, want.Data) {
+			t.Errorf("turn %+v (data %s), want %+v (data %s)", s.Turn, s.Turn.Data, want, want.Data)
+		}
+	}
+	// A whole turn in one batch.
+	batch(session.Batch{Start: true, StartData: json.RawMessage(`{"requestId":7}`), Events: updates(1, 2), End: session.TurnEnded, Reason: "end_turn"}, 4)
+	turn(session.Turn{Start: 1, State: session.TurnEnded, Data: json.RawMessage(`{"requestId":7}`), Reason: "end_turn"})
+	// A turn over three batches: started with no data, appended to, ended
+	// with an interruption after its last events.
+	batch(session.Batch{Start: true}, 5)
+	turn(session.Turn{Start: 5, State: session.TurnRunning, Data: json.RawMessage(`null`)})
+	batch(session.Batch{Events: updates(3, 3)}, 6)
+	turn(session.Turn{Start: 5, State: session.TurnRunning, Data: json.RawMessage(`null`)})
+	batch(session.Batch{Events: updates(4, 4), End: session.TurnInterrupted, Reason: "instance died"}, 8)
+	turn(session.Turn{Start: 5, State: session.TurnInterrupted, Data: json.RawMessage(`null`), Reason: "instance died"})
+	// Nothing to record: the last sequence, nothing written.
+	batch(session.Batch{}, 8)
+	// Start and end, no events; then the methods of one part each still
+	// see the batches' turns.
+	batch(session.Batch{Start: true, StartData: json.RawMessage(`"x"`), End: session.TurnEnded, Reason: "cancelled"}, 10)
+	if seq, err := st.StartTurn(ctx, id, nil); err != nil || seq != 11 {
+		t.Fatalf("StartTurn after batches: %d, %v", seq, err)
+	}
+	batch(session.Batch{End: session.TurnEnded, Reason: "refusal"}, 12)
+	turn(session.Turn{Start: 11, State: session.TurnEnded, Data: json.RawMessage(`null`), Reason: "refusal"})
+	if s := get(t, st, id); s.LastSeq != 12 {
+		t.Errorf("last sequence %d, want 12", s.LastSeq)
+	}
+	wantLog(t, st, id, []logEntry{
+		{session.KindTurnStart, `{"requestId":7}`},
+		{session.KindUpdate, string(Update(1))},
+		{session.KindUpdate, string(Update(2))},
+		{session.KindTurnEnd, `"end_turn"`},
+		{session.KindTurnStart, `null`},
+		{session.KindUpdate, string(Update(3))},
+		{session.KindUpdate, string(Update(4))},
+		{session.KindTurnInterrupted, `"instance died"`},
+		{session.KindTurnStart, `"x"`},
+		{session.KindTurnEnd, `"cancelled"`},
+		{session.KindTurnStart, `null`},
+		{session.KindTurnEnd, `"refusal"`},
+	})
+}
+
+// testAppendBatchErrors: a batch a part of which its own method would
+// refuse writes nothing.
+func testAppendBatchErrors(t *testing.T, st session.Store) {
+	if _, err := st.AppendBatch(ctx, NewID("missing"), session.Batch{Events: updates(1, 1)}); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("AppendBatch to an unknown session: %v, want ErrNotFound", err)
+	}
+	id := NewID("b")
+	create(t, st, session.Info{ID: id})
+	refused := func(b session.Batch, want error) {
+		t.Helper()
+		before := get(t, st, id)
+		if _, err := st.AppendBatch(ctx, id, b); !errors.Is(err, want) {
+			t.Errorf("AppendBatch(%+v): %v, want %v", b, err, want)
+		}
+		if after := get(t, st, id); after.LastSeq != before.LastSeq || after.Turn.State != before.Turn.State || after.Turn.Start != before.Turn.Start {
+			t.Errorf("a refused AppendBatch(%+v) wrote: last %d turn %+v, before last %d turn %+v", b, after.LastSeq, after.Turn, before.LastSeq, before.Turn)
+		}
+	}
+	refused(session.Batch{Events: updates(1, 1), End: session.TurnEnded, Reason: "end_turn"}, session.ErrNoTurn)
+	refused(session.Batch{Events: []session.Event{{Kind: session.KindTurnStart, Data: json.RawMessage(`1`)}}}, session.ErrInvalid)
+	refused(session.Batch{Events: []session.Event{{Kind: session.KindUpdate, Data: json.RawMessage(`{`)}}}, session.ErrInvalid)
+	refused(session.Batch{Start: true, StartData: json.RawMessage(`{`)}, session.ErrInvalid)
+	refused(session.Batch{Start: true, End: session.TurnRunning}, session.ErrInvalid)
+	refused(session.Batch{Start: true, End: session.TurnEnded, Reason: "bad\x00reason"}, session.ErrInvalid)
+	if _, err := st.StartTurn(ctx, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	refused(session.Batch{Start: true, Events: updates(1, 2)}, session.ErrTurnRunning)
+	if _, err := st.CloseSession(ctx, id); err != nil { // interrupts the turn
+		t.Fatal(err)
+	}
+	refused(session.Batch{Events: updates(1, 1)}, session.ErrClosed)
+	refused(session.Batch{Start: true}, session.ErrClosed)
+	refused(session.Batch{End: session.TurnEnded, Reason: "end_turn"}, session.ErrNoTurn)
+	if s := get(t, st, id); s.LastSeq != 2 {
+		t.Errorf("last sequence %d, want 2 (the turn's start and its interruption)", s.LastSeq)
+	}
 }

@@ -7,6 +7,7 @@
 //	agent                                  # sessions in ./acp-sessions.db (SQLite)
 //	agent -store memory                    # sessions as long as the process
 //	agent -store postgres://host/db -listen 127.0.0.1:8080
+//	agent -listen 127.0.0.1:8080 -retain store  # resumable streams' messages in the database
 //
 // A store that cannot be opened (a read-only folder, a full disk, a newer
 // schema) is logged on one line; the agent then serves without one and
@@ -35,14 +36,19 @@ func main() {
 	spec := flag.String("store", "sqlite:acp-sessions.db", "the session store: memory, sqlite:FILE or a postgres:// URL")
 	listen := flag.String("listen", "", "serve ACP over the network at http://ADDR/acp instead of stdio")
 	token := flag.String("token", "", "with -listen: require \"Authorization: Bearer TOKEN\"")
+	retain := flag.String("retain", "memory", "with -listen: where the transport keeps delivered messages for resumes: memory, or store (the session store's database)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	if *retain != "memory" && *retain != "store" {
+		fmt.Fprintf(os.Stderr, "-retain %q: want memory or store\n", *retain)
+		os.Exit(2)
+	}
 	var st session.Store
 	if s, err := store.Open(ctx, *spec, store.Options{}); err != nil {
-		log.Error("serving without a session store: sessions last as long as the process and load, list, resume, close and delete are not advertised", "err", err)
+		log.Error("serving without a session store: sessions last as long as the process and load, list, resume, close, delete and fork are not advertised", "err", err)
 	} else {
 		st = s
 		defer s.Close()
@@ -58,9 +64,19 @@ func main() {
 		}
 		return
 	}
-	o := acphttp.Options{Logger: log}
+	// After a transport resume, a v2 client is told each session's state.
+	o := acphttp.Options{Logger: log, ResumeState: a.ResumeState}
 	if *token != "" {
 		o.Auth = acphttp.BearerToken(*token)
+	}
+	if sql, ok := st.(*store.Store); ok && *retain == "store" {
+		// Kept as long as the server's default RetainFor (its IdleTimeout):
+		// older rows, a dead process's, are swept now.
+		if r, err := sql.Retention(ctx, acphttp.DefaultIdleTimeout); err != nil {
+			log.Error("keeping the transport's retained messages in memory", "err", err)
+		} else {
+			o.Retention = r
+		}
 	}
 	srv := acphttp.NewServer(func(ctx context.Context, c *acphttp.Conn) error { return serve(ctx, c, c) }, o)
 	err := acphttp.ListenAndServe(ctx, *listen, srv, acphttp.ServeOptions{
