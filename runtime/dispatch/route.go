@@ -79,15 +79,21 @@ func (r turnRouter) Arrived(ctx context.Context, method string, params wire.Raw,
 }
 
 func (r *router) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	if r.e.obs != nil {
-		return r.e.observeRequest(ctx, method, params, func(ctx context.Context) (wire.Raw, error) {
-			return r.request(ctx, method, params)
-		})
-	}
-	return r.request(ctx, method, params)
+	return r.AppendRequest(ctx, method, params, nil)
 }
 
-func (r *router) request(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+// AppendRequest is jsonrpc.ResultAppender's: the result is encoded once,
+// straight into the response frame, after Validate has checked it.
+func (r *router) AppendRequest(ctx context.Context, method string, params wire.Raw, b []byte) ([]byte, error) {
+	if r.e.obs != nil {
+		return r.e.observeRequest(ctx, method, params, func(ctx context.Context) (wire.Raw, error) {
+			return r.request(ctx, method, params, b)
+		})
+	}
+	return r.request(ctx, method, params, b)
+}
+
+func (r *router) request(ctx context.Context, method string, params wire.Raw, b []byte) (wire.Raw, error) {
 	neg := r.e.negotiated()
 	switch {
 	case r.routes.Open != nil && method == r.routes.Open.Method:
@@ -96,18 +102,25 @@ func (r *router) request(ctx context.Context, method string, params wire.Raw) (w
 		return nil, errNotInitialized
 	}
 	if i, ok := r.routes.index(method); ok && !r.routes.Methods[i].Method.Notification {
-		return r.serve(ctx, neg, i, params)
+		return r.serve(ctx, neg, i, params, b)
 	}
 	if strings.HasPrefix(method, "_") && r.e.ext != nil {
-		return r.e.ext.ExtRequest(ctx, method, params)
+		res, err := r.e.ext.ExtRequest(ctx, method, params)
+		if err != nil || b == nil {
+			return res, err
+		}
+		if len(res) > 0 && !wire.Valid(res) {
+			return nil, fmt.Errorf("%s handler returned invalid result JSON", method)
+		}
+		return append(b, res...), nil // nothing appended is null
 	}
 	return nil, MethodNotFound(method)
 }
 
 // serve answers a request of method i: the params are decoded, validated
 // and gate-checked first, and the handler's result is checked (a failure
-// is this side's bug, answered -32603) and encoded.
-func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire.Raw) (wire.Raw, error) {
+// is this side's bug, answered -32603) and appended to b.
+func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire.Raw, b []byte) (wire.Raw, error) {
 	m, e := r.routes.Methods[i].Method, r.e
 	p := r.routes.newParams(i)
 	if err := DecodeParams(m, params, p, e.mode); err != nil {
@@ -127,7 +140,7 @@ func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire
 		if err := e.opened(r.routes.Open, m, p, res, true); err != nil {
 			return nil, err
 		}
-		return m.Result.AppendValue(nil, res), nil
+		return m.Result.AppendValue(b, res), nil
 	}
 	rm := res.(message)
 	if err := rm.Validate(); err != nil {
@@ -136,7 +149,7 @@ func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire
 	if vs := neg.checkResult(m, rm); len(vs) > 0 {
 		return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
 	}
-	return m.Result.AppendValue(nil, res), nil
+	return m.Result.AppendValue(b, res), nil
 }
 
 func (r *router) HandleNotification(ctx context.Context, method string, params wire.Raw) {

@@ -52,6 +52,20 @@ type ArrivalHandler interface {
 	Arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context
 }
 
+// ResultAppender is a Handler that encodes a request's result itself,
+// straight into the response frame (the generated dispatcher): the Conn
+// calls AppendRequest instead of HandleRequest, except for requests that
+// came in a batch.
+type ResultAppender interface {
+	Handler
+	// AppendRequest handles a request as HandleRequest does, appending the
+	// result's JSON to b and returning the extended slice instead of
+	// returning the result: one valid JSON value (nothing appended is
+	// null), which the Conn writes as it is, without checking it again
+	// (line breaks are removed). On error what was appended is discarded.
+	AppendRequest(ctx context.Context, method string, params wire.Raw, b []byte) ([]byte, error)
+}
+
 // Options tune a Conn; the zero value is usable. The bounds are described
 // under "Flow control" in the package documentation.
 type Options struct {
@@ -171,6 +185,7 @@ type MessageWriter interface {
 type Conn struct {
 	h           Handler
 	arrivals    ArrivalHandler // h, when it is one
+	appender    ResultAppender // h, when it is one
 	log         *slog.Logger
 	maxFrame    int
 	maxInFlight int
@@ -196,7 +211,7 @@ type Conn struct {
 	base     context.Context // parent of handler contexts, set by Run
 	stop     context.CancelCauseFunc
 	pending  map[int64]*pendingCall
-	inflight map[string]*inbound // by idKey; duplicates chained
+	inflight []*inbound // requests admitted and not yet answered, unordered
 
 	// Flow control, guarded by mu; see "Flow control" in the package doc.
 	flow     sync.Cond // the reader waits on it for room; L is &mu
@@ -258,12 +273,13 @@ type callResult struct {
 	err    error
 }
 
-// inbound is one request being handled, for $/cancel_request.
+// inbound is one request being handled: its context, and what
+// $/cancel_request finds it by.
 type inbound struct {
-	key    string
-	cancel context.CancelCauseFunc
-	next   *inbound // another in-flight request with the same id
-	cost   int      // counted against MaxBuffered
+	ctx  reqCtx
+	id   wire.Raw
+	idx  int // its index in Conn.inflight while it is there
+	cost int // counted against MaxBuffered
 }
 
 // NewConn returns a connection reading frames from r and writing them to w:
@@ -296,13 +312,13 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		w:           w,
 		wlock:       make(chan struct{}, 1),
 		pending:     make(map[int64]*pendingCall),
-		inflight:    make(map[string]*inbound),
 		done:        make(chan struct{}),
 		notesDone:   make(chan struct{}),
 		closing:     make(chan struct{}),
 		jobs:        make(chan job),
 	}
 	c.arrivals, _ = h.(ArrivalHandler)
+	c.appender, _ = h.(ResultAppender)
 	if c.mr, _ = r.(MessageReader); c.mr == nil {
 		c.br = bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2))
 	}

@@ -1,7 +1,9 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"fmt"
+
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -214,6 +216,19 @@ func IDKey(raw wire.Raw) string {
 		return "z"
 	}
 	return ""
+}
+
+// sameID reports whether a and b, valid ids, are one id as IDKey keys them,
+// without allocating unless a string holds an escape.
+func sameID(a, b wire.Raw) bool {
+	if string(a) == string(b) {
+		return true
+	}
+	if a.Kind() != wire.KindString || b.Kind() != wire.KindString ||
+		(bytes.IndexByte(a, '\\') < 0 && bytes.IndexByte(b, '\\') < 0) {
+		return false
+	}
+	return IDKey(a) == IDKey(b)
 }
 
 // callIDOf returns the outbound call id a response id names: our ids are
