@@ -75,8 +75,11 @@ type router struct {
 type turnRouter struct{ *router }
 
 func (r turnRouter) Arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context {
-	return r.e.turns.arrived(ctx, r.e.Conn, method, params, request)
+	return r.e.turns.arrived(ctx, method, params, request)
 }
+
+// Answered is jsonrpc.AnswerHandler's: a turn ends with its request.
+func (r turnRouter) Answered(ctx context.Context) { r.e.turns.answered(ctx) }
 
 func (r *router) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
 	return r.AppendRequest(ctx, method, params, nil)

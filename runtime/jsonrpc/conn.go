@@ -52,6 +52,17 @@ type ArrivalHandler interface {
 	Arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context
 }
 
+// AnswerHandler is an ArrivalHandler that is also told when each request
+// that arrived is answered (ACP: a prompt turn ends with its request).
+type AnswerHandler interface {
+	ArrivalHandler
+	// Answered is called once for each request Arrived was told of, with
+	// the context Arrived returned, as the request's context ends: its
+	// handler has returned (or will never run) and its answer is about to
+	// be written. It must return quickly.
+	Answered(ctx context.Context)
+}
+
 // ResultAppender is a Handler that encodes a request's result itself,
 // straight into the response frame (the generated dispatcher): the Conn
 // calls AppendRequest instead of HandleRequest, except for requests that
@@ -186,6 +197,7 @@ type Conn struct {
 	h           Handler
 	arrivals    ArrivalHandler // h, when it is one
 	appender    ResultAppender // h, when it is one
+	answers     AnswerHandler  // h, when it is one
 	log         *slog.Logger
 	maxFrame    int
 	maxInFlight int
@@ -277,9 +289,13 @@ type callResult struct {
 // $/cancel_request finds it by.
 type inbound struct {
 	ctx  reqCtx
+	c    *Conn
 	id   wire.Raw
 	idx  int // its index in Conn.inflight while it is there
 	cost int // counted against MaxBuffered
+	// awaiting says the request holds an AwaitingInput mark until it is
+	// answered (AwaitInput); gone that it is answered. Guarded by c.mu.
+	awaiting, gone bool
 }
 
 // NewConn returns a connection reading frames from r and writing them to w:
@@ -319,6 +335,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 	}
 	c.arrivals, _ = h.(ArrivalHandler)
 	c.appender, _ = h.(ResultAppender)
+	c.answers, _ = h.(AnswerHandler)
 	if c.mr, _ = r.(MessageReader); c.mr == nil {
 		c.br = bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2))
 	}

@@ -110,15 +110,21 @@ func (c *Conn) refuse(m *message) {
 // track registers an admitted request for $/cancel_request and shutdown
 // and returns its job. Called with mu held, the connection not closed.
 func (c *Conn) track(m *message, cost int) job {
-	in := &inbound{id: m.id, idx: len(c.inflight), cost: cost}
-	in.ctx.base = c.base
+	in := &inbound{c: c, id: m.id, idx: len(c.inflight), cost: cost}
+	in.ctx.base, in.ctx.in = c.base, in
 	c.inflight = append(c.inflight, in)
 	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
 	return job{ctx: &in.ctx, in: in, id: m.id, method: m.method, params: m.params}
 }
 
-// forget removes in from the requests in flight. Called with mu held.
+// forget removes in, answered, from the requests in flight, with its
+// AwaitInput mark. Called with mu held.
 func (c *Conn) forget(in *inbound) {
+	if in.awaiting {
+		c.awaiting--
+		c.wake()
+	}
+	in.awaiting, in.gone = false, true
 	last := len(c.inflight) - 1
 	moved := c.inflight[last]
 	c.inflight[in.idx], moved.idx = moved, in.idx
@@ -252,6 +258,7 @@ func (c *Conn) cancelInbound(params wire.Raw) {
 	c.mu.Lock()
 	for _, in := range c.inflight {
 		if sameID(in.id, id) {
+			in.ctx.peer.Store(true)
 			in.ctx.cancel(errPeerCancelled)
 			found = true
 		}
@@ -281,7 +288,7 @@ func (c *Conn) serve(j job) {
 		select {
 		case c.sem <- struct{}{}:
 		case <-j.ctx.Done():
-			if slot = !j.in.ctx.cancelledBy(errPeerCancelled); slot {
+			if slot = !j.in.ctx.peer.Load(); slot {
 				c.sem <- struct{}{} // shutdown: the handler still runs
 			}
 		}
@@ -301,7 +308,7 @@ func (c *Conn) answer(j job, slot, inline bool) (reading bool) {
 		panicked bool
 	)
 	switch {
-	case in.ctx.cancelledBy(errPeerCancelled):
+	case in.ctx.peer.Load():
 		// Cancelled by the peer before it started: the handler never runs.
 		rerr = errCancelled
 	case c.appender != nil && j.batch == nil:
@@ -316,6 +323,9 @@ func (c *Conn) answer(j job, slot, inline bool) (reading bool) {
 	}
 	cancelled := ctx.Err() != nil // before the cancel below
 	in.ctx.cancel(nil)            // the request's context ends as it is answered
+	if c.answers != nil {
+		c.answers.Answered(ctx)
+	}
 	if rerr != nil && cancelled && !panicked {
 		rerr = errCancelled
 	}

@@ -18,6 +18,10 @@ import (
 // which answers from then on.
 type reqCtx struct {
 	base context.Context
+	in   *inbound // the request whose context it is
+	// peer is set when the peer cancelled the request ($/cancel_request),
+	// whatever ended its context first.
+	peer atomic.Bool
 	made atomic.Pointer[madeCtx]
 	// ended is set, under mu, once the request's context is cancelled while
 	// not made; err and cause are then what Err and context.Cause report.
@@ -102,10 +106,34 @@ func (r *reqCtx) cancel(cause error) {
 	r.ended.Store(true)
 }
 
-// cancelledBy reports whether the request's context was cancelled with cause.
-func (r *reqCtx) cancelledBy(cause error) bool {
-	if r.made.Load() == nil && !r.ended.Load() && r.base.Err() == nil {
+// CancelRequest ends ctx, the context of an inbound request as
+// ArrivalHandler.Arrived gets it, with cause, as the connection's end or
+// the request's answer would; the first end wins. It reports false, and
+// does nothing, for any other context. (ACP: session/cancel ends the
+// context of the prompt turn it cancels.)
+func CancelRequest(ctx context.Context, cause error) bool {
+	r, ok := ctx.(*reqCtx)
+	if ok {
+		r.cancel(cause)
+	}
+	return ok
+}
+
+// AwaitInput is Conn.AwaitingInput for the inbound request whose context is
+// ctx, as ArrivalHandler.Arrived gets it: the mark ends when the request is
+// answered. It reports false, and marks nothing, for any other context.
+func AwaitInput(ctx context.Context) bool {
+	r, ok := ctx.(*reqCtx)
+	if !ok {
 		return false
 	}
-	return context.Cause(r) == cause
+	c := r.in.c
+	c.mu.Lock()
+	if !r.in.awaiting && !r.in.gone {
+		r.in.awaiting = true
+		c.awaiting++
+		c.wake()
+	}
+	c.mu.Unlock()
+	return true
 }
