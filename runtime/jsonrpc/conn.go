@@ -63,18 +63,33 @@ type AnswerHandler interface {
 	Answered(ctx context.Context)
 }
 
-// ResultAppender is a Handler that encodes a request's result itself,
-// straight into the response frame (the generated dispatcher): the Conn
-// calls AppendRequest instead of HandleRequest, except for requests that
-// came in a batch.
-type ResultAppender interface {
+// Dispatcher is a Handler that decodes params in the pass that reads the
+// frame and encodes a request's result straight into the response frame
+// (the generated dispatcher): the Conn calls DecodeParams as it reads a
+// message's params (when its method came before them), and AppendRequest
+// and HandleDecoded instead of HandleRequest and HandleNotification,
+// except for the entries of a batch.
+type Dispatcher interface {
 	Handler
+	// Mode is the mode frames are read in, so that DecodeParams decodes
+	// in it.
+	Mode() wire.Mode
+	// DecodeParams decodes the params of method from d, which is at their
+	// value, an object, into a new value of the method's params type, and
+	// returns it with d past the value. It returns nil, d anywhere, when
+	// it does not decode method's params or they do not decode: the Conn
+	// then reads them as raw JSON. It runs on the reading goroutine.
+	DecodeParams(method string, d *wire.Decoder) any
 	// AppendRequest handles a request as HandleRequest does, appending the
 	// result's JSON to b and returning the extended slice instead of
 	// returning the result: one valid JSON value (nothing appended is
 	// null), which the Conn writes as it is, without checking it again
 	// (line breaks are removed). On error what was appended is discarded.
-	AppendRequest(ctx context.Context, method string, params wire.Raw, b []byte) ([]byte, error)
+	// decoded is what DecodeParams returned for params, or nil.
+	AppendRequest(ctx context.Context, method string, params wire.Raw, decoded any, b []byte) ([]byte, error)
+	// HandleDecoded is HandleNotification, with decoded as for
+	// AppendRequest.
+	HandleDecoded(ctx context.Context, method string, params wire.Raw, decoded any)
 }
 
 // Options tune a Conn; the zero value is usable. The bounds are described
@@ -196,7 +211,8 @@ type MessageWriter interface {
 type Conn struct {
 	h           Handler
 	arrivals    ArrivalHandler // h, when it is one
-	appender    ResultAppender // h, when it is one
+	appender    Dispatcher     // h, when it is one
+	mode        wire.Mode      // how frames are read: the Dispatcher's Mode, else Strict
 	answers     AnswerHandler  // h, when it is one
 	log         *slog.Logger
 	maxFrame    int
@@ -221,6 +237,7 @@ type Conn struct {
 	started  bool
 	closed   bool
 	base     context.Context // parent of handler contexts, set by Run
+	noteCtx  context.Context // base, marked inNotification: notification handlers'
 	stop     context.CancelCauseFunc
 	pending  map[int64]*pendingCall
 	inflight []*inbound // requests admitted and not yet answered, unordered
@@ -334,7 +351,11 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		jobs:        make(chan job),
 	}
 	c.arrivals, _ = h.(ArrivalHandler)
-	c.appender, _ = h.(ResultAppender)
+	c.appender, _ = h.(Dispatcher)
+	c.mode = wire.Strict
+	if c.appender != nil {
+		c.mode = c.appender.Mode()
+	}
 	c.answers, _ = h.(AnswerHandler)
 	if c.mr, _ = r.(MessageReader); c.mr == nil {
 		c.br = bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2))
@@ -371,6 +392,7 @@ func (c *Conn) Run(ctx context.Context) error {
 		return nil
 	}
 	c.base, c.stop = context.WithCancelCause(context.WithValue(ctx, connKey{}, c))
+	c.noteCtx = context.WithValue(c.base, inNotification{}, true)
 	c.readDone = make(chan error, 1) // buffered: an abandoned reader still exits
 	c.drained = make(chan struct{})
 	c.drain = DrainFrom(ctx)

@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"context"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -62,13 +61,18 @@ func (c *Conn) callNotification(n note) {
 			c.log.Error("jsonrpc: notification handler panicked", "method", n.method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		}
 	}()
-	c.h.HandleNotification(context.WithValue(c.base, inNotification{}, true), n.method, n.params)
+	if c.appender != nil {
+		c.appender.HandleDecoded(c.noteCtx, n.method, n.params, n.decoded)
+		return
+	}
+	c.h.HandleNotification(c.noteCtx, n.method, n.params)
 }
 
 // note is a queued inbound notification.
 type note struct {
-	method string
-	params wire.Raw
+	method  string
+	params  wire.Raw
+	decoded any // see message
 	// then, when set, makes the item a response delivery that was held back
 	// until the notifications read before the response had been handled.
 	then func()

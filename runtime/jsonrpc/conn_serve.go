@@ -114,7 +114,7 @@ func (c *Conn) track(m *message, cost int) job {
 	in.ctx.base, in.ctx.in = c.base, in
 	c.inflight = append(c.inflight, in)
 	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
-	return job{ctx: &in.ctx, in: in, id: m.id, method: m.method, params: m.params}
+	return job{ctx: &in.ctx, in: in, id: m.id, method: m.method, params: m.params, decoded: m.decoded}
 }
 
 // forget removes in, answered, from the requests in flight, with its
@@ -206,12 +206,13 @@ func (c *Conn) handOff() {
 
 // job is one inbound request for a worker.
 type job struct {
-	ctx    context.Context
-	in     *inbound
-	id     wire.Raw
-	method string
-	params wire.Raw
-	batch  *batchReply // the batch the request came in, nil for a single one
+	ctx     context.Context
+	in      *inbound
+	id      wire.Raw
+	method  string
+	params  wire.Raw
+	decoded any         // see message
+	batch   *batchReply // the batch the request came in, nil for a single one
 }
 
 // worker serves requests until shutdown. Workers are reused rather than one
@@ -366,7 +367,7 @@ func (c *Conn) callHandler(ctx context.Context, j job, b []byte) (res wire.Raw, 
 	}()
 	var err error
 	if b != nil {
-		res, err = c.appender.AppendRequest(ctx, method, j.params, b)
+		res, err = c.appender.AppendRequest(ctx, method, j.params, j.decoded, b)
 	} else {
 		res, err = c.h.HandleRequest(ctx, method, j.params)
 	}

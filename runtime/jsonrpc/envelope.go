@@ -16,6 +16,12 @@ type Envelope struct {
 	Name string
 	// V2 reports a "jsonrpc" member whose value is the string "2.0".
 	V2 bool
+
+	// pre, when set, decodes the params of the method read before them
+	// into decoded, a value for the method named decodedFor.
+	pre        Dispatcher
+	decoded    any
+	decodedFor string
 }
 
 // MethodIsString reports a method member that is a JSON string.
@@ -112,15 +118,16 @@ func PeekEnvelope(frame []byte) (Envelope, error) {
 
 // readEnvelope reads frame's members into e with d.
 func readEnvelope(d *wire.Decoder, frame []byte, e *Envelope) *FrameError {
-	if f := beginObject(d, frame); f != nil {
+	if f := beginObject(d, frame, wire.Strict); f != nil {
 		return f
 	}
 	return readMembers(d, frame, e)
 }
 
-// beginObject starts decoding frame, which must be one JSON object.
-func beginObject(d *wire.Decoder, frame []byte) *FrameError {
-	d.Reset(frame, wire.Strict)
+// beginObject starts decoding frame, which must be one JSON object, in
+// mode.
+func beginObject(d *wire.Decoder, frame []byte, mode wire.Mode) *FrameError {
+	d.Reset(frame, mode)
 	switch d.Peek() {
 	case wire.KindObject:
 	case wire.KindArray:
@@ -187,6 +194,15 @@ func (e *Envelope) member(d *wire.Decoder, frame, key []byte) (read bool, err er
 	case "id":
 		e.ID, _, err = rawValue(d, frame)
 	case "params":
+		e.decoded = nil
+		if e.pre != nil && e.Name != "" && d.Peek() == wire.KindObject {
+			mark, start := d.Mark(), d.Offset()
+			if v := e.pre.DecodeParams(e.Name, d); v != nil {
+				e.Params, e.decoded, e.decodedFor = wire.Raw(frame[start:d.Offset()]), v, e.Name
+				return true, nil
+			}
+			d.Rewind(mark)
+		}
 		e.Params, _, err = rawValue(d, frame)
 	case "result":
 		e.Result, _, err = rawValue(d, frame)

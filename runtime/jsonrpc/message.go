@@ -24,6 +24,7 @@ type message struct {
 	callID  int64    // for a response: the outbound call id it names, 0 if none
 	method  string
 	params  wire.Raw // nil when absent or null
+	decoded any      // params decoded by the Dispatcher, or nil
 	result  wire.Raw
 	rpcErr  *wire.RPCError // for an error response
 }
@@ -31,12 +32,15 @@ type message struct {
 // parse validates frame as one JSON-RPC 2.0 message and classifies it. On
 // error, m.replyID is the id to answer with and m.kind/m.callID say whether
 // a pending call is owed an answer.
-func parse(d *wire.Decoder, frame []byte, m *message) *FrameError {
-	var e Envelope
-	if f := readEnvelope(d, frame, &e); f != nil {
+func parse(d *wire.Decoder, frame []byte, m *message, pre Dispatcher) *FrameError {
+	e := Envelope{pre: pre}
+	if f := readMembers(d, frame, &e); f != nil {
 		return f
 	}
 	m.id, m.method, m.result = e.ID, e.Name, e.Result
+	if e.decodedFor == e.Name {
+		m.decoded = e.decoded
+	}
 	if e.Params.Kind() != wire.KindNull {
 		m.params = e.Params
 	}
@@ -44,6 +48,15 @@ func parse(d *wire.Decoder, frame []byte, m *message) *FrameError {
 		return request(&e, m)
 	}
 	return response(&e, m)
+}
+
+// parseEntry is parse for a frame not begun: a batch's entry, whose params
+// are not decoded in the pass.
+func parseEntry(d *wire.Decoder, frame []byte, m *message) *FrameError {
+	if f := beginObject(d, frame, wire.Strict); f != nil {
+		return f
+	}
+	return parse(d, frame, m, nil)
 }
 
 // request checks a frame with a method: a request when it has an id, else a
