@@ -267,8 +267,12 @@ type Conn struct {
 	wg       sync.WaitGroup // handlers and the notification goroutine
 	done     chan struct{}  // closed at shutdown
 	// notesDone is closed once the notification goroutine has finished
-	// the queue (or at shutdown when Run never started it).
+	// the queue (or at shutdown when it never started).
 	notesDone chan struct{}
+	// notesStarted is set, under mu, once the notification goroutine has
+	// started: with the first notification, so that an idle connection
+	// has no goroutine waiting for them. After shutdown none starts.
+	notesStarted bool
 	closing   chan struct{} // closed by Close
 	jobs      chan job      // unbuffered: hand-off to an idle worker
 	once      sync.Once
@@ -396,10 +400,8 @@ func (c *Conn) Run(ctx context.Context) error {
 	c.readDone = make(chan error, 1) // buffered: an abandoned reader still exits
 	c.drained = make(chan struct{})
 	c.drain = DrainFrom(ctx)
-	c.wg.Add(1)
 	c.mu.Unlock()
 
-	go c.notificationLoop()
 	if c.drain != nil {
 		c.drain.attach(c)
 		defer c.drain.detach(c)
@@ -454,7 +456,8 @@ func (c *Conn) shutdown(closeReader bool) error {
 	stop := c.stop
 	c.wake() // a reader waiting for room stops waiting
 	neverRun := !c.started
-	if neverRun {
+	if !c.notesStarted {
+		c.notesStarted = true
 		close(c.notesDone) // no notification goroutine will
 	}
 	c.mu.Unlock()

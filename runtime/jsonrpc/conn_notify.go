@@ -19,6 +19,16 @@ func (c *Conn) queueNotification(n note) {
 	for !c.closed && c.direct == 0 && c.held+n.cost > c.maxBuffered && c.noteHeld > 0 {
 		c.wait()
 	}
+	if !c.notesStarted {
+		if c.closed {
+			c.mu.Unlock()
+			c.log.Debug("jsonrpc: notification read during shutdown not handled", "method", n.method)
+			return
+		}
+		c.notesStarted = true
+		c.wg.Add(1) // under mu, so it happens before shutdown's Wait
+		go c.notificationLoop()
+	}
 	c.held += n.cost
 	c.noteHeld += n.cost
 	c.mu.Unlock()
