@@ -273,9 +273,9 @@ type Conn struct {
 	// started: with the first notification, so that an idle connection
 	// has no goroutine waiting for them. After shutdown none starts.
 	notesStarted bool
-	closing   chan struct{} // closed by Close
-	jobs      chan job      // unbuffered: hand-off to an idle worker
-	once      sync.Once
+	closing      chan struct{} // closed by Close
+	jobs         chan job      // unbuffered: hand-off to an idle worker
+	once         sync.Once
 
 	// Drain, guarded by mu; see Drain. drained is closed once a drain has
 	// nothing left to wait for.
