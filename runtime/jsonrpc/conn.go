@@ -223,7 +223,8 @@ type Conn struct {
 	r   io.Reader
 	br  *bufio.Reader // nil when mr frames the input
 	mr  MessageReader
-	dec wire.Decoder // used by the reader goroutine only
+	dec   wire.Decoder // used by the reader goroutine only
+	names names        // method names read, reused; the reader goroutine's
 
 	w     io.Writer
 	mw    MessageWriter // nil when w takes newline-terminated frames

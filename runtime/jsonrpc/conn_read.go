@@ -93,7 +93,7 @@ func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
 		c.replyError(nil, f.RPCError())
 		return true
 	}
-	e := parse(&c.dec, frame, &m, c.appender)
+	e := parse(&c.dec, frame, &m, c.appender, &c.names)
 	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
 	if e != nil {
 		c.rejected(frame, &m, e)

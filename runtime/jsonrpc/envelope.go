@@ -22,6 +22,29 @@ type Envelope struct {
 	pre        Dispatcher
 	decoded    any
 	decodedFor string
+	// names, when set, keeps method names to return again rather than
+	// allocate each.
+	names *names
+}
+
+// names are the last method names a reader returned: a connection's
+// messages name few methods, which need not be allocated each time.
+type names struct {
+	s    [8]string
+	next int
+}
+
+// of returns b as a string, one of n's when it is there.
+func (n *names) of(b []byte) string {
+	for _, s := range n.s {
+		if s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	n.s[n.next] = s
+	n.next = (n.next + 1) % len(n.s)
+	return s
 }
 
 // MethodIsString reports a method member that is a JSON string.
@@ -222,7 +245,15 @@ func (e *Envelope) readMethod(d *wire.Decoder, frame []byte) (err error) {
 		return err
 	}
 	start := d.Offset()
-	if e.Name, err = d.ReadString(); err != nil {
+	if e.names == nil {
+		e.Name, err = d.ReadString()
+	} else {
+		var b []byte
+		if b, err = d.ReadStringBytes(); err == nil {
+			e.Name = e.names.of(b)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	e.Method = wire.Raw(frame[start:d.Offset()])

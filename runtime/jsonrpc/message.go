@@ -32,8 +32,8 @@ type message struct {
 // parse validates frame as one JSON-RPC 2.0 message and classifies it. On
 // error, m.replyID is the id to answer with and m.kind/m.callID say whether
 // a pending call is owed an answer.
-func parse(d *wire.Decoder, frame []byte, m *message, pre Dispatcher) *FrameError {
-	e := Envelope{pre: pre}
+func parse(d *wire.Decoder, frame []byte, m *message, pre Dispatcher, names *names) *FrameError {
+	e := Envelope{pre: pre, names: names}
 	if f := readMembers(d, frame, &e); f != nil {
 		return f
 	}
@@ -56,7 +56,7 @@ func parseEntry(d *wire.Decoder, frame []byte, m *message) *FrameError {
 	if f := beginObject(d, frame, wire.Strict); f != nil {
 		return f
 	}
-	return parse(d, frame, m, nil)
+	return parse(d, frame, m, nil, nil)
 }
 
 // request checks a frame with a method: a request when it has an id, else a
