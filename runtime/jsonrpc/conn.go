@@ -220,9 +220,9 @@ type Conn struct {
 	maxBuffered int
 	sem         chan struct{} // one token per running request handler
 
-	r   io.Reader
-	br  *bufio.Reader // nil when mr frames the input
-	mr  MessageReader
+	r     io.Reader
+	br    *bufio.Reader // nil when mr frames the input
+	mr    MessageReader
 	dec   wire.Decoder // used by the reader goroutine only
 	names names        // method names read, reused; the reader goroutine's
 
