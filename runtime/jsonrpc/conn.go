@@ -23,7 +23,8 @@ type Handler interface {
 	// becomes -32603 internal error whose message is the error text. ctx is
 	// cancelled when the peer sends $/cancel_request for this id or the
 	// connection shuts down; a handler that then returns any error is
-	// answered -32800 request cancelled. params is nil when absent or null;
+	// answered -32800 request cancelled. ctx also ends once the request is
+	// answered. params is nil when absent or null;
 	// it stays valid after the handler returns.
 	HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error)
 	// HandleNotification handles one notification; notifications are never
