@@ -36,7 +36,7 @@ ab() {
 
 # The session benchmarks: the stores (PostgreSQL on a throwaway cluster), the
 # store agent streaming through each store in turn, interleaved in one run,
-# and a Streamable HTTP resume against a plain reconnect.
+# and a resume against a plain reconnect (Streamable HTTP and WebSocket).
 sessions() {
 	(cd store && go test -run '^$' -bench . -benchmem -count "$count" .) | tee "$out/store.txt"
 	(cd store && go test -run '^$' -bench StreamingThroughStore -benchtime 100x -count "$count" ./examples/agent) | tee "$out/store-streaming.txt"

@@ -62,7 +62,9 @@ func ackData(id string, seq uint64) json.RawMessage {
 
 // childAppend writes to the store until it is killed: writers, each on a
 // session of its own, run turns of five updates, and print "ID SEQ KIND" once
-// each write has returned.
+// each write has returned. Writer w records its turn's updates w+1 to an
+// Append (1, 2, 3, 4, then the rest), as write-behind recording batches
+// what queued during the previous commit.
 func childAppend(spec string) {
 	ctx := context.Background()
 	st, err := Open(ctx, spec, Options{})
@@ -95,13 +97,21 @@ func childAppend(spec string) {
 				}
 				ack(id, seq, session.KindTurnStart)
 				seq++
-				for range 5 {
-					got, err := st.Append(ctx, id, session.Event{Kind: session.KindUpdate, Data: ackData(id, seq)})
-					if err != nil || got != seq {
-						die(fmt.Errorf("append %d: %d, %v", seq, got, err))
+				for left := 5; left > 0; {
+					n := min(w+1, left)
+					batch := make([]session.Event, n)
+					for i := range batch {
+						batch[i] = session.Event{Kind: session.KindUpdate, Data: ackData(id, seq+uint64(i))}
 					}
-					ack(id, seq, session.KindUpdate)
-					seq++
+					got, err := st.Append(ctx, id, batch...)
+					if last := seq + uint64(n) - 1; err != nil || got != last {
+						die(fmt.Errorf("append %d..%d: %d, %v", seq, last, got, err))
+					}
+					for range n {
+						ack(id, seq, session.KindUpdate)
+						seq++
+					}
+					left -= n
 				}
 				if _, err := st.EndTurn(ctx, id, "end_turn"); err != nil {
 					die(err)

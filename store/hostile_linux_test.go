@@ -146,8 +146,8 @@ func checkLog(t *testing.T, s session.Session, evs []session.Event) {
 	}
 }
 
-// SIGKILL while four writers append: 100 times the store opens and holds
-// every write that returned. The first ten kills land on a new database
+// SIGKILL while four writers append (one to four updates an Append): 100
+// times the store opens and holds every write that returned. The first ten kills land on a new database
 // within 30 ms of the start, so some cut the migration.
 func TestSIGKILLDuringWritesSQLite(t *testing.T) {
 	dir := t.TempDir()

@@ -102,6 +102,9 @@ func render(dir string) ([]byte, error) {
 	sessions(&b, res)
 	abTables(&b, ab)
 	inspection(&b, res)
+	if err := netTables(&b, dir); err != nil {
+		return nil, err
+	}
 	return b.Bytes(), nil
 }
 
@@ -370,8 +373,8 @@ func generation(w io.Writer, res map[string]result) {
 // sessions prints what recording, replaying and resuming a session cost
 // (issue #36): the store agent's streaming per store, interleaved in one
 // run (store-streaming.txt), the SQLite replay of 10,000 updates
-// (store.txt) and a Streamable HTTP resume against a plain reconnect
-// (resume.txt).
+// (store.txt) and a resume against a plain reconnect, Streamable HTTP and
+// WebSocket (resume.txt).
 func sessions(w io.Writer, res map[string]result) {
 	st, ok := res["BenchmarkStreamingThroughStore"]
 	if !ok {
@@ -397,6 +400,11 @@ func sessions(w io.Writer, res map[string]result) {
 	if r, ok := res["BenchmarkResumeAfterCut"]; ok {
 		m := r.metrics
 		fmt.Fprintf(w, "| Streamable HTTP cut with 1,000 updates missed: resume, plain reconnect, added by the resume | %.2f ms, %.2f ms, %.2f ms | added < 50 ms: %s |\n",
+			m["resume-ms"], m["reconnect-ms"], m["added-ms"], verdict(m["added-ms"] < 50))
+	}
+	if r, ok := res["BenchmarkResumeAfterCutWebSocket"]; ok {
+		m := r.metrics
+		fmt.Fprintf(w, "| WebSocket cut with 1,000 updates missed: resume, plain reconnect, added by the resume | %.2f ms, %.2f ms, %.2f ms | added < 50 ms: %s |\n",
 			m["resume-ms"], m["reconnect-ms"], m["added-ms"], verdict(m["added-ms"] < 50))
 	}
 }

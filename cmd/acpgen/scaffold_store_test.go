@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -54,8 +55,9 @@ func runStarter(t *testing.T, ctx context.Context, bin string, args ...string) (
 
 // scaffold agent --store sqlite writes an agent whose sessions outlive its
 // process: it advertises loadSession, and a new process on the same SQLite
-// file replays a session's conversation on session/load. Without --store
-// the starter requires no store module.
+// file replays a session's conversation on session/load. (Without --store
+// the starter depends on no store module and no SQL driver:
+// TestScaffoldStartersBuildAndRun.)
 func TestScaffoldStoreAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with the SQLite driver")
@@ -74,6 +76,9 @@ func TestScaffoldStoreAgent(t *testing.T) {
 	goIn(t, filepath.Join(host, "stored"), "mod", "tidy")
 	goIn(t, filepath.Join(host, "stored"), "build", "-o", filepath.Join(host, "agent.bin"), ".")
 	goIn(t, filepath.Join(host, "stored"), "vet", ".")
+	if deps := strings.Fields(goIn(t, filepath.Join(host, "stored"), "list", "-deps", ".")); !slices.Contains(deps, "modernc.org/sqlite") {
+		t.Errorf("the --store sqlite starter does not link modernc.org/sqlite: %q", deps)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

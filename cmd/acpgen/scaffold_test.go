@@ -67,6 +67,13 @@ func TestScaffoldStartersBuildAndRun(t *testing.T) {
 		mustContain(t, string(src), "acp.Unimplemented"+strings.ToUpper(kind[:1])+kind[1:]+"Handler")
 		goIn(t, filepath.Join(dir, "my-"+kind), "build", "-o", kind, ".")
 		goIn(t, filepath.Join(dir, "my-"+kind), "vet", "./...")
+		// The session store is opt-in (scaffold agent --store): a first
+		// build compiles no SQL driver.
+		for _, dep := range strings.Fields(goIn(t, filepath.Join(dir, "my-"+kind), "list", "-deps", ".")) {
+			if dep == "database/sql/driver" || strings.HasPrefix(dep, "github.com/acpgen/acpgen/store") {
+				t.Errorf("the %s starter without --store depends on %s", kind, dep)
+			}
+		}
 		// The starter's test: its handler has no method CheckHandler takes for a typo.
 		if out := goIn(t, filepath.Join(dir, "my-"+kind), "test", "./..."); !strings.Contains(out, "ok") {
 			t.Fatalf("go test in my-%s: %s", kind, out)

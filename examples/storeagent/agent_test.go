@@ -216,13 +216,17 @@ func TestCloseCancelsTurnKeepsRecordDeleteRemoves(t *testing.T) {
 }
 
 // Without a store (one that could not be opened) the agent advertises none
-// of load, list, resume, close and delete, and still serves prompts.
-func TestNoStoreAdvertisesNothing(t *testing.T) {
+// of load, list, resume, close, delete and fork (additional directories,
+// kept either way, stay advertised), and still serves prompts.
+func TestNoStoreAdvertisesNoStoreMethods(t *testing.T) {
 	a := storeagent.New(nil, slog.New(slog.DiscardHandler))
 	c, res := connect(t, a)
 	caps := res.AgentCapabilities
-	if caps != nil && (caps.LoadSession != nil && *caps.LoadSession || caps.SessionCapabilities != nil) {
+	if caps == nil || caps.LoadSession != nil && *caps.LoadSession {
 		t.Errorf("capabilities %+v", caps)
+	}
+	if sc := caps.SessionCapabilities; sc == nil || sc.List != nil || sc.Resume != nil || sc.Close != nil || sc.Delete != nil || len(sc.Unknown) != 0 || sc.AdditionalDirectories == nil {
+		t.Errorf("session capabilities %+v, want additionalDirectories alone", sc)
 	}
 	if prompt(t, c, newSession(t, c), "hi") != acp.StopReasonEndTurn {
 		t.Error("prompt failed")

@@ -32,14 +32,15 @@ func (a *Agent) Connect(r io.Reader, w io.Writer, log *slog.Logger) *acp.AgentCo
 }
 
 func (c *Conn) Initialize(ctx context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
-	caps := &acp.AgentCapabilities{}
+	// A session's additional directories are kept with it, in the store or
+	// in memory (the dispatcher refuses relative, empty and null ones).
+	sc := &acp.SessionCapabilities{AdditionalDirectories: &acp.SessionAdditionalDirectoriesCapabilities{}}
+	caps := &acp.AgentCapabilities{SessionCapabilities: sc}
 	if c.Durable() {
 		caps.LoadSession = new(true)
-		caps.SessionCapabilities = &acp.SessionCapabilities{
-			List: &acp.SessionListCapabilities{}, Resume: &acp.SessionResumeCapabilities{},
-			Close: &acp.SessionCloseCapabilities{}, Delete: &acp.SessionDeleteCapabilities{},
-			Fork: &acp.SessionForkCapabilities{},
-		}
+		sc.List, sc.Resume = &acp.SessionListCapabilities{}, &acp.SessionResumeCapabilities{}
+		sc.Close, sc.Delete = &acp.SessionCloseCapabilities{}, &acp.SessionDeleteCapabilities{}
+		sc.Fork = &acp.SessionForkCapabilities{}
 	}
 	return &acp.InitializeResponse{
 		ProtocolVersion:   acp.CurrentProtocolVersion,

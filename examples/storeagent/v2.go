@@ -53,9 +53,9 @@ func (a *Agent) ServeV2(ctx context.Context, r io.Reader, w io.Writer, log *slog
 // Initialize grants v2's baseline session methods (new, list, resume,
 // close, prompt, cancel), which v2 requires of an agent with sessions: with
 // no store they serve the process's memory. delete and fork are advertised
-// only with the store.
+// only with the store; additional directories are kept either way.
 func (c *connV2) Initialize(ctx context.Context, p *acp2.InitializeRequest) (*acp2.InitializeResponse, error) {
-	caps := &acp2.SessionCapabilities{}
+	caps := &acp2.SessionCapabilities{AdditionalDirectories: &acp2.SessionAdditionalDirectoriesCapabilities{}}
 	if c.Durable() {
 		caps.Delete = &acp2.SessionDeleteCapabilities{}
 		caps.Fork = &acp2.SessionForkCapabilities{}

@@ -291,7 +291,7 @@ func TestV2ForkCopiesRecord(t *testing.T) {
 func TestV2NoStoreAdvertisesNoStoreMethods(t *testing.T) {
 	c, res := connectV2(t, storeagent.New(nil, slog.New(slog.DiscardHandler)))
 	s := res.Capabilities.Session
-	if s == nil || s.Delete != nil || s.Fork != nil {
+	if s == nil || s.Delete != nil || s.Fork != nil || s.AdditionalDirectories == nil {
 		t.Errorf("session capabilities %+v", s)
 	}
 	if _, stop := promptV2(t, c, newSessionV2(t, c), "hi"); stop != "state idle end_turn" {

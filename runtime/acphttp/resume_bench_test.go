@@ -3,6 +3,7 @@ package acphttp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
+	"github.com/coder/websocket"
 )
 
 // signalFlooder is flooder telling done each time a flood has been sent
@@ -164,6 +166,112 @@ func BenchmarkResumeAfterCut(b *testing.B) {
 		resp = benchGet(b, url, id, "p", "")
 		plain += time.Since(start)
 		resp.Body.Close()
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(b.N) }
+	b.ReportMetric(ms(resume), "resume-ms")
+	b.ReportMetric(ms(plain), "reconnect-ms")
+	b.ReportMetric(ms(resume-plain), "added-ms")
+}
+
+// BenchmarkResumeAfterCutWebSocket is BenchmarkResumeAfterCut on a
+// WebSocket connection. Each iteration cuts the socket (no close frame)
+// after the client has read the first of 1,001 session/update
+// notifications, lets the agent send the other 1,000 and its answer while
+// the socket is gone (the connection holds them), and times two reconnects
+// on loopback: the resume (a new socket, stream/resume from the first
+// update's cursor, until stream/resumed, the 1,000 updates and the answer
+// have been read) and a plain reconnect (a new socket, until the upgrade
+// has completed). The resumed socket carries the next iteration. It
+// reports resume-ms, reconnect-ms and added-ms (their difference), per
+// iteration.
+func BenchmarkResumeAfterCutWebSocket(b *testing.B) {
+	const missed = 1000
+	f := &signalFlooder{done: make(chan struct{}, 1)}
+	s := NewServer(func(ctx context.Context, c *Conn) error {
+		f.conn = jsonrpc.NewConn(c, c, f, jsonrpc.Options{Logger: quiet()})
+		return f.conn.Run(ctx)
+	}, Options{Logger: quiet(), RetainMessages: 2 * missed})
+	url := "ws" + strings.TrimPrefix(startServer(b, s), "http")
+	ctx := context.Background()
+	dial := func() (*websocket.Conn, http.Header) {
+		ws, resp, err := websocket.Dial(ctx, url, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws.SetReadLimit(1 << 20)
+		return ws, resp.Header
+	}
+	read := func(ws *websocket.Conn) string {
+		_, m, err := ws.Read(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return string(m)
+	}
+	ws, h := dial()
+	id := h.Get(HeaderConnectionID)
+	if err := ws.Write(ctx, websocket.MessageText, []byte(initBody)); err != nil {
+		b.Fatal(err)
+	}
+	if m := read(ws); !strings.Contains(m, `"result"`) {
+		b.Fatalf("initialize: %s", m)
+	}
+	var socket uint64
+	var resume, plain time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		flood := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"flood","params":{"sessionId":"s","n":%d}}`, i+2, missed+1)
+		if err := ws.Write(ctx, websocket.MessageText, []byte(flood)); err != nil {
+			b.Fatal(err)
+		}
+		var m struct {
+			Params struct {
+				Meta map[string]string `json:"_meta"`
+			} `json:"params"`
+		}
+		first := read(ws)
+		cursor := ""
+		if json.Unmarshal([]byte(first), &m) == nil {
+			cursor = m.Params.Meta[MetaCursor]
+		}
+		if cursor == "" {
+			b.Fatalf("the first update carries no cursor: %s", first)
+		}
+		ws.CloseNow() // the cut, after the first update
+		<-f.done
+		b.StartTimer()
+
+		start := time.Now()
+		ws, _ = dial()
+		req := fmt.Sprintf(`{"jsonrpc":"2.0","method":"stream/resume","params":{"connectionId":%q,"cursor":%q,"socket":%d}}`, id, cursor, socket)
+		if err := ws.Write(ctx, websocket.MessageText, []byte(req)); err != nil {
+			b.Fatal(err)
+		}
+		var ack struct {
+			Method string        `json:"method"`
+			Params resumedParams `json:"params"`
+		}
+		if a := read(ws); json.Unmarshal([]byte(a), &ack) != nil || ack.Method != methodStreamResumed {
+			b.Fatalf("answer to stream/resume: %s", a)
+		}
+		socket = ack.Params.Socket
+		for n := 1; n <= missed; n++ {
+			if u := read(ws); !strings.Contains(u, `"session/update"`) {
+				b.Fatalf("message %d of the resume is not an update: %.80s", n, u)
+			}
+		}
+		if a := read(ws); !strings.Contains(a, `"result"`) {
+			b.Fatalf("message %d of the resume is not the answer: %.80s", missed+1, a)
+		}
+		resume += time.Since(start)
+
+		start = time.Now()
+		other, _ := dial()
+		plain += time.Since(start)
+		b.StopTimer()
+		other.CloseNow()
+		b.StartTimer()
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(b.N) }
 	b.ReportMetric(ms(resume), "resume-ms")

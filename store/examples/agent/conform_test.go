@@ -8,32 +8,45 @@ import (
 	"testing"
 )
 
-// conform --restart against this agent: on the SQLite store a session
-// outlives the process, so session/load after a restart replays the
-// recorded turn (the case passes, exit 0); on the memory store the
-// restarted agent has forgotten it, so the MUST case fails (exit 3).
+// conform --restart against this agent, on each protocol version: on the
+// SQLite store a session outlives the process, so after a restart v1
+// session/load and v2 session/resume with replayFrom replay the recorded
+// turn (the cases pass, exit 0); on the memory store the restarted agent
+// has forgotten it, so the case fails: v1's at MUST (exit 3), v2's at
+// SHOULD (the schema's "should replay all retained conversation history";
+// exit 0).
 func TestConformRestartReplaysTheTurn(t *testing.T) {
 	dir := t.TempDir()
 	root, _ := filepath.Abs("../../..")
-	agent, acpgen := filepath.Join(dir, "agent"), filepath.Join(dir, "acpgen")
-	for _, b := range []struct{ out, pkg, dir string }{{agent, ".", "."}, {acpgen, "./cmd/acpgen", root}} {
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-		cmd.Dir = b.dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
-		}
+	agent, acpgen := agentBinary(t), filepath.Join(dir, "acpgen")
+	cmd := exec.Command("go", "build", "-o", acpgen, "./cmd/acpgen")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/acpgen: %v\n%s", err, out)
 	}
-	const name = "session/load after a restart replays the recorded turn"
+	const (
+		v1Load   = "session/load after a restart replays the recorded turn"
+		v2Resume = "v2 session/resume replayFrom start after a restart replays the recorded turn"
+		v2Order  = "v2 session/resume after a restart: replay, then state_update, then the response"
+	)
+	type want struct{ level, verdict string }
 	for _, c := range []struct {
-		store   string
-		verdict string
-		code    int
+		channel, store string
+		cases          map[string]want
+		code           int
 	}{
-		{"sqlite:" + filepath.Join(dir, "sessions.db"), "pass", 0},
-		{"memory", "fail", 3},
+		{"", "sqlite:" + filepath.Join(dir, "v1.db"), map[string]want{v1Load: {"MUST", "pass"}}, 0},
+		{"", "memory", map[string]want{v1Load: {"MUST", "fail"}}, 3},
+		{"v2", "sqlite:" + filepath.Join(dir, "v2.db"), map[string]want{v2Resume: {"SHOULD", "pass"}, v2Order: {"MUST", "pass"}}, 0},
+		// The resume is refused (-32002), so there is no replay to order.
+		{"v2", "memory", map[string]want{v2Resume: {"SHOULD", "fail"}}, 0},
 	} {
-		cmd := exec.Command(acpgen, "conform", "agent", "--config", filepath.Join(root, "acpgen.json"), "--json", "--restart",
-			"--category", "persistence", "--timeout", "10s", "--", agent, "-store", c.store)
+		args := []string{"conform", "agent", "--config", filepath.Join(root, "acpgen.json"), "--json", "--restart",
+			"--category", "persistence", "--timeout", "10s"}
+		if c.channel != "" {
+			args = append(args, "--channel", c.channel)
+		}
+		cmd := exec.Command(acpgen, append(args, "--", agent, "-store", c.store)...)
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		code := 0
@@ -49,19 +62,22 @@ func TestConformRestartReplaysTheTurn(t *testing.T) {
 			} `json:"results"`
 		}
 		if err := json.Unmarshal(out, &rep); err != nil {
-			t.Fatalf("-store %s: %v\n%s", c.store, err, out)
+			t.Fatalf("channel %q -store %s: %v\n%s", c.channel, c.store, err, out)
 		}
-		found := false
+		got := map[string]want{}
 		for _, r := range rep.Results {
-			if r.Case == name {
-				found = true
-				if r.Verdict != c.verdict || r.Level != "MUST" {
-					t.Errorf("-store %s: %s %s (%s), want %s at MUST", c.store, r.Verdict, r.Level, r.Observed, c.verdict)
-				}
+			got[r.Case] = want{r.Level, r.Verdict}
+			if w, ok := c.cases[r.Case]; ok && (w != want{r.Level, r.Verdict}) {
+				t.Errorf("channel %q -store %s: %q %s %s (%s), want %s %s", c.channel, c.store, r.Case, r.Level, r.Verdict, r.Observed, w.level, w.verdict)
 			}
 		}
-		if !found || code != c.code {
-			t.Errorf("-store %s: case found %v, exit %d, want %d\n%s", c.store, found, code, c.code, out)
+		for name := range c.cases {
+			if _, ok := got[name]; !ok {
+				t.Errorf("channel %q -store %s: no case %q\n%s", c.channel, c.store, name, out)
+			}
+		}
+		if len(got) != len(c.cases) || code != c.code {
+			t.Errorf("channel %q -store %s: cases %v, exit %d; want %d cases, exit %d\n%s", c.channel, c.store, got, code, len(c.cases), c.code, out)
 		}
 	}
 }

@@ -104,15 +104,13 @@ func dialV2(t *testing.T, ctx context.Context, u string, profile acphttp.Profile
 // idle with stopReason error, code storeagent.InterruptedCode), before the
 // answer; its next prompt runs there. On both profiles.
 func TestFleetV2ResumesAfterKilledAgent(t *testing.T) {
-	pg, bin, dir := postgres(t), agentBinary(t), t.TempDir()
+	postgres(t) // skips (or fails under CI=true) before anything starts
+	bin, dir := agentBinary(t), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for _, profile := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
 		t.Run(string(profile), func(t *testing.T) {
-			pgURL, err := pg.NewDatabase(ctx, "fleet_v2_"+strings.ToLower(strings.ReplaceAll(string(profile), "-", "_")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			pgURL := database(t, ctx, "fleet_v2_"+string(profile))
 			agents := []*instance{startInstance(t, bin, "a1", pgURL), startInstance(t, bin, "a2", pgURL)}
 			u := startHAProxy(t, t.TempDir(), agents)
 			jar, _ := cookiejar.New(nil)

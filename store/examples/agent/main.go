@@ -42,7 +42,7 @@ func main() {
 
 	var st session.Store
 	if s, err := store.Open(ctx, *spec, store.Options{}); err != nil {
-		log.Error("serving without a session store: sessions last as long as the process and load, list, resume, close and delete are not advertised", "err", err)
+		log.Error("serving without a session store: sessions last as long as the process and load, list, resume, close, delete and fork are not advertised", "err", err)
 	} else {
 		st = s
 		defer s.Close()

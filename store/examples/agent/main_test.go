@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/acpgen/acpgen/store/internal/testenv"
@@ -70,4 +74,19 @@ func postgres(t *testing.T) *testenv.Cluster {
 		testenv.Missing(t, "PostgreSQL", shared.pgErr)
 	}
 	return shared.pg
+}
+
+// databases counts the databases the tests made, so that each run of a test
+// (go test -count=N) makes one of its own in the shared cluster.
+var databases atomic.Int64
+
+// database creates a database named for the test's case in the package's
+// cluster and returns its URL.
+func database(t *testing.T, ctx context.Context, name string) string {
+	t.Helper()
+	url, err := postgres(t).NewDatabase(ctx, fmt.Sprintf("%s_%d", strings.ToLower(strings.ReplaceAll(name, "-", "_")), databases.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
 }
