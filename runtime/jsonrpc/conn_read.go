@@ -82,6 +82,13 @@ func blank(b []byte) bool {
 // lets a request run on it (see runInline).
 func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
 	var m message
+	if fastParse(&c.dec, frame, &m, c.appender, c.mode, &c.names) {
+		if m.kind == kindRequest {
+			return c.startRequest(&m, len(frame)+FrameOverhead, mayInline)
+		}
+		c.handleOther(&m, len(frame)+FrameOverhead)
+		return true
+	}
 	if f := beginObject(&c.dec, frame, c.mode); f != nil {
 		if c.dec.Reset(frame, c.mode); c.dec.Peek() == wire.KindArray {
 			c.dec.Reset(nil, wire.Strict)

@@ -78,6 +78,14 @@ func TestDispatcherDecodesParamsInThePass(t *testing.T) {
 			`{"method":"a","decodedFor":"","params":{"x":1,"bad":{"y":[2]}}}`},
 		{`{"jsonrpc":"2.0","id":5,"method":"a","params":{"x":1},"params":{"z":2}}`,
 			`{"method":"a","decodedFor":"a","params":{"z":2}}`},
+		{`{"jsonrpc":"2.0","id":"s-6","method":"a/b","params":{}}` + " \r",
+			`{"method":"a/b","decodedFor":"a/b","params":{}}`},
+		{`{"jsonrpc":"2.0","id":"\u0037","method":"a","params":{"x":"\u0041"}}`,
+			`{"method":"a","decodedFor":"a","params":{"x":"\u0041"}}`},
+		{` {"jsonrpc":"2.0","id":8,"method":"a","params":{"x":1} }`,
+			`{"method":"a","decodedFor":"a","params":{"x":1}}`},
+		{`{"jsonrpc":"2.0","id":9,"method":"a","params":{"x":1},"extra":true}`,
+			`{"method":"a","decodedFor":"a","params":{"x":1}}`},
 	}
 	for _, c := range cases {
 		p.send(c.frame)
@@ -90,6 +98,9 @@ func TestDispatcherDecodesParamsInThePass(t *testing.T) {
 		`{"jsonrpc":"2.0","id":6,"method":"a","params":{"x":tru}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"a","params":{"x":1}`,
 		`{"jsonrpc":"2.0","id":8,"method":"a","params":{"bad":[}}`,
+		`{"jsonrpc":"2.0","id":01,"method":"a","params":{}}`,
+		`{"jsonrpc":"2.0","id":10,"method":"a","params":{}}}`,
+		`{"jsonrpc":"2.0","id":11,"method":"a","params":{},}`,
 	} {
 		p.send(bad)
 		wantError(t, p.recvFrame(), "null", wire.CodeParseError)
@@ -177,4 +188,32 @@ func TestIdleConnHasNoNotificationGoroutine(t *testing.T) {
 	if s := connStacks(); !strings.Contains(s, "notificationLoop") {
 		t.Fatalf("no notification goroutine after a notification:\n%s", s)
 	}
+}
+
+// FuzzFastParse: a frame the fast path reads is one the general path
+// reads the same way.
+func FuzzFastParse(f *testing.F) {
+	for _, s := range fuzzFrames {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"jsonrpc":"2.0","id":12,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"n","params":{"a":[1,{"b":null}]}}` + "\r"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"x","method":"m","params":{"k":"\u00e9"}}`))
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		var d wire.Decoder
+		var fast, slow message
+		if !fastParse(&d, frame, &fast, decoding{}, wire.Strict, &names{}) {
+			return
+		}
+		if f := beginObject(&d, frame, wire.Strict); f != nil {
+			t.Fatalf("%q: read by the fast path, refused by parse: %v", frame, f)
+		}
+		if f := parse(&d, frame, &slow, decoding{}, nil); f != nil {
+			t.Fatalf("%q: read by the fast path, refused by parse: %v", frame, f)
+		}
+		if fast.kind != slow.kind || string(fast.id) != string(slow.id) || string(fast.replyID) != string(slow.replyID) ||
+			fast.method != slow.method || string(fast.params) != string(slow.params) || fast.decoded != slow.decoded {
+			t.Fatalf("%q: fast %+v, parse %+v", frame, fast, slow)
+		}
+	})
 }

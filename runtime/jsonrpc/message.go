@@ -287,3 +287,92 @@ func SessionID(params wire.Raw) (string, bool) {
 		}
 	}
 }
+
+// The members a sender writes in this order and form, without whitespace,
+// make the frames fastParse reads.
+const (
+	fastHead   = `{"jsonrpc":"2.0",`
+	fastID     = `"id":`
+	fastMethod = `"method":"`
+	fastParams = `","params":{`
+)
+
+// fastParse reads a frame of the usual shape, `{"jsonrpc":"2.0","id":ID,
+// "method":"NAME","params":{...}}` (the id a plain integer or a string
+// without escapes, or no id: a notification; a plain ASCII method name; no
+// whitespace before the params' end), with pre decoding the params. It
+// reports false, having set nothing in m, for any other frame, params pre
+// does not decode, and frames long enough to reach wire.MaxDepth: parse
+// reads those, with the same result as here for the frames fastParse
+// reads.
+func fastParse(d *wire.Decoder, frame []byte, m *message, pre Dispatcher, mode wire.Mode, names *names) bool {
+	if pre == nil || len(frame) >= wire.MaxDepth-2 || !bytes.HasPrefix(frame, []byte(fastHead)) {
+		return false
+	}
+	i := len(fastHead)
+	var id wire.Raw
+	if bytes.HasPrefix(frame[i:], []byte(fastID)) {
+		i += len(fastID)
+		j := plainID(frame, i)
+		if j < 0 || j >= len(frame) || frame[j] != ',' || j-i > MaxIDLength {
+			return false
+		}
+		id, i = wire.Raw(frame[i:j]), j+1
+	}
+	if !bytes.HasPrefix(frame[i:], []byte(fastMethod)) {
+		return false
+	}
+	i += len(fastMethod)
+	j := i
+	for j < len(frame) && frame[j] >= 0x20 && frame[j] < 0x7f && frame[j] != '"' && frame[j] != '\\' {
+		j++
+	}
+	if j == i || !bytes.HasPrefix(frame[j:], []byte(fastParams)) {
+		return false
+	}
+	method := names.of(frame[i:j])
+	start := j + len(fastParams) - 1 // the params' '{'
+	d.Reset(frame[start:], mode)
+	v := pre.DecodeParams(method, d)
+	end := start + d.Offset()
+	d.Reset(nil, wire.Strict)
+	if v == nil || end >= len(frame) || frame[end] != '}' || !blank(frame[end+1:]) {
+		return false
+	}
+	m.kind = kindNotification
+	if id != nil {
+		m.kind, m.id, m.replyID = kindRequest, id, id
+	}
+	m.method, m.params, m.decoded = method, wire.Raw(frame[start:end]), v
+	return true
+}
+
+// plainID returns the end of the id at frame[i:] when it is a JSON integer
+// without sign or exponent, or a string of printable ASCII without escapes;
+// else -1.
+func plainID(frame []byte, i int) int {
+	switch {
+	case i >= len(frame):
+		return -1
+	case frame[i] == '"':
+		for j := i + 1; j < len(frame); j++ {
+			switch c := frame[j]; {
+			case c == '"':
+				return j + 1
+			case c < 0x20 || c >= 0x7f || c == '\\':
+				return -1
+			}
+		}
+		return -1
+	case frame[i] == '0':
+		return i + 1
+	}
+	j := i
+	for j < len(frame) && frame[j] >= '0' && frame[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
