@@ -276,7 +276,7 @@ type Conn struct {
 	// has no goroutine waiting for them. After shutdown none starts.
 	notesStarted bool
 	closing      chan struct{} // closed by Close
-	jobs         chan job      // unbuffered: hand-off to an idle worker
+	jobs         chan job      // unbuffered: hand-off to an idle worker; closed, under mu, at shutdown
 	once         sync.Once
 
 	// Drain, guarded by mu; see Drain. drained is closed once a drain has
@@ -455,6 +455,7 @@ func (c *Conn) shutdown(closeReader bool) error {
 		return nil
 	}
 	c.closed = true
+	close(c.jobs) // idle workers return
 	stop := c.stop
 	c.wake() // a reader waiting for room stops waiting
 	neverRun := !c.started

@@ -132,14 +132,21 @@ func (c *Conn) forget(in *inbound) {
 	c.inflight = c.inflight[:last]
 }
 
-// dispatch hands a job to an idle worker, or to a new one.
+// dispatch hands a job to an idle worker, or to a new one. Under mu, as
+// shutdown closes jobs.
 func (c *Conn) dispatch(j job) {
-	select {
-	case c.jobs <- j: // an idle worker takes it
-	default:
-		c.wg.Add(1)
-		go c.worker(j)
+	c.mu.Lock()
+	if !c.closed {
+		select {
+		case c.jobs <- j: // an idle worker takes it
+			c.mu.Unlock()
+			return
+		default:
+		}
 	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go c.worker(j)
 }
 
 // trySlot takes a handler slot if one is free.
@@ -221,13 +228,8 @@ type job struct {
 // There are never more workers than requests were once in flight together.
 func (c *Conn) worker(j job) {
 	defer c.wg.Done()
-	for {
+	for ok := true; ok; j, ok = <-c.jobs { // one channel: a select would cost more than the hand-off
 		c.serve(j)
-		select {
-		case j = <-c.jobs:
-		case <-c.done:
-			return
-		}
 	}
 }
 
