@@ -357,7 +357,7 @@ func (c *Conn) answer(j job, slot, inline bool) (reading bool) {
 
 // callHandler runs the handler and converts its error, both under recover:
 // an error's Error or RPCError method is user code too.
-// With b not nil the handler is the ResultAppender, and res is b with the
+// With b not nil the handler is the Dispatcher, and res is b with the
 // result appended.
 func (c *Conn) callHandler(ctx context.Context, j job, b []byte) (res wire.Raw, rerr *wire.RPCError, panicked bool) {
 	id, method := j.id, j.method

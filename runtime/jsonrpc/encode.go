@@ -72,7 +72,7 @@ func appendResultHead(b []byte, id wire.Raw) []byte {
 }
 
 // endResult ends the frame appendResultHead began, of length mark, after
-// which a ResultAppender appended the result: valid JSON, so only line
+// which a Dispatcher appended the result: valid JSON, so only line
 // breaks are looked for (pretty-printed raw members), and only where there
 // are some is it found not to be JSON (ok false).
 func endResult(b []byte, mark int) (_ []byte, ok bool) {
