@@ -57,7 +57,7 @@ else
 	(cd bench/peer && go test -run '^$' -bench 'Compile' -benchtime 1x -count "${COMPILE_COUNT:-3}") | tee "$out/build.txt"
 	(cd bench/peer && go test -run '^$' -bench 'CompileInstructions' -benchtime 1x -count 1) | tee -a "$out/build.txt"
 	(cd bench/peer && go test -run '^$' -bench 'Binary' -benchtime 1x -count 1) | tee -a "$out/build.txt"
-	(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
+	(cd bench/peer && go test -run '^$' -bench 'Messages|Interleaved|PingPong|Notify' -benchmem -benchtime 300ms -count "$count") | tee "$out/messages.txt"
 	sessions
 	# acpgen inspect's checker and the validators it judges with.
 	go test ./inspect ./internal/schemacheck -run '^$' -bench 'ObserveUpdate|Validate' -benchmem -benchtime 300ms -count "$count" | tee "$out/inspect.txt"

@@ -245,16 +245,18 @@ func messages(w io.Writer, res map[string]result) {
 			a.ns/fastest, verdict(a.ns/fastest <= 1.5),
 			gs.ns/a.ns, verdict(gs.ns/a.ns >= 10))
 	}
-	fmt.Fprintln(w, "\nFull dispatch (frame bytes in, typed handler, response frame bytes out), µs per frame:")
+	// The targets of issue #39: overhead ≤ 60% (moonshot 30%).
+	fmt.Fprintln(w, "\nFull dispatch (frame bytes in, typed handler, response frame bytes out), µs per frame (allocs per frame), medians:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| message | decode+Validate+encode result | dispatch, 1 proc | overhead (target ≤ 30%) | dispatch, 2 procs |")
+	fmt.Fprintln(w, "| message | decode+Validate+encode result | dispatch, 1 proc | overhead (target ≤ 60%) | dispatch, 2 procs |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, m := range names {
 		base, _ := get(m, "acpgen-decode+validate+encode")
 		d1, _ := get(m, "acpgen-dispatch")
 		d2, _ := get(m, "acpgen-dispatch-2procs")
 		over := d1.ns/base.ns - 1
-		fmt.Fprintf(w, "| %s | %s | %s | %+.0f%% %s | %s |\n", m, us(base.ns), us(d1.ns), over*100, verdict(over <= 0.3), us(d2.ns))
+		fmt.Fprintf(w, "| %s | %s (%.0f) | %s (%.0f) | %+.0f%% %s | %s (%.0f) |\n", m, us(base.ns), base.allocs, us(d1.ns), d1.allocs,
+			over*100, verdict(over <= 0.6), us(d2.ns), d2.allocs)
 	}
 }
 
@@ -283,15 +285,16 @@ func pingPong(w io.Writer, res map[string]result) {
 	if _, ok := res["BenchmarkPingPong/session_new/floor"]; !ok {
 		return
 	}
-	fmt.Fprintln(w, "\nDispatch ping-pong over in-memory pipes (one request frame in, its response out), µs (allocs/op), medians:")
+	// The targets of issue #39: ≤ 3.0× the floor (moonshot 2.0).
+	fmt.Fprintln(w, "\nDispatch ping-pong over in-memory pipes (one request frame in, its response out), µs (allocs per request), medians:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| message | acpgen | peer | floor (read a line, write a line) | acpgen ÷ floor (target ≤ 2.0) | peer ÷ acpgen | CPU µs per request: acpgen, floor (ratio) |")
+	fmt.Fprintln(w, "| message | acpgen | peer | floor (read a line, write a line) | acpgen ÷ floor (target ≤ 3.0) | peer ÷ acpgen | CPU µs per request: acpgen, floor (ratio) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, m := range []string{"session_new", "prompt"} {
 		a, p, f := res["BenchmarkPingPong/"+m+"/acpgen"], res["BenchmarkPingPong/"+m+"/peer"], res["BenchmarkPingPong/"+m+"/floor"]
 		ac, fc := a.metrics["cpu-ns/op"], f.metrics["cpu-ns/op"]
 		fmt.Fprintf(w, "| %s | %s (%.0f) | %s (%.0f) | %s | %.1f %s | %.1f | %s, %s (%.1f) |\n", m, us(a.ns), a.allocs, us(p.ns), p.allocs, us(f.ns),
-			a.ns/f.ns, verdict(a.ns/f.ns <= 2), p.ns/a.ns, us(ac), us(fc), ac/fc)
+			a.ns/f.ns, verdict(a.ns/f.ns <= 3), p.ns/a.ns, us(ac), us(fc), ac/fc)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/acpgen/acpgen/runtime/wire"
 )
@@ -79,8 +80,26 @@ func (e *End) Notify(ctx context.Context, m *Method, params any) error {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), FinalWriteTimeout)
 		defer cancel()
 	}
-	return e.notify(ctx, m.Wire, m.Params.AppendValue(nil, params))
+	if e.obs != nil { // an Observer may keep what it reads of the params
+		return e.notify(ctx, m.Wire, m.Params.AppendValue(nil, params))
+	}
+	buf := sendBufs.Get().(*[]byte)
+	b := m.Params.AppendValue((*buf)[:0], params)
+	err = e.notify(ctx, m.Wire, b)
+	if cap(b) <= maxSendBuf { // one huge message would pin its buffer
+		*buf = b[:0]
+		sendBufs.Put(buf)
+	}
+	return err
 }
+
+// sendBufs holds the buffers Notify encodes params into: neither the
+// connection nor the Record hook keeps them after the call, and a
+// streamed notification's encoding would otherwise grow a new one each
+// time.
+var sendBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxSendBuf = 64 << 10
 
 // ready returns the negotiation, or an error when initialize has not
 // completed.

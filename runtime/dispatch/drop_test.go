@@ -1,6 +1,7 @@
 package dispatch_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -38,13 +39,20 @@ func TestDefaultDropWarningIsRateLimited(t *testing.T) {
 	var logs syncBuffer
 	s := &server{events: make(chan string, 8), turning: make(chan struct{})}
 	in, peer := io.Pipe()
-	dispatch.Connect(&s.end, routes, s.route, s, in, io.Discard,
+	out, answers := io.Pipe()
+	dispatch.Connect(&s.end, routes, s.route, s, in, answers,
 		dispatch.Options{RPC: jsonrpc.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.end.Conn.Run(ctx); close(done) }()
-	defer func() { cancel(); peer.Close(); <-done }()
+	defer func() { cancel(); peer.Close(); out.Close(); <-done }()
 	fmt.Fprintln(peer, `{"jsonrpc":"2.0","id":1,"method":"open","params":{}}`)
+	// The notifications follow open's answer: sent before it, they could be
+	// read before open is handled, and dropped as received before it.
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, out)
 	for range 200 {
 		fmt.Fprintln(peer, `{"jsonrpc":"2.0","method":"tell","params":{"x":"bad"}}`)
 	}

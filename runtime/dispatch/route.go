@@ -75,19 +75,44 @@ type router struct {
 type turnRouter struct{ *router }
 
 func (r turnRouter) Arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context {
-	return r.e.turns.arrived(ctx, r.e.Conn, method, params, request)
+	return r.e.turns.arrived(ctx, method, params, request)
+}
+
+// Answered is jsonrpc.AnswerHandler's: a turn ends with its request.
+func (r turnRouter) Answered(ctx context.Context) { r.e.turns.answered(ctx) }
+
+// The router is a jsonrpc.Dispatcher: params are decoded in the pass that
+// reads the frame, and a result is encoded once, straight into the
+// response frame, after Validate has checked it.
+
+func (r *router) Mode() wire.Mode { return r.e.mode }
+
+func (r *router) DecodeParams(method string, d *wire.Decoder) any {
+	i, ok := r.routes.index(method)
+	if !ok {
+		return nil
+	}
+	p := r.routes.newParams(i)
+	if r.routes.Methods[i].Method.Params.DecodeValue(d, p) != nil {
+		return nil
+	}
+	return p
 }
 
 func (r *router) HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
-	if r.e.obs != nil {
-		return r.e.observeRequest(ctx, method, params, func(ctx context.Context) (wire.Raw, error) {
-			return r.request(ctx, method, params)
-		})
-	}
-	return r.request(ctx, method, params)
+	return r.AppendRequest(ctx, method, params, nil, nil)
 }
 
-func (r *router) request(ctx context.Context, method string, params wire.Raw) (wire.Raw, error) {
+func (r *router) AppendRequest(ctx context.Context, method string, params wire.Raw, decoded any, b []byte) ([]byte, error) {
+	if r.e.obs != nil {
+		return r.e.observeRequest(ctx, method, params, func(ctx context.Context) (wire.Raw, error) {
+			return r.request(ctx, method, params, decoded, b)
+		})
+	}
+	return r.request(ctx, method, params, decoded, b)
+}
+
+func (r *router) request(ctx context.Context, method string, params wire.Raw, decoded any, b []byte) (wire.Raw, error) {
 	neg := r.e.negotiated()
 	switch {
 	case r.routes.Open != nil && method == r.routes.Open.Method:
@@ -96,21 +121,28 @@ func (r *router) request(ctx context.Context, method string, params wire.Raw) (w
 		return nil, errNotInitialized
 	}
 	if i, ok := r.routes.index(method); ok && !r.routes.Methods[i].Method.Notification {
-		return r.serve(ctx, neg, i, params)
+		return r.serve(ctx, neg, i, params, decoded, b)
 	}
 	if strings.HasPrefix(method, "_") && r.e.ext != nil {
-		return r.e.ext.ExtRequest(ctx, method, params)
+		res, err := r.e.ext.ExtRequest(ctx, method, params)
+		if err != nil || b == nil {
+			return res, err
+		}
+		if len(res) > 0 && !wire.Valid(res) {
+			return nil, fmt.Errorf("%s handler returned invalid result JSON", method)
+		}
+		return append(b, res...), nil // nothing appended is null
 	}
 	return nil, MethodNotFound(method)
 }
 
 // serve answers a request of method i: the params are decoded, validated
 // and gate-checked first, and the handler's result is checked (a failure
-// is this side's bug, answered -32603) and encoded.
-func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire.Raw) (wire.Raw, error) {
+// is this side's bug, answered -32603) and appended to b.
+func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire.Raw, decoded any, b []byte) (wire.Raw, error) {
 	m, e := r.routes.Methods[i].Method, r.e
-	p := r.routes.newParams(i)
-	if err := DecodeParams(m, params, p, e.mode); err != nil {
+	p, err := r.params(i, params, decoded)
+	if err != nil {
 		return nil, err
 	}
 	if err := neg.checkParams(m, p); err != nil {
@@ -127,7 +159,7 @@ func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire
 		if err := e.opened(r.routes.Open, m, p, res, true); err != nil {
 			return nil, err
 		}
-		return m.Result.AppendValue(nil, res), nil
+		return m.Result.AppendValue(b, res), nil
 	}
 	rm := res.(message)
 	if err := rm.Validate(); err != nil {
@@ -136,27 +168,42 @@ func (r *router) serve(ctx context.Context, neg *negotiation, i int, params wire
 	if vs := neg.checkResult(m, rm); len(vs) > 0 {
 		return nil, refused(e.log, local(m.Wire, "result", &wire.GateError{Violations: vs}))
 	}
-	return m.Result.AppendValue(nil, res), nil
+	return m.Result.AppendValue(b, res), nil
+}
+
+// params returns method i's params: decoded, validated, or else params
+// decoded and validated (DecodeParams).
+func (r *router) params(i int, params wire.Raw, decoded any) (any, error) {
+	m := r.routes.Methods[i].Method
+	if decoded != nil && reflect.TypeOf(decoded) == reflect.TypeOf(r.routes.Methods[i].Params) {
+		return decoded, wire.Check(r.e.mode == wire.Lenient, func(vd *wire.Validator) { m.Params.ValidateValue(vd, decoded) })
+	}
+	p := r.routes.newParams(i)
+	return p, DecodeParams(m, params, p, r.e.mode)
 }
 
 func (r *router) HandleNotification(ctx context.Context, method string, params wire.Raw) {
+	r.HandleDecoded(ctx, method, params, nil)
+}
+
+func (r *router) HandleDecoded(ctx context.Context, method string, params wire.Raw, decoded any) {
 	if r.e.obs != nil {
 		r.e.observeNotification(ctx, method, params, func(ctx context.Context) {
-			r.notification(ctx, method, params)
+			r.notification(ctx, method, params, decoded)
 		})
 		return
 	}
-	r.notification(ctx, method, params)
+	r.notification(ctx, method, params, decoded)
 }
 
-func (r *router) notification(ctx context.Context, method string, params wire.Raw) {
+func (r *router) notification(ctx context.Context, method string, params wire.Raw, decoded any) {
 	neg := r.e.negotiated()
 	if neg == nil {
 		r.e.onDrop(method, errors.New("received before initialize"))
 		return
 	}
 	if i, ok := r.routes.index(method); ok && r.routes.Methods[i].Method.Notification {
-		r.receive(ctx, neg, i, params)
+		r.receive(ctx, neg, i, params, decoded)
 		return
 	}
 	if strings.HasPrefix(method, "_") && r.e.ext != nil {
@@ -167,10 +214,10 @@ func (r *router) notification(ctx context.Context, method string, params wire.Ra
 // receive hands a notification of method i to its handler after decoding,
 // validating and gate-checking it; one that fails goes to the connection's
 // OnDrop (a notification cannot be answered).
-func (r *router) receive(ctx context.Context, neg *negotiation, i int, params wire.Raw) {
+func (r *router) receive(ctx context.Context, neg *negotiation, i int, params wire.Raw, decoded any) {
 	m := r.routes.Methods[i].Method
-	p := r.routes.newParams(i)
-	if err := DecodeParams(m, params, p, r.e.mode); err != nil {
+	p, err := r.params(i, params, decoded)
+	if err != nil {
 		r.e.onDrop(m.Wire, err)
 		return
 	}

@@ -27,13 +27,29 @@ var ErrTurnCancelled = errors.New("dispatch: turn cancelled by the peer")
 type Turn struct {
 	turns   *turnTable
 	session string
-	cancel  context.CancelCauseFunc
-	done    chan struct{} // closed by a cancel
-	// awaiting ends the connection's mark that a handler may wait for a
-	// later message (the cancel): see jsonrpc.Conn.AwaitingInput.
-	awaiting func()
-	kept     int  // guarded by turns.mu: Keep calls not yet released
-	ended    bool // guarded by turns.mu: the request is answered
+	ctx     turnCtx // the context its handler gets
+	// next and prev link the turns of one session in turnTable.live.
+	next, prev *Turn
+	// guarded by turns.mu:
+	done      chan struct{} // closed by a cancel; made when first asked for
+	cancelled bool
+	kept      int  // Keep calls not yet released
+	ended     bool // the request is answered
+	dropped   bool // no longer in turnTable.live
+}
+
+// turnCtx is a turn's context: its request's, which a cancel of the turn
+// ends (jsonrpc.CancelRequest), with the turn as a value.
+type turnCtx struct {
+	context.Context
+	t *Turn
+}
+
+func (c *turnCtx) Value(key any) any {
+	if key == (turnKey{}) {
+		return c.t
+	}
+	return c.Context.Value(key)
 }
 
 type turnKey struct{}
@@ -41,6 +57,9 @@ type turnKey struct{}
 // TurnFrom returns the turn a prompt handler's context belongs to, nil for
 // any other context.
 func TurnFrom(ctx context.Context) *Turn {
+	if c, ok := ctx.(*turnCtx); ok {
+		return c.t
+	}
 	t, _ := ctx.Value(turnKey{}).(*Turn)
 	return t
 }
@@ -54,17 +73,27 @@ func TurnCancelled(ctx context.Context) bool {
 // Session is the turn's session.
 func (t *Turn) Session() string { return t.session }
 
+// closed is the Done of a turn cancelled before anything asked for it.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // Done is closed when the peer cancels the turn.
-func (t *Turn) Done() <-chan struct{} { return t.done }
+func (t *Turn) Done() <-chan struct{} {
+	t.turns.mu.Lock()
+	defer t.turns.mu.Unlock()
+	if t.done == nil {
+		t.done = make(chan struct{})
+		if t.cancelled {
+			t.done = closed
+		}
+	}
+	return t.done
+}
 
 // Cancelled reports whether the peer cancelled the turn.
 func (t *Turn) Cancelled() bool {
-	select {
-	case <-t.done:
-		return true
-	default:
-		return false
-	}
+	t.turns.mu.Lock()
+	defer t.turns.mu.Unlock()
+	return t.cancelled
 }
 
 // Keep keeps the turn registered after its request is answered, for a
@@ -107,16 +136,16 @@ func (t *Turn) flushing(ctx context.Context) bool {
 type turnTable struct {
 	mu      sync.Mutex
 	methods *TurnMethods
-	live    map[string]map[*Turn]struct{}
+	live    map[string]*Turn // the first of each session's turns, linked by next
 }
 
 // arrived registers a prompt's turn or applies a cancel, on the reading
 // goroutine, in wire order.
-func (tt *turnTable) arrived(ctx context.Context, conn *jsonrpc.Conn, method string, params wire.Raw, request bool) context.Context {
+func (tt *turnTable) arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context {
 	switch {
 	case request && method == tt.methods.Prompt:
 		if s, ok := jsonrpc.SessionID(params); ok {
-			return tt.start(ctx, conn, s)
+			return tt.start(ctx, s)
 		}
 	case !request && method == tt.methods.Cancel:
 		if s, ok := jsonrpc.SessionID(params); ok {
@@ -127,53 +156,69 @@ func (tt *turnTable) arrived(ctx context.Context, conn *jsonrpc.Conn, method str
 }
 
 // start registers a turn of session s and returns the context its handler
-// gets; req is its request's context, which the connection cancels once the
-// request is answered: the turn then ends unless kept.
-func (tt *turnTable) start(req context.Context, conn *jsonrpc.Conn, s string) context.Context {
-	ctx, cancel := context.WithCancelCause(req)
-	t := &Turn{turns: tt, session: s, cancel: cancel, done: make(chan struct{}), awaiting: conn.AwaitingInput()}
-	ctx = context.WithValue(ctx, turnKey{}, t)
+// gets; req is its request's context, which ends once the request is
+// answered (answered): the turn then ends unless kept. Until then the
+// reader does not pause for room: the turn may wait for its cancel
+// (jsonrpc.AwaitInput).
+func (tt *turnTable) start(req context.Context, s string) context.Context {
+	t := &Turn{turns: tt, session: s}
+	t.ctx = turnCtx{req, t}
+	jsonrpc.AwaitInput(req)
 	tt.mu.Lock()
 	if tt.live == nil {
-		tt.live = map[string]map[*Turn]struct{}{}
+		tt.live = map[string]*Turn{}
 	}
-	ts := tt.live[s]
-	if ts == nil {
-		ts = map[*Turn]struct{}{}
-		tt.live[s] = ts
+	if head := tt.live[s]; head != nil {
+		t.next, head.prev = head, t
 	}
-	ts[t] = struct{}{}
+	tt.live[s] = t
 	tt.mu.Unlock()
-	context.AfterFunc(req, func() {
-		t.awaiting()
-		tt.mu.Lock()
-		t.ended = true
-		tt.drop(t)
-		tt.mu.Unlock()
-	})
-	return ctx
+	return &t.ctx
+}
+
+// answered ends the turn whose request, of context ctx, is answered.
+func (tt *turnTable) answered(ctx context.Context) {
+	c, ok := ctx.(*turnCtx)
+	if !ok {
+		return
+	}
+	tt.mu.Lock()
+	c.t.ended = true
+	tt.drop(c.t)
+	tt.mu.Unlock()
 }
 
 // drop unregisters t once its request is answered and no Keep holds it.
 // Called with mu held.
 func (tt *turnTable) drop(t *Turn) {
-	if !t.ended || t.kept > 0 {
+	if !t.ended || t.kept > 0 || t.dropped {
 		return
 	}
-	delete(tt.live[t.session], t)
-	if len(tt.live[t.session]) == 0 {
+	switch {
+	case t.prev != nil:
+		t.prev.next = t.next
+	case t.next != nil:
+		tt.live[t.session] = t.next
+	default:
 		delete(tt.live, t.session)
 	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	}
+	t.next, t.prev, t.dropped = nil, nil, true
 }
 
 // cancel ends every registered turn of session s.
 func (tt *turnTable) cancel(s string) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	for t := range tt.live[s] {
-		if !t.Cancelled() {
-			close(t.done)
-			t.cancel(ErrTurnCancelled)
+	for t := tt.live[s]; t != nil; t = t.next {
+		if !t.cancelled {
+			t.cancelled = true
+			if t.done != nil {
+				close(t.done)
+			}
+			jsonrpc.CancelRequest(t.ctx.Context, ErrTurnCancelled)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func BenchmarkParse(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var m message
-		if e := parse(&d, frame, &m); e != nil {
+		if e := parseEntry(&d, frame, &m); e != nil {
 			b.Fatal(e.Reason)
 		}
 	}
@@ -50,7 +50,7 @@ func BenchmarkParseResponse(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var m message
-		if e := parse(&d, frame, &m); e != nil || m.rpcErr == nil {
+		if e := parseEntry(&d, frame, &m); e != nil || m.rpcErr == nil {
 			b.Fatal("not an error response")
 		}
 	}

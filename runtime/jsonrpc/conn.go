@@ -23,7 +23,8 @@ type Handler interface {
 	// becomes -32603 internal error whose message is the error text. ctx is
 	// cancelled when the peer sends $/cancel_request for this id or the
 	// connection shuts down; a handler that then returns any error is
-	// answered -32800 request cancelled. params is nil when absent or null;
+	// answered -32800 request cancelled. ctx also ends once the request is
+	// answered. params is nil when absent or null;
 	// it stays valid after the handler returns.
 	HandleRequest(ctx context.Context, method string, params wire.Raw) (wire.Raw, error)
 	// HandleNotification handles one notification; notifications are never
@@ -50,6 +51,46 @@ type ArrivalHandler interface {
 	// ctx is the connection's and the result is ignored. Arrived must return
 	// quickly: nothing is read meanwhile.
 	Arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context
+}
+
+// AnswerHandler is an ArrivalHandler that is also told when each request
+// that arrived is answered (ACP: a prompt turn ends with its request).
+type AnswerHandler interface {
+	ArrivalHandler
+	// Answered is called once for each request Arrived was told of, with
+	// the context Arrived returned, as the request's context ends: its
+	// handler has returned (or will never run) and its answer is about to
+	// be written. It must return quickly.
+	Answered(ctx context.Context)
+}
+
+// Dispatcher is a Handler that decodes params in the pass that reads the
+// frame and encodes a request's result straight into the response frame
+// (the generated dispatcher): the Conn calls DecodeParams as it reads a
+// message's params (when its method came before them), and AppendRequest
+// and HandleDecoded instead of HandleRequest and HandleNotification,
+// except for the entries of a batch.
+type Dispatcher interface {
+	Handler
+	// Mode is the mode frames are read in, so that DecodeParams decodes
+	// in it.
+	Mode() wire.Mode
+	// DecodeParams decodes the params of method from d, which is at their
+	// value, an object, into a new value of the method's params type, and
+	// returns it with d past the value. It returns nil, d anywhere, when
+	// it does not decode method's params or they do not decode: the Conn
+	// then reads them as raw JSON. It runs on the reading goroutine.
+	DecodeParams(method string, d *wire.Decoder) any
+	// AppendRequest handles a request as HandleRequest does, appending the
+	// result's JSON to b and returning the extended slice instead of
+	// returning the result: one valid JSON value (nothing appended is
+	// null), which the Conn writes as it is, without checking it again
+	// (line breaks are removed). On error what was appended is discarded.
+	// decoded is what DecodeParams returned for params, or nil.
+	AppendRequest(ctx context.Context, method string, params wire.Raw, decoded any, b []byte) ([]byte, error)
+	// HandleDecoded is HandleNotification, with decoded as for
+	// AppendRequest.
+	HandleDecoded(ctx context.Context, method string, params wire.Raw, decoded any)
 }
 
 // Options tune a Conn; the zero value is usable. The bounds are described
@@ -171,16 +212,20 @@ type MessageWriter interface {
 type Conn struct {
 	h           Handler
 	arrivals    ArrivalHandler // h, when it is one
+	appender    Dispatcher     // h, when it is one
+	mode        wire.Mode      // how frames are read: the Dispatcher's Mode, else Strict
+	answers     AnswerHandler  // h, when it is one
 	log         *slog.Logger
 	maxFrame    int
 	maxInFlight int
 	maxBuffered int
 	sem         chan struct{} // one token per running request handler
 
-	r   io.Reader
-	br  *bufio.Reader // nil when mr frames the input
-	mr  MessageReader
-	dec wire.Decoder // used by the reader goroutine only
+	r     io.Reader
+	br    *bufio.Reader // nil when mr frames the input
+	mr    MessageReader
+	dec   wire.Decoder // used by the reader goroutine only
+	names names        // method names read, reused; the reader goroutine's
 
 	w     io.Writer
 	mw    MessageWriter // nil when w takes newline-terminated frames
@@ -194,9 +239,10 @@ type Conn struct {
 	started  bool
 	closed   bool
 	base     context.Context // parent of handler contexts, set by Run
+	noteCtx  context.Context // base, marked inNotification: notification handlers'
 	stop     context.CancelCauseFunc
 	pending  map[int64]*pendingCall
-	inflight map[string]*inbound // by idKey; duplicates chained
+	inflight []*inbound // requests admitted and not yet answered, unordered
 
 	// Flow control, guarded by mu; see "Flow control" in the package doc.
 	flow     sync.Cond // the reader waits on it for room; L is &mu
@@ -223,11 +269,15 @@ type Conn struct {
 	wg       sync.WaitGroup // handlers and the notification goroutine
 	done     chan struct{}  // closed at shutdown
 	// notesDone is closed once the notification goroutine has finished
-	// the queue (or at shutdown when Run never started it).
+	// the queue (or at shutdown when it never started).
 	notesDone chan struct{}
-	closing   chan struct{} // closed by Close
-	jobs      chan job      // unbuffered: hand-off to an idle worker
-	once      sync.Once
+	// notesStarted is set, under mu, once the notification goroutine has
+	// started: with the first notification, so that an idle connection
+	// has no goroutine waiting for them. After shutdown none starts.
+	notesStarted bool
+	closing      chan struct{} // closed by Close
+	jobs         chan job      // unbuffered: hand-off to an idle worker; closed, under mu, at shutdown
+	once         sync.Once
 
 	// Drain, guarded by mu; see Drain. drained is closed once a drain has
 	// nothing left to wait for.
@@ -258,12 +308,17 @@ type callResult struct {
 	err    error
 }
 
-// inbound is one request being handled, for $/cancel_request.
+// inbound is one request being handled: its context, and what
+// $/cancel_request finds it by.
 type inbound struct {
-	key    string
-	cancel context.CancelCauseFunc
-	next   *inbound // another in-flight request with the same id
-	cost   int      // counted against MaxBuffered
+	ctx  reqCtx
+	c    *Conn
+	id   wire.Raw
+	idx  int // its index in Conn.inflight while it is there
+	cost int // counted against MaxBuffered
+	// awaiting says the request holds an AwaitingInput mark until it is
+	// answered (AwaitInput); gone that it is answered. Guarded by c.mu.
+	awaiting, gone bool
 }
 
 // NewConn returns a connection reading frames from r and writing them to w:
@@ -296,13 +351,18 @@ func NewConn(r io.Reader, w io.Writer, h Handler, o Options) *Conn {
 		w:           w,
 		wlock:       make(chan struct{}, 1),
 		pending:     make(map[int64]*pendingCall),
-		inflight:    make(map[string]*inbound),
 		done:        make(chan struct{}),
 		notesDone:   make(chan struct{}),
 		closing:     make(chan struct{}),
 		jobs:        make(chan job),
 	}
 	c.arrivals, _ = h.(ArrivalHandler)
+	c.appender, _ = h.(Dispatcher)
+	c.mode = wire.Strict
+	if c.appender != nil {
+		c.mode = c.appender.Mode()
+	}
+	c.answers, _ = h.(AnswerHandler)
 	if c.mr, _ = r.(MessageReader); c.mr == nil {
 		c.br = bufio.NewReaderSize(r, min(64<<10, o.MaxFrame+2))
 	}
@@ -338,13 +398,12 @@ func (c *Conn) Run(ctx context.Context) error {
 		return nil
 	}
 	c.base, c.stop = context.WithCancelCause(context.WithValue(ctx, connKey{}, c))
+	c.noteCtx = context.WithValue(c.base, inNotification{}, true)
 	c.readDone = make(chan error, 1) // buffered: an abandoned reader still exits
 	c.drained = make(chan struct{})
 	c.drain = DrainFrom(ctx)
-	c.wg.Add(1)
 	c.mu.Unlock()
 
-	go c.notificationLoop()
 	if c.drain != nil {
 		c.drain.attach(c)
 		defer c.drain.detach(c)
@@ -396,10 +455,12 @@ func (c *Conn) shutdown(closeReader bool) error {
 		return nil
 	}
 	c.closed = true
+	close(c.jobs) // idle workers return
 	stop := c.stop
 	c.wake() // a reader waiting for room stops waiting
 	neverRun := !c.started
-	if neverRun {
+	if !c.notesStarted {
+		c.notesStarted = true
 		close(c.notesDone) // no notification goroutine will
 	}
 	c.mu.Unlock()

@@ -83,7 +83,7 @@ func (c *Conn) measureBatch(frame []byte) (s batchSize, f *FrameError) {
 		}
 		entry, _, _ := rawValue(&d, frame)
 		var m message
-		e := parse(&c.dec, entry, &m)
+		e := parseEntry(&c.dec, entry, &m)
 		s.entries++
 		switch {
 		case e != nil:
@@ -108,7 +108,7 @@ func (c *Conn) measureBatch(frame []byte) (s batchSize, f *FrameError) {
 // for the batch's requests.
 func (c *Conn) batchEntry(entry []byte, adm admission, b *batchReply) {
 	var m message
-	e := parse(&c.dec, entry, &m)
+	e := parseEntry(&c.dec, entry, &m)
 	c.dec.Reset(nil, wire.Strict)
 	cost := len(entry) + FrameOverhead
 	switch {

@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"context"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -19,6 +18,16 @@ func (c *Conn) queueNotification(n note) {
 	c.mu.Lock()
 	for !c.closed && c.direct == 0 && c.held+n.cost > c.maxBuffered && c.noteHeld > 0 {
 		c.wait()
+	}
+	if !c.notesStarted {
+		if c.closed {
+			c.mu.Unlock()
+			c.log.Debug("jsonrpc: notification read during shutdown not handled", "method", n.method)
+			return
+		}
+		c.notesStarted = true
+		c.wg.Add(1) // under mu, so it happens before shutdown's Wait
+		go c.notificationLoop()
 	}
 	c.held += n.cost
 	c.noteHeld += n.cost
@@ -62,13 +71,18 @@ func (c *Conn) callNotification(n note) {
 			c.log.Error("jsonrpc: notification handler panicked", "method", n.method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		}
 	}()
-	c.h.HandleNotification(context.WithValue(c.base, inNotification{}, true), n.method, n.params)
+	if c.appender != nil {
+		c.appender.HandleDecoded(c.noteCtx, n.method, n.params, n.decoded)
+		return
+	}
+	c.h.HandleNotification(c.noteCtx, n.method, n.params)
 }
 
 // note is a queued inbound notification.
 type note struct {
-	method string
-	params wire.Raw
+	method  string
+	params  wire.Raw
+	decoded any // see message
 	// then, when set, makes the item a response delivery that was held back
 	// until the notifications read before the response had been handled.
 	then func()

@@ -81,14 +81,26 @@ func blank(b []byte) bool {
 // It reports whether this goroutine still holds the reading role; mayInline
 // lets a request run on it (see runInline).
 func (c *Conn) handleFrame(frame []byte, mayInline bool) (reading bool) {
-	c.dec.Reset(frame, wire.Strict)
-	if c.dec.Peek() == wire.KindArray {
-		c.dec.Reset(nil, wire.Strict)
-		c.handleBatch(frame)
+	var m message
+	if fastParse(&c.dec, frame, &m, c.appender, c.mode, &c.names) {
+		if m.kind == kindRequest {
+			return c.startRequest(&m, len(frame)+FrameOverhead, mayInline)
+		}
+		c.handleOther(&m, len(frame)+FrameOverhead)
 		return true
 	}
-	var m message
-	e := parse(&c.dec, frame, &m)
+	if f := beginObject(&c.dec, frame, c.mode); f != nil {
+		if c.dec.Reset(frame, c.mode); c.dec.Peek() == wire.KindArray {
+			c.dec.Reset(nil, wire.Strict)
+			c.handleBatch(frame)
+			return true
+		}
+		c.dec.Reset(nil, wire.Strict)
+		c.rejected(frame, &m, f)
+		c.replyError(nil, f.RPCError())
+		return true
+	}
+	e := parse(&c.dec, frame, &m, c.appender, &c.names)
 	c.dec.Reset(nil, wire.Strict) // hold on to no frame between reads
 	if e != nil {
 		c.rejected(frame, &m, e)
@@ -121,7 +133,7 @@ func (c *Conn) handleOther(m *message, cost int) {
 			return
 		}
 		c.arrived(c.base, m, false)
-		c.queueNotification(note{method: m.method, params: m.params, cost: cost})
+		c.queueNotification(note{method: m.method, params: m.params, decoded: m.decoded, cost: cost})
 		return
 	}
 	if m.callID == 0 {

@@ -110,23 +110,43 @@ func (c *Conn) refuse(m *message) {
 // track registers an admitted request for $/cancel_request and shutdown
 // and returns its job. Called with mu held, the connection not closed.
 func (c *Conn) track(m *message, cost int) job {
-	in := &inbound{key: IDKey(m.id), cost: cost}
-	ctx, cancel := context.WithCancelCause(c.base)
-	in.cancel = cancel
-	in.next = c.inflight[in.key]
-	c.inflight[in.key] = in
+	in := &inbound{c: c, id: m.id, idx: len(c.inflight), cost: cost}
+	in.ctx.base, in.ctx.in = c.base, in
+	c.inflight = append(c.inflight, in)
 	c.wg.Add(1) // under mu, so it happens before shutdown's Wait
-	return job{ctx: ctx, in: in, id: m.id, method: m.method, params: m.params}
+	return job{ctx: &in.ctx, in: in, id: m.id, method: m.method, params: m.params, decoded: m.decoded}
 }
 
-// dispatch hands a job to an idle worker, or to a new one.
-func (c *Conn) dispatch(j job) {
-	select {
-	case c.jobs <- j: // an idle worker takes it
-	default:
-		c.wg.Add(1)
-		go c.worker(j)
+// forget removes in, answered, from the requests in flight, with its
+// AwaitInput mark. Called with mu held.
+func (c *Conn) forget(in *inbound) {
+	if in.awaiting {
+		c.awaiting--
+		c.wake()
 	}
+	in.awaiting, in.gone = false, true
+	last := len(c.inflight) - 1
+	moved := c.inflight[last]
+	c.inflight[in.idx], moved.idx = moved, in.idx
+	c.inflight[last] = nil
+	c.inflight = c.inflight[:last]
+}
+
+// dispatch hands a job to an idle worker, or to a new one. Under mu, as
+// shutdown closes jobs.
+func (c *Conn) dispatch(j job) {
+	c.mu.Lock()
+	if !c.closed {
+		select {
+		case c.jobs <- j: // an idle worker takes it
+			c.mu.Unlock()
+			return
+		default:
+		}
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go c.worker(j)
 }
 
 // trySlot takes a handler slot if one is free.
@@ -153,11 +173,7 @@ const inlineSlice = 200 * time.Microsecond
 // $/cancel_request, a later request, the peer to read our writes). It reports
 // whether this goroutine still holds the role.
 func (c *Conn) runInline(j job) (reading bool) {
-	c.answer(j, true)
-	c.mu.Lock()
-	reading = c.inlining
-	c.inlining = false
-	c.mu.Unlock()
+	reading = c.answer(j, true, true)
 	c.wg.Done()
 	return reading
 }
@@ -197,12 +213,13 @@ func (c *Conn) handOff() {
 
 // job is one inbound request for a worker.
 type job struct {
-	ctx    context.Context
-	in     *inbound
-	id     wire.Raw
-	method string
-	params wire.Raw
-	batch  *batchReply // the batch the request came in, nil for a single one
+	ctx     context.Context
+	in      *inbound
+	id      wire.Raw
+	method  string
+	params  wire.Raw
+	decoded any         // see message
+	batch   *batchReply // the batch the request came in, nil for a single one
 }
 
 // worker serves requests until shutdown. Workers are reused rather than one
@@ -211,47 +228,26 @@ type job struct {
 // There are never more workers than requests were once in flight together.
 func (c *Conn) worker(j job) {
 	defer c.wg.Done()
-	for {
+	for ok := true; ok; j, ok = <-c.jobs { // one channel: a select would cost more than the hand-off
 		c.serve(j)
-		select {
-		case j = <-c.jobs:
-		case <-c.done:
-			return
-		}
 	}
 }
 
-// untrack forgets a request whose handler has returned (or will not run)
-// for $/cancel_request and cancels its context.
-func (c *Conn) untrack(in *inbound) {
+// answered forgets an answered request and releases what it held; inline
+// says it ran inline, and reading whether this goroutine still holds the
+// reading role then (see runInline).
+func (c *Conn) answered(in *inbound, inline bool) (reading bool) {
 	c.mu.Lock()
-	head := c.inflight[in.key]
-	if head == in {
-		if in.next == nil {
-			delete(c.inflight, in.key)
-		} else {
-			c.inflight[in.key] = in.next
-		}
-	} else {
-		for p := head; p != nil; p = p.next {
-			if p.next == in {
-				p.next = in.next
-				break
-			}
-		}
-	}
-	c.mu.Unlock()
-	in.cancel(nil)
-}
-
-// answered releases what an answered request held.
-func (c *Conn) answered(in *inbound) {
-	c.mu.Lock()
+	c.forget(in)
 	c.requests--
 	c.held -= in.cost
+	if inline {
+		reading, c.inlining = c.inlining, false
+	}
 	c.wake()
 	c.checkDrained()
 	c.mu.Unlock()
+	return reading
 }
 
 // cancelInbound handles $/cancel_request.
@@ -261,14 +257,17 @@ func (c *Conn) cancelInbound(params wire.Raw) {
 		c.warn(warnBadCancel, "jsonrpc: malformed $/cancel_request ignored", "params", preview(params))
 		return
 	}
-	key := IDKey(id)
+	found := false
 	c.mu.Lock()
-	in := c.inflight[key]
-	for p := in; p != nil; p = p.next {
-		p.cancel(errPeerCancelled)
+	for _, in := range c.inflight {
+		if sameID(in.id, id) {
+			in.ctx.peer.Store(true)
+			in.ctx.cancel(errPeerCancelled)
+			found = true
+		}
 	}
 	c.mu.Unlock()
-	if in == nil {
+	if !found {
 		c.log.Debug("jsonrpc: $/cancel_request for unknown id", "id", string(id))
 	}
 }
@@ -286,63 +285,94 @@ var (
 // way whatever the timing.
 func (c *Conn) serve(j job) {
 	defer c.wg.Done()
-	slot := true
-	select {
-	case c.sem <- struct{}{}:
-	case <-j.ctx.Done():
-		if slot = !peerCancelled(j.ctx); slot {
-			c.sem <- struct{}{} // shutdown: the handler still runs
+	slot := c.trySlot() // without waiting on Done, which would make the context
+	if !slot {
+		slot = true
+		select {
+		case c.sem <- struct{}{}:
+		case <-j.ctx.Done():
+			if slot = !j.in.ctx.peer.Load(); slot {
+				c.sem <- struct{}{} // shutdown: the handler still runs
+			}
 		}
 	}
-	c.answer(j, slot)
-}
-
-func peerCancelled(ctx context.Context) bool {
-	return errors.Is(context.Cause(ctx), errPeerCancelled)
+	c.answer(j, slot, false)
 }
 
 // answer runs the handler, unless the peer has cancelled the request, and
 // answers the request. slot says whether a handler slot is held for it; it is
-// released as the handler returns.
-func (c *Conn) answer(j job, slot bool) {
+// released as the handler returns. inline and reading are runInline's.
+func (c *Conn) answer(j job, slot, inline bool) (reading bool) {
 	ctx, in, id, method := j.ctx, j.in, j.id, j.method
 	var (
+		buf      *[]byte // the response frame, when the handler appends its result to it
 		res      wire.Raw
 		rerr     *wire.RPCError
 		panicked bool
 	)
-	if peerCancelled(ctx) {
+	switch {
+	case in.ctx.peer.Load():
 		// Cancelled by the peer before it started: the handler never runs.
 		rerr = errCancelled
-	} else {
-		res, rerr, panicked = c.callHandler(ctx, id, method, j.params)
+	case c.appender != nil && j.batch == nil:
+		buf = getBuf()
+		*buf = appendResultHead(*buf, id)
+		res, rerr, panicked = c.callHandler(ctx, j, *buf)
+	default:
+		res, rerr, panicked = c.callHandler(ctx, j, nil)
 	}
 	if slot {
 		<-c.sem
 	}
-	cancelled := ctx.Err() != nil // before untrack, which cancels ctx
-	c.untrack(in)
+	cancelled := ctx.Err() != nil // before the cancel below
+	in.ctx.cancel(nil)            // the request's context ends as it is answered
+	if c.answers != nil {
+		c.answers.Answered(ctx)
+	}
 	if rerr != nil && cancelled && !panicked {
 		rerr = errCancelled
 	}
-	if j.batch != nil {
+	switch {
+	case j.batch != nil:
 		c.collect(j.batch, id, method, res, rerr)
-		return
+		c.mu.Lock()
+		c.forget(in)
+		c.mu.Unlock()
+		return false
+	case buf != nil && rerr == nil:
+		b, ok := endResult(res, len(*buf))
+		if !ok {
+			b = c.appendReply(b[:0], id, method, wire.Raw("-"), nil) // answered as invalid result JSON
+		}
+		c.writeReply(b)
+		putBuf(buf, b)
+	default:
+		if buf != nil {
+			putBuf(buf, *buf)
+		}
+		c.reply(id, method, res, rerr)
 	}
-	c.reply(id, method, res, rerr)
-	c.answered(in)
+	return c.answered(in, inline)
 }
 
 // callHandler runs the handler and converts its error, both under recover:
 // an error's Error or RPCError method is user code too.
-func (c *Conn) callHandler(ctx context.Context, id wire.Raw, method string, params wire.Raw) (res wire.Raw, rerr *wire.RPCError, panicked bool) {
+// With b not nil the handler is the Dispatcher, and res is b with the
+// result appended.
+func (c *Conn) callHandler(ctx context.Context, j job, b []byte) (res wire.Raw, rerr *wire.RPCError, panicked bool) {
+	id, method := j.id, j.method
 	defer func() {
 		if v := recover(); v != nil {
 			c.log.Error("jsonrpc: request handler panicked", "method", method, "id", string(id), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			res, rerr, panicked = nil, errPanic, true
 		}
 	}()
-	res, err := c.h.HandleRequest(ctx, method, params)
+	var err error
+	if b != nil {
+		res, err = c.appender.AppendRequest(ctx, method, j.params, j.decoded, b)
+	} else {
+		res, err = c.h.HandleRequest(ctx, method, j.params)
+	}
 	if err != nil {
 		rerr = toRPCError(err)
 		c.log.Debug("jsonrpc: request failed", "method", method, "id", string(id), "code", rerr.Code, "err", rerr.Message)

@@ -12,11 +12,20 @@ import (
 // partial frame, so every later write fails too.
 func (c *Conn) write(ctx context.Context, b []byte) error {
 	select {
-	case c.wlock <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	case c.wlock <- struct{}{}: // uncontended: no wait on ctx
+	default:
+		select {
+		case c.wlock <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	defer func() { <-c.wlock }()
+	defer func() { <-c.wlock }() // a Write that panics in a handler must not keep the lock
+	return c.writeLocked(b)
+}
+
+// writeLocked is write with the lock held.
+func (c *Conn) writeLocked(b []byte) error {
 	if c.werr != nil {
 		return c.werr
 	}

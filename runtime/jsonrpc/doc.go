@@ -34,7 +34,9 @@
 //     "$/cancel_request", a session/cancel or a later request reaches a
 //     handler that waits for it after about that delay.
 //   - Inbound notifications run one at a time, in arrival order, on a single
-//     goroutine of their own, independently of requests: a session/cancel is
+//     goroutine of their own (started with the first notification, so an
+//     idle connection runs only Run's goroutine and the reader's),
+//     independently of requests: a session/cancel is
 //     delivered while the session/prompt request it cancels is still running.
 //     A slow notification handler delays later notifications, and the reader
 //     only once the queued ones fill Options.MaxBuffered.
@@ -44,7 +46,14 @@
 //   - "$/cancel_request" notifications are consumed by the runtime (never
 //     passed to the Handler): they cancel the context of the inbound request
 //     with that id. A request whose context was cancelled (by the peer or by
-//     shutdown) and whose handler returns any error is answered -32800.
+//     shutdown) and whose handler returns any error is answered -32800. A
+//     request's context also ends as the request is answered. It costs no
+//     allocation of its own: it becomes a context.WithCancelCause child of
+//     the connection's only when something waits on its Done.
+//   - A [Dispatcher] (the generated dispatcher) decodes a message's params in
+//     the pass that reads the frame, when the method comes before them, so
+//     the params are scanned once; and it encodes a request's result straight
+//     into the response frame, which is not checked again.
 //   - A response to one of our calls never overtakes the notifications read
 //     before it: while earlier notifications are queued or running, the
 //     response is queued behind them, so Call returns after their handlers.

@@ -64,10 +64,33 @@ func appendCancelParams(b []byte, id int64) wire.Raw {
 	return append(b, '}')
 }
 
-func appendResult(b []byte, id wire.Raw, result wire.Raw) ([]byte, error) {
+// appendResultHead appends a result response frame up to the result.
+func appendResultHead(b []byte, id wire.Raw) []byte {
 	b = append(b, head+`,"id":`...)
 	b = wire.AppendRaw(b, id)
-	b = append(b, `,"result":`...)
+	return append(b, `,"result":`...)
+}
+
+// endResult ends the frame appendResultHead began, of length mark, after
+// which a Dispatcher appended the result: valid JSON, so only line
+// breaks are looked for (pretty-printed raw members), and only where there
+// are some is it found not to be JSON (ok false).
+func endResult(b []byte, mark int) (_ []byte, ok bool) {
+	switch r := b[mark:]; {
+	case len(r) == 0:
+		b = append(b, "null"...)
+	case bytes.IndexByte(r, '\n') >= 0 || bytes.IndexByte(r, '\r') >= 0:
+		var c bytes.Buffer
+		if json.Compact(&c, r) != nil {
+			return b, false
+		}
+		b = append(b[:mark], c.Bytes()...)
+	}
+	return append(b, "}\n"...), true
+}
+
+func appendResult(b []byte, id wire.Raw, result wire.Raw) ([]byte, error) {
+	b = appendResultHead(b, id)
 	if len(result) == 0 {
 		b = append(b, "null"...)
 	} else {

@@ -16,6 +16,35 @@ type Envelope struct {
 	Name string
 	// V2 reports a "jsonrpc" member whose value is the string "2.0".
 	V2 bool
+
+	// pre, when set, decodes the params of the method read before them
+	// into decoded, a value for the method named decodedFor.
+	pre        Dispatcher
+	decoded    any
+	decodedFor string
+	// names, when set, keeps method names to return again rather than
+	// allocate each.
+	names *names
+}
+
+// names are the last method names a reader returned: a connection's
+// messages name few methods, which need not be allocated each time.
+type names struct {
+	s    [8]string
+	next int
+}
+
+// of returns b as a string, one of n's when it is there.
+func (n *names) of(b []byte) string {
+	for _, s := range n.s {
+		if s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	n.s[n.next] = s
+	n.next = (n.next + 1) % len(n.s)
+	return s
 }
 
 // MethodIsString reports a method member that is a JSON string.
@@ -112,15 +141,16 @@ func PeekEnvelope(frame []byte) (Envelope, error) {
 
 // readEnvelope reads frame's members into e with d.
 func readEnvelope(d *wire.Decoder, frame []byte, e *Envelope) *FrameError {
-	if f := beginObject(d, frame); f != nil {
+	if f := beginObject(d, frame, wire.Strict); f != nil {
 		return f
 	}
 	return readMembers(d, frame, e)
 }
 
-// beginObject starts decoding frame, which must be one JSON object.
-func beginObject(d *wire.Decoder, frame []byte) *FrameError {
-	d.Reset(frame, wire.Strict)
+// beginObject starts decoding frame, which must be one JSON object, in
+// mode.
+func beginObject(d *wire.Decoder, frame []byte, mode wire.Mode) *FrameError {
+	d.Reset(frame, mode)
 	switch d.Peek() {
 	case wire.KindObject:
 	case wire.KindArray:
@@ -187,6 +217,15 @@ func (e *Envelope) member(d *wire.Decoder, frame, key []byte) (read bool, err er
 	case "id":
 		e.ID, _, err = rawValue(d, frame)
 	case "params":
+		e.decoded = nil
+		if e.pre != nil && e.Name != "" && d.Peek() == wire.KindObject {
+			mark, start := d.Mark(), d.Offset()
+			if v := e.pre.DecodeParams(e.Name, d); v != nil {
+				e.Params, e.decoded, e.decodedFor = wire.Raw(frame[start:d.Offset()]), v, e.Name
+				return true, nil
+			}
+			d.Rewind(mark)
+		}
 		e.Params, _, err = rawValue(d, frame)
 	case "result":
 		e.Result, _, err = rawValue(d, frame)
@@ -206,7 +245,15 @@ func (e *Envelope) readMethod(d *wire.Decoder, frame []byte) (err error) {
 		return err
 	}
 	start := d.Offset()
-	if e.Name, err = d.ReadString(); err != nil {
+	if e.names == nil {
+		e.Name, err = d.ReadString()
+	} else {
+		var b []byte
+		if b, err = d.ReadStringBytes(); err == nil {
+			e.Name = e.names.of(b)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	e.Method = wire.Raw(frame[start:d.Offset()])

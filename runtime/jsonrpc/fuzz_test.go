@@ -43,7 +43,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		var d wire.Decoder
 		var m message
-		if e := parse(&d, frame, &m); e != nil {
+		if e := parseEntry(&d, frame, &m); e != nil {
 			r := e.RPCError()
 			if r.Code != wire.CodeParseError && r.Code != wire.CodeInvalidRequest {
 				t.Fatalf("%q: reply code %d", frame, r.Code)
