@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,11 +180,43 @@ func TestSIGKILLDuringWritesPostgres(t *testing.T) {
 			n = -1
 		}
 		acks := killedChild(t, spec, n, time.Duration(rand.IntN(30))*time.Millisecond)
+		clientsGone(t, spec)
 		checkAcked(t, spec, acks)
 		total += len(acks)
 	}
 	if total < 200 {
 		t.Errorf("only %d writes were acknowledged over 20 kills", total)
+	}
+}
+
+// clientsGone waits until no other client is connected to the database at
+// url. The server outlives a killed client: the client's backend still runs
+// the statement it last received (a COMMIT, an Append's one statement)
+// before it finds the connection gone, so what the database holds is
+// settled only once that backend has exited.
+func clientsGone(t *testing.T, url string) {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // pg_backend_pid() is the connection asking
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections to the database 30 s after its client was killed", n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
