@@ -353,7 +353,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
+		if err := listSliceToolCallContentSkipInvalid.DecodeValue(d, &v.Content); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -364,7 +364,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
+		if err := listSliceToolCallLocationSkipInvalid.DecodeValue(d, &v.Locations); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -419,11 +419,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
+		b = listSliceToolCallContentSkipInvalid.AppendValue(b, &v.Content)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
+		b = listSliceToolCallLocationSkipInvalid.AppendValue(b, &v.Locations)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -4248,7 +4248,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []SessionConfigSelectOption
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectOption)
+			err := listSliceSessionConfigSelectOption.DecodeValue(d, &x)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -4260,7 +4260,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			var x []SessionConfigSelectGroup
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectGroup)
+			err := listSliceSessionConfigSelectGroup.DecodeValue(d, &x)
 			if err != nil {
 				return err
 			}
@@ -4275,10 +4275,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = wire.AppendSlice(b, v.Ungrouped, appendSessionConfigSelectOption)
+		b = listSliceSessionConfigSelectOption.AppendValue(b, &v.Ungrouped)
 		return b
 	case v.Grouped != nil:
-		b = wire.AppendSlice(b, v.Grouped, appendSessionConfigSelectGroup)
+		b = listSliceSessionConfigSelectGroup.AppendValue(b, &v.Grouped)
 		return b
 	}
 	return append(b, "null"...)
@@ -5507,14 +5507,14 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
+		if err := listSliceToolCallContentSkipInvalid.DecodeValue(d, &v.Content); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
 		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
+		if err := listSliceToolCallLocationSkipInvalid.DecodeValue(d, &v.Locations); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -5567,11 +5567,11 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
+		b = listSliceToolCallContentSkipInvalid.AppendValue(b, &v.Content)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
+		b = listSliceToolCallLocationSkipInvalid.AppendValue(b, &v.Locations)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -5715,7 +5715,7 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "entries":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
+		if err := listSlicePlanEntrySkipInvalid.DecodeValue(d, &v.Entries); err != nil {
 			v.Entries = nil
 			return 0, wire.AtKey(d.Recover(m, err), "entries")
 		}
@@ -5729,7 +5729,7 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"entries\":")
-	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
+	b = listSlicePlanEntrySkipInvalid.AppendValue(b, &v.Entries)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -6978,13 +6978,13 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 	case "cwd":
 		return 0, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(listSliceString.DecodeValue(d, &v.AdditionalDirectories), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return 1, nil
 		}
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return 1, wire.AtKey(listSliceMCPServer.DecodeValue(d, &v.MCPServers), "mcpServers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -6997,10 +6997,10 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.AdditionalDirectories)
 	}
 	b = wire.Key(b, &comma, "\"mcpServers\":")
-	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+	b = listSliceMCPServer.AppendValue(b, &v.MCPServers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7234,7 +7234,7 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Headers = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(listSliceHTTPHeader.DecodeValue(d, &v.Headers), "headers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7248,7 +7248,7 @@ func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b = wire.Key(b, &comma, "\"headers\":")
-	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
+	b = listSliceHTTPHeader.AppendValue(b, &v.Headers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7296,7 +7296,7 @@ func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Headers = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(listSliceHTTPHeader.DecodeValue(d, &v.Headers), "headers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7310,7 +7310,7 @@ func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b = wire.Key(b, &comma, "\"headers\":")
-	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
+	b = listSliceHTTPHeader.AppendValue(b, &v.Headers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7358,13 +7358,13 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Args = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return 2, wire.AtKey(listSliceString.DecodeValue(d, &v.Args), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return 3, nil
 		}
-		return 3, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return 3, wire.AtKey(listSliceEnvVariable.DecodeValue(d, &v.Env), "env")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7378,9 +7378,9 @@ func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"command\":")
 	b = wire.AppendString(b, v.Command)
 	b = wire.Key(b, &comma, "\"args\":")
-	b = wire.AppendSlice(b, v.Args, wire.EncodeString)
+	b = listSliceString.AppendValue(b, &v.Args)
 	b = wire.Key(b, &comma, "\"env\":")
-	b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
+	b = listSliceEnvVariable.AppendValue(b, &v.Env)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7835,11 +7835,11 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "sessionId":
 		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(listSliceContentBlock.DecodeValue(d, &v.Prompt), "prompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
+		return wire.Optional, wire.AtKey(listSliceRuntimeContextItem.DecodeValue(d, &v.RuntimeContext), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -7849,14 +7849,14 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
 	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
-	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
+	b = listSliceContentBlock.AppendValue(b, &v.Prompt)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
+		b = listSliceRuntimeContextItem.AppendValue(b, &v.RuntimeContext)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -8567,7 +8567,7 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			var x []string
-			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
+			err := listSliceString.DecodeValue(d, &x)
 			if err != nil {
 				return err
 			}
@@ -8594,7 +8594,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.StringArray)
 		return b
 	}
 	return append(b, "null"...)
@@ -9078,42 +9078,123 @@ func marshal(x interface {
 	return x.AppendJSON(nil), nil
 }
 
-func decodeToolCallContent(p *ToolCallContent, d *wire.Decoder) error {
-	return unionToolCallContent.DecodeValue(d, p)
+var listSliceToolCallContentSkipInvalid = wire.List{
+	Type: (*[]ToolCallContent)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Shape: wire.ShapeUnion,
+			Union: &unionToolCallContent,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
-	return objectToolCallLocation.DecodeValue(d, p)
+var listSliceToolCallLocationSkipInvalid = wire.List{
+	Type: (*[]ToolCallLocation)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectToolCallLocation,
+			Shape:  wire.ShapeObject,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
-	return unionToolCallContent.AppendValue(b, p)
+var listSliceSessionConfigSelectOption = wire.List{
+	Type: (*[]SessionConfigSelectOption)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectOption,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
-	return objectToolCallLocation.AppendValue(b, p)
+var listSliceSessionConfigSelectGroup = wire.List{
+	Type: (*[]SessionConfigSelectGroup)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectGroup,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeSessionConfigSelectOption(p *SessionConfigSelectOption, d *wire.Decoder) error {
-	return objectSessionConfigSelectOption.DecodeValue(d, p)
+var listSlicePlanEntrySkipInvalid = wire.List{
+	Type: (*[]PlanEntry)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*PlanEntry)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeSessionConfigSelectGroup(p *SessionConfigSelectGroup, d *wire.Decoder) error {
-	return objectSessionConfigSelectGroup.DecodeValue(d, p)
+var listSliceString = wire.List{
+	Type: (*[]string)(nil),
+	Value: &wire.Value{
+		Elem:  &wire.String,
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectOption(p *SessionConfigSelectOption, b []byte) []byte {
-	return objectSessionConfigSelectOption.AppendValue(b, p)
+var listSliceMCPServer = wire.List{
+	Type: (*[]MCPServer)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*MCPServer)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectGroup(p *SessionConfigSelectGroup, b []byte) []byte {
-	return objectSessionConfigSelectGroup.AppendValue(b, p)
+var listSliceHTTPHeader = wire.List{
+	Type: (*[]HTTPHeader)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*HTTPHeader)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
-	return objectRuntimeContextItem.DecodeValue(d, p)
+var listSliceEnvVariable = wire.List{
+	Type: (*[]EnvVariable)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*EnvVariable)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
-	return objectRuntimeContextItem.AppendValue(b, p)
+var listSliceContentBlock = wire.List{
+	Type: (*[]ContentBlock)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*ContentBlock)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
+}
+
+var listSliceRuntimeContextItem = wire.List{
+	Type: (*[]RuntimeContextItem)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectRuntimeContextItem,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }

@@ -45,7 +45,7 @@ func (e *emitter) validators(f *jen.File) {
 		case ir.Enum:
 			body = e.enumValidate(t)
 		case ir.Alias:
-			body = e.valueValidate(t.Target, goType(t.Target).Call(jen.Op("*").Id("x")), false)
+			body = e.valueValidate(t.Target, aliased(t.Target, "x"), false)
 		}
 		f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(

@@ -311,7 +311,7 @@ func decodeSlice(d *Decoder, p unsafe.Pointer, v *Value) error {
 		}
 		m := d.Mark()
 		if h.len == h.cap {
-			v.sliceAt(p).Grow(1)
+			v.sliceAt(p).Grow(max(1, v.first-h.cap))
 		}
 		n := h.len
 		h.len++
@@ -443,18 +443,34 @@ func appendValue(b []byte, p unsafe.Pointer, v *Value) []byte {
 	case ShapeCoded:
 		return codedAt(v.Coded, p).AppendJSON(b)
 	case ShapeSlice:
-		b = append(b, '[')
-		for i := range (*sliceHeader)(p).len {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendValue(b, item(p, i, v.size), v.Elem)
-		}
-		return append(b, ']')
+		return appendSlice(b, p, v)
 	case ShapeMap:
 		return appendMap(b, p, v)
 	}
 	panic("wire: unknown shape")
+}
+
+// appendSlice is AppendSlice for a slice of shape v at p. Items with
+// methods of their own and strings, the common ones, are appended without
+// a turn through appendValue.
+func appendSlice(b []byte, p unsafe.Pointer, v *Value) []byte {
+	b = append(b, '[')
+	elem := v.Elem
+	for i := range (*sliceHeader)(p).len {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		x := item(p, i, v.size)
+		switch elem.Shape {
+		case ShapeCoded:
+			b = codedAt(elem.Coded, x).AppendJSON(b)
+		case ShapeString:
+			b = AppendString(b, *(*string)(x))
+		default:
+			b = appendValue(b, x, elem)
+		}
+	}
+	return append(b, ']')
 }
 
 // appendMap is AppendMap for a map of shape v at p: keys sorted.

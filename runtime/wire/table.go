@@ -67,6 +67,10 @@ type Value struct {
 	// is grown through reflection without reflect.NewAt's type lookup.
 	ptrType unsafe.Pointer
 	flat    bool // ShapeSlice: items hold no pointers
+	// ShapeSlice: the capacity of a slice's first allocation, room for
+	// two items at least and for 64 bytes of small ones, so short arrays
+	// (the common ones) are not grown item by item.
+	first int
 }
 
 // sliceHeader is the layout of a slice value.
@@ -200,6 +204,7 @@ func (v *Value) resolve(t reflect.Type) {
 	switch v.Shape {
 	case ShapeSlice:
 		v.typ, v.size, v.flat = t, t.Elem().Size(), !hasPointers(t.Elem())
+		v.first = max(2, int(64/max(v.size, 1)))
 		x := reflect.New(t).Interface()
 		v.ptrType = (*eface)(unsafe.Pointer(&x)).typ
 		v.Elem.resolve(t.Elem())

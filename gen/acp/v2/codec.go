@@ -332,7 +332,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := listSliceToolCallContentSkipInvalid.DecodeValue(d, &v.Content); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -343,7 +343,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
+		if err := listSliceToolCallLocationSkipInvalid.DecodeValue(d, &v.Locations); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -410,11 +410,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = listSliceToolCallContentSkipInvalid.AppendValue(b, &v.Content)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
+		b = listSliceToolCallLocationSkipInvalid.AppendValue(b, &v.Locations)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -1331,7 +1331,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Icons, true, decodeIcon); err != nil {
+		if err := listSliceIconSkipInvalid.DecodeValue(d, &v.Icons); err != nil {
 			v.Icons = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "icons")
 		}
@@ -1394,7 +1394,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Icons != nil {
 		b = wire.Key(b, &comma, "\"icons\":")
-		b = wire.AppendSlice(b, v.Icons, appendIcon)
+		b = listSliceIconSkipInvalid.AppendValue(b, &v.Icons)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
@@ -2238,7 +2238,7 @@ func (v *Diff) AppendJSON(b []byte) []byte {
 func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "changes":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Changes, true, (*DiffChange).DecodeJSON), "changes")
+		return 0, wire.AtKey(listSliceDiffChangeSkipInvalid.DecodeValue(d, &v.Changes), "changes")
 	case "patch":
 		if d.TryNull() {
 			v.Patch = nil
@@ -2260,7 +2260,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"changes\":")
-	b = wire.AppendSlice(b, v.Changes, (*DiffChange).AppendJSON)
+	b = listSliceDiffChangeSkipInvalid.AppendValue(b, &v.Changes)
 	if v.Patch != nil {
 		b = wire.Key(b, &comma, "\"patch\":")
 		b = objectDiffPatch.AppendValue(b, v.Patch)
@@ -4982,7 +4982,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []SessionConfigSelectOption
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectOption)
+			err := listSliceSessionConfigSelectOption.DecodeValue(d, &x)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -4994,7 +4994,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			var x []SessionConfigSelectGroup
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectGroup)
+			err := listSliceSessionConfigSelectGroup.DecodeValue(d, &x)
 			if err != nil {
 				return err
 			}
@@ -5009,10 +5009,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = wire.AppendSlice(b, v.Ungrouped, appendSessionConfigSelectOption)
+		b = listSliceSessionConfigSelectOption.AppendValue(b, &v.Ungrouped)
 		return b
 	case v.Grouped != nil:
-		b = wire.AppendSlice(b, v.Grouped, appendSessionConfigSelectGroup)
+		b = listSliceSessionConfigSelectGroup.AppendValue(b, &v.Grouped)
 		return b
 	}
 	return append(b, "null"...)
@@ -7003,7 +7003,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
+		if err := listSliceBackgroundWork.DecodeValue(d, &v.Background); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -7031,7 +7031,7 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
+		b = listSliceBackgroundWork.AppendValue(b, &v.Background)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -8186,7 +8186,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "planId":
 		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "entries":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
+		return 1, wire.AtKey(listSlicePlanEntrySkipInvalid.DecodeValue(d, &v.Entries), "entries")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -8198,7 +8198,7 @@ func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
 	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"entries\":")
-	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
+	b = listSlicePlanEntrySkipInvalid.AppendValue(b, &v.Entries)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -9167,13 +9167,13 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 			v.AdditionalDirectories = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, decodeAbsolutePath), "additionalDirectories")
+		return wire.Optional, wire.AtKey(listSliceAbsolutePath.DecodeValue(d, &v.AdditionalDirectories), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, decodeMCPServer), "mcpServers")
+		return wire.Optional, wire.AtKey(listSliceMCPServer.DecodeValue(d, &v.MCPServers), "mcpServers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9186,11 +9186,11 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, string(v.Cwd))
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, appendAbsolutePath)
+		b = listSliceAbsolutePath.AppendValue(b, &v.AdditionalDirectories)
 	}
 	if v.MCPServers != nil {
 		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, appendMCPServer)
+		b = listSliceMCPServer.AppendValue(b, &v.MCPServers)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9958,7 +9958,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "sessionId":
 		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(listSliceContentBlock.DecodeValue(d, &v.Prompt), "prompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9970,7 +9970,7 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
 	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
-	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
+	b = listSliceContentBlock.AppendValue(b, &v.Prompt)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -10513,7 +10513,7 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []string
-			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
+			err := listSliceString.DecodeValue(d, &x)
 			if err == nil {
 				v.StringArray = x
 				return nil
@@ -10551,7 +10551,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.StringArray)
 		return b
 	case v.Other != nil:
 		b = wire.AppendRaw(b, v.Other)
@@ -11005,58 +11005,133 @@ func marshal(x interface {
 	return x.AppendJSON(nil), nil
 }
 
-func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
-	return objectToolCallLocation.DecodeValue(d, p)
+var listSliceToolCallContentSkipInvalid = wire.List{
+	Type: (*[]ToolCallContent)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*ToolCallContent)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
-	return objectToolCallLocation.AppendValue(b, p)
+var listSliceToolCallLocationSkipInvalid = wire.List{
+	Type: (*[]ToolCallLocation)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectToolCallLocation,
+			Shape:  wire.ShapeObject,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeIcon(p *Icon, d *wire.Decoder) error {
-	return objectIcon.DecodeValue(d, p)
+var listSliceIconSkipInvalid = wire.List{
+	Type: (*[]Icon)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectIcon,
+			Shape:  wire.ShapeObject,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func appendIcon(p *Icon, b []byte) []byte {
-	return objectIcon.AppendValue(b, p)
+var listSliceDiffChangeSkipInvalid = wire.List{
+	Type: (*[]DiffChange)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*DiffChange)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeSessionConfigSelectOption(p *SessionConfigSelectOption, d *wire.Decoder) error {
-	return objectSessionConfigSelectOption.DecodeValue(d, p)
+var listSliceSessionConfigSelectOption = wire.List{
+	Type: (*[]SessionConfigSelectOption)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectOption,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeSessionConfigSelectGroup(p *SessionConfigSelectGroup, d *wire.Decoder) error {
-	return objectSessionConfigSelectGroup.DecodeValue(d, p)
+var listSliceSessionConfigSelectGroup = wire.List{
+	Type: (*[]SessionConfigSelectGroup)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectGroup,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectOption(p *SessionConfigSelectOption, b []byte) []byte {
-	return objectSessionConfigSelectOption.AppendValue(b, p)
+var listSliceBackgroundWork = wire.List{
+	Type: (*[]BackgroundWork)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Shape: wire.ShapeUnion,
+			Union: &unionBackgroundWork,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectGroup(p *SessionConfigSelectGroup, b []byte) []byte {
-	return objectSessionConfigSelectGroup.AppendValue(b, p)
+var listSlicePlanEntrySkipInvalid = wire.List{
+	Type: (*[]PlanEntry)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*PlanEntry)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeBackgroundWork(p *BackgroundWork, d *wire.Decoder) error {
-	return unionBackgroundWork.DecodeValue(d, p)
+var listSliceAbsolutePath = wire.List{
+	Type: (*[]AbsolutePath)(nil),
+	Value: &wire.Value{
+		Elem:  &wire.String,
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendBackgroundWork(p *BackgroundWork, b []byte) []byte {
-	return unionBackgroundWork.AppendValue(b, p)
+var listSliceMCPServer = wire.List{
+	Type: (*[]MCPServer)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Shape: wire.ShapeUnion,
+			Union: &unionMCPServer,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeAbsolutePath(p *AbsolutePath, d *wire.Decoder) error {
-	return scalarAbsolutePath.DecodeValue(d, p)
+var listSliceContentBlock = wire.List{
+	Type: (*[]ContentBlock)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*ContentBlock)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeMCPServer(p *MCPServer, d *wire.Decoder) error {
-	return unionMCPServer.DecodeValue(d, p)
-}
-
-func appendAbsolutePath(p *AbsolutePath, b []byte) []byte {
-	return scalarAbsolutePath.AppendValue(b, p)
-}
-
-func appendMCPServer(p *MCPServer, b []byte) []byte {
-	return unionMCPServer.AppendValue(b, p)
+var listSliceString = wire.List{
+	Type: (*[]string)(nil),
+	Value: &wire.Value{
+		Elem:  &wire.String,
+		Shape: wire.ShapeSlice,
+	},
 }

@@ -93,13 +93,13 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, erro
 			v.AdditionalDirectories = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(listSliceString.DecodeValue(d, &v.AdditionalDirectories), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServerStdio).DecodeJSON), "mcpServers")
+		return 2, wire.AtKey(listSliceMCPServerStdio.DecodeValue(d, &v.MCPServers), "mcpServers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -114,10 +114,10 @@ func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.AdditionalDirectories)
 	}
 	b = wire.Key(b, &comma, "\"mcpServers\":")
-	b = wire.AppendSlice(b, v.MCPServers, (*MCPServerStdio).AppendJSON)
+	b = listSliceMCPServerStdio.AppendValue(b, &v.MCPServers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
