@@ -38,7 +38,7 @@ var objectAgentRequest = wire.Object{
 //
 //go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentRequest)
+	return wire.MarshalTable(v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -145,7 +145,7 @@ var objectWriteTextFileRequest = wire.Object{
 //
 //go:noinline
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWriteTextFileRequest)
+	return wire.MarshalTable(v, &objectWriteTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -215,7 +215,7 @@ var objectReadTextFileRequest = wire.Object{
 //
 //go:noinline
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReadTextFileRequest)
+	return wire.MarshalTable(v, &objectReadTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -271,7 +271,7 @@ var objectRequestPermissionRequest = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
+	return wire.MarshalTable(v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -755,7 +755,7 @@ var objectAnnotations = wire.Object{
 //
 //go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAnnotations)
+	return wire.MarshalTable(v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1471,7 +1471,7 @@ var objectContent = wire.Object{
 //
 //go:noinline
 func (v Content) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectContent)
+	return wire.MarshalTable(v, &objectContent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1518,7 +1518,7 @@ var objectDiff = wire.Object{
 //
 //go:noinline
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDiff)
+	return wire.MarshalTable(v, &objectDiff)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1570,7 +1570,7 @@ var objectTerminal = wire.Object{
 //
 //go:noinline
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminal)
+	return wire.MarshalTable(v, &objectTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1611,7 +1611,7 @@ var objectToolCallLocation = wire.Object{
 //
 //go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallLocation)
+	return wire.MarshalTable(v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1661,7 +1661,7 @@ var objectPermissionOption = wire.Object{
 //
 //go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPermissionOption)
+	return wire.MarshalTable(v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1770,7 +1770,7 @@ var objectCreateTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
+	return wire.MarshalTable(v, &objectCreateTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1865,7 +1865,7 @@ var objectTerminalOutputRequest = wire.Object{
 //
 //go:noinline
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutputRequest)
+	return wire.MarshalTable(v, &objectTerminalOutputRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1906,7 +1906,7 @@ var objectReleaseTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReleaseTerminalRequest)
+	return wire.MarshalTable(v, &objectReleaseTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1947,7 +1947,7 @@ var objectWaitForTerminalExitRequest = wire.Object{
 //
 //go:noinline
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWaitForTerminalExitRequest)
+	return wire.MarshalTable(v, &objectWaitForTerminalExitRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1988,7 +1988,7 @@ var objectKillTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectKillTerminalRequest)
+	return wire.MarshalTable(v, &objectKillTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2049,7 +2049,7 @@ var objectCreateElicitationRequest = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
+	return wire.MarshalTable(v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2095,7 +2095,7 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
+	return wire.MarshalTable(v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2127,7 +2127,7 @@ var objectElicitationSessionScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSessionScope)
+	return wire.MarshalTable(v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2156,7 +2156,7 @@ var objectElicitationRequestScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationRequestScope)
+	return wire.MarshalTable(v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2226,7 +2226,7 @@ var objectElicitationSchema = wire.Object{
 //
 //go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSchema)
+	return wire.MarshalTable(v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2326,7 +2326,7 @@ var objectElicitationPropertySchemaOther = wire.Object{
 //
 //go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
+	return wire.MarshalTable(v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2391,7 +2391,7 @@ var objectEnumOption = wire.Object{
 //
 //go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnumOption)
+	return wire.MarshalTable(v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2486,7 +2486,7 @@ var objectStringPropertySchema = wire.Object{
 //
 //go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringPropertySchema)
+	return wire.MarshalTable(v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2545,7 +2545,7 @@ var objectNumberPropertySchema = wire.Object{
 //
 //go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNumberPropertySchema)
+	return wire.MarshalTable(v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2604,7 +2604,7 @@ var objectIntegerPropertySchema = wire.Object{
 //
 //go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
+	return wire.MarshalTable(v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2651,7 +2651,7 @@ var objectBooleanPropertySchema = wire.Object{
 //
 //go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
+	return wire.MarshalTable(v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2714,7 +2714,7 @@ var objectMultiSelectItemsOther = wire.Object{
 //
 //go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
+	return wire.MarshalTable(v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2752,7 +2752,7 @@ var objectStringMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
+	return wire.MarshalTable(v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2793,7 +2793,7 @@ var objectTitledMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
+	return wire.MarshalTable(v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2865,7 +2865,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 //
 //go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
+	return wire.MarshalTable(v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2914,7 +2914,7 @@ var objectElicitationFormMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormMode)
+	return wire.MarshalTable(v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2986,7 +2986,7 @@ var objectElicitationURLMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLMode)
+	return wire.MarshalTable(v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3082,7 +3082,7 @@ var objectAgentResponseResult = wire.Object{
 //
 //go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseResult)
+	return wire.MarshalTable(v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3120,7 +3120,7 @@ var objectAgentResponseError = wire.Object{
 //
 //go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseError)
+	return wire.MarshalTable(v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3186,7 +3186,7 @@ var objectInitializeResponse = wire.Object{
 //
 //go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeResponse)
+	return wire.MarshalTable(v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3283,7 +3283,7 @@ var objectAgentCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentCapabilities)
+	return wire.MarshalTable(v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3330,7 +3330,7 @@ var objectPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptCapabilities)
+	return wire.MarshalTable(v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3371,7 +3371,7 @@ var objectMCPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPCapabilities)
+	return wire.MarshalTable(v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3454,7 +3454,7 @@ var objectSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCapabilities)
+	return wire.MarshalTable(v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3483,7 +3483,7 @@ var objectSessionListCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionListCapabilities)
+	return wire.MarshalTable(v, &objectSessionListCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3512,7 +3512,7 @@ var objectSessionDeleteCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
+	return wire.MarshalTable(v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3541,7 +3541,7 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
+	return wire.MarshalTable(v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3570,7 +3570,7 @@ var objectSessionResumeCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionResumeCapabilities)
+	return wire.MarshalTable(v, &objectSessionResumeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3599,7 +3599,7 @@ var objectSessionCloseCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCloseCapabilities)
+	return wire.MarshalTable(v, &objectSessionCloseCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3637,7 +3637,7 @@ var objectAgentAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
+	return wire.MarshalTable(v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3666,7 +3666,7 @@ var objectLogoutCapabilities = wire.Object{
 //
 //go:noinline
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutCapabilities)
+	return wire.MarshalTable(v, &objectLogoutCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3780,7 +3780,7 @@ var objectAuthMethodTerminal = wire.Object{
 //
 //go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
+	return wire.MarshalTable(v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3827,7 +3827,7 @@ var objectAuthMethodAgent = wire.Object{
 //
 //go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodAgent)
+	return wire.MarshalTable(v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3874,7 +3874,7 @@ var objectImplementation = wire.Object{
 //
 //go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectImplementation)
+	return wire.MarshalTable(v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3903,7 +3903,7 @@ var objectAuthenticateResponse = wire.Object{
 //
 //go:noinline
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthenticateResponse)
+	return wire.MarshalTable(v, &objectAuthenticateResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3932,7 +3932,7 @@ var objectLogoutResponse = wire.Object{
 //
 //go:noinline
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutResponse)
+	return wire.MarshalTable(v, &objectLogoutResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3989,7 +3989,7 @@ var objectNewSessionResponse = wire.Object{
 //
 //go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNewSessionResponse)
+	return wire.MarshalTable(v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4037,7 +4037,7 @@ var objectSessionModeState = wire.Object{
 //
 //go:noinline
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionModeState)
+	return wire.MarshalTable(v, &objectSessionModeState)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4101,7 +4101,7 @@ var objectSessionMode = wire.Object{
 //
 //go:noinline
 func (v SessionMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMode)
+	return wire.MarshalTable(v, &objectSessionMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4179,7 +4179,7 @@ var objectSessionConfigOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOption)
+	return wire.MarshalTable(v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4336,7 +4336,7 @@ var objectSessionConfigSelectOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
+	return wire.MarshalTable(v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4390,7 +4390,7 @@ var objectSessionConfigSelectGroup = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
+	return wire.MarshalTable(v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4442,7 +4442,7 @@ var objectSessionConfigSelect = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelect)
+	return wire.MarshalTable(v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4468,7 +4468,7 @@ var objectSessionConfigBoolean = wire.Object{
 //
 //go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
+	return wire.MarshalTable(v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4519,7 +4519,7 @@ var objectLoadSessionResponse = wire.Object{
 //
 //go:noinline
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoadSessionResponse)
+	return wire.MarshalTable(v, &objectLoadSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4567,7 +4567,7 @@ var objectListSessionsResponse = wire.Object{
 //
 //go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsResponse)
+	return wire.MarshalTable(v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4634,7 +4634,7 @@ var objectSessionInfo = wire.Object{
 //
 //go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfo)
+	return wire.MarshalTable(v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4663,7 +4663,7 @@ var objectDeleteSessionResponse = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
+	return wire.MarshalTable(v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4714,7 +4714,7 @@ var objectResumeSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionResponse)
+	return wire.MarshalTable(v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4743,7 +4743,7 @@ var objectCloseSessionResponse = wire.Object{
 //
 //go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionResponse)
+	return wire.MarshalTable(v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4772,7 +4772,7 @@ var objectSetSessionModeResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionModeResponse)
+	return wire.MarshalTable(v, &objectSetSessionModeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4814,7 +4814,7 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4952,7 +4952,7 @@ var objectError = wire.Object{
 //
 //go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectError)
+	return wire.MarshalTable(v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5012,7 +5012,7 @@ var objectAgentNotification = wire.Object{
 //
 //go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentNotification)
+	return wire.MarshalTable(v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5792,7 +5792,7 @@ var objectAvailableCommand = wire.Object{
 //
 //go:noinline
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommand)
+	return wire.MarshalTable(v, &objectAvailableCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5852,7 +5852,7 @@ var objectUnstructuredCommandInput = wire.Object{
 //
 //go:noinline
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
+	return wire.MarshalTable(v, &objectUnstructuredCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5894,7 +5894,7 @@ var objectAvailableCommandsUpdate = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
+	return wire.MarshalTable(v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5929,7 +5929,7 @@ var objectCurrentModeUpdate = wire.Object{
 //
 //go:noinline
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCurrentModeUpdate)
+	return wire.MarshalTable(v, &objectCurrentModeUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5971,7 +5971,7 @@ var objectConfigOptionUpdate = wire.Object{
 //
 //go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
+	return wire.MarshalTable(v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6012,7 +6012,7 @@ var objectSessionInfoUpdate = wire.Object{
 //
 //go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
+	return wire.MarshalTable(v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6053,7 +6053,7 @@ var objectCost = wire.Object{
 //
 //go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCost)
+	return wire.MarshalTable(v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6103,7 +6103,7 @@ var objectUsageUpdate = wire.Object{
 //
 //go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsageUpdate)
+	return wire.MarshalTable(v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6174,7 +6174,7 @@ var objectNotice = wire.Object{
 //
 //go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNotice)
+	return wire.MarshalTable(v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6272,7 +6272,7 @@ var objectCompactionUpdate = wire.Object{
 //
 //go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionUpdate)
+	return wire.MarshalTable(v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6316,7 +6316,7 @@ var objectCompactionSummaryChunk = wire.Object{
 //
 //go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
+	return wire.MarshalTable(v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6351,7 +6351,7 @@ var objectCompleteElicitationNotification = wire.Object{
 //
 //go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
+	return wire.MarshalTable(v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6421,7 +6421,7 @@ var objectClientRequest = wire.Object{
 //
 //go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientRequest)
+	return wire.MarshalTable(v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6474,7 +6474,7 @@ var objectInitializeRequest = wire.Object{
 //
 //go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeRequest)
+	return wire.MarshalTable(v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6545,7 +6545,7 @@ var objectClientCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientCapabilities)
+	return wire.MarshalTable(v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6586,7 +6586,7 @@ var objectFileSystemCapabilities = wire.Object{
 //
 //go:noinline
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectFileSystemCapabilities)
+	return wire.MarshalTable(v, &objectFileSystemCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6642,7 +6642,7 @@ var objectClientSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientSessionCapabilities)
+	return wire.MarshalTable(v, &objectClientSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6660,7 +6660,7 @@ var objectCompactionCapabilities = wire.Object{
 //
 //go:noinline
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionCapabilities)
+	return wire.MarshalTable(v, &objectCompactionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6698,7 +6698,7 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOptionsCapabilities)
+	return wire.MarshalTable(v, &objectSessionConfigOptionsCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6727,7 +6727,7 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 //
 //go:noinline
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanConfigOptionCapabilities)
+	return wire.MarshalTable(v, &objectBooleanConfigOptionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6745,7 +6745,7 @@ var objectNoticeCapabilities = wire.Object{
 //
 //go:noinline
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNoticeCapabilities)
+	return wire.MarshalTable(v, &objectNoticeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6780,7 +6780,7 @@ var objectAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthCapabilities)
+	return wire.MarshalTable(v, &objectAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6827,7 +6827,7 @@ var objectElicitationCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationCapabilities)
+	return wire.MarshalTable(v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6856,7 +6856,7 @@ var objectElicitationFormCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
+	return wire.MarshalTable(v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6885,7 +6885,7 @@ var objectElicitationURLCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
+	return wire.MarshalTable(v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6920,7 +6920,7 @@ var objectAuthenticateRequest = wire.Object{
 //
 //go:noinline
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthenticateRequest)
+	return wire.MarshalTable(v, &objectAuthenticateRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6949,7 +6949,7 @@ var objectLogoutRequest = wire.Object{
 //
 //go:noinline
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutRequest)
+	return wire.MarshalTable(v, &objectLogoutRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7460,7 +7460,7 @@ var objectLoadSessionRequest = wire.Object{
 //
 //go:noinline
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoadSessionRequest)
+	return wire.MarshalTable(v, &objectLoadSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7515,7 +7515,7 @@ var objectListSessionsRequest = wire.Object{
 //
 //go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsRequest)
+	return wire.MarshalTable(v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7550,7 +7550,7 @@ var objectDeleteSessionRequest = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
+	return wire.MarshalTable(v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7617,7 +7617,7 @@ var objectResumeSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionRequest)
+	return wire.MarshalTable(v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7652,7 +7652,7 @@ var objectCloseSessionRequest = wire.Object{
 //
 //go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionRequest)
+	return wire.MarshalTable(v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7693,7 +7693,7 @@ var objectSetSessionModeRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionModeRequest)
+	return wire.MarshalTable(v, &objectSetSessionModeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7754,7 +7754,7 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7780,7 +7780,7 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7806,7 +7806,7 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeValueID)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7933,7 +7933,7 @@ var objectClientResponseResult = wire.Object{
 //
 //go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseResult)
+	return wire.MarshalTable(v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7971,7 +7971,7 @@ var objectClientResponseError = wire.Object{
 //
 //go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseError)
+	return wire.MarshalTable(v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8000,7 +8000,7 @@ var objectWriteTextFileResponse = wire.Object{
 //
 //go:noinline
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWriteTextFileResponse)
+	return wire.MarshalTable(v, &objectWriteTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8035,7 +8035,7 @@ var objectReadTextFileResponse = wire.Object{
 //
 //go:noinline
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReadTextFileResponse)
+	return wire.MarshalTable(v, &objectReadTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8073,7 +8073,7 @@ var objectRequestPermissionResponse = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
+	return wire.MarshalTable(v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8125,7 +8125,7 @@ var objectRequestPermissionOutcomeCancelled = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeCancelled)
+	return wire.MarshalTable(v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8160,7 +8160,7 @@ var objectSelectedPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
+	return wire.MarshalTable(v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8195,7 +8195,7 @@ var objectCreateTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateTerminalResponse)
+	return wire.MarshalTable(v, &objectCreateTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8245,7 +8245,7 @@ var objectTerminalOutputResponse = wire.Object{
 //
 //go:noinline
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutputResponse)
+	return wire.MarshalTable(v, &objectTerminalOutputResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8286,7 +8286,7 @@ var objectTerminalExitStatus = wire.Object{
 //
 //go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalExitStatus)
+	return wire.MarshalTable(v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8315,7 +8315,7 @@ var objectReleaseTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReleaseTerminalResponse)
+	return wire.MarshalTable(v, &objectReleaseTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8356,7 +8356,7 @@ var objectWaitForTerminalExitResponse = wire.Object{
 //
 //go:noinline
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
+	return wire.MarshalTable(v, &objectWaitForTerminalExitResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8385,7 +8385,7 @@ var objectKillTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectKillTerminalResponse)
+	return wire.MarshalTable(v, &objectKillTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8446,7 +8446,7 @@ var objectCreateElicitationResponse = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
+	return wire.MarshalTable(v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8464,7 +8464,7 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8482,7 +8482,7 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8508,7 +8508,7 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8637,7 +8637,7 @@ var objectElicitationAcceptAction = wire.Object{
 //
 //go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
+	return wire.MarshalTable(v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8669,7 +8669,7 @@ var objectClientNotification = wire.Object{
 //
 //go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientNotification)
+	return wire.MarshalTable(v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8704,7 +8704,7 @@ var objectCancelNotification = wire.Object{
 //
 //go:noinline
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelNotification)
+	return wire.MarshalTable(v, &objectCancelNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8742,7 +8742,7 @@ var objectCancelRequestNotification = wire.Object{
 //
 //go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelRequestNotification)
+	return wire.MarshalTable(v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8771,7 +8771,7 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionRuntimeContextCapabilities)
+	return wire.MarshalTable(v, &objectSessionRuntimeContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8803,7 +8803,7 @@ var objectRuntimeContextItem = wire.Object{
 //
 //go:noinline
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRuntimeContextItem)
+	return wire.MarshalTable(v, &objectRuntimeContextItem)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8844,7 +8844,7 @@ var objectTransportResumableCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportResumableCapabilities)
+	return wire.MarshalTable(v, &objectTransportResumableCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8882,7 +8882,7 @@ var objectTransportCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportCapabilities)
+	return wire.MarshalTable(v, &objectTransportCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.

@@ -18,19 +18,19 @@ func (e *emitter) validators(f *jen.File) {
 			continue // a Go alias shares its target's methods
 		}
 		if e.cold(t) {
-			tableValidate(f, t, wireName("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))))
+			tableValidate(f, t, jen.Op("&").Id(objectTable(t)))
 			continue
 		}
 		if e.coldUnion(t) {
-			tableValidate(f, t, wireName("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))))
+			tableValidate(f, t, jen.Op("&").Id(unionTable(t.Union)))
 			continue
 		}
 		if stringEnum(t) {
-			tableValidate(f, t, jen.Id(enumTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")))
+			tableValidate(f, t, jen.Op("&").Id(enumTable(t)))
 			continue
 		}
 		if scalarAlias(t) {
-			tableValidate(f, t, jen.Id(scalarTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")))
+			tableValidate(f, t, jen.Op("&").Id(scalarTable(t)))
 			continue
 		}
 		var body []jen.Code

@@ -42,8 +42,11 @@ func ValidateTable(vd *Validator, v any, o *Object) {
 	vd.giveBack(w)
 }
 
-// MarshalTable encodes *v for encoding/json after checking that every union
-// in it has exactly one variant set (a *EncodeError otherwise).
+// MarshalTable encodes v, the struct o describes or a pointer to it, for
+// encoding/json after checking that every union in it has exactly one
+// variant set (a *EncodeError otherwise). A value-receiver MarshalJSON
+// passes the struct itself: taking its address instead would move it to the
+// heap in the method's own code, compiled once per type.
 func MarshalTable(v any, o *Object) ([]byte, error) {
 	vd := validators.Get().(*Validator)
 	*vd = Validator{}
@@ -56,6 +59,19 @@ func MarshalTable(v any, o *Object) ([]byte, error) {
 		return nil, err
 	}
 	return appendObject(nil, p, o), nil
+}
+
+// ValidateErr reports every violation of the value v points to, described
+// by t: what a generated Validate returns, in one call (Check with t's
+// ValidateValue).
+func ValidateErr(v any, t Table) error {
+	w := validators.Get().(*Validator)
+	*w = Validator{}
+	t.ValidateValue(w, v)
+	err := w.Err()
+	*w = Validator{} // the error owns the violations now
+	validators.Put(w)
+	return err
 }
 
 // DecodeMember decodes the member named key of the object *v described by

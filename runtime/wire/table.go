@@ -147,12 +147,14 @@ type Object struct {
 	Union      *Union
 	UnionField string
 
-	once     sync.Once
-	typ      reflect.Type   // the struct
-	unionAt  uintptr        // offset of UnionField
-	unknown  uintptr        // offset of the Unknown field
-	required Members        // required members by slot
-	byName   map[string]int // member index by JSON name
+	once sync.Once
+	typ  reflect.Type // the struct
+	// valueType is the type word of an interface holding the struct.
+	valueType unsafe.Pointer
+	unionAt   uintptr        // offset of UnionField
+	unknown   uintptr        // offset of the Unknown field
+	required  Members        // required members by slot
+	byName    map[string]int // member index by JSON name
 }
 
 // layout reads the struct's offsets and types once.
@@ -164,6 +166,8 @@ func (o *Object) layout() *Object {
 func (o *Object) resolve() {
 	t := reflect.TypeOf(o.Type).Elem()
 	o.typ = t
+	x := reflect.New(t).Elem().Interface()
+	o.valueType = (*eface)(unsafe.Pointer(&x)).typ
 	unknown := field(t, "Unknown", reflect.TypeFor[Fields]())
 	o.unknown = unknown.Offset
 	o.byName = make(map[string]int, len(o.Members))
@@ -253,11 +257,13 @@ type eface struct {
 }
 
 // pointer is the struct v points to, after o's layout is read; v must be a
-// pointer of o's type (a generator bug otherwise, reported at once).
+// pointer of o's type (a generator bug otherwise, reported at once), or for
+// MarshalTable the struct itself: an interface holding a struct, which is
+// never pointer-shaped (it has its Unknown slice), points to its copy.
 func (o *Object) pointer(v any) unsafe.Pointer {
 	o.layout()
 	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&o.Type))
-	if e.typ != want.typ {
+	if e.typ != want.typ && e.typ != o.valueType {
 		panic(fmt.Sprintf("wire: table of %T used on a %T", o.Type, v))
 	}
 	return e.data

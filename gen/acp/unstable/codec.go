@@ -38,7 +38,7 @@ var objectAgentRequest = wire.Object{
 //
 //go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentRequest)
+	return wire.MarshalTable(v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -145,7 +145,7 @@ var objectWriteTextFileRequest = wire.Object{
 //
 //go:noinline
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWriteTextFileRequest)
+	return wire.MarshalTable(v, &objectWriteTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -215,7 +215,7 @@ var objectReadTextFileRequest = wire.Object{
 //
 //go:noinline
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReadTextFileRequest)
+	return wire.MarshalTable(v, &objectReadTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -271,7 +271,7 @@ var objectRequestPermissionRequest = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
+	return wire.MarshalTable(v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -755,7 +755,7 @@ var objectAnnotations = wire.Object{
 //
 //go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAnnotations)
+	return wire.MarshalTable(v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1471,7 +1471,7 @@ var objectContent = wire.Object{
 //
 //go:noinline
 func (v Content) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectContent)
+	return wire.MarshalTable(v, &objectContent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1518,7 +1518,7 @@ var objectDiff = wire.Object{
 //
 //go:noinline
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDiff)
+	return wire.MarshalTable(v, &objectDiff)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1570,7 +1570,7 @@ var objectTerminal = wire.Object{
 //
 //go:noinline
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminal)
+	return wire.MarshalTable(v, &objectTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1611,7 +1611,7 @@ var objectToolCallLocation = wire.Object{
 //
 //go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallLocation)
+	return wire.MarshalTable(v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1661,7 +1661,7 @@ var objectPermissionOption = wire.Object{
 //
 //go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPermissionOption)
+	return wire.MarshalTable(v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1770,7 +1770,7 @@ var objectCreateTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
+	return wire.MarshalTable(v, &objectCreateTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1865,7 +1865,7 @@ var objectTerminalOutputRequest = wire.Object{
 //
 //go:noinline
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutputRequest)
+	return wire.MarshalTable(v, &objectTerminalOutputRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1906,7 +1906,7 @@ var objectReleaseTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReleaseTerminalRequest)
+	return wire.MarshalTable(v, &objectReleaseTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1947,7 +1947,7 @@ var objectWaitForTerminalExitRequest = wire.Object{
 //
 //go:noinline
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWaitForTerminalExitRequest)
+	return wire.MarshalTable(v, &objectWaitForTerminalExitRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1988,7 +1988,7 @@ var objectKillTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectKillTerminalRequest)
+	return wire.MarshalTable(v, &objectKillTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2049,7 +2049,7 @@ var objectCreateElicitationRequest = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
+	return wire.MarshalTable(v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2095,7 +2095,7 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
+	return wire.MarshalTable(v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2127,7 +2127,7 @@ var objectElicitationSessionScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSessionScope)
+	return wire.MarshalTable(v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2156,7 +2156,7 @@ var objectElicitationRequestScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationRequestScope)
+	return wire.MarshalTable(v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2226,7 +2226,7 @@ var objectElicitationSchema = wire.Object{
 //
 //go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSchema)
+	return wire.MarshalTable(v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2326,7 +2326,7 @@ var objectElicitationPropertySchemaOther = wire.Object{
 //
 //go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
+	return wire.MarshalTable(v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2391,7 +2391,7 @@ var objectEnumOption = wire.Object{
 //
 //go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnumOption)
+	return wire.MarshalTable(v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2486,7 +2486,7 @@ var objectStringPropertySchema = wire.Object{
 //
 //go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringPropertySchema)
+	return wire.MarshalTable(v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2545,7 +2545,7 @@ var objectNumberPropertySchema = wire.Object{
 //
 //go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNumberPropertySchema)
+	return wire.MarshalTable(v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2604,7 +2604,7 @@ var objectIntegerPropertySchema = wire.Object{
 //
 //go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
+	return wire.MarshalTable(v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2651,7 +2651,7 @@ var objectBooleanPropertySchema = wire.Object{
 //
 //go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
+	return wire.MarshalTable(v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2714,7 +2714,7 @@ var objectMultiSelectItemsOther = wire.Object{
 //
 //go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
+	return wire.MarshalTable(v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2752,7 +2752,7 @@ var objectStringMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
+	return wire.MarshalTable(v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2793,7 +2793,7 @@ var objectTitledMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
+	return wire.MarshalTable(v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2865,7 +2865,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 //
 //go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
+	return wire.MarshalTable(v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2914,7 +2914,7 @@ var objectElicitationFormMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormMode)
+	return wire.MarshalTable(v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2986,7 +2986,7 @@ var objectElicitationURLMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLMode)
+	return wire.MarshalTable(v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3042,7 +3042,7 @@ var objectMessageMCPRequest = wire.Object{
 //
 //go:noinline
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPRequest)
+	return wire.MarshalTable(v, &objectMessageMCPRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3172,7 +3172,7 @@ var objectAgentResponseResult = wire.Object{
 //
 //go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseResult)
+	return wire.MarshalTable(v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3210,7 +3210,7 @@ var objectAgentResponseError = wire.Object{
 //
 //go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseError)
+	return wire.MarshalTable(v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3276,7 +3276,7 @@ var objectInitializeResponse = wire.Object{
 //
 //go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeResponse)
+	return wire.MarshalTable(v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3382,7 +3382,7 @@ var objectAgentCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentCapabilities)
+	return wire.MarshalTable(v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3429,7 +3429,7 @@ var objectPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptCapabilities)
+	return wire.MarshalTable(v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3476,7 +3476,7 @@ var objectMCPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPCapabilities)
+	return wire.MarshalTable(v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3604,7 +3604,7 @@ var objectSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCapabilities)
+	return wire.MarshalTable(v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3633,7 +3633,7 @@ var objectSessionListCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionListCapabilities)
+	return wire.MarshalTable(v, &objectSessionListCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3662,7 +3662,7 @@ var objectSessionDeleteCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
+	return wire.MarshalTable(v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3691,7 +3691,7 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
+	return wire.MarshalTable(v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3729,7 +3729,7 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3767,7 +3767,7 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptModeCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3796,7 +3796,7 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptOverrideCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3825,7 +3825,7 @@ var objectSessionForkCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionForkCapabilities)
+	return wire.MarshalTable(v, &objectSessionForkCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3854,7 +3854,7 @@ var objectSessionArchiveCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionArchiveCapabilities)
+	return wire.MarshalTable(v, &objectSessionArchiveCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3883,7 +3883,7 @@ var objectSessionStatusCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusCapabilities)
+	return wire.MarshalTable(v, &objectSessionStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3912,7 +3912,7 @@ var objectSessionTitleCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionTitleCapabilities)
+	return wire.MarshalTable(v, &objectSessionTitleCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3941,7 +3941,7 @@ var objectSessionResumeCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionResumeCapabilities)
+	return wire.MarshalTable(v, &objectSessionResumeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3970,7 +3970,7 @@ var objectSessionCloseCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCloseCapabilities)
+	return wire.MarshalTable(v, &objectSessionCloseCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4017,7 +4017,7 @@ var objectAgentAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
+	return wire.MarshalTable(v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4046,7 +4046,7 @@ var objectAuthStatusCapabilities = wire.Object{
 //
 //go:noinline
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusCapabilities)
+	return wire.MarshalTable(v, &objectAuthStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4075,7 +4075,7 @@ var objectLogoutCapabilities = wire.Object{
 //
 //go:noinline
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutCapabilities)
+	return wire.MarshalTable(v, &objectLogoutCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4104,7 +4104,7 @@ var objectProvidersCapabilities = wire.Object{
 //
 //go:noinline
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProvidersCapabilities)
+	return wire.MarshalTable(v, &objectProvidersCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4218,7 +4218,7 @@ var objectAuthMethodTerminal = wire.Object{
 //
 //go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
+	return wire.MarshalTable(v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4265,7 +4265,7 @@ var objectAuthMethodAgent = wire.Object{
 //
 //go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodAgent)
+	return wire.MarshalTable(v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4312,7 +4312,7 @@ var objectImplementation = wire.Object{
 //
 //go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectImplementation)
+	return wire.MarshalTable(v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4341,7 +4341,7 @@ var objectAuthenticateResponse = wire.Object{
 //
 //go:noinline
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthenticateResponse)
+	return wire.MarshalTable(v, &objectAuthenticateResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4382,7 +4382,7 @@ var objectListProvidersResponse = wire.Object{
 //
 //go:noinline
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListProvidersResponse)
+	return wire.MarshalTable(v, &objectListProvidersResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4445,7 +4445,7 @@ var objectProviderInfo = wire.Object{
 //
 //go:noinline
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProviderInfo)
+	return wire.MarshalTable(v, &objectProviderInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4524,7 +4524,7 @@ var objectProviderCurrentConfig = wire.Object{
 //
 //go:noinline
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProviderCurrentConfig)
+	return wire.MarshalTable(v, &objectProviderCurrentConfig)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4553,7 +4553,7 @@ var objectSetProviderResponse = wire.Object{
 //
 //go:noinline
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetProviderResponse)
+	return wire.MarshalTable(v, &objectSetProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4582,7 +4582,7 @@ var objectDisableProviderResponse = wire.Object{
 //
 //go:noinline
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDisableProviderResponse)
+	return wire.MarshalTable(v, &objectDisableProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4611,7 +4611,7 @@ var objectLogoutResponse = wire.Object{
 //
 //go:noinline
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutResponse)
+	return wire.MarshalTable(v, &objectLogoutResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4662,7 +4662,7 @@ var objectAuthStatusResponse = wire.Object{
 //
 //go:noinline
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusResponse)
+	return wire.MarshalTable(v, &objectAuthStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4739,7 +4739,7 @@ var objectAuthAccount = wire.Object{
 //
 //go:noinline
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthAccount)
+	return wire.MarshalTable(v, &objectAuthAccount)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4796,7 +4796,7 @@ var objectNewSessionResponse = wire.Object{
 //
 //go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNewSessionResponse)
+	return wire.MarshalTable(v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4844,7 +4844,7 @@ var objectSessionModeState = wire.Object{
 //
 //go:noinline
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionModeState)
+	return wire.MarshalTable(v, &objectSessionModeState)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4908,7 +4908,7 @@ var objectSessionMode = wire.Object{
 //
 //go:noinline
 func (v SessionMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMode)
+	return wire.MarshalTable(v, &objectSessionMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4986,7 +4986,7 @@ var objectSessionConfigOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOption)
+	return wire.MarshalTable(v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5143,7 +5143,7 @@ var objectSessionConfigSelectOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
+	return wire.MarshalTable(v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5197,7 +5197,7 @@ var objectSessionConfigSelectGroup = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
+	return wire.MarshalTable(v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5249,7 +5249,7 @@ var objectSessionConfigSelect = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelect)
+	return wire.MarshalTable(v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5275,7 +5275,7 @@ var objectSessionConfigBoolean = wire.Object{
 //
 //go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
+	return wire.MarshalTable(v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5326,7 +5326,7 @@ var objectLoadSessionResponse = wire.Object{
 //
 //go:noinline
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoadSessionResponse)
+	return wire.MarshalTable(v, &objectLoadSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5374,7 +5374,7 @@ var objectListSessionsResponse = wire.Object{
 //
 //go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsResponse)
+	return wire.MarshalTable(v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5447,7 +5447,7 @@ var objectSessionInfo = wire.Object{
 //
 //go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfo)
+	return wire.MarshalTable(v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5476,7 +5476,7 @@ var objectDeleteSessionResponse = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
+	return wire.MarshalTable(v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5533,7 +5533,7 @@ var objectForkSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectForkSessionResponse)
+	return wire.MarshalTable(v, &objectForkSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5562,7 +5562,7 @@ var objectArchiveSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectArchiveSessionResponse)
+	return wire.MarshalTable(v, &objectArchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5591,7 +5591,7 @@ var objectUnarchiveSessionResponse = wire.Object{
 //
 //go:noinline
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnarchiveSessionResponse)
+	return wire.MarshalTable(v, &objectUnarchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5629,7 +5629,7 @@ var objectSessionStatusResponse = wire.Object{
 //
 //go:noinline
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusResponse)
+	return wire.MarshalTable(v, &objectSessionStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5682,7 +5682,7 @@ var objectSetSessionTitleResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionTitleResponse)
+	return wire.MarshalTable(v, &objectSetSessionTitleResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5733,7 +5733,7 @@ var objectResumeSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionResponse)
+	return wire.MarshalTable(v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5762,7 +5762,7 @@ var objectCloseSessionResponse = wire.Object{
 //
 //go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionResponse)
+	return wire.MarshalTable(v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5791,7 +5791,7 @@ var objectSetSessionModeResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionModeResponse)
+	return wire.MarshalTable(v, &objectSetSessionModeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5833,7 +5833,7 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5982,7 +5982,7 @@ var objectUsage = wire.Object{
 //
 //go:noinline
 func (v Usage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsage)
+	return wire.MarshalTable(v, &objectUsage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6052,7 +6052,7 @@ var objectError = wire.Object{
 //
 //go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectError)
+	return wire.MarshalTable(v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6112,7 +6112,7 @@ var objectAgentNotification = wire.Object{
 //
 //go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentNotification)
+	return wire.MarshalTable(v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7319,7 +7319,7 @@ var objectPlanRemoved = wire.Object{
 //
 //go:noinline
 func (v PlanRemoved) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPlanRemoved)
+	return wire.MarshalTable(v, &objectPlanRemoved)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7369,7 +7369,7 @@ var objectAvailableCommand = wire.Object{
 //
 //go:noinline
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommand)
+	return wire.MarshalTable(v, &objectAvailableCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7429,7 +7429,7 @@ var objectUnstructuredCommandInput = wire.Object{
 //
 //go:noinline
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
+	return wire.MarshalTable(v, &objectUnstructuredCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7471,7 +7471,7 @@ var objectAvailableCommandsUpdate = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
+	return wire.MarshalTable(v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7506,7 +7506,7 @@ var objectCurrentModeUpdate = wire.Object{
 //
 //go:noinline
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCurrentModeUpdate)
+	return wire.MarshalTable(v, &objectCurrentModeUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7548,7 +7548,7 @@ var objectConfigOptionUpdate = wire.Object{
 //
 //go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
+	return wire.MarshalTable(v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7589,7 +7589,7 @@ var objectSessionInfoUpdate = wire.Object{
 //
 //go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
+	return wire.MarshalTable(v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7630,7 +7630,7 @@ var objectCost = wire.Object{
 //
 //go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCost)
+	return wire.MarshalTable(v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7680,7 +7680,7 @@ var objectUsageUpdate = wire.Object{
 //
 //go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsageUpdate)
+	return wire.MarshalTable(v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7751,7 +7751,7 @@ var objectNotice = wire.Object{
 //
 //go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNotice)
+	return wire.MarshalTable(v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7849,7 +7849,7 @@ var objectCompactionUpdate = wire.Object{
 //
 //go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionUpdate)
+	return wire.MarshalTable(v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7893,7 +7893,7 @@ var objectCompactionSummaryChunk = wire.Object{
 //
 //go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
+	return wire.MarshalTable(v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7931,7 +7931,7 @@ var objectSubagentSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
+	return wire.MarshalTable(v, &objectSubagentSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7960,7 +7960,7 @@ var objectSessionCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
+	return wire.MarshalTable(v, &objectSessionCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8036,7 +8036,7 @@ var objectStateUpdateOther = wire.Object{
 //
 //go:noinline
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStateUpdateOther)
+	return wire.MarshalTable(v, &objectStateUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8065,7 +8065,7 @@ var objectRunningStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRunningStateUpdate)
+	return wire.MarshalTable(v, &objectRunningStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8094,7 +8094,7 @@ var objectErrorStopReason = wire.Object{
 //
 //go:noinline
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectErrorStopReason)
+	return wire.MarshalTable(v, &objectErrorStopReason)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8187,7 +8187,7 @@ var objectIdleStateUpdate = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdate)
+	return wire.MarshalTable(v, &objectIdleStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8205,7 +8205,7 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8223,7 +8223,7 @@ var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8241,7 +8241,7 @@ var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8259,7 +8259,7 @@ var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8277,7 +8277,7 @@ var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8303,7 +8303,7 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8321,7 +8321,7 @@ var objectIdleStateUpdateStopReasonNone = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8350,7 +8350,7 @@ var objectRequiresActionStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
+	return wire.MarshalTable(v, &objectRequiresActionStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8379,7 +8379,7 @@ var objectUnknownStateUpdate = wire.Object{
 //
 //go:noinline
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnknownStateUpdate)
+	return wire.MarshalTable(v, &objectUnknownStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8459,7 +8459,7 @@ var objectSubagentUpdate = wire.Object{
 //
 //go:noinline
 func (v SubagentUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSubagentUpdate)
+	return wire.MarshalTable(v, &objectSubagentUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8531,7 +8531,7 @@ var objectSessionMessage = wire.Object{
 //
 //go:noinline
 func (v SessionMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMessage)
+	return wire.MarshalTable(v, &objectSessionMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8575,7 +8575,7 @@ var objectSessionMessageChunk = wire.Object{
 //
 //go:noinline
 func (v SessionMessageChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMessageChunk)
+	return wire.MarshalTable(v, &objectSessionMessageChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8610,7 +8610,7 @@ var objectCompleteElicitationNotification = wire.Object{
 //
 //go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
+	return wire.MarshalTable(v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8661,7 +8661,7 @@ var objectAuthStatusUpdateNotification = wire.Object{
 //
 //go:noinline
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusUpdateNotification)
+	return wire.MarshalTable(v, &objectAuthStatusUpdateNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8731,7 +8731,7 @@ var objectClientRequest = wire.Object{
 //
 //go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientRequest)
+	return wire.MarshalTable(v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8784,7 +8784,7 @@ var objectInitializeRequest = wire.Object{
 //
 //go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeRequest)
+	return wire.MarshalTable(v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8873,7 +8873,7 @@ var objectClientCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientCapabilities)
+	return wire.MarshalTable(v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8914,7 +8914,7 @@ var objectFileSystemCapabilities = wire.Object{
 //
 //go:noinline
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectFileSystemCapabilities)
+	return wire.MarshalTable(v, &objectFileSystemCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8970,7 +8970,7 @@ var objectClientSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientSessionCapabilities)
+	return wire.MarshalTable(v, &objectClientSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8988,7 +8988,7 @@ var objectCompactionCapabilities = wire.Object{
 //
 //go:noinline
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionCapabilities)
+	return wire.MarshalTable(v, &objectCompactionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9026,7 +9026,7 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOptionsCapabilities)
+	return wire.MarshalTable(v, &objectSessionConfigOptionsCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9055,7 +9055,7 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 //
 //go:noinline
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanConfigOptionCapabilities)
+	return wire.MarshalTable(v, &objectBooleanConfigOptionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9073,7 +9073,7 @@ var objectNoticeCapabilities = wire.Object{
 //
 //go:noinline
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNoticeCapabilities)
+	return wire.MarshalTable(v, &objectNoticeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9102,7 +9102,7 @@ var objectSubagentCapabilities = wire.Object{
 //
 //go:noinline
 func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSubagentCapabilities)
+	return wire.MarshalTable(v, &objectSubagentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9131,7 +9131,7 @@ var objectPlanCapabilities = wire.Object{
 //
 //go:noinline
 func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPlanCapabilities)
+	return wire.MarshalTable(v, &objectPlanCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9166,7 +9166,7 @@ var objectAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthCapabilities)
+	return wire.MarshalTable(v, &objectAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9213,7 +9213,7 @@ var objectElicitationCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationCapabilities)
+	return wire.MarshalTable(v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9242,7 +9242,7 @@ var objectElicitationFormCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
+	return wire.MarshalTable(v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9271,7 +9271,7 @@ var objectElicitationURLCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
+	return wire.MarshalTable(v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9306,7 +9306,7 @@ var objectAuthenticateRequest = wire.Object{
 //
 //go:noinline
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthenticateRequest)
+	return wire.MarshalTable(v, &objectAuthenticateRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9335,7 +9335,7 @@ var objectListProvidersRequest = wire.Object{
 //
 //go:noinline
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListProvidersRequest)
+	return wire.MarshalTable(v, &objectListProvidersRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9393,7 +9393,7 @@ var objectSetProviderRequest = wire.Object{
 //
 //go:noinline
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetProviderRequest)
+	return wire.MarshalTable(v, &objectSetProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9428,7 +9428,7 @@ var objectDisableProviderRequest = wire.Object{
 //
 //go:noinline
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDisableProviderRequest)
+	return wire.MarshalTable(v, &objectDisableProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9457,7 +9457,7 @@ var objectLogoutRequest = wire.Object{
 //
 //go:noinline
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutRequest)
+	return wire.MarshalTable(v, &objectLogoutRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9486,7 +9486,7 @@ var objectAuthStatusRequest = wire.Object{
 //
 //go:noinline
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusRequest)
+	return wire.MarshalTable(v, &objectAuthStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10060,7 +10060,7 @@ var objectSystemPrompt = wire.Object{
 //
 //go:noinline
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSystemPrompt)
+	return wire.MarshalTable(v, &objectSystemPrompt)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10154,7 +10154,7 @@ var objectLoadSessionRequest = wire.Object{
 //
 //go:noinline
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoadSessionRequest)
+	return wire.MarshalTable(v, &objectLoadSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10218,7 +10218,7 @@ var objectListSessionsRequest = wire.Object{
 //
 //go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsRequest)
+	return wire.MarshalTable(v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10271,7 +10271,7 @@ var objectDeleteSessionRequest = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
+	return wire.MarshalTable(v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10347,7 +10347,7 @@ var objectForkSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectForkSessionRequest)
+	return wire.MarshalTable(v, &objectForkSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10382,7 +10382,7 @@ var objectArchiveSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectArchiveSessionRequest)
+	return wire.MarshalTable(v, &objectArchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10417,7 +10417,7 @@ var objectUnarchiveSessionRequest = wire.Object{
 //
 //go:noinline
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnarchiveSessionRequest)
+	return wire.MarshalTable(v, &objectUnarchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10452,7 +10452,7 @@ var objectSessionStatusRequest = wire.Object{
 //
 //go:noinline
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusRequest)
+	return wire.MarshalTable(v, &objectSessionStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10493,7 +10493,7 @@ var objectSetSessionTitleRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionTitleRequest)
+	return wire.MarshalTable(v, &objectSetSessionTitleRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10569,7 +10569,7 @@ var objectResumeSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionRequest)
+	return wire.MarshalTable(v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10604,7 +10604,7 @@ var objectCloseSessionRequest = wire.Object{
 //
 //go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionRequest)
+	return wire.MarshalTable(v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10645,7 +10645,7 @@ var objectSetSessionModeRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionModeRequest)
+	return wire.MarshalTable(v, &objectSetSessionModeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10706,7 +10706,7 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10732,7 +10732,7 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10758,7 +10758,7 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeValueID)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10885,7 +10885,7 @@ var objectClientResponseResult = wire.Object{
 //
 //go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseResult)
+	return wire.MarshalTable(v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10923,7 +10923,7 @@ var objectClientResponseError = wire.Object{
 //
 //go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseError)
+	return wire.MarshalTable(v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10952,7 +10952,7 @@ var objectWriteTextFileResponse = wire.Object{
 //
 //go:noinline
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWriteTextFileResponse)
+	return wire.MarshalTable(v, &objectWriteTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10987,7 +10987,7 @@ var objectReadTextFileResponse = wire.Object{
 //
 //go:noinline
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReadTextFileResponse)
+	return wire.MarshalTable(v, &objectReadTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11025,7 +11025,7 @@ var objectRequestPermissionResponse = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
+	return wire.MarshalTable(v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11077,7 +11077,7 @@ var objectRequestPermissionOutcomeCancelled = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeCancelled)
+	return wire.MarshalTable(v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11112,7 +11112,7 @@ var objectSelectedPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
+	return wire.MarshalTable(v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11147,7 +11147,7 @@ var objectCreateTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateTerminalResponse)
+	return wire.MarshalTable(v, &objectCreateTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11197,7 +11197,7 @@ var objectTerminalOutputResponse = wire.Object{
 //
 //go:noinline
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutputResponse)
+	return wire.MarshalTable(v, &objectTerminalOutputResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11238,7 +11238,7 @@ var objectTerminalExitStatus = wire.Object{
 //
 //go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalExitStatus)
+	return wire.MarshalTable(v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11267,7 +11267,7 @@ var objectReleaseTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReleaseTerminalResponse)
+	return wire.MarshalTable(v, &objectReleaseTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11308,7 +11308,7 @@ var objectWaitForTerminalExitResponse = wire.Object{
 //
 //go:noinline
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
+	return wire.MarshalTable(v, &objectWaitForTerminalExitResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11337,7 +11337,7 @@ var objectKillTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectKillTerminalResponse)
+	return wire.MarshalTable(v, &objectKillTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11398,7 +11398,7 @@ var objectCreateElicitationResponse = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
+	return wire.MarshalTable(v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11416,7 +11416,7 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11434,7 +11434,7 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11460,7 +11460,7 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11589,7 +11589,7 @@ var objectElicitationAcceptAction = wire.Object{
 //
 //go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
+	return wire.MarshalTable(v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11656,7 +11656,7 @@ var objectMessageMCPResponseResult = wire.Object{
 //
 //go:noinline
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPResponseResult)
+	return wire.MarshalTable(v, &objectMessageMCPResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11694,7 +11694,7 @@ var objectMessageMCPResponseError = wire.Object{
 //
 //go:noinline
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPResponseError)
+	return wire.MarshalTable(v, &objectMessageMCPResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11732,7 +11732,7 @@ var objectMCPError = wire.Object{
 //
 //go:noinline
 func (v MCPError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPError)
+	return wire.MarshalTable(v, &objectMCPError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11764,7 +11764,7 @@ var objectClientNotification = wire.Object{
 //
 //go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientNotification)
+	return wire.MarshalTable(v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11799,7 +11799,7 @@ var objectCancelNotification = wire.Object{
 //
 //go:noinline
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelNotification)
+	return wire.MarshalTable(v, &objectCancelNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11855,7 +11855,7 @@ var objectMessageMCPNotification = wire.Object{
 //
 //go:noinline
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPNotification)
+	return wire.MarshalTable(v, &objectMessageMCPNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11893,7 +11893,7 @@ var objectCancelRequestNotification = wire.Object{
 //
 //go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelRequestNotification)
+	return wire.MarshalTable(v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11992,7 +11992,7 @@ var objectProxySuccessorRequest = wire.Object{
 //
 //go:noinline
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxySuccessorRequest)
+	return wire.MarshalTable(v, &objectProxySuccessorRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12059,7 +12059,7 @@ var objectProxyResponseResult = wire.Object{
 //
 //go:noinline
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyResponseResult)
+	return wire.MarshalTable(v, &objectProxyResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12097,7 +12097,7 @@ var objectProxyResponseError = wire.Object{
 //
 //go:noinline
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyResponseError)
+	return wire.MarshalTable(v, &objectProxyResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12161,7 +12161,7 @@ var objectProxyNotification = wire.Object{
 //
 //go:noinline
 func (v ProxyNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyNotification)
+	return wire.MarshalTable(v, &objectProxyNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12227,7 +12227,7 @@ var objectProxySuccessorNotification = wire.Object{
 //
 //go:noinline
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxySuccessorNotification)
+	return wire.MarshalTable(v, &objectProxySuccessorNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12256,7 +12256,7 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionRuntimeContextCapabilities)
+	return wire.MarshalTable(v, &objectSessionRuntimeContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12288,7 +12288,7 @@ var objectRuntimeContextItem = wire.Object{
 //
 //go:noinline
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRuntimeContextItem)
+	return wire.MarshalTable(v, &objectRuntimeContextItem)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12329,7 +12329,7 @@ var objectTransportResumableCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportResumableCapabilities)
+	return wire.MarshalTable(v, &objectTransportResumableCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12367,7 +12367,7 @@ var objectTransportCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportCapabilities)
+	return wire.MarshalTable(v, &objectTransportCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.

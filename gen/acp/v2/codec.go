@@ -41,7 +41,7 @@ var objectAgentRequest = wire.Object{
 //
 //go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentRequest)
+	return wire.MarshalTable(v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -169,7 +169,7 @@ var objectRequestPermissionRequest = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
+	return wire.MarshalTable(v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -250,7 +250,7 @@ var objectRequestPermissionSubjectOther = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionSubjectOther)
+	return wire.MarshalTable(v, &objectRequestPermissionSubjectOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -933,7 +933,7 @@ var objectAnnotations = wire.Object{
 //
 //go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAnnotations)
+	return wire.MarshalTable(v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1253,7 +1253,7 @@ var objectIcon = wire.Object{
 //
 //go:noinline
 func (v Icon) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIcon)
+	return wire.MarshalTable(v, &objectIcon)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2193,7 +2193,7 @@ var objectDiffPatch = wire.Object{
 //
 //go:noinline
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDiffPatch)
+	return wire.MarshalTable(v, &objectDiffPatch)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2392,7 +2392,7 @@ var objectToolCallLocation = wire.Object{
 //
 //go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallLocation)
+	return wire.MarshalTable(v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2430,7 +2430,7 @@ var objectToolCallCapabilities = wire.Object{
 //
 //go:noinline
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallCapabilities)
+	return wire.MarshalTable(v, &objectToolCallCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2459,7 +2459,7 @@ var objectToolCallCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallCancelCapabilities)
+	return wire.MarshalTable(v, &objectToolCallCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2497,7 +2497,7 @@ var objectToolCallPermissionSubject = wire.Object{
 //
 //go:noinline
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallPermissionSubject)
+	return wire.MarshalTable(v, &objectToolCallPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2550,7 +2550,7 @@ var objectCommandPermissionSubject = wire.Object{
 //
 //go:noinline
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCommandPermissionSubject)
+	return wire.MarshalTable(v, &objectCommandPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2600,7 +2600,7 @@ var objectPermissionOption = wire.Object{
 //
 //go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPermissionOption)
+	return wire.MarshalTable(v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2696,7 +2696,7 @@ var objectCreateElicitationRequest = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
+	return wire.MarshalTable(v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2742,7 +2742,7 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
+	return wire.MarshalTable(v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2774,7 +2774,7 @@ var objectElicitationSessionScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSessionScope)
+	return wire.MarshalTable(v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2803,7 +2803,7 @@ var objectElicitationRequestScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationRequestScope)
+	return wire.MarshalTable(v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2874,7 +2874,7 @@ var objectElicitationSchema = wire.Object{
 //
 //go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSchema)
+	return wire.MarshalTable(v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2974,7 +2974,7 @@ var objectElicitationPropertySchemaOther = wire.Object{
 //
 //go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
+	return wire.MarshalTable(v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3039,7 +3039,7 @@ var objectEnumOption = wire.Object{
 //
 //go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnumOption)
+	return wire.MarshalTable(v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3147,7 +3147,7 @@ var objectStringPropertySchema = wire.Object{
 //
 //go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringPropertySchema)
+	return wire.MarshalTable(v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3206,7 +3206,7 @@ var objectNumberPropertySchema = wire.Object{
 //
 //go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNumberPropertySchema)
+	return wire.MarshalTable(v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3265,7 +3265,7 @@ var objectIntegerPropertySchema = wire.Object{
 //
 //go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
+	return wire.MarshalTable(v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3312,7 +3312,7 @@ var objectBooleanPropertySchema = wire.Object{
 //
 //go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
+	return wire.MarshalTable(v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3375,7 +3375,7 @@ var objectMultiSelectItemsOther = wire.Object{
 //
 //go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
+	return wire.MarshalTable(v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3418,7 +3418,7 @@ var objectStringMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
+	return wire.MarshalTable(v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3464,7 +3464,7 @@ var objectTitledMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
+	return wire.MarshalTable(v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3536,7 +3536,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 //
 //go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
+	return wire.MarshalTable(v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3585,7 +3585,7 @@ var objectElicitationFormMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormMode)
+	return wire.MarshalTable(v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3657,7 +3657,7 @@ var objectElicitationURLMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLMode)
+	return wire.MarshalTable(v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3753,7 +3753,7 @@ var objectAgentResponseResult = wire.Object{
 //
 //go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseResult)
+	return wire.MarshalTable(v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3791,7 +3791,7 @@ var objectAgentResponseError = wire.Object{
 //
 //go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseError)
+	return wire.MarshalTable(v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3917,7 +3917,7 @@ var objectInitializeResponse = wire.Object{
 //
 //go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeResponse)
+	return wire.MarshalTable(v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3981,7 +3981,7 @@ var objectImplementation = wire.Object{
 //
 //go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectImplementation)
+	return wire.MarshalTable(v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4037,7 +4037,7 @@ var objectAgentCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentCapabilities)
+	return wire.MarshalTable(v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4102,7 +4102,7 @@ var objectSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCapabilities)
+	return wire.MarshalTable(v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4158,7 +4158,7 @@ var objectPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptCapabilities)
+	return wire.MarshalTable(v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4187,7 +4187,7 @@ var objectPromptImageCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptImageCapabilities)
+	return wire.MarshalTable(v, &objectPromptImageCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4216,7 +4216,7 @@ var objectPromptAudioCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptAudioCapabilities)
+	return wire.MarshalTable(v, &objectPromptAudioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4245,7 +4245,7 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptEmbeddedContextCapabilities)
+	return wire.MarshalTable(v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4292,7 +4292,7 @@ var objectMCPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPCapabilities)
+	return wire.MarshalTable(v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4321,7 +4321,7 @@ var objectMCPStdioCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPStdioCapabilities)
+	return wire.MarshalTable(v, &objectMCPStdioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4350,7 +4350,7 @@ var objectMCPHTTPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPHTTPCapabilities)
+	return wire.MarshalTable(v, &objectMCPHTTPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4379,7 +4379,7 @@ var objectSessionDeleteCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
+	return wire.MarshalTable(v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4408,7 +4408,7 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
+	return wire.MarshalTable(v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4437,7 +4437,7 @@ var objectAgentAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
+	return wire.MarshalTable(v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4513,7 +4513,7 @@ var objectAuthMethodOther = wire.Object{
 //
 //go:noinline
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodOther)
+	return wire.MarshalTable(v, &objectAuthMethodOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4571,7 +4571,7 @@ var objectEnvVariable = wire.Object{
 //
 //go:noinline
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnvVariable)
+	return wire.MarshalTable(v, &objectEnvVariable)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4639,7 +4639,7 @@ var objectAuthMethodTerminal = wire.Object{
 //
 //go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
+	return wire.MarshalTable(v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4686,7 +4686,7 @@ var objectAuthMethodAgent = wire.Object{
 //
 //go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodAgent)
+	return wire.MarshalTable(v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4715,7 +4715,7 @@ var objectLoginAuthResponse = wire.Object{
 //
 //go:noinline
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoginAuthResponse)
+	return wire.MarshalTable(v, &objectLoginAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4744,7 +4744,7 @@ var objectLogoutAuthResponse = wire.Object{
 //
 //go:noinline
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutAuthResponse)
+	return wire.MarshalTable(v, &objectLogoutAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4805,7 +4805,7 @@ var objectNewSessionResponse = wire.Object{
 //
 //go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNewSessionResponse)
+	return wire.MarshalTable(v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4887,7 +4887,7 @@ var objectSessionConfigOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOption)
+	return wire.MarshalTable(v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4913,7 +4913,7 @@ var objectSessionConfigOptionTypeOther = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOptionTypeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOptionTypeOther)
+	return wire.MarshalTable(v, &objectSessionConfigOptionTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5070,7 +5070,7 @@ var objectSessionConfigSelectOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
+	return wire.MarshalTable(v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5129,7 +5129,7 @@ var objectSessionConfigSelectGroup = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
+	return wire.MarshalTable(v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5181,7 +5181,7 @@ var objectSessionConfigSelect = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelect)
+	return wire.MarshalTable(v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5207,7 +5207,7 @@ var objectSessionConfigBoolean = wire.Object{
 //
 //go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
+	return wire.MarshalTable(v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5277,7 +5277,7 @@ var objectAvailableCommandOther = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandOther)
+	return wire.MarshalTable(v, &objectAvailableCommandOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5335,7 +5335,7 @@ var objectAvailableCommandInputOther = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandInputOther)
+	return wire.MarshalTable(v, &objectAvailableCommandInputOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5370,7 +5370,7 @@ var objectTextCommandInput = wire.Object{
 //
 //go:noinline
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTextCommandInput)
+	return wire.MarshalTable(v, &objectTextCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5420,7 +5420,7 @@ var objectCommand = wire.Object{
 //
 //go:noinline
 func (v Command) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCommand)
+	return wire.MarshalTable(v, &objectCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5468,7 +5468,7 @@ var objectListSessionsResponse = wire.Object{
 //
 //go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsResponse)
+	return wire.MarshalTable(v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5533,7 +5533,7 @@ var objectSessionInfo = wire.Object{
 //
 //go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfo)
+	return wire.MarshalTable(v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5579,7 +5579,7 @@ var objectDeleteSessionResponse = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
+	return wire.MarshalTable(v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5634,7 +5634,7 @@ var objectResumeSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionResponse)
+	return wire.MarshalTable(v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5663,7 +5663,7 @@ var objectCloseSessionResponse = wire.Object{
 //
 //go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionResponse)
+	return wire.MarshalTable(v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5692,7 +5692,7 @@ var objectCancelToolCallResponse = wire.Object{
 //
 //go:noinline
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelToolCallResponse)
+	return wire.MarshalTable(v, &objectCancelToolCallResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5721,7 +5721,7 @@ var objectCancelTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelTerminalResponse)
+	return wire.MarshalTable(v, &objectCancelTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5763,7 +5763,7 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5903,7 +5903,7 @@ var objectError = wire.Object{
 //
 //go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectError)
+	return wire.MarshalTable(v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6052,7 +6052,7 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 //
 //go:noinline
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnsupportedProtocolVersionErrorData)
+	return wire.MarshalTable(v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6087,7 +6087,7 @@ var objectSessionNotFoundErrorData = wire.Object{
 //
 //go:noinline
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionNotFoundErrorData)
+	return wire.MarshalTable(v, &objectSessionNotFoundErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6119,7 +6119,7 @@ var objectAgentNotification = wire.Object{
 //
 //go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentNotification)
+	return wire.MarshalTable(v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6568,7 +6568,7 @@ var objectSessionUpdateOther = wire.Object{
 //
 //go:noinline
 func (v SessionUpdateOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionUpdateOther)
+	return wire.MarshalTable(v, &objectSessionUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6670,7 +6670,7 @@ var objectUserMessage = wire.Object{
 //
 //go:noinline
 func (v UserMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUserMessage)
+	return wire.MarshalTable(v, &objectUserMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6718,7 +6718,7 @@ var objectAgentMessage = wire.Object{
 //
 //go:noinline
 func (v AgentMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentMessage)
+	return wire.MarshalTable(v, &objectAgentMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6766,7 +6766,7 @@ var objectAgentThought = wire.Object{
 //
 //go:noinline
 func (v AgentThought) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentThought)
+	return wire.MarshalTable(v, &objectAgentThought)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6830,7 +6830,7 @@ var objectBackgroundWorkOther = wire.Object{
 //
 //go:noinline
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundWorkOther)
+	return wire.MarshalTable(v, &objectBackgroundWorkOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6865,7 +6865,7 @@ var objectBackgroundTerminal = wire.Object{
 //
 //go:noinline
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundTerminal)
+	return wire.MarshalTable(v, &objectBackgroundTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6900,7 +6900,7 @@ var objectBackgroundToolCall = wire.Object{
 //
 //go:noinline
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundToolCall)
+	return wire.MarshalTable(v, &objectBackgroundToolCall)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6941,7 +6941,7 @@ var objectRunningStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRunningStateUpdate)
+	return wire.MarshalTable(v, &objectRunningStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6970,7 +6970,7 @@ var objectErrorStopReason = wire.Object{
 //
 //go:noinline
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectErrorStopReason)
+	return wire.MarshalTable(v, &objectErrorStopReason)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7198,7 +7198,7 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7216,7 +7216,7 @@ var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7234,7 +7234,7 @@ var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7252,7 +7252,7 @@ var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7270,7 +7270,7 @@ var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7296,7 +7296,7 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7314,7 +7314,7 @@ var objectIdleStateUpdateStopReasonNone = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7355,7 +7355,7 @@ var objectRequiresActionStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
+	return wire.MarshalTable(v, &objectRequiresActionStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7510,7 +7510,7 @@ var objectStateUpdateOther = wire.Object{
 //
 //go:noinline
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStateUpdateOther)
+	return wire.MarshalTable(v, &objectStateUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7599,7 +7599,7 @@ var objectTerminalOutput = wire.Object{
 //
 //go:noinline
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutput)
+	return wire.MarshalTable(v, &objectTerminalOutput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7640,7 +7640,7 @@ var objectTerminalExitStatus = wire.Object{
 //
 //go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalExitStatus)
+	return wire.MarshalTable(v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7695,7 +7695,7 @@ var objectTerminalSize = wire.Object{
 //
 //go:noinline
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalSize)
+	return wire.MarshalTable(v, &objectTerminalSize)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7733,7 +7733,7 @@ var objectTerminalCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalCapabilities)
+	return wire.MarshalTable(v, &objectTerminalCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7762,7 +7762,7 @@ var objectTerminalCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalCancelCapabilities)
+	return wire.MarshalTable(v, &objectTerminalCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7845,7 +7845,7 @@ var objectTerminalUpdate = wire.Object{
 //
 //go:noinline
 func (v TerminalUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalUpdate)
+	return wire.MarshalTable(v, &objectTerminalUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8303,7 +8303,7 @@ var objectAvailableCommandsUpdate = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
+	return wire.MarshalTable(v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8345,7 +8345,7 @@ var objectConfigOptionUpdate = wire.Object{
 //
 //go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
+	return wire.MarshalTable(v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8389,7 +8389,7 @@ var objectSessionInfoUpdate = wire.Object{
 //
 //go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
+	return wire.MarshalTable(v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8430,7 +8430,7 @@ var objectCost = wire.Object{
 //
 //go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCost)
+	return wire.MarshalTable(v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8480,7 +8480,7 @@ var objectUsageUpdate = wire.Object{
 //
 //go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsageUpdate)
+	return wire.MarshalTable(v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8551,7 +8551,7 @@ var objectNotice = wire.Object{
 //
 //go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNotice)
+	return wire.MarshalTable(v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8649,7 +8649,7 @@ var objectCompactionUpdate = wire.Object{
 //
 //go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionUpdate)
+	return wire.MarshalTable(v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8693,7 +8693,7 @@ var objectCompactionSummaryChunk = wire.Object{
 //
 //go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
+	return wire.MarshalTable(v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8728,7 +8728,7 @@ var objectCompleteElicitationNotification = wire.Object{
 //
 //go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
+	return wire.MarshalTable(v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8798,7 +8798,7 @@ var objectClientRequest = wire.Object{
 //
 //go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientRequest)
+	return wire.MarshalTable(v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8851,7 +8851,7 @@ var objectInitializeRequest = wire.Object{
 //
 //go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeRequest)
+	return wire.MarshalTable(v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8898,7 +8898,7 @@ var objectClientCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientCapabilities)
+	return wire.MarshalTable(v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8936,7 +8936,7 @@ var objectClientAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientAuthCapabilities)
+	return wire.MarshalTable(v, &objectClientAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8965,7 +8965,7 @@ var objectTerminalAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalAuthCapabilities)
+	return wire.MarshalTable(v, &objectTerminalAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9012,7 +9012,7 @@ var objectElicitationCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationCapabilities)
+	return wire.MarshalTable(v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9041,7 +9041,7 @@ var objectElicitationFormCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
+	return wire.MarshalTable(v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9070,7 +9070,7 @@ var objectElicitationURLCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
+	return wire.MarshalTable(v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9105,7 +9105,7 @@ var objectLoginAuthRequest = wire.Object{
 //
 //go:noinline
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoginAuthRequest)
+	return wire.MarshalTable(v, &objectLoginAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9134,7 +9134,7 @@ var objectLogoutAuthRequest = wire.Object{
 //
 //go:noinline
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutAuthRequest)
+	return wire.MarshalTable(v, &objectLogoutAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9268,7 +9268,7 @@ var objectMCPServerOther = wire.Object{
 //
 //go:noinline
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerOther)
+	return wire.MarshalTable(v, &objectMCPServerOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9309,7 +9309,7 @@ var objectHTTPHeader = wire.Object{
 //
 //go:noinline
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectHTTPHeader)
+	return wire.MarshalTable(v, &objectHTTPHeader)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9365,7 +9365,7 @@ var objectMCPServerHTTP = wire.Object{
 //
 //go:noinline
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerHTTP)
+	return wire.MarshalTable(v, &objectMCPServerHTTP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9427,7 +9427,7 @@ var objectMCPServerStdio = wire.Object{
 //
 //go:noinline
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerStdio)
+	return wire.MarshalTable(v, &objectMCPServerStdio)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9468,7 +9468,7 @@ var objectListSessionsRequest = wire.Object{
 //
 //go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsRequest)
+	return wire.MarshalTable(v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9503,7 +9503,7 @@ var objectDeleteSessionRequest = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
+	return wire.MarshalTable(v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9574,7 +9574,7 @@ var objectResumeSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionRequest)
+	return wire.MarshalTable(v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9632,7 +9632,7 @@ var objectReplayFromOther = wire.Object{
 //
 //go:noinline
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReplayFromOther)
+	return wire.MarshalTable(v, &objectReplayFromOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9661,7 +9661,7 @@ var objectReplayFromStart = wire.Object{
 //
 //go:noinline
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReplayFromStart)
+	return wire.MarshalTable(v, &objectReplayFromStart)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9696,7 +9696,7 @@ var objectCloseSessionRequest = wire.Object{
 //
 //go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionRequest)
+	return wire.MarshalTable(v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9737,7 +9737,7 @@ var objectCancelToolCallRequest = wire.Object{
 //
 //go:noinline
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelToolCallRequest)
+	return wire.MarshalTable(v, &objectCancelToolCallRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9778,7 +9778,7 @@ var objectCancelTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelTerminalRequest)
+	return wire.MarshalTable(v, &objectCancelTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9845,7 +9845,7 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9871,7 +9871,7 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeID)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9897,7 +9897,7 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9929,7 +9929,7 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeOther)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10050,7 +10050,7 @@ var objectClientResponseResult = wire.Object{
 //
 //go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseResult)
+	return wire.MarshalTable(v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10088,7 +10088,7 @@ var objectClientResponseError = wire.Object{
 //
 //go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseError)
+	return wire.MarshalTable(v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10186,7 +10186,7 @@ var objectRequestPermissionResponse = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
+	return wire.MarshalTable(v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10250,7 +10250,7 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeOther)
+	return wire.MarshalTable(v, &objectRequestPermissionOutcomeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10279,7 +10279,7 @@ var objectCancelledPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelledPermissionOutcome)
+	return wire.MarshalTable(v, &objectCancelledPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10314,7 +10314,7 @@ var objectSelectedPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
+	return wire.MarshalTable(v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10375,7 +10375,7 @@ var objectCreateElicitationResponse = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
+	return wire.MarshalTable(v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10393,7 +10393,7 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10411,7 +10411,7 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10437,7 +10437,7 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10597,7 +10597,7 @@ var objectElicitationAcceptAction = wire.Object{
 //
 //go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
+	return wire.MarshalTable(v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10629,7 +10629,7 @@ var objectClientNotification = wire.Object{
 //
 //go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientNotification)
+	return wire.MarshalTable(v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10664,7 +10664,7 @@ var objectCancelSessionNotification = wire.Object{
 //
 //go:noinline
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelSessionNotification)
+	return wire.MarshalTable(v, &objectCancelSessionNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10702,7 +10702,7 @@ var objectCancelRequestNotification = wire.Object{
 //
 //go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelRequestNotification)
+	return wire.MarshalTable(v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10743,7 +10743,7 @@ var objectTransportResumableCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportResumableCapabilities)
+	return wire.MarshalTable(v, &objectTransportResumableCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10781,7 +10781,7 @@ var objectTransportCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportCapabilities)
+	return wire.MarshalTable(v, &objectTransportCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.

@@ -596,8 +596,6 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of LoadSessionRequest, each with the JSON pointer of the offending value.
 func (x *LoadSessionRequest) Validate() error {
 	var v wire.Validator
-	// removed:
-	//	wire.ValidateTable(&v, x, &objectLoadSessionRequest)
 	x.ValidateWith(&v)
 	return v.Err()
 }
@@ -624,8 +622,6 @@ func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
 func (x *CancelNotification) Validate() error {
 	var v wire.Validator
-	// removed:
-	//	wire.ValidateTable(&v, x, &objectCancelNotification)
 	x.ValidateWith(&v)
 	return v.Err()
 }

@@ -41,7 +41,7 @@ var objectAgentRequest = wire.Object{
 //
 //go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentRequest)
+	return wire.MarshalTable(v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -169,7 +169,7 @@ var objectRequestPermissionRequest = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
+	return wire.MarshalTable(v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -250,7 +250,7 @@ var objectRequestPermissionSubjectOther = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionSubjectOther)
+	return wire.MarshalTable(v, &objectRequestPermissionSubjectOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -933,7 +933,7 @@ var objectAnnotations = wire.Object{
 //
 //go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAnnotations)
+	return wire.MarshalTable(v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -1253,7 +1253,7 @@ var objectIcon = wire.Object{
 //
 //go:noinline
 func (v Icon) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIcon)
+	return wire.MarshalTable(v, &objectIcon)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2193,7 +2193,7 @@ var objectDiffPatch = wire.Object{
 //
 //go:noinline
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDiffPatch)
+	return wire.MarshalTable(v, &objectDiffPatch)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2392,7 +2392,7 @@ var objectToolCallLocation = wire.Object{
 //
 //go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallLocation)
+	return wire.MarshalTable(v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2430,7 +2430,7 @@ var objectToolCallCapabilities = wire.Object{
 //
 //go:noinline
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallCapabilities)
+	return wire.MarshalTable(v, &objectToolCallCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2459,7 +2459,7 @@ var objectToolCallCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallCancelCapabilities)
+	return wire.MarshalTable(v, &objectToolCallCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2497,7 +2497,7 @@ var objectToolCallPermissionSubject = wire.Object{
 //
 //go:noinline
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallPermissionSubject)
+	return wire.MarshalTable(v, &objectToolCallPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2550,7 +2550,7 @@ var objectCommandPermissionSubject = wire.Object{
 //
 //go:noinline
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCommandPermissionSubject)
+	return wire.MarshalTable(v, &objectCommandPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2600,7 +2600,7 @@ var objectPermissionOption = wire.Object{
 //
 //go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPermissionOption)
+	return wire.MarshalTable(v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2696,7 +2696,7 @@ var objectCreateElicitationRequest = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
+	return wire.MarshalTable(v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2742,7 +2742,7 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
+	return wire.MarshalTable(v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2774,7 +2774,7 @@ var objectElicitationSessionScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSessionScope)
+	return wire.MarshalTable(v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2803,7 +2803,7 @@ var objectElicitationRequestScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationRequestScope)
+	return wire.MarshalTable(v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2874,7 +2874,7 @@ var objectElicitationSchema = wire.Object{
 //
 //go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSchema)
+	return wire.MarshalTable(v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -2974,7 +2974,7 @@ var objectElicitationPropertySchemaOther = wire.Object{
 //
 //go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
+	return wire.MarshalTable(v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3039,7 +3039,7 @@ var objectEnumOption = wire.Object{
 //
 //go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnumOption)
+	return wire.MarshalTable(v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3147,7 +3147,7 @@ var objectStringPropertySchema = wire.Object{
 //
 //go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringPropertySchema)
+	return wire.MarshalTable(v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3206,7 +3206,7 @@ var objectNumberPropertySchema = wire.Object{
 //
 //go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNumberPropertySchema)
+	return wire.MarshalTable(v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3265,7 +3265,7 @@ var objectIntegerPropertySchema = wire.Object{
 //
 //go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
+	return wire.MarshalTable(v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3312,7 +3312,7 @@ var objectBooleanPropertySchema = wire.Object{
 //
 //go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
+	return wire.MarshalTable(v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3375,7 +3375,7 @@ var objectMultiSelectItemsOther = wire.Object{
 //
 //go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
+	return wire.MarshalTable(v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3418,7 +3418,7 @@ var objectStringMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
+	return wire.MarshalTable(v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3464,7 +3464,7 @@ var objectTitledMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
+	return wire.MarshalTable(v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3536,7 +3536,7 @@ var objectMultiSelectPropertySchema = wire.Object{
 //
 //go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
+	return wire.MarshalTable(v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3585,7 +3585,7 @@ var objectElicitationFormMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormMode)
+	return wire.MarshalTable(v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3657,7 +3657,7 @@ var objectElicitationURLMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLMode)
+	return wire.MarshalTable(v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3713,7 +3713,7 @@ var objectMessageMCPRequest = wire.Object{
 //
 //go:noinline
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPRequest)
+	return wire.MarshalTable(v, &objectMessageMCPRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3843,7 +3843,7 @@ var objectAgentResponseResult = wire.Object{
 //
 //go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseResult)
+	return wire.MarshalTable(v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -3881,7 +3881,7 @@ var objectAgentResponseError = wire.Object{
 //
 //go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseError)
+	return wire.MarshalTable(v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4007,7 +4007,7 @@ var objectInitializeResponse = wire.Object{
 //
 //go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeResponse)
+	return wire.MarshalTable(v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4071,7 +4071,7 @@ var objectImplementation = wire.Object{
 //
 //go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectImplementation)
+	return wire.MarshalTable(v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4136,7 +4136,7 @@ var objectAgentCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentCapabilities)
+	return wire.MarshalTable(v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4246,7 +4246,7 @@ var objectSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCapabilities)
+	return wire.MarshalTable(v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4302,7 +4302,7 @@ var objectPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptCapabilities)
+	return wire.MarshalTable(v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4331,7 +4331,7 @@ var objectPromptImageCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptImageCapabilities)
+	return wire.MarshalTable(v, &objectPromptImageCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4360,7 +4360,7 @@ var objectPromptAudioCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptAudioCapabilities)
+	return wire.MarshalTable(v, &objectPromptAudioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4389,7 +4389,7 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptEmbeddedContextCapabilities)
+	return wire.MarshalTable(v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4445,7 +4445,7 @@ var objectMCPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPCapabilities)
+	return wire.MarshalTable(v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4474,7 +4474,7 @@ var objectMCPStdioCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPStdioCapabilities)
+	return wire.MarshalTable(v, &objectMCPStdioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4503,7 +4503,7 @@ var objectMCPHTTPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPHTTPCapabilities)
+	return wire.MarshalTable(v, &objectMCPHTTPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4532,7 +4532,7 @@ var objectMCPACPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPACPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPACPCapabilities)
+	return wire.MarshalTable(v, &objectMCPACPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4561,7 +4561,7 @@ var objectSessionDeleteCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
+	return wire.MarshalTable(v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4590,7 +4590,7 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
+	return wire.MarshalTable(v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4628,7 +4628,7 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4666,7 +4666,7 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptModeCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4695,7 +4695,7 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptOverrideCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4724,7 +4724,7 @@ var objectSessionForkCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionForkCapabilities)
+	return wire.MarshalTable(v, &objectSessionForkCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4753,7 +4753,7 @@ var objectSessionArchiveCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionArchiveCapabilities)
+	return wire.MarshalTable(v, &objectSessionArchiveCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4782,7 +4782,7 @@ var objectSessionStatusCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusCapabilities)
+	return wire.MarshalTable(v, &objectSessionStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4811,7 +4811,7 @@ var objectSessionTitleCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionTitleCapabilities)
+	return wire.MarshalTable(v, &objectSessionTitleCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4849,7 +4849,7 @@ var objectAgentAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
+	return wire.MarshalTable(v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4878,7 +4878,7 @@ var objectAuthStatusCapabilities = wire.Object{
 //
 //go:noinline
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusCapabilities)
+	return wire.MarshalTable(v, &objectAuthStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4907,7 +4907,7 @@ var objectProvidersCapabilities = wire.Object{
 //
 //go:noinline
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProvidersCapabilities)
+	return wire.MarshalTable(v, &objectProvidersCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -4983,7 +4983,7 @@ var objectAuthMethodOther = wire.Object{
 //
 //go:noinline
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodOther)
+	return wire.MarshalTable(v, &objectAuthMethodOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5041,7 +5041,7 @@ var objectEnvVariable = wire.Object{
 //
 //go:noinline
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnvVariable)
+	return wire.MarshalTable(v, &objectEnvVariable)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5109,7 +5109,7 @@ var objectAuthMethodTerminal = wire.Object{
 //
 //go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
+	return wire.MarshalTable(v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5156,7 +5156,7 @@ var objectAuthMethodAgent = wire.Object{
 //
 //go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodAgent)
+	return wire.MarshalTable(v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5185,7 +5185,7 @@ var objectLoginAuthResponse = wire.Object{
 //
 //go:noinline
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoginAuthResponse)
+	return wire.MarshalTable(v, &objectLoginAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5226,7 +5226,7 @@ var objectListProvidersResponse = wire.Object{
 //
 //go:noinline
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListProvidersResponse)
+	return wire.MarshalTable(v, &objectListProvidersResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5289,7 +5289,7 @@ var objectProviderInfo = wire.Object{
 //
 //go:noinline
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProviderInfo)
+	return wire.MarshalTable(v, &objectProviderInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5371,7 +5371,7 @@ var objectProviderCurrentConfig = wire.Object{
 //
 //go:noinline
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProviderCurrentConfig)
+	return wire.MarshalTable(v, &objectProviderCurrentConfig)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5400,7 +5400,7 @@ var objectSetProviderResponse = wire.Object{
 //
 //go:noinline
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetProviderResponse)
+	return wire.MarshalTable(v, &objectSetProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5429,7 +5429,7 @@ var objectDisableProviderResponse = wire.Object{
 //
 //go:noinline
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDisableProviderResponse)
+	return wire.MarshalTable(v, &objectDisableProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5458,7 +5458,7 @@ var objectLogoutAuthResponse = wire.Object{
 //
 //go:noinline
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutAuthResponse)
+	return wire.MarshalTable(v, &objectLogoutAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5509,7 +5509,7 @@ var objectAuthStatusResponse = wire.Object{
 //
 //go:noinline
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusResponse)
+	return wire.MarshalTable(v, &objectAuthStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5586,7 +5586,7 @@ var objectAuthAccount = wire.Object{
 //
 //go:noinline
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthAccount)
+	return wire.MarshalTable(v, &objectAuthAccount)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5647,7 +5647,7 @@ var objectNewSessionResponse = wire.Object{
 //
 //go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNewSessionResponse)
+	return wire.MarshalTable(v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5729,7 +5729,7 @@ var objectSessionConfigOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOption)
+	return wire.MarshalTable(v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5755,7 +5755,7 @@ var objectSessionConfigOptionTypeOther = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOptionTypeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOptionTypeOther)
+	return wire.MarshalTable(v, &objectSessionConfigOptionTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5912,7 +5912,7 @@ var objectSessionConfigSelectOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
+	return wire.MarshalTable(v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -5971,7 +5971,7 @@ var objectSessionConfigSelectGroup = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
+	return wire.MarshalTable(v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6023,7 +6023,7 @@ var objectSessionConfigSelect = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelect)
+	return wire.MarshalTable(v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6049,7 +6049,7 @@ var objectSessionConfigBoolean = wire.Object{
 //
 //go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
+	return wire.MarshalTable(v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6119,7 +6119,7 @@ var objectAvailableCommandOther = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandOther)
+	return wire.MarshalTable(v, &objectAvailableCommandOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6177,7 +6177,7 @@ var objectAvailableCommandInputOther = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandInputOther)
+	return wire.MarshalTable(v, &objectAvailableCommandInputOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6212,7 +6212,7 @@ var objectTextCommandInput = wire.Object{
 //
 //go:noinline
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTextCommandInput)
+	return wire.MarshalTable(v, &objectTextCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6262,7 +6262,7 @@ var objectCommand = wire.Object{
 //
 //go:noinline
 func (v Command) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCommand)
+	return wire.MarshalTable(v, &objectCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6310,7 +6310,7 @@ var objectListSessionsResponse = wire.Object{
 //
 //go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsResponse)
+	return wire.MarshalTable(v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6381,7 +6381,7 @@ var objectSessionInfo = wire.Object{
 //
 //go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfo)
+	return wire.MarshalTable(v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6427,7 +6427,7 @@ var objectDeleteSessionResponse = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
+	return wire.MarshalTable(v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6488,7 +6488,7 @@ var objectForkSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectForkSessionResponse)
+	return wire.MarshalTable(v, &objectForkSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6517,7 +6517,7 @@ var objectArchiveSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectArchiveSessionResponse)
+	return wire.MarshalTable(v, &objectArchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6546,7 +6546,7 @@ var objectUnarchiveSessionResponse = wire.Object{
 //
 //go:noinline
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnarchiveSessionResponse)
+	return wire.MarshalTable(v, &objectUnarchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6593,7 +6593,7 @@ var objectSessionStatusResponse = wire.Object{
 //
 //go:noinline
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusResponse)
+	return wire.MarshalTable(v, &objectSessionStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6781,7 +6781,7 @@ var objectStateUpdateOther = wire.Object{
 //
 //go:noinline
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStateUpdateOther)
+	return wire.MarshalTable(v, &objectStateUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6851,7 +6851,7 @@ var objectBackgroundWorkOther = wire.Object{
 //
 //go:noinline
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundWorkOther)
+	return wire.MarshalTable(v, &objectBackgroundWorkOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6886,7 +6886,7 @@ var objectBackgroundTerminal = wire.Object{
 //
 //go:noinline
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundTerminal)
+	return wire.MarshalTable(v, &objectBackgroundTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6921,7 +6921,7 @@ var objectBackgroundToolCall = wire.Object{
 //
 //go:noinline
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundToolCall)
+	return wire.MarshalTable(v, &objectBackgroundToolCall)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6956,7 +6956,7 @@ var objectBackgroundSubagent = wire.Object{
 //
 //go:noinline
 func (v BackgroundSubagent) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundSubagent)
+	return wire.MarshalTable(v, &objectBackgroundSubagent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -6997,7 +6997,7 @@ var objectRunningStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRunningStateUpdate)
+	return wire.MarshalTable(v, &objectRunningStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7041,7 +7041,7 @@ var objectError = wire.Object{
 //
 //go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectError)
+	return wire.MarshalTable(v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7190,7 +7190,7 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 //
 //go:noinline
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnsupportedProtocolVersionErrorData)
+	return wire.MarshalTable(v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7225,7 +7225,7 @@ var objectSessionNotFoundErrorData = wire.Object{
 //
 //go:noinline
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionNotFoundErrorData)
+	return wire.MarshalTable(v, &objectSessionNotFoundErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7254,7 +7254,7 @@ var objectErrorStopReason = wire.Object{
 //
 //go:noinline
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectErrorStopReason)
+	return wire.MarshalTable(v, &objectErrorStopReason)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7319,7 +7319,7 @@ var objectUsage = wire.Object{
 //
 //go:noinline
 func (v Usage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsage)
+	return wire.MarshalTable(v, &objectUsage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7563,7 +7563,7 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7581,7 +7581,7 @@ var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7599,7 +7599,7 @@ var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7617,7 +7617,7 @@ var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7635,7 +7635,7 @@ var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7661,7 +7661,7 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7679,7 +7679,7 @@ var objectIdleStateUpdateStopReasonNone = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7720,7 +7720,7 @@ var objectRequiresActionStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
+	return wire.MarshalTable(v, &objectRequiresActionStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7761,7 +7761,7 @@ var objectUnknownStateUpdate = wire.Object{
 //
 //go:noinline
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnknownStateUpdate)
+	return wire.MarshalTable(v, &objectUnknownStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7796,7 +7796,7 @@ var objectSetSessionTitleResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionTitleResponse)
+	return wire.MarshalTable(v, &objectSetSessionTitleResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7851,7 +7851,7 @@ var objectResumeSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionResponse)
+	return wire.MarshalTable(v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7880,7 +7880,7 @@ var objectCloseSessionResponse = wire.Object{
 //
 //go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionResponse)
+	return wire.MarshalTable(v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7909,7 +7909,7 @@ var objectCancelToolCallResponse = wire.Object{
 //
 //go:noinline
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelToolCallResponse)
+	return wire.MarshalTable(v, &objectCancelToolCallResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7938,7 +7938,7 @@ var objectCancelTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelTerminalResponse)
+	return wire.MarshalTable(v, &objectCancelTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -7980,7 +7980,7 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8108,7 +8108,7 @@ var objectAgentNotification = wire.Object{
 //
 //go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentNotification)
+	return wire.MarshalTable(v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8617,7 +8617,7 @@ var objectSessionUpdateOther = wire.Object{
 //
 //go:noinline
 func (v SessionUpdateOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionUpdateOther)
+	return wire.MarshalTable(v, &objectSessionUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8719,7 +8719,7 @@ var objectUserMessage = wire.Object{
 //
 //go:noinline
 func (v UserMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUserMessage)
+	return wire.MarshalTable(v, &objectUserMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8767,7 +8767,7 @@ var objectAgentMessage = wire.Object{
 //
 //go:noinline
 func (v AgentMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentMessage)
+	return wire.MarshalTable(v, &objectAgentMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8815,7 +8815,7 @@ var objectAgentThought = wire.Object{
 //
 //go:noinline
 func (v AgentThought) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentThought)
+	return wire.MarshalTable(v, &objectAgentThought)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8904,7 +8904,7 @@ var objectTerminalOutput = wire.Object{
 //
 //go:noinline
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutput)
+	return wire.MarshalTable(v, &objectTerminalOutput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -8945,7 +8945,7 @@ var objectTerminalExitStatus = wire.Object{
 //
 //go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalExitStatus)
+	return wire.MarshalTable(v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9000,7 +9000,7 @@ var objectTerminalSize = wire.Object{
 //
 //go:noinline
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalSize)
+	return wire.MarshalTable(v, &objectTerminalSize)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9038,7 +9038,7 @@ var objectTerminalCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalCapabilities)
+	return wire.MarshalTable(v, &objectTerminalCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9067,7 +9067,7 @@ var objectTerminalCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalCancelCapabilities)
+	return wire.MarshalTable(v, &objectTerminalCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9150,7 +9150,7 @@ var objectTerminalUpdate = wire.Object{
 //
 //go:noinline
 func (v TerminalUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalUpdate)
+	return wire.MarshalTable(v, &objectTerminalUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9739,7 +9739,7 @@ var objectPlanRemoved = wire.Object{
 //
 //go:noinline
 func (v PlanRemoved) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPlanRemoved)
+	return wire.MarshalTable(v, &objectPlanRemoved)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9781,7 +9781,7 @@ var objectAvailableCommandsUpdate = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
+	return wire.MarshalTable(v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9823,7 +9823,7 @@ var objectConfigOptionUpdate = wire.Object{
 //
 //go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
+	return wire.MarshalTable(v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9867,7 +9867,7 @@ var objectSessionInfoUpdate = wire.Object{
 //
 //go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
+	return wire.MarshalTable(v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9908,7 +9908,7 @@ var objectCost = wire.Object{
 //
 //go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCost)
+	return wire.MarshalTable(v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -9958,7 +9958,7 @@ var objectUsageUpdate = wire.Object{
 //
 //go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsageUpdate)
+	return wire.MarshalTable(v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10029,7 +10029,7 @@ var objectNotice = wire.Object{
 //
 //go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNotice)
+	return wire.MarshalTable(v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10127,7 +10127,7 @@ var objectCompactionUpdate = wire.Object{
 //
 //go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionUpdate)
+	return wire.MarshalTable(v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10171,7 +10171,7 @@ var objectCompactionSummaryChunk = wire.Object{
 //
 //go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
+	return wire.MarshalTable(v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10209,7 +10209,7 @@ var objectSubagentSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
+	return wire.MarshalTable(v, &objectSubagentSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10238,7 +10238,7 @@ var objectSessionCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
+	return wire.MarshalTable(v, &objectSessionCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10318,7 +10318,7 @@ var objectSubagentUpdate = wire.Object{
 //
 //go:noinline
 func (v SubagentUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSubagentUpdate)
+	return wire.MarshalTable(v, &objectSubagentUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10390,7 +10390,7 @@ var objectSessionMessage = wire.Object{
 //
 //go:noinline
 func (v SessionMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMessage)
+	return wire.MarshalTable(v, &objectSessionMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10434,7 +10434,7 @@ var objectSessionMessageChunk = wire.Object{
 //
 //go:noinline
 func (v SessionMessageChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMessageChunk)
+	return wire.MarshalTable(v, &objectSessionMessageChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10469,7 +10469,7 @@ var objectCompleteElicitationNotification = wire.Object{
 //
 //go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
+	return wire.MarshalTable(v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10520,7 +10520,7 @@ var objectAuthStatusUpdateNotification = wire.Object{
 //
 //go:noinline
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusUpdateNotification)
+	return wire.MarshalTable(v, &objectAuthStatusUpdateNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10590,7 +10590,7 @@ var objectClientRequest = wire.Object{
 //
 //go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientRequest)
+	return wire.MarshalTable(v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10643,7 +10643,7 @@ var objectInitializeRequest = wire.Object{
 //
 //go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeRequest)
+	return wire.MarshalTable(v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10690,7 +10690,7 @@ var objectClientCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientCapabilities)
+	return wire.MarshalTable(v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10728,7 +10728,7 @@ var objectClientAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientAuthCapabilities)
+	return wire.MarshalTable(v, &objectClientAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10757,7 +10757,7 @@ var objectTerminalAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalAuthCapabilities)
+	return wire.MarshalTable(v, &objectTerminalAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10804,7 +10804,7 @@ var objectElicitationCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationCapabilities)
+	return wire.MarshalTable(v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10833,7 +10833,7 @@ var objectElicitationFormCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
+	return wire.MarshalTable(v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10862,7 +10862,7 @@ var objectElicitationURLCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
+	return wire.MarshalTable(v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10897,7 +10897,7 @@ var objectLoginAuthRequest = wire.Object{
 //
 //go:noinline
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoginAuthRequest)
+	return wire.MarshalTable(v, &objectLoginAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10926,7 +10926,7 @@ var objectListProvidersRequest = wire.Object{
 //
 //go:noinline
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListProvidersRequest)
+	return wire.MarshalTable(v, &objectListProvidersRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -10987,7 +10987,7 @@ var objectSetProviderRequest = wire.Object{
 //
 //go:noinline
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetProviderRequest)
+	return wire.MarshalTable(v, &objectSetProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11022,7 +11022,7 @@ var objectDisableProviderRequest = wire.Object{
 //
 //go:noinline
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDisableProviderRequest)
+	return wire.MarshalTable(v, &objectDisableProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11051,7 +11051,7 @@ var objectLogoutAuthRequest = wire.Object{
 //
 //go:noinline
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutAuthRequest)
+	return wire.MarshalTable(v, &objectLogoutAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11080,7 +11080,7 @@ var objectAuthStatusRequest = wire.Object{
 //
 //go:noinline
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusRequest)
+	return wire.MarshalTable(v, &objectAuthStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11231,7 +11231,7 @@ var objectMCPServerOther = wire.Object{
 //
 //go:noinline
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerOther)
+	return wire.MarshalTable(v, &objectMCPServerOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11272,7 +11272,7 @@ var objectHTTPHeader = wire.Object{
 //
 //go:noinline
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectHTTPHeader)
+	return wire.MarshalTable(v, &objectHTTPHeader)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11328,7 +11328,7 @@ var objectMCPServerHTTP = wire.Object{
 //
 //go:noinline
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerHTTP)
+	return wire.MarshalTable(v, &objectMCPServerHTTP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11369,7 +11369,7 @@ var objectMCPServerACP = wire.Object{
 //
 //go:noinline
 func (v MCPServerACP) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerACP)
+	return wire.MarshalTable(v, &objectMCPServerACP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11431,7 +11431,7 @@ var objectMCPServerStdio = wire.Object{
 //
 //go:noinline
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerStdio)
+	return wire.MarshalTable(v, &objectMCPServerStdio)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11481,7 +11481,7 @@ var objectSystemPrompt = wire.Object{
 //
 //go:noinline
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSystemPrompt)
+	return wire.MarshalTable(v, &objectSystemPrompt)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11549,7 +11549,7 @@ var objectListSessionsRequest = wire.Object{
 //
 //go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsRequest)
+	return wire.MarshalTable(v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11602,7 +11602,7 @@ var objectDeleteSessionRequest = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
+	return wire.MarshalTable(v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11673,7 +11673,7 @@ var objectForkSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectForkSessionRequest)
+	return wire.MarshalTable(v, &objectForkSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11708,7 +11708,7 @@ var objectArchiveSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectArchiveSessionRequest)
+	return wire.MarshalTable(v, &objectArchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11743,7 +11743,7 @@ var objectUnarchiveSessionRequest = wire.Object{
 //
 //go:noinline
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnarchiveSessionRequest)
+	return wire.MarshalTable(v, &objectUnarchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11778,7 +11778,7 @@ var objectSessionStatusRequest = wire.Object{
 //
 //go:noinline
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusRequest)
+	return wire.MarshalTable(v, &objectSessionStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11819,7 +11819,7 @@ var objectSetSessionTitleRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionTitleRequest)
+	return wire.MarshalTable(v, &objectSetSessionTitleRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11899,7 +11899,7 @@ var objectResumeSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionRequest)
+	return wire.MarshalTable(v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11957,7 +11957,7 @@ var objectReplayFromOther = wire.Object{
 //
 //go:noinline
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReplayFromOther)
+	return wire.MarshalTable(v, &objectReplayFromOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -11986,7 +11986,7 @@ var objectReplayFromStart = wire.Object{
 //
 //go:noinline
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReplayFromStart)
+	return wire.MarshalTable(v, &objectReplayFromStart)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12021,7 +12021,7 @@ var objectCloseSessionRequest = wire.Object{
 //
 //go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionRequest)
+	return wire.MarshalTable(v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12062,7 +12062,7 @@ var objectCancelToolCallRequest = wire.Object{
 //
 //go:noinline
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelToolCallRequest)
+	return wire.MarshalTable(v, &objectCancelToolCallRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12103,7 +12103,7 @@ var objectCancelTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelTerminalRequest)
+	return wire.MarshalTable(v, &objectCancelTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12170,7 +12170,7 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12196,7 +12196,7 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeID)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12222,7 +12222,7 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12254,7 +12254,7 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeOther)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12375,7 +12375,7 @@ var objectClientResponseResult = wire.Object{
 //
 //go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseResult)
+	return wire.MarshalTable(v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12413,7 +12413,7 @@ var objectClientResponseError = wire.Object{
 //
 //go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseError)
+	return wire.MarshalTable(v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12511,7 +12511,7 @@ var objectRequestPermissionResponse = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
+	return wire.MarshalTable(v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12575,7 +12575,7 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeOther)
+	return wire.MarshalTable(v, &objectRequestPermissionOutcomeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12604,7 +12604,7 @@ var objectCancelledPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelledPermissionOutcome)
+	return wire.MarshalTable(v, &objectCancelledPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12639,7 +12639,7 @@ var objectSelectedPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
+	return wire.MarshalTable(v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12700,7 +12700,7 @@ var objectCreateElicitationResponse = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
+	return wire.MarshalTable(v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12718,7 +12718,7 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12736,7 +12736,7 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12762,7 +12762,7 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12922,7 +12922,7 @@ var objectElicitationAcceptAction = wire.Object{
 //
 //go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
+	return wire.MarshalTable(v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -12989,7 +12989,7 @@ var objectMessageMCPResponseResult = wire.Object{
 //
 //go:noinline
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPResponseResult)
+	return wire.MarshalTable(v, &objectMessageMCPResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13027,7 +13027,7 @@ var objectMessageMCPResponseError = wire.Object{
 //
 //go:noinline
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPResponseError)
+	return wire.MarshalTable(v, &objectMessageMCPResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13065,7 +13065,7 @@ var objectMCPError = wire.Object{
 //
 //go:noinline
 func (v MCPError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPError)
+	return wire.MarshalTable(v, &objectMCPError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13097,7 +13097,7 @@ var objectClientNotification = wire.Object{
 //
 //go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientNotification)
+	return wire.MarshalTable(v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13132,7 +13132,7 @@ var objectCancelSessionNotification = wire.Object{
 //
 //go:noinline
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelSessionNotification)
+	return wire.MarshalTable(v, &objectCancelSessionNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13188,7 +13188,7 @@ var objectMessageMCPNotification = wire.Object{
 //
 //go:noinline
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPNotification)
+	return wire.MarshalTable(v, &objectMessageMCPNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13226,7 +13226,7 @@ var objectCancelRequestNotification = wire.Object{
 //
 //go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelRequestNotification)
+	return wire.MarshalTable(v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13325,7 +13325,7 @@ var objectProxySuccessorRequest = wire.Object{
 //
 //go:noinline
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxySuccessorRequest)
+	return wire.MarshalTable(v, &objectProxySuccessorRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13392,7 +13392,7 @@ var objectProxyResponseResult = wire.Object{
 //
 //go:noinline
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyResponseResult)
+	return wire.MarshalTable(v, &objectProxyResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13430,7 +13430,7 @@ var objectProxyResponseError = wire.Object{
 //
 //go:noinline
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyResponseError)
+	return wire.MarshalTable(v, &objectProxyResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13554,7 +13554,7 @@ var objectProxyNotification = wire.Object{
 //
 //go:noinline
 func (v ProxyNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyNotification)
+	return wire.MarshalTable(v, &objectProxyNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13620,7 +13620,7 @@ var objectProxySuccessorNotification = wire.Object{
 //
 //go:noinline
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxySuccessorNotification)
+	return wire.MarshalTable(v, &objectProxySuccessorNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13661,7 +13661,7 @@ var objectTransportResumableCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportResumableCapabilities)
+	return wire.MarshalTable(v, &objectTransportResumableCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
@@ -13699,7 +13699,7 @@ var objectTransportCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportCapabilities)
+	return wire.MarshalTable(v, &objectTransportCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
