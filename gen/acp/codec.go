@@ -585,36 +585,24 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.Text != nil, v.Image != nil, v.Audio != nil, v.ResourceLink != nil, v.Resource != nil, v.Unknown != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Text != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Text.decodeField(d, key)
 	case v.Image != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Resource.decodeField(d, key)
 	case v.Unknown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.NotMember, nil
 	}
 	return wire.NotMember, nil
@@ -5140,81 +5128,42 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "sessionUpdate" {
+		switch {
+		case v.UserMessageChunk != nil, v.AgentMessageChunk != nil, v.AgentThoughtChunk != nil, v.ToolCall != nil, v.ToolCallUpdate != nil, v.Plan != nil, v.AvailableCommandsUpdate != nil, v.CurrentModeUpdate != nil, v.ConfigOptionUpdate != nil, v.SessionInfoUpdate != nil, v.UsageUpdate != nil, v.Notice != nil, v.CompactionUpdate != nil, v.CompactionSummaryChunk != nil, v.Unknown != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.UserMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.UserMessageChunk.decodeField(d, key)
 	case v.AgentMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentThoughtChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.ToolCall != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCall.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCallUpdate.decodeField(d, key)
 	case v.Plan != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Plan.decodeField(d, key)
 	case v.AvailableCommandsUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, key)
 	case v.CurrentModeUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CurrentModeUpdate, &objectCurrentModeUpdate, key)
 	case v.ConfigOptionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.ConfigOptionUpdate, &objectConfigOptionUpdate, key)
 	case v.SessionInfoUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.SessionInfoUpdate, &objectSessionInfoUpdate, key)
 	case v.UsageUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.UsageUpdate, &objectUsageUpdate, key)
 	case v.Notice != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Notice, &objectNotice, key)
 	case v.CompactionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionUpdate, &objectCompactionUpdate, key)
 	case v.CompactionSummaryChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, key)
 	case v.Unknown != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.NotMember, nil
 	}
 	return wire.NotMember, nil
@@ -7050,16 +6999,16 @@ func (v *MCPServer) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.HTTP != nil, v.SSE != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.HTTP != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.HTTP.decodeField(d, key)
 	case v.SSE != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.SSE.decodeField(d, key)
 	case v.Stdio != nil:
 		return v.Stdio.decodeField(d, key)

@@ -722,16 +722,15 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 	f.Func().Add(recv(name)).Id("selectVariant").Params(decoderParam()).Error().Block(sel...)
 
 	// decodeField, required, appendFields, unknownSink
-	var dec, chk, enc, sink []jen.Code
+	// tagged are the variants whose tag selectVariant read: the tag member
+	// is skipped, checked once ahead of the variants rather than in each.
+	var dec, chk, enc, sink, tagged []jen.Code
 	for _, v := range u.Variants {
 		active := jen.Id("v").Dot(v.Name).Op("!=").Nil()
-		var d []jen.Code
 		if v.Role == ir.Tagged || v.Role == ir.Absent {
-			// The tag was read by selectVariant; the variant field says it.
-			d = append(d, jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wireName("Optional"), jen.Id("d").Dot("Skip").Call())))
+			tagged = append(tagged, active.Clone())
 		}
-		d = append(d, jen.Return(e.payloadField(v)))
-		dec = append(dec, jen.Case(active.Clone()).Block(d...))
+		dec = append(dec, jen.Case(active.Clone()).Block(jen.Return(e.payloadField(v))))
 		chk = append(chk, jen.Case(active.Clone()).Block(jen.Return(e.variantRequired(v))))
 		var en []jen.Code
 		if v.Role == ir.Tagged {
@@ -743,15 +742,19 @@ func (e *emitter) unionMembers(f *jen.File, u *ir.Union, standalone bool) {
 	}
 	if keepsUnknown(u) {
 		active := jen.Id("v").Dot(unknownField).Op("!=").Nil()
-		dec = append(dec, jen.Case(active.Clone()).Block(
-			jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(jen.Return(wireName("Optional"), jen.Id("d").Dot("Skip").Call())),
-			jen.Return(wireName("NotMember"), jen.Nil())))
+		tagged = append(tagged, active.Clone())
+		dec = append(dec, jen.Case(active.Clone()).Block(jen.Return(wireName("NotMember"), jen.Nil())))
 		enc = append(enc, jen.Case(active.Clone()).Block(jen.Return(jen.Id("v").Dot(unknownField).Dot("AppendFields").Call(jen.Id("b"), jen.Lit(u.Discriminator), jen.Id("comma")))))
 		sink = append(sink, jen.Case(active.Clone()).Block(jen.Return(jen.Op("&").Id("v").Dot(unknownField).Dot("Fields"))))
 	}
+	var body []jen.Code
+	if len(tagged) > 0 {
+		body = append(body, jen.If(jen.String().Call(jen.Id("key")).Op("==").Lit(u.Discriminator)).Block(
+			jen.Switch().Block(jen.Case(tagged...).Block(jen.Return(wireName("Optional"), jen.Id("d").Dot("Skip").Call())))))
+	}
 	f.Comment("decodeField decodes a member of the selected variant.")
 	f.Func().Add(recv(name)).Id("decodeField").Params(decoderParam(), jen.Id("key").Index().Byte()).Params(jen.Int(), jen.Error()).Block(
-		jen.Switch().Block(dec...), jen.Return(wireName("NotMember"), jen.Nil()))
+		append(body, jen.Switch().Block(dec...), jen.Return(wireName("NotMember"), jen.Nil()))...)
 	f.Comment("required names the selected variant's required members of level w.")
 	f.Func().Add(recv(name)).Id("required").Params(jen.Id("w").Int()).Index().String().Block(
 		jen.Switch().Block(chk...), jen.Return(jen.Nil()))

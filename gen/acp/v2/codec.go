@@ -531,21 +531,18 @@ func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.Content != nil, v.Diff != nil, v.Terminal != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Content != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Content.decodeField(d, key)
 	case v.Diff != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Diff.decodeField(d, key)
 	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Terminal.decodeField(d, key)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key)
@@ -710,31 +707,22 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.Text != nil, v.Image != nil, v.Audio != nil, v.ResourceLink != nil, v.Resource != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Text != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Text.decodeField(d, key)
 	case v.Image != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Resource.decodeField(d, key)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key)
@@ -1898,31 +1886,22 @@ func (v *DiffChangeOperation) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *DiffChangeOperation) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "operation" {
+		switch {
+		case v.Add != nil, v.Delete != nil, v.Modify != nil, v.Move != nil, v.Copy != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Add != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Add.decodeField(d, key)
 	case v.Delete != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Delete.decodeField(d, key)
 	case v.Modify != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Modify.decodeField(d, key)
 	case v.Move != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Move.decodeField(d, key)
 	case v.Copy != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Copy.decodeField(d, key)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key)
@@ -6259,101 +6238,50 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "sessionUpdate" {
+		switch {
+		case v.UserMessageChunk != nil, v.UserMessage != nil, v.AgentMessageChunk != nil, v.AgentMessage != nil, v.AgentThoughtChunk != nil, v.AgentThought != nil, v.StateUpdate != nil, v.ToolCallContentChunk != nil, v.ToolCallUpdate != nil, v.TerminalUpdate != nil, v.TerminalOutputChunk != nil, v.PlanUpdate != nil, v.AvailableCommandsUpdate != nil, v.ConfigOptionUpdate != nil, v.SessionInfoUpdate != nil, v.UsageUpdate != nil, v.Notice != nil, v.CompactionUpdate != nil, v.CompactionSummaryChunk != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.UserMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.UserMessageChunk.decodeField(d, key)
 	case v.UserMessage != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.UserMessage, &objectUserMessage, key)
 	case v.AgentMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentMessage != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AgentMessage, &objectAgentMessage, key)
 	case v.AgentThoughtChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.AgentThought != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AgentThought, &objectAgentThought, key)
 	case v.StateUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.StateUpdate.decodeField(d, key)
 	case v.ToolCallContentChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCallContentChunk.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCallUpdate.decodeField(d, key)
 	case v.TerminalUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.TerminalUpdate, &objectTerminalUpdate, key)
 	case v.TerminalOutputChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.TerminalOutputChunk.decodeField(d, key)
 	case v.PlanUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.PlanUpdate.decodeField(d, key)
 	case v.AvailableCommandsUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, key)
 	case v.ConfigOptionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.ConfigOptionUpdate, &objectConfigOptionUpdate, key)
 	case v.SessionInfoUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.SessionInfoUpdate, &objectSessionInfoUpdate, key)
 	case v.UsageUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.UsageUpdate, &objectUsageUpdate, key)
 	case v.Notice != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Notice, &objectNotice, key)
 	case v.CompactionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionUpdate, &objectCompactionUpdate, key)
 	case v.CompactionSummaryChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectSessionUpdateOther, key)
@@ -7081,43 +7009,28 @@ func (v *IdleStateUpdateStopReason) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "stopReason" {
+		switch {
+		case v.EndTurn != nil, v.MaxTokens != nil, v.MaxTurnRequests != nil, v.Refusal != nil, v.Cancelled != nil, v.Error != nil, v.None != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.EndTurn != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, key)
 	case v.MaxTokens != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, key)
 	case v.MaxTurnRequests != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, key)
 	case v.Refusal != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, key)
 	case v.Cancelled != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, key)
 	case v.Error != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Error, &objectErrorStopReason, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectIdleStateUpdateStopReasonOther, key)
 	case v.None != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.None, &objectIdleStateUpdateStopReasonNone, key)
 	}
 	return wire.NotMember, nil
@@ -7393,21 +7306,18 @@ func (v *StateUpdate) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "state" {
+		switch {
+		case v.Running != nil, v.Idle != nil, v.RequiresAction != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Running != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Running, &objectRunningStateUpdate, key)
 	case v.Idle != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Idle.decodeField(d, key)
 	case v.RequiresAction != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.RequiresAction, &objectRequiresActionStateUpdate, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectStateUpdateOther, key)
@@ -7931,11 +7841,14 @@ func (v *PlanUpdateContent) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Items != nil:
-		if string(key) == "type" {
+	if string(key) == "type" {
+		switch {
+		case v.Items != nil:
 			return wire.Optional, d.Skip()
 		}
+	}
+	switch {
+	case v.Items != nil:
 		return v.Items.decodeField(d, key)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key)
