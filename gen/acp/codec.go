@@ -42,6 +42,8 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
@@ -102,6 +104,8 @@ func (v RequestID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -149,6 +153,8 @@ func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
@@ -162,10 +168,12 @@ var scalarSessionID = wire.Scalar{
 //
 //go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return scalarSessionID.AppendValue(nil, &v), nil
+	return scalarSessionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
@@ -219,6 +227,8 @@ func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReadTextFileRequest, wire.Lenient)
 }
@@ -275,6 +285,8 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
@@ -449,6 +461,8 @@ func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -462,10 +476,12 @@ var scalarToolCallID = wire.Scalar{
 //
 //go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return scalarToolCallID.AppendValue(nil, &v), nil
+	return scalarToolCallID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
@@ -480,10 +496,12 @@ var enumToolKind = wire.Enum{
 //
 //go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return enumToolKind.AppendValue(nil, &v), nil
+	return enumToolKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
@@ -498,10 +516,12 @@ var enumToolCallStatus = wire.Enum{
 //
 //go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return enumToolCallStatus.AppendValue(nil, &v), nil
+	return enumToolCallStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
@@ -542,6 +562,8 @@ func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionToolCallContent, wire.Lenient)
 }
@@ -693,6 +715,8 @@ func (v ContentBlock) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -747,6 +771,8 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
@@ -761,10 +787,12 @@ var enumRole = wire.Enum{
 //
 //go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
-	return enumRole.AppendValue(nil, &v), nil
+	return enumRole.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
@@ -831,6 +859,8 @@ func (v TextContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -917,6 +947,8 @@ func (v ImageContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -987,6 +1019,8 @@ func (v AudioContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1121,6 +1155,8 @@ func (v ResourceLink) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResourceLink) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1219,6 +1255,8 @@ func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1289,6 +1327,8 @@ func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1359,6 +1399,8 @@ func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1425,6 +1467,8 @@ func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1463,6 +1507,8 @@ func (v Content) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectContent, wire.Lenient)
 }
@@ -1510,6 +1556,8 @@ func (v Diff) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
@@ -1523,10 +1571,12 @@ var scalarTerminalID = wire.Scalar{
 //
 //go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return scalarTerminalID.AppendValue(nil, &v), nil
+	return scalarTerminalID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
@@ -1562,6 +1612,8 @@ func (v Terminal) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminal, wire.Lenient)
 }
@@ -1603,6 +1655,8 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
@@ -1653,6 +1707,8 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
@@ -1666,10 +1722,12 @@ var scalarPermissionOptionID = wire.Scalar{
 //
 //go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return scalarPermissionOptionID.AppendValue(nil, &v), nil
+	return scalarPermissionOptionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
@@ -1684,10 +1742,12 @@ var enumPermissionOptionKind = wire.Enum{
 //
 //go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return enumPermissionOptionKind.AppendValue(nil, &v), nil
+	return enumPermissionOptionKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
@@ -1762,6 +1822,8 @@ func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateTerminalRequest, wire.Lenient)
 }
@@ -1816,6 +1878,8 @@ func (v EnvVariable) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1857,6 +1921,8 @@ func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutputRequest, wire.Lenient)
 }
@@ -1898,6 +1964,8 @@ func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReleaseTerminalRequest, wire.Lenient)
 }
@@ -1939,6 +2007,8 @@ func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWaitForTerminalExitRequest, wire.Lenient)
 }
@@ -1980,6 +2050,8 @@ func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
@@ -2041,6 +2113,8 @@ func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequest, wire.Lenient)
 }
@@ -2087,6 +2161,8 @@ func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequestModeOther, wire.Lenient)
 }
@@ -2119,6 +2195,8 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
@@ -2148,6 +2226,8 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
@@ -2218,6 +2298,8 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
@@ -2232,10 +2314,12 @@ var enumElicitationSchemaType = wire.Enum{
 //
 //go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return enumElicitationSchemaType.AppendValue(nil, &v), nil
+	return enumElicitationSchemaType.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
@@ -2292,6 +2376,8 @@ func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
@@ -2318,6 +2404,8 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
@@ -2332,10 +2420,12 @@ var enumStringFormat = wire.Enum{
 //
 //go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return enumStringFormat.AppendValue(nil, &v), nil
+	return enumStringFormat.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
@@ -2383,6 +2473,8 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
@@ -2478,6 +2570,8 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
@@ -2537,6 +2631,8 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
@@ -2596,6 +2692,8 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
@@ -2643,6 +2741,8 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
@@ -2680,6 +2780,8 @@ func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
@@ -2706,6 +2808,8 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
@@ -2744,6 +2848,8 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
@@ -2785,6 +2891,8 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
@@ -2857,6 +2965,8 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
@@ -2906,6 +3016,8 @@ func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormMode, wire.Lenient)
 }
@@ -2919,10 +3031,12 @@ var scalarElicitationID = wire.Scalar{
 //
 //go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return scalarElicitationID.AppendValue(nil, &v), nil
+	return scalarElicitationID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
@@ -2978,6 +3092,8 @@ func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLMode, wire.Lenient)
 }
@@ -3007,6 +3123,8 @@ func (v ExtRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -3039,6 +3157,8 @@ func (v AgentResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
@@ -3074,6 +3194,8 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
@@ -3112,6 +3234,8 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
@@ -3178,6 +3302,8 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
@@ -3191,10 +3317,12 @@ var scalarProtocolVersion = wire.Scalar{
 //
 //go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return scalarProtocolVersion.AppendValue(nil, &v), nil
+	return scalarProtocolVersion.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
@@ -3275,6 +3403,8 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
@@ -3322,6 +3452,8 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
@@ -3363,6 +3495,8 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
@@ -3446,6 +3580,8 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
@@ -3475,6 +3611,8 @@ func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionListCapabilities, wire.Lenient)
 }
@@ -3504,6 +3642,8 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
@@ -3533,6 +3673,8 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
@@ -3562,6 +3704,8 @@ func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionResumeCapabilities, wire.Lenient)
 }
@@ -3591,6 +3735,8 @@ func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCloseCapabilities, wire.Lenient)
 }
@@ -3629,6 +3775,8 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
@@ -3658,6 +3806,8 @@ func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutCapabilities, wire.Lenient)
 }
@@ -3690,6 +3840,8 @@ func (v AuthMethod) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
@@ -3703,10 +3855,12 @@ var scalarAuthMethodID = wire.Scalar{
 //
 //go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return scalarAuthMethodID.AppendValue(nil, &v), nil
+	return scalarAuthMethodID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
@@ -3772,6 +3926,8 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
@@ -3819,6 +3975,8 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
@@ -3866,6 +4024,8 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
@@ -3895,6 +4055,8 @@ func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthenticateResponse, wire.Lenient)
 }
@@ -3924,6 +4086,8 @@ func (v LogoutResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutResponse, wire.Lenient)
 }
@@ -3981,6 +4145,8 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
@@ -4029,6 +4195,8 @@ func (v SessionModeState) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionModeState) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
@@ -4042,10 +4210,12 @@ var scalarSessionModeID = wire.Scalar{
 //
 //go:noinline
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
-	return scalarSessionModeID.AppendValue(nil, &v), nil
+	return scalarSessionModeID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionModeID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionModeID, wire.Lenient)
 }
@@ -4093,6 +4263,8 @@ func (v SessionMode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
@@ -4171,6 +4343,8 @@ func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOption, wire.Lenient)
 }
@@ -4184,10 +4358,12 @@ var scalarSessionConfigID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigID.AppendValue(nil, &v), nil
+	return scalarSessionConfigID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
@@ -4202,10 +4378,12 @@ var enumSessionConfigOptionCategory = wire.Enum{
 //
 //go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
@@ -4219,10 +4397,12 @@ var scalarSessionConfigValueID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
+	return scalarSessionConfigValueID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
@@ -4281,6 +4461,8 @@ func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -4328,6 +4510,8 @@ func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectOption, wire.Lenient)
 }
@@ -4382,6 +4566,8 @@ func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectGroup, wire.Lenient)
 }
@@ -4395,10 +4581,12 @@ var scalarSessionConfigGroupID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
@@ -4434,6 +4622,8 @@ func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelect, wire.Lenient)
 }
@@ -4460,6 +4650,8 @@ func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigBoolean, wire.Lenient)
 }
@@ -4511,6 +4703,8 @@ func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoadSessionResponse, wire.Lenient)
 }
@@ -4559,6 +4753,8 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
@@ -4626,6 +4822,8 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
@@ -4655,6 +4853,8 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
@@ -4706,6 +4906,8 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
@@ -4735,6 +4937,8 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
@@ -4764,6 +4968,8 @@ func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionModeResponse, wire.Lenient)
 }
@@ -4806,6 +5012,8 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
@@ -4856,6 +5064,8 @@ func (v PromptResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -4870,10 +5080,12 @@ var enumStopReason = wire.Enum{
 //
 //go:noinline
 func (v StopReason) MarshalJSON() ([]byte, error) {
-	return enumStopReason.AppendValue(nil, &v), nil
+	return enumStopReason.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StopReason) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStopReason, wire.Lenient)
 }
@@ -4903,6 +5115,8 @@ func (v ExtResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -4944,6 +5158,8 @@ func (v Error) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Error) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
@@ -4972,6 +5188,8 @@ func (v ErrorCode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5004,6 +5222,8 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
@@ -5058,6 +5278,8 @@ func (v SessionNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5317,6 +5539,8 @@ func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5330,10 +5554,12 @@ var scalarMessageID = wire.Scalar{
 //
 //go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return scalarMessageID.AppendValue(nil, &v), nil
+	return scalarMessageID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
@@ -5400,6 +5626,8 @@ func (v ContentChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5546,6 +5774,8 @@ func (v ToolCall) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5604,6 +5834,8 @@ func (v PlanEntry) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5618,10 +5850,12 @@ var enumPlanEntryPriority = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryPriority.AppendValue(nil, &v), nil
+	return enumPlanEntryPriority.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
@@ -5636,10 +5870,12 @@ var enumPlanEntryStatus = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryStatus.AppendValue(nil, &v), nil
+	return enumPlanEntryStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
@@ -5695,6 +5931,8 @@ func (v Plan) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Plan) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5745,6 +5983,8 @@ func (v AvailableCommand) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommand, wire.Lenient)
 }
@@ -5770,6 +6010,8 @@ func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
@@ -5805,6 +6047,8 @@ func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
@@ -5847,6 +6091,8 @@ func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommandsUpdate, wire.Lenient)
 }
@@ -5882,6 +6128,8 @@ func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCurrentModeUpdate, wire.Lenient)
 }
@@ -5924,6 +6172,8 @@ func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectConfigOptionUpdate, wire.Lenient)
 }
@@ -5965,6 +6215,8 @@ func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfoUpdate, wire.Lenient)
 }
@@ -6006,6 +6258,8 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
@@ -6056,6 +6310,8 @@ func (v UsageUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUsageUpdate, wire.Lenient)
 }
@@ -6070,10 +6326,12 @@ var enumNoticeSeverity = wire.Enum{
 //
 //go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return enumNoticeSeverity.AppendValue(nil, &v), nil
+	return enumNoticeSeverity.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
@@ -6127,6 +6385,8 @@ func (v Notice) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNotice, wire.Lenient)
 }
@@ -6140,10 +6400,12 @@ var scalarCompactionID = wire.Scalar{
 //
 //go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return scalarCompactionID.AppendValue(nil, &v), nil
+	return scalarCompactionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
@@ -6158,10 +6420,12 @@ var enumCompactionStatus = wire.Enum{
 //
 //go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return enumCompactionStatus.AppendValue(nil, &v), nil
+	return enumCompactionStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
@@ -6225,6 +6489,8 @@ func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionUpdate, wire.Lenient)
 }
@@ -6269,6 +6535,8 @@ func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionSummaryChunk, wire.Lenient)
 }
@@ -6304,6 +6572,8 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
@@ -6333,6 +6603,8 @@ func (v ExtNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6374,6 +6646,8 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
@@ -6427,6 +6701,8 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
@@ -6498,6 +6774,8 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
@@ -6539,6 +6817,8 @@ func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectFileSystemCapabilities, wire.Lenient)
 }
@@ -6595,6 +6875,8 @@ func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientSessionCapabilities, wire.Lenient)
 }
@@ -6613,6 +6895,8 @@ func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionCapabilities, wire.Lenient)
 }
@@ -6651,6 +6935,8 @@ func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOptionsCapabilities, wire.Lenient)
 }
@@ -6680,6 +6966,8 @@ func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanConfigOptionCapabilities, wire.Lenient)
 }
@@ -6698,6 +6986,8 @@ func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNoticeCapabilities, wire.Lenient)
 }
@@ -6733,6 +7023,8 @@ func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthCapabilities, wire.Lenient)
 }
@@ -6780,6 +7072,8 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
@@ -6809,6 +7103,8 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
@@ -6838,6 +7134,8 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
@@ -6873,6 +7171,8 @@ func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthenticateRequest, wire.Lenient)
 }
@@ -6902,6 +7202,8 @@ func (v LogoutRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutRequest, wire.Lenient)
 }
@@ -6966,6 +7268,8 @@ func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7098,6 +7402,8 @@ func (v MCPServer) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7152,6 +7458,8 @@ func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7214,6 +7522,8 @@ func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7276,6 +7586,8 @@ func (v MCPServerSSE) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerSSE) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7346,6 +7658,8 @@ func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7413,6 +7727,8 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoadSessionRequest, wire.Lenient)
 }
@@ -7468,6 +7784,8 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
@@ -7503,6 +7821,8 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
@@ -7570,6 +7890,8 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
@@ -7605,6 +7927,8 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
@@ -7646,6 +7970,8 @@ func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionModeRequest, wire.Lenient)
 }
@@ -7707,6 +8033,8 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
@@ -7733,6 +8061,8 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
@@ -7759,6 +8089,8 @@ func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeValueID, wire.Lenient)
 }
@@ -7819,6 +8151,8 @@ func (v PromptRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7851,6 +8185,8 @@ func (v ClientResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
@@ -7886,6 +8222,8 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
@@ -7924,6 +8262,8 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
@@ -7953,6 +8293,8 @@ func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileResponse, wire.Lenient)
 }
@@ -7988,6 +8330,8 @@ func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReadTextFileResponse, wire.Lenient)
 }
@@ -8026,6 +8370,8 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
@@ -8060,6 +8406,8 @@ func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
@@ -8078,6 +8426,8 @@ func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeCancelled, wire.Lenient)
 }
@@ -8113,6 +8463,8 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
@@ -8148,6 +8500,8 @@ func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateTerminalResponse, wire.Lenient)
 }
@@ -8198,6 +8552,8 @@ func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutputResponse, wire.Lenient)
 }
@@ -8239,6 +8595,8 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
@@ -8268,6 +8626,8 @@ func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReleaseTerminalResponse, wire.Lenient)
 }
@@ -8309,6 +8669,8 @@ func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWaitForTerminalExitResponse, wire.Lenient)
 }
@@ -8338,6 +8700,8 @@ func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalResponse, wire.Lenient)
 }
@@ -8399,6 +8763,8 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
@@ -8417,6 +8783,8 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
@@ -8435,6 +8803,8 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
@@ -8461,6 +8831,8 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
@@ -8558,6 +8930,8 @@ func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8590,6 +8964,8 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
@@ -8622,6 +8998,8 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
@@ -8657,6 +9035,8 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelNotification, wire.Lenient)
 }
@@ -8695,6 +9075,8 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
@@ -8724,6 +9106,8 @@ func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionRuntimeContextCapabilities, wire.Lenient)
 }
@@ -8756,6 +9140,8 @@ func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
 }
@@ -8797,6 +9183,8 @@ func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportResumableCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportResumableCapabilities, wire.Lenient)
 }
@@ -8835,6 +9223,8 @@ func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportCapabilities, wire.Lenient)
 }

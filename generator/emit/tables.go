@@ -289,8 +289,7 @@ func tableValidate(f *jen.File, t *ir.Type, table jen.Code) {
 
 // tableUnmarshal emits the UnmarshalJSON of a type reached through table.
 func tableUnmarshal(f *jen.File, name string, table *jen.Statement) {
-	f.Comment("UnmarshalJSON decodes data leniently, as the official SDKs accept it.")
-	f.Func().Add(recv(name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+	unmarshalJSON(f, name).Block(
 		jen.Return(wireName("DecodeWith").Call(jen.Id("data"), jen.Id("v"), table.Clone(), wireName("Lenient"))))
 	f.Line()
 }
@@ -448,7 +447,7 @@ func (e *emitter) stringEnumCodec(f *jen.File, t *ir.Type) {
 	f.Var().Id(enumTable(t)).Op("=").Add(wireName("Enum")).Values(tbl)
 	f.Comment("MarshalJSON encodes v with its table.")
 	marshalJSON(f, t.Name).Block(
-		jen.Return(jen.Id(enumTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
+		jen.Return(jen.Id(enumTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Id("v")), jen.Nil()))
 	tableUnmarshal(f, t.Name, jen.Op("&").Id(enumTable(t)))
 }
 
@@ -481,6 +480,6 @@ func (e *emitter) scalarCodec(f *jen.File, t *ir.Type) {
 	})
 	f.Comment("MarshalJSON encodes v with its table.")
 	marshalJSON(f, t.Name).Block(
-		jen.Return(jen.Id(scalarTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Op("&").Id("v")), jen.Nil()))
+		jen.Return(jen.Id(scalarTable(t)).Dot("AppendValue").Call(jen.Nil(), jen.Id("v")), jen.Nil()))
 	tableUnmarshal(f, t.Name, jen.Op("&").Id(scalarTable(t)))
 }

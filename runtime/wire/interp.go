@@ -644,10 +644,11 @@ type Scalar struct {
 }
 
 // at is the value v points to, a pointer of s's type (a generator bug
-// otherwise, reported at once).
+// otherwise, reported at once), or for a value-receiver MarshalJSON the
+// value itself (see elemWord).
 func (s *Scalar) at(v any) unsafe.Pointer {
 	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&s.Type))
-	if e.typ != want.typ {
+	if e.typ != want.typ && e.typ != elemWord(s.Type) {
 		panic(fmt.Sprintf("wire: table of %T used on a %T", s.Type, v))
 	}
 	return e.data

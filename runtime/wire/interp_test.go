@@ -400,3 +400,24 @@ func TestMarshalTableTakesValue(t *testing.T) {
 	}()
 	_, _ = MarshalTable(spot{}, &objectTask)
 }
+
+// TestScalarAndEnumTakeValues: a named scalar's and a string enum's table
+// append the value itself as they append through a pointer to it, and
+// refuse a value of another type.
+func TestScalarAndEnumTakeValues(t *testing.T) {
+	s := &Scalar{Type: (*level)(nil), Value: &String}
+	lv := level("low")
+	if got, want := string(s.AppendValue(nil, lv)), string(s.AppendValue(nil, &lv)); got != want || got != `"low"` {
+		t.Errorf("scalar: value %s, pointer %s", got, want)
+	}
+	e := &Enum{Name: "level", Type: (*level)(nil), Values: []string{"low", "high"}}
+	if got := string(e.AppendValue(nil, level("high"))); got != `"high"` {
+		t.Errorf("enum: value %s", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for a value of another type")
+		}
+	}()
+	_ = s.AppendValue(nil, "low")
+}

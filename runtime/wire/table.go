@@ -289,11 +289,22 @@ func codedAt(c Coded, p unsafe.Pointer) Coded {
 func at(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
 
 // string is the string v points to, a pointer of e's type (a generator bug
-// otherwise, reported at once); the type is a string type.
+// otherwise, reported at once); the type is a string type. For a
+// value-receiver MarshalJSON v may hold the value itself, as for Scalar.at.
 func (e *Enum) string(v any) *string {
 	ev, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&e.Type))
-	if ev.typ != want.typ {
+	if ev.typ != want.typ && ev.typ != elemWord(e.Type) {
 		panic(fmt.Sprintf("wire: table of %T used on a %T", e.Type, v))
 	}
 	return (*string)(ev.data)
+}
+
+// elemWord is the type word of an interface holding a value of the type
+// the nil pointer ptr points to: a reflect.Type's data word is that type's
+// descriptor. An interface holding a string, number or struct (not
+// pointer-shaped) points to its copy, so a table reads it as through a
+// pointer.
+func elemWord(ptr any) unsafe.Pointer {
+	t := reflect.TypeOf(ptr).Elem()
+	return (*iface)(unsafe.Pointer(&t)).data
 }

@@ -42,6 +42,8 @@ func (v AgentRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
@@ -102,6 +104,8 @@ func (v RequestID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -149,6 +153,8 @@ func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
@@ -162,10 +168,12 @@ var scalarSessionID = wire.Scalar{
 //
 //go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return scalarSessionID.AppendValue(nil, &v), nil
+	return scalarSessionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
@@ -219,6 +227,8 @@ func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReadTextFileRequest, wire.Lenient)
 }
@@ -275,6 +285,8 @@ func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
@@ -449,6 +461,8 @@ func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -462,10 +476,12 @@ var scalarToolCallID = wire.Scalar{
 //
 //go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return scalarToolCallID.AppendValue(nil, &v), nil
+	return scalarToolCallID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
@@ -480,10 +496,12 @@ var enumToolKind = wire.Enum{
 //
 //go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return enumToolKind.AppendValue(nil, &v), nil
+	return enumToolKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
@@ -498,10 +516,12 @@ var enumToolCallStatus = wire.Enum{
 //
 //go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return enumToolCallStatus.AppendValue(nil, &v), nil
+	return enumToolCallStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
@@ -542,6 +562,8 @@ func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionToolCallContent, wire.Lenient)
 }
@@ -693,6 +715,8 @@ func (v ContentBlock) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -747,6 +771,8 @@ func (v Annotations) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
@@ -761,10 +787,12 @@ var enumRole = wire.Enum{
 //
 //go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
-	return enumRole.AppendValue(nil, &v), nil
+	return enumRole.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
@@ -831,6 +859,8 @@ func (v TextContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -917,6 +947,8 @@ func (v ImageContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -987,6 +1019,8 @@ func (v AudioContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1121,6 +1155,8 @@ func (v ResourceLink) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResourceLink) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1219,6 +1255,8 @@ func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1289,6 +1327,8 @@ func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1359,6 +1399,8 @@ func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1425,6 +1467,8 @@ func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1463,6 +1507,8 @@ func (v Content) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectContent, wire.Lenient)
 }
@@ -1510,6 +1556,8 @@ func (v Diff) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
@@ -1523,10 +1571,12 @@ var scalarTerminalID = wire.Scalar{
 //
 //go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return scalarTerminalID.AppendValue(nil, &v), nil
+	return scalarTerminalID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
@@ -1562,6 +1612,8 @@ func (v Terminal) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminal, wire.Lenient)
 }
@@ -1603,6 +1655,8 @@ func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
@@ -1653,6 +1707,8 @@ func (v PermissionOption) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
@@ -1666,10 +1722,12 @@ var scalarPermissionOptionID = wire.Scalar{
 //
 //go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return scalarPermissionOptionID.AppendValue(nil, &v), nil
+	return scalarPermissionOptionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
@@ -1684,10 +1742,12 @@ var enumPermissionOptionKind = wire.Enum{
 //
 //go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return enumPermissionOptionKind.AppendValue(nil, &v), nil
+	return enumPermissionOptionKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
@@ -1762,6 +1822,8 @@ func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateTerminalRequest, wire.Lenient)
 }
@@ -1816,6 +1878,8 @@ func (v EnvVariable) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1857,6 +1921,8 @@ func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutputRequest, wire.Lenient)
 }
@@ -1898,6 +1964,8 @@ func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReleaseTerminalRequest, wire.Lenient)
 }
@@ -1939,6 +2007,8 @@ func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWaitForTerminalExitRequest, wire.Lenient)
 }
@@ -1980,6 +2050,8 @@ func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
@@ -2041,6 +2113,8 @@ func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequest, wire.Lenient)
 }
@@ -2087,6 +2161,8 @@ func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequestModeOther, wire.Lenient)
 }
@@ -2119,6 +2195,8 @@ func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
@@ -2148,6 +2226,8 @@ func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
@@ -2218,6 +2298,8 @@ func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
@@ -2232,10 +2314,12 @@ var enumElicitationSchemaType = wire.Enum{
 //
 //go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return enumElicitationSchemaType.AppendValue(nil, &v), nil
+	return enumElicitationSchemaType.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
@@ -2292,6 +2376,8 @@ func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
@@ -2318,6 +2404,8 @@ func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
@@ -2332,10 +2420,12 @@ var enumStringFormat = wire.Enum{
 //
 //go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return enumStringFormat.AppendValue(nil, &v), nil
+	return enumStringFormat.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
@@ -2383,6 +2473,8 @@ func (v EnumOption) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
@@ -2478,6 +2570,8 @@ func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
@@ -2537,6 +2631,8 @@ func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
@@ -2596,6 +2692,8 @@ func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
@@ -2643,6 +2741,8 @@ func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
@@ -2680,6 +2780,8 @@ func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
@@ -2706,6 +2808,8 @@ func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
@@ -2744,6 +2848,8 @@ func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
@@ -2785,6 +2891,8 @@ func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
@@ -2857,6 +2965,8 @@ func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
@@ -2906,6 +3016,8 @@ func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormMode, wire.Lenient)
 }
@@ -2919,10 +3031,12 @@ var scalarElicitationID = wire.Scalar{
 //
 //go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return scalarElicitationID.AppendValue(nil, &v), nil
+	return scalarElicitationID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
@@ -2978,6 +3092,8 @@ func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLMode, wire.Lenient)
 }
@@ -3034,6 +3150,8 @@ func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPRequest, wire.Lenient)
 }
@@ -3047,10 +3165,12 @@ var scalarMCPServerACPID = wire.Scalar{
 //
 //go:noinline
 func (v MCPServerACPID) MarshalJSON() ([]byte, error) {
-	return scalarMCPServerACPID.AppendValue(nil, &v), nil
+	return scalarMCPServerACPID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerACPID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMCPServerACPID, wire.Lenient)
 }
@@ -3064,10 +3184,12 @@ var scalarMCPRequestID = wire.Scalar{
 //
 //go:noinline
 func (v MCPRequestID) MarshalJSON() ([]byte, error) {
-	return scalarMCPRequestID.AppendValue(nil, &v), nil
+	return scalarMCPRequestID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPRequestID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMCPRequestID, wire.Lenient)
 }
@@ -3097,6 +3219,8 @@ func (v ExtRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -3129,6 +3253,8 @@ func (v AgentResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
@@ -3164,6 +3290,8 @@ func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
@@ -3202,6 +3330,8 @@ func (v AgentResponseError) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
@@ -3268,6 +3398,8 @@ func (v InitializeResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
@@ -3281,10 +3413,12 @@ var scalarProtocolVersion = wire.Scalar{
 //
 //go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return scalarProtocolVersion.AppendValue(nil, &v), nil
+	return scalarProtocolVersion.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
@@ -3374,6 +3508,8 @@ func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
@@ -3421,6 +3557,8 @@ func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
@@ -3468,6 +3606,8 @@ func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
@@ -3596,6 +3736,8 @@ func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
@@ -3625,6 +3767,8 @@ func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionListCapabilities, wire.Lenient)
 }
@@ -3654,6 +3798,8 @@ func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
@@ -3683,6 +3829,8 @@ func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
@@ -3721,6 +3869,8 @@ func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionSystemPromptCapabilities, wire.Lenient)
 }
@@ -3759,6 +3909,8 @@ func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionSystemPromptModeCapabilities, wire.Lenient)
 }
@@ -3788,6 +3940,8 @@ func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionSystemPromptOverrideCapabilities, wire.Lenient)
 }
@@ -3817,6 +3971,8 @@ func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionForkCapabilities, wire.Lenient)
 }
@@ -3846,6 +4002,8 @@ func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionArchiveCapabilities, wire.Lenient)
 }
@@ -3875,6 +4033,8 @@ func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionStatusCapabilities, wire.Lenient)
 }
@@ -3904,6 +4064,8 @@ func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionTitleCapabilities, wire.Lenient)
 }
@@ -3933,6 +4095,8 @@ func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionResumeCapabilities, wire.Lenient)
 }
@@ -3962,6 +4126,8 @@ func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCloseCapabilities, wire.Lenient)
 }
@@ -4009,6 +4175,8 @@ func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
@@ -4038,6 +4206,8 @@ func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusCapabilities, wire.Lenient)
 }
@@ -4067,6 +4237,8 @@ func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutCapabilities, wire.Lenient)
 }
@@ -4096,6 +4268,8 @@ func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProvidersCapabilities, wire.Lenient)
 }
@@ -4128,6 +4302,8 @@ func (v AuthMethod) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
@@ -4141,10 +4317,12 @@ var scalarAuthMethodID = wire.Scalar{
 //
 //go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return scalarAuthMethodID.AppendValue(nil, &v), nil
+	return scalarAuthMethodID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
@@ -4210,6 +4388,8 @@ func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
@@ -4257,6 +4437,8 @@ func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
@@ -4304,6 +4486,8 @@ func (v Implementation) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
@@ -4333,6 +4517,8 @@ func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthenticateResponse, wire.Lenient)
 }
@@ -4374,6 +4560,8 @@ func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListProvidersResponse, wire.Lenient)
 }
@@ -4437,6 +4625,8 @@ func (v ProviderInfo) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProviderInfo, wire.Lenient)
 }
@@ -4450,10 +4640,12 @@ var scalarProviderID = wire.Scalar{
 //
 //go:noinline
 func (v ProviderID) MarshalJSON() ([]byte, error) {
-	return scalarProviderID.AppendValue(nil, &v), nil
+	return scalarProviderID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProviderID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarProviderID, wire.Lenient)
 }
@@ -4468,10 +4660,12 @@ var enumLlmProtocol = wire.Enum{
 //
 //go:noinline
 func (v LlmProtocol) MarshalJSON() ([]byte, error) {
-	return enumLlmProtocol.AppendValue(nil, &v), nil
+	return enumLlmProtocol.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumLlmProtocol, wire.Lenient)
 }
@@ -4516,6 +4710,8 @@ func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProviderCurrentConfig, wire.Lenient)
 }
@@ -4545,6 +4741,8 @@ func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetProviderResponse, wire.Lenient)
 }
@@ -4574,6 +4772,8 @@ func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDisableProviderResponse, wire.Lenient)
 }
@@ -4603,6 +4803,8 @@ func (v LogoutResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutResponse, wire.Lenient)
 }
@@ -4654,6 +4856,8 @@ func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusResponse, wire.Lenient)
 }
@@ -4668,10 +4872,12 @@ var enumAuthState = wire.Enum{
 //
 //go:noinline
 func (v AuthState) MarshalJSON() ([]byte, error) {
-	return enumAuthState.AppendValue(nil, &v), nil
+	return enumAuthState.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthState) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumAuthState, wire.Lenient)
 }
@@ -4731,6 +4937,8 @@ func (v AuthAccount) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthAccount) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthAccount, wire.Lenient)
 }
@@ -4788,6 +4996,8 @@ func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
@@ -4836,6 +5046,8 @@ func (v SessionModeState) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionModeState) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
@@ -4849,10 +5061,12 @@ var scalarSessionModeID = wire.Scalar{
 //
 //go:noinline
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
-	return scalarSessionModeID.AppendValue(nil, &v), nil
+	return scalarSessionModeID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionModeID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionModeID, wire.Lenient)
 }
@@ -4900,6 +5114,8 @@ func (v SessionMode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
@@ -4978,6 +5194,8 @@ func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOption, wire.Lenient)
 }
@@ -4991,10 +5209,12 @@ var scalarSessionConfigID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigID.AppendValue(nil, &v), nil
+	return scalarSessionConfigID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
@@ -5009,10 +5229,12 @@ var enumSessionConfigOptionCategory = wire.Enum{
 //
 //go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
@@ -5026,10 +5248,12 @@ var scalarSessionConfigValueID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
+	return scalarSessionConfigValueID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
@@ -5088,6 +5312,8 @@ func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5135,6 +5361,8 @@ func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectOption, wire.Lenient)
 }
@@ -5189,6 +5417,8 @@ func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectGroup, wire.Lenient)
 }
@@ -5202,10 +5432,12 @@ var scalarSessionConfigGroupID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
@@ -5241,6 +5473,8 @@ func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelect, wire.Lenient)
 }
@@ -5267,6 +5501,8 @@ func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigBoolean, wire.Lenient)
 }
@@ -5318,6 +5554,8 @@ func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoadSessionResponse, wire.Lenient)
 }
@@ -5366,6 +5604,8 @@ func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
@@ -5439,6 +5679,8 @@ func (v SessionInfo) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
@@ -5468,6 +5710,8 @@ func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
@@ -5525,6 +5769,8 @@ func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectForkSessionResponse, wire.Lenient)
 }
@@ -5554,6 +5800,8 @@ func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectArchiveSessionResponse, wire.Lenient)
 }
@@ -5583,6 +5831,8 @@ func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnarchiveSessionResponse, wire.Lenient)
 }
@@ -5621,6 +5871,8 @@ func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionStatusResponse, wire.Lenient)
 }
@@ -5635,10 +5887,12 @@ var enumSessionStatus = wire.Enum{
 //
 //go:noinline
 func (v SessionStatus) MarshalJSON() ([]byte, error) {
-	return enumSessionStatus.AppendValue(nil, &v), nil
+	return enumSessionStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionStatus, wire.Lenient)
 }
@@ -5674,6 +5928,8 @@ func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionTitleResponse, wire.Lenient)
 }
@@ -5725,6 +5981,8 @@ func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
@@ -5754,6 +6012,8 @@ func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
@@ -5783,6 +6043,8 @@ func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionModeResponse, wire.Lenient)
 }
@@ -5825,6 +6087,8 @@ func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
@@ -5891,6 +6155,8 @@ func (v PromptResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5905,10 +6171,12 @@ var enumStopReason = wire.Enum{
 //
 //go:noinline
 func (v StopReason) MarshalJSON() ([]byte, error) {
-	return enumStopReason.AppendValue(nil, &v), nil
+	return enumStopReason.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StopReason) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStopReason, wire.Lenient)
 }
@@ -5974,6 +6242,8 @@ func (v Usage) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Usage) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUsage, wire.Lenient)
 }
@@ -6003,6 +6273,8 @@ func (v ExtResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6044,6 +6316,8 @@ func (v Error) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Error) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
@@ -6072,6 +6346,8 @@ func (v ErrorCode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6104,6 +6380,8 @@ func (v AgentNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
@@ -6158,6 +6436,8 @@ func (v SessionNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6477,6 +6757,8 @@ func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6490,10 +6772,12 @@ var scalarMessageID = wire.Scalar{
 //
 //go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return scalarMessageID.AppendValue(nil, &v), nil
+	return scalarMessageID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
@@ -6560,6 +6844,8 @@ func (v ContentChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6706,6 +6992,8 @@ func (v ToolCall) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6764,6 +7052,8 @@ func (v PlanEntry) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6778,10 +7068,12 @@ var enumPlanEntryPriority = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryPriority.AppendValue(nil, &v), nil
+	return enumPlanEntryPriority.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
@@ -6796,10 +7088,12 @@ var enumPlanEntryStatus = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryStatus.AppendValue(nil, &v), nil
+	return enumPlanEntryStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
@@ -6855,6 +7149,8 @@ func (v Plan) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Plan) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6982,6 +7278,8 @@ func (v PlanUpdateContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6995,10 +7293,12 @@ var scalarPlanID = wire.Scalar{
 //
 //go:noinline
 func (v PlanID) MarshalJSON() ([]byte, error) {
-	return scalarPlanID.AppendValue(nil, &v), nil
+	return scalarPlanID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarPlanID, wire.Lenient)
 }
@@ -7058,6 +7358,8 @@ func (v PlanItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7112,6 +7414,8 @@ func (v PlanFile) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanFile) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7166,6 +7470,8 @@ func (v PlanMarkdown) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanMarkdown) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7216,6 +7522,8 @@ func (v PlanUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7251,6 +7559,8 @@ func (v PlanRemoved) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanRemoved) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPlanRemoved, wire.Lenient)
 }
@@ -7301,6 +7611,8 @@ func (v AvailableCommand) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommand, wire.Lenient)
 }
@@ -7326,6 +7638,8 @@ func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
@@ -7361,6 +7675,8 @@ func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
@@ -7403,6 +7719,8 @@ func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommandsUpdate, wire.Lenient)
 }
@@ -7438,6 +7756,8 @@ func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCurrentModeUpdate, wire.Lenient)
 }
@@ -7480,6 +7800,8 @@ func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectConfigOptionUpdate, wire.Lenient)
 }
@@ -7521,6 +7843,8 @@ func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfoUpdate, wire.Lenient)
 }
@@ -7562,6 +7886,8 @@ func (v Cost) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
@@ -7612,6 +7938,8 @@ func (v UsageUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUsageUpdate, wire.Lenient)
 }
@@ -7626,10 +7954,12 @@ var enumNoticeSeverity = wire.Enum{
 //
 //go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return enumNoticeSeverity.AppendValue(nil, &v), nil
+	return enumNoticeSeverity.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
@@ -7683,6 +8013,8 @@ func (v Notice) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNotice, wire.Lenient)
 }
@@ -7696,10 +8028,12 @@ var scalarCompactionID = wire.Scalar{
 //
 //go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return scalarCompactionID.AppendValue(nil, &v), nil
+	return scalarCompactionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
@@ -7714,10 +8048,12 @@ var enumCompactionStatus = wire.Enum{
 //
 //go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return enumCompactionStatus.AppendValue(nil, &v), nil
+	return enumCompactionStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
@@ -7781,6 +8117,8 @@ func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionUpdate, wire.Lenient)
 }
@@ -7825,6 +8163,8 @@ func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionSummaryChunk, wire.Lenient)
 }
@@ -7863,6 +8203,8 @@ func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSubagentSessionCapabilities, wire.Lenient)
 }
@@ -7892,6 +8234,8 @@ func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCancelCapabilities, wire.Lenient)
 }
@@ -7942,6 +8286,8 @@ func (v StateUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionStateUpdate, wire.Lenient)
 }
@@ -7968,6 +8314,8 @@ func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStateUpdateOther, wire.Lenient)
 }
@@ -7997,6 +8345,8 @@ func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRunningStateUpdate, wire.Lenient)
 }
@@ -8026,6 +8376,8 @@ func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectErrorStopReason, wire.Lenient)
 }
@@ -8119,6 +8471,8 @@ func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdate, wire.Lenient)
 }
@@ -8137,6 +8491,8 @@ func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonEndTurn, wire.Lenient)
 }
@@ -8155,6 +8511,8 @@ func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTokens, wire.Lenient)
 }
@@ -8173,6 +8531,8 @@ func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) 
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTurnRequests, wire.Lenient)
 }
@@ -8191,6 +8551,8 @@ func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonRefusal, wire.Lenient)
 }
@@ -8209,6 +8571,8 @@ func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonCancelled, wire.Lenient)
 }
@@ -8235,6 +8599,8 @@ func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonOther, wire.Lenient)
 }
@@ -8253,6 +8619,8 @@ func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonNone, wire.Lenient)
 }
@@ -8282,6 +8650,8 @@ func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequiresActionStateUpdate, wire.Lenient)
 }
@@ -8311,6 +8681,8 @@ func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnknownStateUpdate, wire.Lenient)
 }
@@ -8391,6 +8763,8 @@ func (v SubagentUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SubagentUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSubagentUpdate, wire.Lenient)
 }
@@ -8463,6 +8837,8 @@ func (v SessionMessage) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionMessage) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMessage, wire.Lenient)
 }
@@ -8507,6 +8883,8 @@ func (v SessionMessageChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionMessageChunk) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMessageChunk, wire.Lenient)
 }
@@ -8542,6 +8920,8 @@ func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
@@ -8593,6 +8973,8 @@ func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusUpdateNotification, wire.Lenient)
 }
@@ -8622,6 +9004,8 @@ func (v ExtNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8663,6 +9047,8 @@ func (v ClientRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
@@ -8716,6 +9102,8 @@ func (v InitializeRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
@@ -8805,6 +9193,8 @@ func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
@@ -8846,6 +9236,8 @@ func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectFileSystemCapabilities, wire.Lenient)
 }
@@ -8902,6 +9294,8 @@ func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientSessionCapabilities, wire.Lenient)
 }
@@ -8920,6 +9314,8 @@ func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionCapabilities, wire.Lenient)
 }
@@ -8958,6 +9354,8 @@ func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOptionsCapabilities, wire.Lenient)
 }
@@ -8987,6 +9385,8 @@ func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanConfigOptionCapabilities, wire.Lenient)
 }
@@ -9005,6 +9405,8 @@ func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNoticeCapabilities, wire.Lenient)
 }
@@ -9034,6 +9436,8 @@ func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SubagentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSubagentCapabilities, wire.Lenient)
 }
@@ -9063,6 +9467,8 @@ func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPlanCapabilities, wire.Lenient)
 }
@@ -9098,6 +9504,8 @@ func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthCapabilities, wire.Lenient)
 }
@@ -9145,6 +9553,8 @@ func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
@@ -9174,6 +9584,8 @@ func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
@@ -9203,6 +9615,8 @@ func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
@@ -9238,6 +9652,8 @@ func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthenticateRequest, wire.Lenient)
 }
@@ -9267,6 +9683,8 @@ func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListProvidersRequest, wire.Lenient)
 }
@@ -9325,6 +9743,8 @@ func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetProviderRequest, wire.Lenient)
 }
@@ -9360,6 +9780,8 @@ func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDisableProviderRequest, wire.Lenient)
 }
@@ -9389,6 +9811,8 @@ func (v LogoutRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutRequest, wire.Lenient)
 }
@@ -9418,6 +9842,8 @@ func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusRequest, wire.Lenient)
 }
@@ -9493,6 +9919,8 @@ func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9637,6 +10065,8 @@ func (v MCPServer) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9691,6 +10121,8 @@ func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9753,6 +10185,8 @@ func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9815,6 +10249,8 @@ func (v MCPServerSSE) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerSSE) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9869,6 +10305,8 @@ func (v MCPServerACP) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerACP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9939,6 +10377,8 @@ func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9989,6 +10429,8 @@ func (v SystemPrompt) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSystemPrompt, wire.Lenient)
 }
@@ -10003,10 +10445,12 @@ var enumSystemPromptMode = wire.Enum{
 //
 //go:noinline
 func (v SystemPromptMode) MarshalJSON() ([]byte, error) {
-	return enumSystemPromptMode.AppendValue(nil, &v), nil
+	return enumSystemPromptMode.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSystemPromptMode, wire.Lenient)
 }
@@ -10083,6 +10527,8 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoadSessionRequest, wire.Lenient)
 }
@@ -10147,6 +10593,8 @@ func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
@@ -10161,10 +10609,12 @@ var enumSessionArchiveFilter = wire.Enum{
 //
 //go:noinline
 func (v SessionArchiveFilter) MarshalJSON() ([]byte, error) {
-	return enumSessionArchiveFilter.AppendValue(nil, &v), nil
+	return enumSessionArchiveFilter.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionArchiveFilter, wire.Lenient)
 }
@@ -10200,6 +10650,8 @@ func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
@@ -10276,6 +10728,8 @@ func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectForkSessionRequest, wire.Lenient)
 }
@@ -10311,6 +10765,8 @@ func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectArchiveSessionRequest, wire.Lenient)
 }
@@ -10346,6 +10802,8 @@ func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnarchiveSessionRequest, wire.Lenient)
 }
@@ -10381,6 +10839,8 @@ func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionStatusRequest, wire.Lenient)
 }
@@ -10422,6 +10882,8 @@ func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionTitleRequest, wire.Lenient)
 }
@@ -10498,6 +10960,8 @@ func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
@@ -10533,6 +10997,8 @@ func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
@@ -10574,6 +11040,8 @@ func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionModeRequest, wire.Lenient)
 }
@@ -10635,6 +11103,8 @@ func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
@@ -10661,6 +11131,8 @@ func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) 
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
@@ -10687,6 +11159,8 @@ func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) 
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeValueID, wire.Lenient)
 }
@@ -10747,6 +11221,8 @@ func (v PromptRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -10779,6 +11255,8 @@ func (v ClientResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
@@ -10814,6 +11292,8 @@ func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
@@ -10852,6 +11332,8 @@ func (v ClientResponseError) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
@@ -10881,6 +11363,8 @@ func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileResponse, wire.Lenient)
 }
@@ -10916,6 +11400,8 @@ func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReadTextFileResponse, wire.Lenient)
 }
@@ -10954,6 +11440,8 @@ func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
@@ -10988,6 +11476,8 @@ func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
@@ -11006,6 +11496,8 @@ func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeCancelled, wire.Lenient)
 }
@@ -11041,6 +11533,8 @@ func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
@@ -11076,6 +11570,8 @@ func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateTerminalResponse, wire.Lenient)
 }
@@ -11126,6 +11622,8 @@ func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutputResponse, wire.Lenient)
 }
@@ -11167,6 +11665,8 @@ func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
@@ -11196,6 +11696,8 @@ func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReleaseTerminalResponse, wire.Lenient)
 }
@@ -11237,6 +11739,8 @@ func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWaitForTerminalExitResponse, wire.Lenient)
 }
@@ -11266,6 +11770,8 @@ func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalResponse, wire.Lenient)
 }
@@ -11327,6 +11833,8 @@ func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
@@ -11345,6 +11853,8 @@ func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
@@ -11363,6 +11873,8 @@ func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
@@ -11389,6 +11901,8 @@ func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
@@ -11486,6 +12000,8 @@ func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -11518,6 +12034,8 @@ func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
@@ -11550,6 +12068,8 @@ func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionMessageMCPResponse, wire.Lenient)
 }
@@ -11585,6 +12105,8 @@ func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPResponseResult, wire.Lenient)
 }
@@ -11623,6 +12145,8 @@ func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPResponseError, wire.Lenient)
 }
@@ -11661,6 +12185,8 @@ func (v MCPError) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPError, wire.Lenient)
 }
@@ -11693,6 +12219,8 @@ func (v ClientNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
@@ -11728,6 +12256,8 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelNotification, wire.Lenient)
 }
@@ -11784,6 +12314,8 @@ func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPNotification, wire.Lenient)
 }
@@ -11822,6 +12354,8 @@ func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
@@ -11880,6 +12414,8 @@ func (v ProxyRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -11921,6 +12457,8 @@ func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxySuccessorRequest, wire.Lenient)
 }
@@ -11953,6 +12491,8 @@ func (v ProxyResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionProxyResponse, wire.Lenient)
 }
@@ -11988,6 +12528,8 @@ func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxyResponseResult, wire.Lenient)
 }
@@ -12026,6 +12568,8 @@ func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxyResponseError, wire.Lenient)
 }
@@ -12055,6 +12599,8 @@ func (v ProxySuccessorResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxySuccessorResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -12090,6 +12636,8 @@ func (v ProxyNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxyNotification, wire.Lenient)
 }
@@ -12115,6 +12663,8 @@ func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionProxyNotificationParams, wire.Lenient)
 }
@@ -12156,6 +12706,8 @@ func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxySuccessorNotification, wire.Lenient)
 }
@@ -12185,6 +12737,8 @@ func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionRuntimeContextCapabilities, wire.Lenient)
 }
@@ -12217,6 +12771,8 @@ func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
 }
@@ -12258,6 +12814,8 @@ func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportResumableCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportResumableCapabilities, wire.Lenient)
 }
@@ -12296,6 +12854,8 @@ func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportCapabilities, wire.Lenient)
 }
