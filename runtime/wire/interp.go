@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -645,11 +644,11 @@ type Scalar struct {
 
 // at is the value v points to, a pointer of s's type (a generator bug
 // otherwise, reported at once), or for a value-receiver MarshalJSON the
-// value itself (see elemWord).
+// value itself (see heldValue).
 func (s *Scalar) at(v any) unsafe.Pointer {
 	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&s.Type))
-	if e.typ != want.typ && e.typ != elemWord(s.Type) {
-		panic(fmt.Sprintf("wire: table of %T used on a %T", s.Type, v))
+	if e.typ != want.typ {
+		return heldValue(v, s.Type)
 	}
 	return e.data
 }

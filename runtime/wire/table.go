@@ -293,18 +293,26 @@ func at(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off
 // value-receiver MarshalJSON v may hold the value itself, as for Scalar.at.
 func (e *Enum) string(v any) *string {
 	ev, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&e.Type))
-	if ev.typ != want.typ && ev.typ != elemWord(e.Type) {
-		panic(fmt.Sprintf("wire: table of %T used on a %T", e.Type, v))
+	if ev.typ != want.typ {
+		return (*string)(heldValue(v, e.Type))
 	}
 	return (*string)(ev.data)
 }
 
-// elemWord is the type word of an interface holding a value of the type
-// the nil pointer ptr points to: a reflect.Type's data word is that type's
-// descriptor. An interface holding a string, number or struct (not
-// pointer-shaped) points to its copy, so a table reads it as through a
-// pointer.
-func elemWord(ptr any) unsafe.Pointer {
+// heldValue is where the value v holds is, v holding a value of the type
+// the nil pointer ptr points to (a generator bug otherwise, reported at
+// once): a value-receiver MarshalJSON passes its receiver so. An interface
+// holding a string, number or struct (not pointer-shaped) points to its
+// copy, and a reflect.Type's data word is the type word of an interface
+// holding that type. Out of line, so that the tables' pointer check
+// inlines.
+//
+//go:noinline
+func heldValue(v, ptr any) unsafe.Pointer {
 	t := reflect.TypeOf(ptr).Elem()
-	return (*iface)(unsafe.Pointer(&t)).data
+	e := (*eface)(unsafe.Pointer(&v))
+	if e.typ != (*iface)(unsafe.Pointer(&t)).data {
+		panic(fmt.Sprintf("wire: table of %T used on a %T", ptr, v))
+	}
+	return e.data
 }
